@@ -1,0 +1,24 @@
+import type { Config } from 'jest';
+
+// One configuration for every suite: unit specs sit beside the code they test
+// (libs/**/*.spec.ts), end-to-end suites live in test/ (*.e2e-spec.ts) and run
+// against the real HTTP stack, the real SQLite store and a real Redis.
+const config: Config = {
+  rootDir: '.',
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }],
+    '^.+/node_modules/@nestjs/.+\\.js$': '<rootDir>/scripts/jest-esm-to-cjs.js',
+  },
+  // Type checking is `npm run typecheck`; jest only transpiles.
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper: {
+    '^@ledger/(.*)$': '<rootDir>/libs/$1/src',
+  },
+  testTimeout: 30_000,
+  maxWorkers: 2,
+};
+
+export default config;

@@ -1,0 +1,117 @@
+/**
+ * The event store port, modelled on EventStoreDB so that the embedded SQLite
+ * adapter and the EventStoreDB adapter behave alike (one contract suite runs
+ * against both).
+ *
+ * Revisions are 0-based per stream. Positions are global, strictly increasing
+ * in commit order, and always greater than zero; `0` means "before the first
+ * event" and is what a new subscription or checkpoint starts from.
+ */
+
+/** Where a stream must be for an append to be accepted. */
+export type ExpectedRevision = 'no_stream' | 'any' | 'stream_exists' | number;
+
+/** Metadata carried by every event (DESIGN.md, "Event store port"). */
+export interface EventMetadata {
+  tenantId?: string;
+  correlationId: string;
+  causationId?: string;
+  /** The API key id (or `cli:<user>`) that caused the fact. */
+  actor?: string;
+  /** The service clock when the fact was recorded (epoch ms). */
+  recordedAt: number;
+  schemaVersion: number;
+  idempotencyKey?: string;
+  requestHash?: string;
+}
+
+export interface NewEvent<TData = unknown> {
+  /** A uuid chosen by the writer: the same id retried is the same event. */
+  id: string;
+  type: string;
+  data: TData;
+  metadata: EventMetadata;
+}
+
+/** The integrity chain link computed by the store at append time. */
+export interface IntegrityLink {
+  /** SHA-256 (hex) of this event's canonical content chained to `previousHash`. */
+  hash: string;
+  /** The hash of the previous event in the same stream, or null for revision 0. */
+  previousHash: string | null;
+}
+
+export interface RecordedEvent<TData = unknown> extends NewEvent<TData> {
+  streamId: string;
+  revision: number;
+  position: number;
+  /** When the store committed the event (epoch ms). */
+  created: number;
+  integrity: IntegrityLink;
+}
+
+export interface AppendResult {
+  /** The revision of the last event now in the stream. */
+  nextRevision: number;
+  /** The global position of the last appended event. */
+  position: number;
+}
+
+export interface ReadStreamOptions {
+  /** First revision to return (forwards) or the highest (backwards). */
+  fromRevision?: number;
+  direction?: 'forwards' | 'backwards';
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Return events strictly after this position; 0 (default) reads from the start. */
+  after?: number;
+  maxCount?: number;
+}
+
+export interface SubscribeOptions {
+  /** Deliver events strictly after this position; 0 (default) from the start. */
+  after?: number;
+  /** Ends the subscription: the iterator finishes after the current event. */
+  signal?: AbortSignal;
+}
+
+export interface EventStore {
+  /**
+   * Appends events atomically to one stream. Throws WrongExpectedVersionError
+   * when the stream is not where `expectedRevision` says. Retrying the same
+   * event ids at the same expected revision returns the original result.
+   */
+  append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+
+  /** The events of one stream; an empty array when the stream does not exist. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+
+  /** Events of every stream in global order. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+
+  /** Catch-up from `after`, then live, until `signal` aborts. */
+  subscribeToAll(options?: SubscribeOptions): AsyncIterable<RecordedEvent>;
+
+  /** The position of the last committed event, 0 when the store is empty. */
+  headPosition(): Promise<number>;
+
+  close(): Promise<void>;
+}
+
+/** A stream is not at the revision an append expected. */
+export class WrongExpectedVersionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    /** The stream's current revision, or 'no_stream' when it does not exist. */
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedVersionError';
+  }
+}
+
+/** Dependency-injection token for the EventStore port. */
+export const EVENT_STORE = Symbol('EVENT_STORE');

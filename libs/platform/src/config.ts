@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** Everything the service, the worker and the CLI read from the environment (CONTRACT.md, "Running it"). */
+export interface LedgerConfig {
+  production: boolean;
+  port: number;
+  host: string;
+  dataDir: string;
+  /** When set, EventStoreDB replaces the embedded SQLite store. */
+  eventStoreConnectionString: string | undefined;
+  redisUrl: string;
+  /** Every Redis key (read model, queues, locks) lives under this prefix. */
+  redisPrefix: string;
+  /** 32 bytes; the root of every derived key (identifier hashing and encryption). */
+  masterKey: Buffer;
+  clockOffsetMs: number;
+  /** Whether the API process runs the queue workers itself (default) or leaves them to apps/worker. */
+  inProcessWorkers: boolean;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+type Warn = (message: string) => void;
+
+export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.stderr.write(`${m}\n`)): LedgerConfig {
+  const production = env.NODE_ENV === 'production';
+  const dataDir = resolve(env.LEDGER_DATA_DIR ?? './data');
+  const clockOffsetMs = parseInteger('LEDGER_CLOCK_OFFSET_MS', env.LEDGER_CLOCK_OFFSET_MS ?? '0');
+  if (production && env.LEDGER_CLOCK_OFFSET_MS !== undefined) {
+    throw new ConfigError('LEDGER_CLOCK_OFFSET_MS is refused when NODE_ENV=production');
+  }
+  return {
+    production,
+    port: parseInteger('PORT', env.PORT ?? '3000'),
+    host: env.HOST ?? '127.0.0.1',
+    dataDir,
+    eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING || undefined,
+    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    redisPrefix: env.LEDGER_REDIS_PREFIX ?? 'ledger',
+    masterKey: loadMasterKey(env.LEDGER_MASTER_KEY, production, dataDir, warn),
+    clockOffsetMs,
+    inProcessWorkers: (env.LEDGER_WORKERS ?? 'in-process') !== 'external',
+    logLevel: env.LOG_LEVEL ?? 'info',
+  };
+}
+
+function parseInteger(name: string, raw: string): number {
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer`);
+  return Number(raw);
+}
+
+/**
+ * LEDGER_MASTER_KEY is 32 bytes as 64 hex characters or base64. Outside
+ * production a key is generated once into the data directory so a fresh
+ * machine starts without set-up; losing that file makes stored ciphertext
+ * unreadable and identifier hashes unmatchable, hence the warning.
+ */
+function loadMasterKey(raw: string | undefined, production: boolean, dataDir: string, warn: Warn): Buffer {
+  if (raw) return decodeKey(raw);
+  if (production) throw new ConfigError('LEDGER_MASTER_KEY is required when NODE_ENV=production');
+  const file = join(dataDir, 'master.key');
+  if (existsSync(file)) return decodeKey(readFileSync(file, 'utf8').trim());
+  mkdirSync(dataDir, { recursive: true });
+  const generated = randomBytes(32).toString('hex');
+  writeFileSync(file, `${generated}\n`, { mode: 0o600, flag: 'wx' });
+  warn(`warning: LEDGER_MASTER_KEY is not set; generated one into ${file}. Set LEDGER_MASTER_KEY in production.`);
+  return Buffer.from(generated, 'hex');
+}
+
+function decodeKey(raw: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new ConfigError('LEDGER_MASTER_KEY must be 32 bytes (64 hex characters or base64)');
+  return key;
+}
+
+export const LEDGER_CONFIG = Symbol('LEDGER_CONFIG');

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// `npm start`, `npm run ledger` and `npm run bench` run the compiled output.
+// Build only when a source file is newer than the last build, so a fresh
+// clone works with `npm ci && npm start` and repeated starts stay fast.
+const { execSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+const stamp = path.join(root, 'dist', '.build-stamp');
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(full));
+    else if (entry.name.endsWith('.ts') || entry.name.endsWith('.json')) newest = Math.max(newest, fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+const sources = ['apps', 'libs', 'bench'].map((d) => path.join(root, d)).filter((d) => fs.existsSync(d));
+const configs = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((f) => fs.statSync(path.join(root, f)).mtimeMs);
+const newest = Math.max(...sources.map(newestSource), ...configs);
+const built = fs.existsSync(stamp) ? fs.statSync(stamp).mtimeMs : 0;
+
+if (newest > built) {
+  process.stderr.write('building (sources changed since the last build)...\n');
+  execSync('npm run --silent build', { cwd: root, stdio: ['ignore', process.stderr, 'inherit'] });
+  fs.mkdirSync(path.dirname(stamp), { recursive: true });
+  fs.writeFileSync(stamp, new Date().toISOString());
+}
