@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import { EventMetadata, NewEvent } from '@ledger/event-store';
+
+/**
+ * Who is acting, for whom and when: everything a command needs besides its
+ * own data. The HTTP layer builds it from the request context and the clock,
+ * the CLI from the operator's account; domain code never reads either itself.
+ */
+export interface CommandContext {
+  tenantId?: string;
+  /** The API key id, or `cli:<user>` for operator commands. */
+  actor: string;
+  correlationId: string;
+  causationId?: string;
+  idempotencyKey?: string;
+  requestHash?: string;
+  /** The service clock at receipt (epoch ms). */
+  now: number;
+}
+
+export const SCHEMA_VERSION = 1;
+
+export function eventMetadata(context: CommandContext): EventMetadata {
+  const metadata: EventMetadata = {
+    correlationId: context.correlationId,
+    actor: context.actor,
+    recordedAt: context.now,
+    schemaVersion: SCHEMA_VERSION,
+  };
+  if (context.tenantId !== undefined) metadata.tenantId = context.tenantId;
+  if (context.causationId !== undefined) metadata.causationId = context.causationId;
+  if (context.idempotencyKey !== undefined) metadata.idempotencyKey = context.idempotencyKey;
+  if (context.requestHash !== undefined) metadata.requestHash = context.requestHash;
+  return metadata;
+}
+
+/** A domain event (type + data) wrapped with an id and the command's metadata, ready to append. */
+export function toNewEvent<E extends { type: string; data: unknown }>(event: E, context: CommandContext, id: string = randomUUID()): NewEvent<E['data']> {
+  return { id, type: event.type, data: event.data, metadata: eventMetadata(context) };
+}

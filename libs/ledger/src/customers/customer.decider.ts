@@ -1,0 +1,119 @@
+import { DomainError, ErrorCodes } from '@ledger/platform';
+import { CustomerEvent, CustomerIdentifier, ProtectedValue } from './customer.events';
+
+export interface Customer {
+  customerId: string;
+  userReferenceHash: string;
+  identifiers: CustomerIdentifier[];
+  registeredAt: number;
+}
+
+export function evolveCustomer(state: Customer | null, event: CustomerEvent): Customer | null {
+  switch (event.type) {
+    case 'CustomerRegistered':
+      return {
+        customerId: event.data.customerId,
+        userReferenceHash: event.data.userReference.hash,
+        identifiers: event.data.identifiers,
+        registeredAt: event.data.registeredAt,
+      };
+    case 'CustomerIdentifierLinked':
+      return state && { ...state, identifiers: [...state.identifiers, event.data.identifier] };
+    case 'CustomerIdentifierVerificationAsserted': {
+      const { system, type, verification } = event.data;
+      return (
+        state && {
+          ...state,
+          identifiers: state.identifiers.map((i) => (i.system === system && i.type === type ? { ...i, verification } : i)),
+        }
+      );
+    }
+    default: {
+      const unknown: never = event;
+      return unknown;
+    }
+  }
+}
+
+/**
+ * Who holds the uniqueness claim on a requested identifier:
+ * - `free`: nobody, or an abandoned claim that may be taken over;
+ * - `mine`: the customer this resolution resolves to;
+ * - `other`: another customer that really has it;
+ * - `pending`: another resolution claimed it moments ago and has not finished.
+ */
+export type IdentifierOwner = 'free' | 'mine' | 'other' | 'pending';
+
+export interface ResolutionInput {
+  /** The customer the userReference is claimed for, or a fresh id when it is not claimed yet. */
+  customerId: string;
+  /** That customer's current state; null when not registered yet. */
+  customer: Customer | null;
+  userReference: ProtectedValue;
+  identifiers: CustomerIdentifier[];
+  owners: IdentifierOwner[];
+  now: number;
+}
+
+export type ResolutionDecision = { kind: 'resolved'; created: boolean; events: CustomerEvent[] } | { kind: 'wait' };
+
+export function identityConflict(detail: string, field: string): DomainError {
+  return new DomainError('conflict', ErrorCodes.CUSTOMER_IDENTITY_CONFLICT, detail, { errors: [{ field, reason: 'identity_conflict' }] });
+}
+
+/**
+ * Spec 2.1: the same userReference with compatible identifiers resolves to
+ * the same subject; an incompatible reference or identity fails closed.
+ */
+export function decideResolution(input: ResolutionInput): ResolutionDecision {
+  const { customer, customerId, now } = input;
+  const taken = input.owners.indexOf('other');
+  if (taken >= 0) {
+    throw identityConflict('an identifier is already bound to another customer of this tenant', `identifiers[${taken}]`);
+  }
+  if (input.owners.includes('pending')) return { kind: 'wait' };
+
+  if (!customer) {
+    return {
+      kind: 'resolved',
+      created: true,
+      events: [{ type: 'CustomerRegistered', data: { customerId, userReference: input.userReference, identifiers: input.identifiers, registeredAt: now } }],
+    };
+  }
+
+  const events: CustomerEvent[] = [];
+  input.identifiers.forEach((requested, index) => {
+    const known = customer.identifiers.find((i) => i.system === requested.system && i.type === requested.type);
+    if (!known) {
+      events.push({ type: 'CustomerIdentifierLinked', data: { customerId, identifier: requested, linkedAt: now } });
+    } else if (known.value.hash !== requested.value.hash) {
+      throw identityConflict('the userReference is bound to a different identifier of the same system and type', `identifiers[${index}]`);
+    } else if (requested.verification && !sameVerification(known.verification, requested.verification)) {
+      events.push({
+        type: 'CustomerIdentifierVerificationAsserted',
+        data: { customerId, system: requested.system, type: requested.type, verification: requested.verification, assertedAt: now },
+      });
+    }
+  });
+  return { kind: 'resolved', created: false, events };
+}
+
+function sameVerification(a: CustomerIdentifier['verification'], b: NonNullable<CustomerIdentifier['verification']>): boolean {
+  return a !== null && a.method === b.method && a.sourceReference === b.sourceReference && a.verifiedAt === b.verifiedAt;
+}
+
+export interface PublicIdentifier {
+  system: string;
+  type: string;
+  /** `asserted`: the integrator declared how it verified it. The service itself never verifies. */
+  verificationState: 'asserted' | 'unverified';
+}
+
+/** What a response or the read model may say about an identifier: never its value, hash or ciphertext. */
+export function publicIdentifier(identifier: Pick<CustomerIdentifier, 'system' | 'type' | 'verification'>): PublicIdentifier {
+  return { system: identifier.system, type: identifier.type, verificationState: identifier.verification ? 'asserted' : 'unverified' };
+}
+
+export function publicIdentifiers(customer: Customer): PublicIdentifier[] {
+  return customer.identifiers.map(publicIdentifier);
+}

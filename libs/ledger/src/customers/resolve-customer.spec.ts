@@ -1,0 +1,125 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore } from '@ledger/event-store';
+import { DomainError, IdentifierProtection } from '@ledger/platform';
+import { CommandContext } from '../command-context';
+import { streams } from '../streams';
+import { ABANDONED_CLAIM_AFTER_MS, resolveCustomer } from './resolve-customer';
+
+// Integration: the real SQLite store, the real keyed hashing and encryption.
+describe('resolveCustomer against the SQLite store', () => {
+  let dir: string;
+  let file: string;
+  let store: SqliteEventStore;
+  const protection = new IdentifierProtection(randomBytes(32));
+  const tenantId = randomUUID();
+  let clock = 1_763_800_000_000;
+  const context = (): CommandContext & { tenantId: string } => ({ tenantId, actor: 'key-1', correlationId: randomUUID(), now: clock });
+  const rut = (value: string) => ({ system: 'cl-sii', type: 'rut', value });
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'resolve-'));
+    file = join(dir, 'ledger.sqlite');
+    store = new SqliteEventStore(file);
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates once, then resolves compatible repeats to the same customer', async () => {
+    const first = await resolveCustomer(store, protection, { userReference: 'u-1', identifiers: [rut('12.345.678-5')] }, context());
+    expect(first).toMatchObject({ created: true, identifiers: [{ system: 'cl-sii', type: 'rut', verificationState: 'unverified' }] });
+    expect(first.position).toBeGreaterThan(0);
+
+    const again = await resolveCustomer(store, protection, { userReference: 'u-1', identifiers: [rut('123456785')] }, context());
+    expect(again).toEqual({ customerId: first.customerId, created: false, identifiers: first.identifiers, position: null });
+  });
+
+  it('keeps tenants apart: the same reference and identity in another tenant is another customer', async () => {
+    const a = await resolveCustomer(store, protection, { userReference: 'u-1', identifiers: [rut('12.345.678-5')] }, context());
+    const b = await resolveCustomer(store, protection, { userReference: 'u-1', identifiers: [rut('12.345.678-5')] }, { ...context(), tenantId: randomUUID() });
+    expect(b.created).toBe(true);
+    expect(b.customerId).not.toBe(a.customerId);
+  });
+
+  it('fails closed on the same reference with another identity and the same identity under another reference', async () => {
+    await resolveCustomer(store, protection, { userReference: 'u-1', identifiers: [rut('12.345.678-5')] }, context());
+    await expect(resolveCustomer(store, protection, { userReference: 'u-1', identifiers: [rut('11.111.111-1')] }, context())).rejects.toMatchObject({
+      code: 'CUSTOMER_IDENTITY_CONFLICT',
+    });
+    await expect(resolveCustomer(store, protection, { userReference: 'u-2', identifiers: [rut('12.345.678-5')] }, context())).rejects.toMatchObject({
+      code: 'CUSTOMER_IDENTITY_CONFLICT',
+    });
+    // The refused requests claimed nothing: the other identity is still free for its own reference.
+    const other = await resolveCustomer(store, protection, { userReference: 'u-3', identifiers: [rut('11.111.111-1')] }, context());
+    expect(other.created).toBe(true);
+  });
+
+  it('gives concurrent first resolutions of one reference a single customer, created exactly once', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => resolveCustomer(store, protection, { userReference: 'u-race', identifiers: [rut('12.345.678-5')] }, context())),
+    );
+    expect(new Set(results.map((r) => r.customerId)).size).toBe(1);
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+  });
+
+  it('lets only one of two references racing for one identity have it', async () => {
+    const outcomes = await Promise.allSettled(
+      ['u-a', 'u-b'].map((userReference) => resolveCustomer(store, protection, { userReference, identifiers: [rut('12.345.678-5')] }, context())),
+    );
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const [refused] = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect((refused.reason as DomainError).code).toBe('CUSTOMER_IDENTITY_CONFLICT');
+  });
+
+  it('takes over a claim abandoned by a crashed resolution, and respects a fresh one', async () => {
+    const hash = protection.hash(tenantId, 'identifier', 'cl-sii\u0000rut\u000012345678-5');
+    const claim = (claimedAt: number, expected: 'no_stream' | number) =>
+      store.append(
+        streams.reservation(tenantId, 'identifier', hash),
+        [{ id: randomUUID(), type: 'ReservationClaimed', data: { customerId: randomUUID(), claimedAt }, metadata: { correlationId: 'c', recordedAt: claimedAt, schemaVersion: 1 } }],
+        expected,
+      );
+    await claim(clock - 1_000, 'no_stream');
+    await expect(resolveCustomer(store, protection, { userReference: 'u-1', identifiers: [rut('12.345.678-5')] }, context())).rejects.toMatchObject({
+      code: 'CUSTOMER_RESOLUTION_IN_PROGRESS',
+    });
+
+    clock += ABANDONED_CLAIM_AFTER_MS + 1;
+    const resolved = await resolveCustomer(store, protection, { userReference: 'u-1', identifiers: [rut('12.345.678-5')] }, context());
+    expect(resolved.created).toBe(true);
+  });
+
+  it('links a new identifier to the existing customer and records a verification assertion', async () => {
+    const first = await resolveCustomer(store, protection, { userReference: 'u-1', identifiers: [rut('12.345.678-5')] }, context());
+    const verification = { method: 'clave_unica', sourceReference: 'auth-9', verifiedAt: clock - 5 };
+    const second = await resolveCustomer(
+      store,
+      protection,
+      { userReference: 'u-1', identifiers: [{ ...rut('12.345.678-5'), verification }, { system: 'bank', type: 'email', value: 'ana@example.cl' }] },
+      context(),
+    );
+    expect(second).toMatchObject({
+      customerId: first.customerId,
+      created: false,
+      identifiers: [
+        { system: 'cl-sii', type: 'rut', verificationState: 'asserted' },
+        { system: 'bank', type: 'email', verificationState: 'unverified' },
+      ],
+    });
+    await expect(resolveCustomer(store, protection, { userReference: 'u-2', identifiers: [{ system: 'bank', type: 'email', value: 'ana@example.cl' }] }, context())).rejects.toMatchObject({
+      code: 'CUSTOMER_IDENTITY_CONFLICT',
+    });
+  });
+
+  it('never writes a reference or identifier value in clear to the store', async () => {
+    await resolveCustomer(store, protection, { userReference: 'user-reference-7781', identifiers: [rut('12.345.678-5'), { system: 'bank', type: 'email', value: 'ana@example.cl' }] }, context());
+    await store.close();
+    store = new SqliteEventStore(file);
+    const bytes = ['', '-wal'].map((suffix) => { try { return readFileSync(file + suffix).toString('latin1'); } catch { return ''; } }).join('');
+    for (const secret of ['user-reference-7781', '12345678-5', '12.345.678-5', 'ana@example.cl']) expect(bytes).not.toContain(secret);
+  });
+});

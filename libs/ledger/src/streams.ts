@@ -1,0 +1,14 @@
+/**
+ * Stream names. Tenant data always carries the tenant in its stream name
+ * (DESIGN.md principle 4). Tenants and API keys are the roots of tenancy:
+ * a key is looked up by its own id before any tenant is known.
+ */
+export const streams = {
+  tenant: (tenantId: string) => `tenant-${tenantId}`,
+  apiKey: (keyId: string) => `apikey-${keyId}`,
+  customer: (tenantId: string, customerId: string) => `customer-${tenantId}-${customerId}`,
+  /** Uniqueness claims: one stream per claimed value, appended with `no_stream`. */
+  reservation: (tenantId: string, kind: ReservationKind, valueHash: string) => `reservation-${tenantId}-${kind}-${valueHash}`,
+};
+
+export type ReservationKind = 'user-reference' | 'identifier';
