@@ -1,0 +1,7 @@
+export type { AnyDocumentProjection, DocumentProjection, IndexEntry } from './projection';
+export { ProjectionRunner } from './projection-runner';
+export type { ProjectionLog, ProjectionRunnerOptions, ProjectionStatus, RebuildResult } from './projection-runner';
+export type { RebuildProgress } from './rebuild';
+export { ReadModel } from './read-model';
+export { PROJECTIONS_REDIS, ProjectionsModule } from './projections.module';
+export type { ProjectionsModuleOptions } from './projections.module';

@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/**
+ * The Lua scripts that make each step on a projection atomic. Redis runs a
+ * script without interleaving other commands, so a compare-and-set on the
+ * pointer followed by the writes is one indivisible step.
+ *
+ * Single Redis only (or primary with replicas): the scripts touch many keys,
+ * which Redis Cluster would spread over slots.
+ */
+export interface LuaScript {
+  lua: string;
+  sha: string;
+}
+
+function script(lua: string): LuaScript {
+  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
+}
+
+/**
+ * Applies one batch only if the pointer still names the generation and the
+ * checkpoint the writer read its documents at; then moves the checkpoint.
+ * KEYS[1] pointer; KEYS[i+1] the key written by operation i.
+ * ARGV[1] expected generation, ARGV[2] expected checkpoint, ARGV[3] new checkpoint,
+ * then per operation i: ARGV[2i+2] set | del | sadd | srem, ARGV[2i+3] its value.
+ * Returns 1 when applied, 0 when the pointer had moved (nothing written).
+ */
+export const APPLY_BATCH = script(`
+local pointer = redis.call('HMGET', KEYS[1], 'generation', 'checkpoint')
+if pointer[1] ~= ARGV[1] or pointer[2] ~= ARGV[2] then return 0 end
+for i = 1, #KEYS - 1 do
+  local key, op, value = KEYS[i + 1], ARGV[2 * i + 2], ARGV[2 * i + 3]
+  if op == 'set' then redis.call('SET', key, value)
+  elseif op == 'del' then redis.call('DEL', key)
+  elseif op == 'sadd' then redis.call('SADD', key, value)
+  elseif op == 'srem' then redis.call('SREM', key, value)
+  else return redis.error_reply('unknown operation ' .. tostring(op)) end
+end
+redis.call('HSET', KEYS[1], 'checkpoint', ARGV[3])
+return 1
+`);
+
+/**
+ * Creates a live pointer at checkpoint 0 unless one exists (two processes
+ * finding it missing at once agree on one generation).
+ * KEYS[1] pointer; ARGV[1] version, ARGV[2] generation. Returns 1 when created.
+ */
+export const CREATE_POINTER = script(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'generation', ARGV[2], 'checkpoint', '0')
+return 1
+`);
+
+/**
+ * Opens the generation a rebuild fills: the one already being built for this
+ * version (a rebuild that stopped half-way resumes), or a new one at
+ * checkpoint 0, replacing a building generation of another version.
+ * KEYS[1] building pointer; ARGV[1] version, ARGV[2] new generation.
+ * Returns the generation a replaced pointer named ('' when none), whose keys the caller deletes.
+ */
+export const OPEN_BUILDING = script(`
+local current = redis.call('HMGET', KEYS[1], 'version', 'generation')
+if current[1] == ARGV[1] then return '' end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'generation', ARGV[2], 'checkpoint', '0')
+return current[2] or ''
+`);
+
+/**
+ * Makes the building generation live, provided it has absorbed at least
+ * every event the live one has (so no reader loses a write it already saw)
+ * and the live model is not of a newer version (old code must not replace it).
+ * KEYS[1] live pointer, KEYS[2] building pointer; ARGV[1] building generation.
+ * Returns {'switched', previous live generation or ''}, {'behind', live checkpoint},
+ * {'superseded', live version}, or {'gone'} when that generation is no longer
+ * being built (another process switched it).
+ */
+export const SWITCH_GENERATION = script(`
+local building = redis.call('HMGET', KEYS[2], 'version', 'generation', 'checkpoint')
+if building[2] ~= ARGV[1] then return {'gone'} end
+local live = redis.call('HMGET', KEYS[1], 'version', 'generation', 'checkpoint')
+if live[1] and tonumber(live[1]) > tonumber(building[1]) then return {'superseded', live[1]} end
+if live[3] and tonumber(live[3]) > tonumber(building[3]) then return {'behind', live[3]} end
+redis.call('HSET', KEYS[1], 'version', building[1], 'generation', building[2], 'checkpoint', building[3])
+redis.call('DEL', KEYS[2])
+return {'switched', live[2] or ''}
+`);
+
+/**
+ * Reads a document of the live generation, resolving the pointer in the same
+ * step so a reader never mixes two generations.
+ * KEYS[1] pointer; ARGV[1] model base, ARGV[2] document suffix. Returns the JSON or nil.
+ */
+export const READ_DOCUMENT = script(`
+local generation = redis.call('HGET', KEYS[1], 'generation')
+if not generation then return false end
+return redis.call('GET', ARGV[1] .. generation .. ARGV[2])
+`);
+
+/**
+ * Reads the documents of the live generation listed in one index set.
+ * KEYS[1] pointer; ARGV[1] model base, ARGV[2] index suffix, ARGV[3] document suffix before the id.
+ * Returns the documents' JSON ordered by document id.
+ */
+export const READ_INDEX = script(`
+local generation = redis.call('HGET', KEYS[1], 'generation')
+if not generation then return {} end
+local base = ARGV[1] .. generation
+local ids = redis.call('SMEMBERS', base .. ARGV[2])
+table.sort(ids)
+local docs = {}
+for _, id in ipairs(ids) do
+  local doc = redis.call('GET', base .. ARGV[3] .. id)
+  if doc then docs[#docs + 1] = doc end
+end
+return docs
+`);
+
+/** Runs a script by its hash, sending the source only when Redis does not have it cached (after a restart). */
+export async function runScript(
+  redis: Redis,
+  { lua, sha }: LuaScript,
+  keys: readonly string[],
+  args: ReadonlyArray<string | number>,
+): Promise<unknown> {
+  try {
+    return await redis.evalsha(sha, keys.length, ...keys, ...args);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    return redis.eval(lua, keys.length, ...keys, ...args);
+  }
+}

@@ -1,0 +1,38 @@
+import type { Redis } from 'ioredis';
+import { CREATE_POINTER, runScript } from './lua-scripts';
+import { newGeneration, parsePointer, Pointer } from './redis-layout';
+
+/**
+ * What a runner does next, given the pointer it just read, its projection's
+ * version and (while following) where its own cursor is.
+ */
+export type Step =
+  /** No pointer (a new prefix, or Redis lost its data): start a new generation from position 0. */
+  | { kind: 'create' }
+  /** The model was built by an older version: rebuild it beside the live one. */
+  | { kind: 'rebuild' }
+  /** Newer code owns the model; this process must not write it. */
+  | { kind: 'superseded'; version: number }
+  /** (Re)subscribe after the pointer's checkpoint, on its generation. */
+  | { kind: 'follow'; pointer: Pointer }
+  /** Same generation, at or past our cursor (another process applied those events): keep the open subscription. */
+  | { kind: 'continue'; pointer: Pointer };
+
+export function nextStep(pointer: Pointer | null, version: number, cursor?: Pointer): Step {
+  if (pointer === null) return { kind: 'create' };
+  if (pointer.version < version) return { kind: 'rebuild' };
+  if (pointer.version > version) return { kind: 'superseded', version: pointer.version };
+  if (cursor && pointer.generation === cursor.generation && pointer.checkpoint >= cursor.checkpoint) {
+    return { kind: 'continue', pointer };
+  }
+  return { kind: 'follow', pointer };
+}
+
+export async function readPointer(redis: Redis, key: string): Promise<Pointer | null> {
+  return parsePointer(await redis.hgetall(key));
+}
+
+/** Creates a pointer at checkpoint 0 on a new generation, unless another process just did. */
+export async function createPointer(redis: Redis, key: string, version: number): Promise<void> {
+  await runScript(redis, CREATE_POINTER, [key], [version, newGeneration()]);
+}

@@ -1,0 +1,73 @@
+import { recorded, streamCounts, StreamCount } from '../test/stream-counts.projection';
+import { diffBatch, evolveBatch, touchedIds } from './projection';
+
+const projection = streamCounts();
+
+describe('touchedIds', () => {
+  it('lists each routed document once and leaves out unrouted events', () => {
+    const events = [recorded('a', 'Opened', 1), recorded('b', 'Opened', 2), recorded('a', 'Noted', 3), recorded('c', 'Ignored', 4)];
+    expect(touchedIds(projection, events)).toEqual(['t1:a', 't1:b']);
+  });
+});
+
+describe('evolveBatch', () => {
+  it('folds every event over the document as left by the previous one', () => {
+    const loaded = new Map<string, StreamCount | null>([
+      ['t1:a', { tenantId: 't1', stream: 'a', count: 5, lastType: 'Opened' }],
+      ['t1:b', null],
+    ]);
+    const after = evolveBatch(projection, loaded, [recorded('a', 'Noted', 6), recorded('b', 'Opened', 7), recorded('a', 'Noted', 8)]);
+    expect(after.get('t1:a')).toEqual({ tenantId: 't1', stream: 'a', count: 7, lastType: 'Noted' });
+    expect(after.get('t1:b')).toEqual({ tenantId: 't1', stream: 'b', count: 1, lastType: 'Opened' });
+    expect(loaded.get('t1:a')?.count).toBe(5);
+  });
+
+  it('deletes with null and lets a later event create the document again', () => {
+    const after = evolveBatch(projection, new Map([['t1:a', { tenantId: 't1', stream: 'a', count: 2, lastType: 'Opened' }]]), [
+      recorded('a', 'Closed', 3),
+    ]);
+    expect(after.get('t1:a')).toBeNull();
+    const reopened = evolveBatch(projection, after, [recorded('a', 'Opened', 4)]);
+    expect(reopened.get('t1:a')).toEqual({ tenantId: 't1', stream: 'a', count: 1, lastType: 'Opened' });
+  });
+});
+
+describe('diffBatch', () => {
+  const opened: StreamCount = { tenantId: 't1', stream: 'a', count: 1, lastType: 'Opened' };
+  const noted: StreamCount = { tenantId: 't1', stream: 'a', count: 2, lastType: 'Noted' };
+
+  it('puts a new document and adds it to its index', () => {
+    expect(diffBatch(projection, new Map([['t1:a', null]]), new Map([['t1:a', opened]]))).toEqual({
+      put: [{ id: 't1:a', doc: opened }],
+      remove: [],
+      indexAdd: [{ index: 'lastType', value: 't1:Opened', id: 't1:a' }],
+      indexRemove: [],
+    });
+  });
+
+  it('moves a changed document from its old index entry to the new one', () => {
+    const writes = diffBatch(projection, new Map([['t1:a', opened]]), new Map([['t1:a', noted]]));
+    expect(writes.indexAdd).toEqual([{ index: 'lastType', value: 't1:Noted', id: 't1:a' }]);
+    expect(writes.indexRemove).toEqual([{ index: 'lastType', value: 't1:Opened', id: 't1:a' }]);
+  });
+
+  it('keeps an index entry that did not change', () => {
+    const more = { ...opened, count: 9 };
+    const writes = diffBatch(projection, new Map([['t1:a', opened]]), new Map([['t1:a', more]]));
+    expect(writes).toEqual({ put: [{ id: 't1:a', doc: more }], remove: [], indexAdd: [], indexRemove: [] });
+  });
+
+  it('removes a deleted document and its index entries', () => {
+    expect(diffBatch(projection, new Map([['t1:a', noted]]), new Map([['t1:a', null]]))).toEqual({
+      put: [],
+      remove: ['t1:a'],
+      indexAdd: [],
+      indexRemove: [{ index: 'lastType', value: 't1:Noted', id: 't1:a' }],
+    });
+  });
+
+  it('writes nothing for a document that ends as it started', () => {
+    const writes = diffBatch(projection, new Map([['t1:a', opened], ['t1:b', null]]), new Map([['t1:a', { ...opened }], ['t1:b', null]]));
+    expect(writes).toEqual({ put: [], remove: [], indexAdd: [], indexRemove: [] });
+  });
+});

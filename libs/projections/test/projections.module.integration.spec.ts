@@ -1,0 +1,80 @@
+import 'reflect-metadata';
+import { Global, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EVENT_STORE } from '@ledger/event-store';
+import { LEDGER_CONFIG, loadConfig } from '@ledger/platform';
+import type { Redis } from 'ioredis';
+import { PROJECTIONS_REDIS, ProjectionRunner, ProjectionsModule, ReadModel } from '../src';
+import { CuttableRelay } from './cuttable-relay';
+import { eventually, REDIS_URL, TestEnvironment } from './environment';
+import { streamCounts } from './stream-counts.projection';
+
+describe('ProjectionsModule', () => {
+  let env: TestEnvironment;
+
+  beforeEach(() => {
+    env = new TestEnvironment();
+  });
+
+  afterEach(async () => {
+    await env.dispose();
+  });
+
+  /** An application that provides the store and the configuration globally, as the API does. */
+  function createApp(redisUrl = REDIS_URL) {
+    const config = loadConfig({ REDIS_URL: redisUrl, LEDGER_REDIS_PREFIX: env.prefix, LEDGER_MASTER_KEY: '00'.repeat(32), LEDGER_DATA_DIR: env.dir });
+
+    @Global()
+    @Module({
+      providers: [
+        { provide: EVENT_STORE, useValue: env.store },
+        { provide: LEDGER_CONFIG, useValue: config },
+      ],
+      exports: [EVENT_STORE, LEDGER_CONFIG],
+    })
+    class InfrastructureModule {}
+
+    @Module({ imports: [InfrastructureModule, ProjectionsModule.forRoot({ projections: [streamCounts()], shutdownGraceMs: 200 })] })
+    class AppModule {}
+
+    return NestFactory.createApplicationContext(AppModule, { logger: false });
+  }
+
+  it('starts the runner with the application, serves reads, and stops it and its Redis connection on close', async () => {
+    const app = await createApp();
+    const runner = app.get(ProjectionRunner);
+    const readModel = app.get(ReadModel);
+    const redis = app.get<Redis>(PROJECTIONS_REDIS);
+    try {
+      await app.init();
+      expect(await runner.ready(5000)).toBe(true);
+      const position = await env.append('s1', 'Opened');
+      expect(await runner.waitForPosition(position, 5000)).toBe(true);
+      expect(await readModel.getDocument('stream-counts', 't1:s1')).toMatchObject({ count: 1 });
+    } finally {
+      await app.close();
+    }
+    // quit() resolves on Redis's OK; the socket closes just after.
+    await eventually(async () => redis.status === 'end', 1000);
+    expect(await runner.waitForPosition(await env.append('s1'), 100)).toBe(false);
+  });
+
+  it('shuts down within the grace period while Redis is unreachable', async () => {
+    const relay = new CuttableRelay();
+    try {
+      const app = await createApp(await relay.listen());
+      await app.init();
+      const runner = app.get(ProjectionRunner);
+      expect(await runner.waitForPosition(await env.append('s1'), 5000)).toBe(true);
+
+      relay.down();
+      await env.append('s1');
+      // Without the grace period this never resolves and the test times out.
+      await expect(app.close()).resolves.toBeUndefined();
+    } finally {
+      await relay.close();
+    }
+    // disconnect() while reconnecting arms ioredis's 2 s timer for the dead socket; let it run out so jest exits cleanly.
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+  }, 10_000);
+});
