@@ -1,0 +1,10 @@
+import type { QueueDeclaration } from '@ledger/queues';
+
+/**
+ * Every queue of the service, in the one list that both processes read:
+ * apps/api (producers, and workers unless LEDGER_WORKERS=external) and
+ * apps/worker. A queue missing from here has no worker anywhere. It lives
+ * above the libraries because it names their declarations; libs/queues cannot
+ * import them without a dependency cycle.
+ */
+export const declaredQueues: readonly QueueDeclaration[] = [];

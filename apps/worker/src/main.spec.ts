@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { startTsProcess } from '../../../libs/queues/src/testing/child-process';
+
+// The worker as an operator runs it: a separate process, stopped by SIGTERM.
+const PREFIX = `test:worker-main:${process.pid}`;
+const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+const dataDir = mkdtempSync(join(tmpdir(), 'ledger-worker-'));
+
+afterAll(async () => {
+  const keys = await redis.keys(`${PREFIX}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+it('starts, connects to Redis under its prefix, and exits 0 promptly on SIGTERM', async () => {
+  const worker = startTsProcess('apps/worker/src/main.ts', { LEDGER_REDIS_PREFIX: PREFIX, LEDGER_DATA_DIR: dataDir });
+  try {
+    await worker.waitForOutput('Worker process ready');
+    await worker.waitForOutput('Redis connection of the queues is ready');
+    const clients = (await redis.client('LIST')) as string;
+    expect(clients).toContain(`name=${PREFIX}:queues `);
+
+    const stopping = Date.now();
+    expect(await worker.stop('SIGTERM', 5_000)).toBe(0);
+    expect(Date.now() - stopping).toBeLessThan(2_000);
+  } finally {
+    if (!worker.exited) await worker.stop('SIGKILL');
+  }
+});

@@ -1,0 +1,20 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { loadConfig } from '@ledger/platform';
+import { WorkerModule } from './worker.module';
+
+async function main(): Promise<void> {
+  // abortOnError false: a startup error reaches the handler below (message, exit 1) instead of process.abort().
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(loadConfig()), { abortOnError: false });
+  // On SIGTERM/SIGINT Nest runs the shutdown hooks (workers drain, then
+  // queues and connections close); useProcessExit then exits with status 0
+  // instead of re-raising the signal.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
+  new Logger('Worker').log('Worker process ready');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`worker failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

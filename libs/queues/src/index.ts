@@ -1,0 +1,3 @@
+export * from './queue-declaration';
+export { QueueRuntime, type QueuesModuleOptions, type QueueStats } from './queue-runtime';
+export * from './queues.module';
