@@ -1,3 +1,6 @@
 export * from './clock';
 export * from './config';
 export * from './redis';
+export * from './errors';
+export * from './identifier-protection';
+export * from './request-context';

@@ -1,0 +1,34 @@
+import { IEntryNestModule, NestFactory, Reflector } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Logger as PinoLogger } from 'pino';
+import { EVENT_STORE } from '@ledger/event-store';
+import { CLOCK } from '@ledger/platform';
+import { API_KEY_VERIFIER } from './auth/api-key-verifier';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { createHttpAdapter } from './http-adapter';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { JsonLogger } from './logging/json-logger';
+import { ProblemFilter } from './problem/problem.filter';
+import { RequestValidationPipe } from './validation/validation';
+
+/**
+ * Installs the HTTP platform on an application built on createHttpAdapter():
+ * problem+json errors, validation, authentication and scopes, Idempotency-Key.
+ * The application's modules must provide API_KEY_VERIFIER, EVENT_STORE and CLOCK.
+ */
+export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplication {
+  const reflector = app.get(Reflector);
+  app.useGlobalFilters(new ProblemFilter());
+  app.useGlobalPipes(new RequestValidationPipe());
+  app.useGlobalGuards(new ApiKeyGuard(reflector, app.get(API_KEY_VERIFIER)));
+  app.useGlobalInterceptors(new IdempotencyInterceptor(reflector, app.get(EVENT_STORE), app.get(CLOCK)));
+  return app;
+}
+
+/** The production stack in one call, for apps/api's main and for the end-to-end tests. */
+export async function createHttpApp(rootModule: IEntryNestModule, logger: PinoLogger): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(rootModule, createHttpAdapter(logger), {
+    logger: new JsonLogger(logger),
+  });
+  return configureHttpApp(app);
+}

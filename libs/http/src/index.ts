@@ -1,0 +1,13 @@
+export { API_KEY_VERIFIER } from './auth/api-key-verifier';
+export type { ApiKeyVerifier } from './auth/api-key-verifier';
+export { CurrentPrincipal, Public, RequireScopes } from './auth/auth.decorators';
+export { Scopes, assertScope } from './auth/scopes';
+export type { Scope } from './auth/scopes';
+export { configureHttpApp, createHttpApp } from './configure-http-app';
+export { BODY_LIMIT_BYTES, createHttpAdapter } from './http-adapter';
+export { Idempotent } from './idempotency/idempotent.decorator';
+export type { IdempotentOptions } from './idempotency/idempotent.decorator';
+export { JsonLogger, createJsonLogger } from './logging/json-logger';
+export type { JsonLogOptions } from './logging/json-logger';
+export { PROBLEM_CONTENT_TYPE } from './problem/problem';
+export type { Problem } from './problem/problem';

@@ -1,0 +1,92 @@
+import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { FieldError, validationError } from '@ledger/platform';
+
+/**
+ * Reasons for class-validator constraints whose name alone reads poorly; any
+ * other constraint becomes its name in snake_case (`isUUID` → `is_uuid`,
+ * a custom `internalConsentCodeIsServerGenerated` → its snake_case form).
+ */
+const REASON_BY_CONSTRAINT: Record<string, string> = {
+  whitelistValidation: 'unknown_property',
+  isDefined: 'required',
+  isString: 'must_be_string',
+  isInt: 'must_be_integer',
+  isNumber: 'must_be_number',
+  isBoolean: 'must_be_boolean',
+  isArray: 'must_be_array',
+  isObject: 'must_be_object',
+  nestedValidation: 'must_be_object',
+  isIn: 'invalid_value',
+  isEnum: 'invalid_value',
+  equals: 'invalid_value',
+  isNotEmpty: 'must_not_be_empty',
+  arrayNotEmpty: 'must_not_be_empty',
+  arrayMinSize: 'too_few_items',
+  arrayMaxSize: 'too_many_items',
+  minLength: 'too_short',
+  maxLength: 'too_long',
+  length: 'invalid_length',
+  min: 'too_small',
+  max: 'too_large',
+  matches: 'invalid_format',
+};
+
+/** A type mismatch explains the other failures of the same field, so it is the one reported. */
+const TYPE_CONSTRAINTS = ['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'nestedValidation'];
+
+/**
+ * Flattens class-validator's tree into one `{ field, reason }` per offending
+ * field, with full paths (`identifiers[0].verification.method`). Reasons come
+ * from constraint names and the absence of a value, never from the value or
+ * the constraint's message (which may quote the value).
+ */
+export function toFieldErrors(errors: ValidationError[], parentPath = ''): FieldError[] {
+  return errors.flatMap((error) => {
+    const path = joinPath(parentPath, error.property);
+    const own = error.constraints ? [{ field: path, reason: reasonOf(error) }] : [];
+    return [...own, ...toFieldErrors(error.children ?? [], path)];
+  });
+}
+
+function joinPath(parent: string, property: string): string {
+  if (/^\d+$/.test(property)) return `${parent}[${property}]`;
+  return parent === '' ? property : `${parent}.${property}`;
+}
+
+function reasonOf(error: ValidationError): string {
+  const names = Object.keys(error.constraints ?? {});
+  if (names.includes('whitelistValidation')) return REASON_BY_CONSTRAINT.whitelistValidation;
+  if (error.value === undefined) return 'required';
+  const name = names.find((n) => TYPE_CONSTRAINTS.includes(n)) ?? names[0];
+  return REASON_BY_CONSTRAINT[name] ?? name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
+}
+
+/**
+ * The global pipe: closed DTOs (unknown properties are errors, not silently
+ * dropped), nested validation, no implicit type conversion (a string is never
+ * taken for a number), and errors as VALIDATION_ERROR with one entry per field.
+ */
+@Injectable()
+export class RequestValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      transformOptions: { enableImplicitConversion: false },
+      exceptionFactory: (errors: ValidationError[]) => {
+        const fieldErrors = toFieldErrors(errors);
+        return validationError(`The request has ${fieldErrors.length} invalid field(s).`, { errors: fieldErrors });
+      },
+    });
+  }
+
+  /** A body DTO needs a JSON object: `null`, an array or a scalar is refused before class-transformer sees it. */
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const isBodyDto = metadata.type === 'body' && metadata.metatype !== undefined && this.toValidate(metadata);
+    if (isBodyDto && value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+      throw validationError('The request body must be a JSON object.', { reason: 'body_must_be_object' });
+    }
+    return super.transform(value, metadata);
+  }
+}

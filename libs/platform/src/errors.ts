@@ -1,0 +1,86 @@
+/**
+ * The one error type every library throws for an expected failure. It names
+ * what went wrong in domain terms (`kind`, `code`); the HTTP edge maps it to
+ * a status and a problem+json body once, so no library knows about HTTP.
+ *
+ * A `detail` is written by our code for the client: it must never contain a
+ * submitted value (an identifier, a key, a secret).
+ */
+export type ErrorKind =
+  | 'validation'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'unprocessable'
+  | 'unavailable';
+
+/** One offending field: a full path such as `identifiers[0].verification.method` and a snake_case reason. */
+export interface FieldError {
+  field: string;
+  reason: string;
+}
+
+export interface DomainErrorOptions {
+  /** The sub-reason of a VALIDATION_ERROR, e.g. `internal_consent_code_is_server_generated`. */
+  reason?: string;
+  errors?: FieldError[];
+}
+
+/** The stable codes CONTRACT.md fixes; domain-specific codes are lower-case and live with their rules. */
+export const ErrorCodes = {
+  VALIDATION_ERROR: 'VALIDATION_ERROR',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  INSUFFICIENT_SCOPE: 'INSUFFICIENT_SCOPE',
+  NOT_FOUND: 'NOT_FOUND',
+  IDEMPOTENCY_KEY_REQUIRED: 'IDEMPOTENCY_KEY_REQUIRED',
+  IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
+  IDEMPOTENCY_KEY_IN_PROGRESS: 'IDEMPOTENCY_KEY_IN_PROGRESS',
+  CUSTOMER_IDENTITY_CONFLICT: 'CUSTOMER_IDENTITY_CONFLICT',
+} as const;
+
+export class DomainError extends Error {
+  override name = 'DomainError';
+  readonly reason?: string;
+  readonly errors?: FieldError[];
+
+  constructor(
+    readonly kind: ErrorKind,
+    readonly code: string,
+    readonly detail: string,
+    options: DomainErrorOptions = {},
+  ) {
+    super(detail);
+    this.reason = options.reason;
+    this.errors = options.errors;
+  }
+}
+
+export function validationError(detail: string, options: DomainErrorOptions = {}): DomainError {
+  return new DomainError('validation', ErrorCodes.VALIDATION_ERROR, detail, options);
+}
+
+export function unauthenticated(detail: string): DomainError {
+  return new DomainError('unauthenticated', ErrorCodes.UNAUTHENTICATED, detail);
+}
+
+export function forbidden(code: string, detail: string): DomainError {
+  return new DomainError('forbidden', code, detail);
+}
+
+/** `what` names the kind of thing, never the id asked for: "consent", "configuration". */
+export function notFound(what: string): DomainError {
+  return new DomainError('not_found', ErrorCodes.NOT_FOUND, `No such ${what}.`);
+}
+
+export function conflict(code: string, detail: string): DomainError {
+  return new DomainError('conflict', code, detail);
+}
+
+export function unprocessable(code: string, detail: string): DomainError {
+  return new DomainError('unprocessable', code, detail);
+}
+
+export function unavailable(code: string, detail: string): DomainError {
+  return new DomainError('unavailable', code, detail);
+}
