@@ -3,11 +3,18 @@
 // runtime cannot before Node 24.9, so under jest those packages are compiled
 // to CommonJS here (see docs/decisions/0002-commonjs-with-esm-dependencies.md).
 const { createHash } = require('node:crypto');
+const { readFileSync } = require('node:fs');
 const ts = require('typescript');
+
+// Part of every cache key, so that editing this file invalidates jest's cache.
+const ownSource = readFileSync(__filename, 'utf8');
 
 module.exports = {
   process(source, filename) {
-    const withoutImportMeta = source.replace(/\bimport\.meta\.url\b/g, "require('node:url').pathToFileURL(__filename).href");
+    const withoutImportMeta = source
+      // An ES module's own `require`; CommonJS already has one, and redeclaring it is a syntax error.
+      .replace(/^const require = createRequire\(import\.meta\.url\);$/m, '')
+      .replace(/\bimport\.meta\.url\b/g, "require('node:url').pathToFileURL(__filename).href");
     const { outputText } = ts.transpileModule(withoutImportMeta, {
       fileName: filename,
       compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, allowJs: true, esModuleInterop: true },
@@ -15,6 +22,6 @@ module.exports = {
     return { code: outputText };
   },
   getCacheKey(source, filename) {
-    return createHash('sha256').update(ts.version).update('\0').update(filename).update('\0').update(source).digest('hex');
+    return createHash('sha256').update(ownSource).update(ts.version).update('\0').update(filename).update('\0').update(source).digest('hex');
   },
 };

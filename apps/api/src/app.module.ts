@@ -1,0 +1,27 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { PROJECTIONS } from '@ledger/ledger';
+import { LedgerConfig } from '@ledger/platform';
+import { ProjectionsModule } from '@ledger/projections';
+import { QueuesModule } from '@ledger/queues';
+import { declaredQueues } from '../../worker/src/declared-queues';
+import { CustomersModule } from './customers/customers.module';
+import { HealthController } from './health/health.controller';
+import { LedgerCoreModule } from './ledger-core.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: LedgerConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        LedgerCoreModule.forRoot(config),
+        CqrsModule.forRoot(),
+        ProjectionsModule.forRoot({ projections: PROJECTIONS }),
+        QueuesModule.forRoot({ queues: declaredQueues }),
+        CustomersModule,
+      ],
+      controllers: [HealthController],
+    };
+  }
+}

@@ -1,0 +1,21 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pino from 'pino';
+import { createHttpApp } from '@ledger/http';
+import { LedgerConfig } from '@ledger/platform';
+import { AppModule } from './app.module';
+import { buildOpenApiDocument } from './openapi/openapi';
+
+/**
+ * The whole service as one Nest application on the production HTTP stack;
+ * apps/api's main and the end-to-end tests both build it here, so tests
+ * exercise exactly what runs.
+ */
+export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS.WritableStream): Promise<NestFastifyApplication> {
+  const logger = pino({ level: config.logLevel }, logDestination ?? process.stdout);
+  const app = await createHttpApp(AppModule.forRoot(config), logger);
+  const document = buildOpenApiDocument(app);
+  app.getHttpAdapter().getInstance().get('/openapi.json', (_request, reply) => reply.send(document));
+  // Exit 0 after the shutdown hooks (HTTP closed, workers drained, projections stopped, store closed).
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
+  return app;
+}

@@ -1,0 +1,49 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import type { Redis } from 'ioredis';
+import { EVENT_STORE, EventStore } from '@ledger/event-store';
+import { Public } from '@ledger/http';
+import { PROJECTIONS_REDIS, ProjectionRunner } from '@ledger/projections';
+
+const CHECK_TIMEOUT_MS = 1_000;
+
+/** CONTRACT.md: live while the process runs; ready once the store, Redis and the projections are up. */
+@ApiExcludeController()
+@Controller('health')
+export class HealthController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(PROJECTIONS_REDIS) private readonly redis: Redis,
+    private readonly projections: ProjectionRunner,
+  ) {}
+
+  @Get('live')
+  @Public()
+  live(): { status: 'live' } {
+    return { status: 'live' };
+  }
+
+  @Get('ready')
+  @Public()
+  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+    const [store, redis] = await Promise.all([
+      check(() => this.store.headPosition()),
+      check(() => this.redis.ping()),
+    ]);
+    const checks = { eventStore: store, redis, projections: this.projections.isReady() ? 'up' : 'catching_up' };
+    const ready = Object.values(checks).every((c) => c === 'up');
+    reply.status(ready ? 200 : 503);
+    return { status: ready ? 'ready' : 'not_ready', checks };
+  }
+}
+
+async function check(probe: () => Promise<unknown>): Promise<'up' | 'down'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'down'>((resolve) => (timer = setTimeout(() => resolve('down'), CHECK_TIMEOUT_MS)));
+  try {
+    return await Promise.race([probe().then(() => 'up' as const, () => 'down' as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

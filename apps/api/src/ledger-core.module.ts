@@ -1,0 +1,44 @@
+import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { EVENT_STORE, EventStore, createEventStore } from '@ledger/event-store';
+import { API_KEY_VERIFIER, ApiKeyVerifier } from '@ledger/http';
+import { verifyApiKey } from '@ledger/ledger';
+import { CLOCK, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, systemClock } from '@ledger/platform';
+
+/** Closes the store last, after the HTTP server and the projections have stopped using it. */
+@Injectable()
+class EventStoreLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.store.close();
+  }
+}
+
+/**
+ * What every module of the service may inject: the configuration, the clock,
+ * the event store (SQLite by default, EventStoreDB when configured), the
+ * identifier protection derived from the master key, and the API key verifier
+ * the authentication guard calls.
+ */
+@Module({})
+export class LedgerCoreModule {
+  static forRoot(config: LedgerConfig): DynamicModule {
+    return {
+      module: LedgerCoreModule,
+      global: true,
+      providers: [
+        { provide: LEDGER_CONFIG, useValue: config },
+        { provide: CLOCK, useValue: systemClock(config.clockOffsetMs) },
+        { provide: EVENT_STORE, useFactory: () => createEventStore(config) },
+        { provide: IdentifierProtection, useValue: new IdentifierProtection(config.masterKey) },
+        {
+          provide: API_KEY_VERIFIER,
+          inject: [EVENT_STORE],
+          useFactory: (store: EventStore): ApiKeyVerifier => ({ verify: (apiKey) => verifyApiKey(store, apiKey) }),
+        },
+        EventStoreLifecycle,
+      ],
+      exports: [LEDGER_CONFIG, CLOCK, EVENT_STORE, IdentifierProtection, API_KEY_VERIFIER],
+    };
+  }
+}

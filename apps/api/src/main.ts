@@ -1,0 +1,14 @@
+import 'reflect-metadata';
+import { loadConfig } from '@ledger/platform';
+import { createApiApp } from './create-api-app';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = await createApiApp(config);
+  await app.listen({ port: config.port, host: config.host });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`consent ledger failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,23 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ProjectionRunner } from '@ledger/projections';
+
+/** docs/decisions/0005-read-your-writes.md */
+export const READ_YOUR_WRITES_TIMEOUT_MS = 5_000;
+
+@Injectable()
+export class ReadYourWrites {
+  private readonly logger = new Logger('ReadYourWrites');
+
+  constructor(private readonly projections: ProjectionRunner) {}
+
+  /**
+   * Waits until the read model has processed `position`, so the next read
+   * sees this command's facts. Past the bound the answer goes out anyway:
+   * the fact is committed, and an error would only make the client retry it.
+   */
+  async waitFor(position: number | null): Promise<void> {
+    if (position === null) return;
+    const projected = await this.projections.waitForPosition(position, READ_YOUR_WRITES_TIMEOUT_MS);
+    if (!projected) this.logger.warn(`read model did not reach position ${position} within ${READ_YOUR_WRITES_TIMEOUT_MS} ms`);
+  }
+}

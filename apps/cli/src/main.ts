@@ -1,0 +1,62 @@
+import { parseArgs } from 'node:util';
+import { createEventStore } from '@ledger/event-store';
+import { DomainError, createRedis, loadConfig, systemClock } from '@ledger/platform';
+import { ProjectionRunner } from '@ledger/projections';
+import { PROJECTIONS } from '@ledger/ledger';
+import { UsageError } from './cli-error';
+import { commands } from './commands';
+
+/**
+ * `npm run --silent ledger -- <command>`: operator and auditor commands with
+ * the same environment as the service. stdout carries exactly one JSON
+ * document; progress and warnings go to stderr.
+ */
+async function main(argv: string[]): Promise<number> {
+  const name = argv.slice(0, 2).join(' ');
+  const command = commands[name];
+  if (!command) {
+    throw new UsageError(`unknown command "${name}"; commands: ${Object.values(commands).map((c) => c.usage).join(' | ')}`);
+  }
+  const { values } = parseArgs({
+    args: argv.slice(2),
+    options: Object.fromEntries(command.options.map((o) => [o, { type: 'string' as const }])),
+    strict: true,
+    allowPositionals: false,
+  });
+
+  const config = loadConfig();
+  const store = createEventStore(config);
+  let redis: ReturnType<typeof createRedis> | undefined;
+  try {
+    const result = await command.run(values as Record<string, string | undefined>, {
+      store,
+      clock: systemClock(config.clockOffsetMs),
+      projections: () => {
+        redis ??= createRedis(config.redisUrl, 'ledger-cli', { maxRetriesPerRequest: 3 });
+        return new ProjectionRunner({ store, redis, prefix: config.redisPrefix, projections: PROJECTIONS });
+      },
+      progress: (line) => process.stderr.write(`${line}\n`),
+    });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } finally {
+    await store.close();
+    redis?.disconnect();
+  }
+}
+
+function report(error: unknown): number {
+  const body =
+    error instanceof DomainError
+      ? { error: { code: error.code, message: error.detail, ...(error.errors ? { errors: error.errors } : {}) } }
+      : error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+        ? { error: { code: 'USAGE', message: (error as Error).message } }
+        : { error: { code: 'FAILED', message: error instanceof Error ? error.message : String(error) } };
+  process.stdout.write(`${JSON.stringify(body)}\n`);
+  return body.error.code === 'USAGE' ? 2 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (status) => process.exit(status),
+  (error: unknown) => process.exit(report(error)),
+);

@@ -1,0 +1,59 @@
+import { Writable } from 'node:stream';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { EVENT_STORE, EventStore } from '@ledger/event-store';
+import { Scope, createTenant, issueApiKey } from '@ledger/ledger';
+import { loadConfig } from '@ledger/platform';
+import { createApiApp } from '../../apps/api/src/create-api-app';
+import { TestEnvironment } from './environment';
+
+/** The whole service in this process, on the production HTTP stack, the real SQLite store and Redis. */
+export interface ApiApp {
+  app: NestFastifyApplication;
+  http: ReturnType<typeof request>;
+  store: EventStore;
+  /** Every JSON log line the service wrote. */
+  logs: Array<Record<string, unknown>>;
+  /** A new tenant and a key with these scopes, minted as `ledger tenant create` and `ledger key issue` do. */
+  tenantKey(scopes: Scope[]): Promise<{ tenantId: string; apiKey: string; keyId: string }>;
+  close(): Promise<void>;
+}
+
+export async function startApiApp(environment: TestEnvironment, env: Record<string, string> = {}): Promise<ApiApp> {
+  const config = loadConfig({ ...environment.env, ...env }, () => undefined);
+  const logs: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const app = await createApiApp(config, sink);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  const http = request(app.getHttpServer());
+  await waitUntil(async () => (await http.get('/health/ready')).status === 200, 10_000);
+  const store = app.get<EventStore>(EVENT_STORE);
+  const operator = () => ({ actor: 'cli:test', correlationId: 'test', now: Date.now() });
+  return {
+    app,
+    http,
+    store,
+    logs,
+    async tenantKey(scopes) {
+      const { tenantId } = await createTenant(store, 'Banco de Prueba', operator());
+      const { apiKey, keyId } = await issueApiKey(store, { tenantId, scopes }, operator());
+      return { tenantId, apiKey, keyId };
+    },
+    close: () => app.close(),
+  };
+}
+
+export async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs: number, intervalMs = 25): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

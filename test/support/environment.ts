@@ -1,0 +1,57 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+
+/**
+ * An isolated environment for one suite: its own data directory (SQLite file,
+ * master key), its own Redis prefix, the same variables the service reads.
+ */
+export interface TestEnvironment {
+  env: Record<string, string>;
+  dataDir: string;
+  prefix: string;
+  /** Deletes the prefix's Redis keys and the data directory. */
+  dispose(): Promise<void>;
+}
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export function testEnvironment(overrides: Record<string, string> = {}): TestEnvironment {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ledger-e2e-'));
+  const prefix = `test:${randomUUID()}`;
+  const env = {
+    LEDGER_DATA_DIR: dataDir,
+    LEDGER_REDIS_PREFIX: prefix,
+    LEDGER_MASTER_KEY: randomBytes(32).toString('hex'),
+    REDIS_URL,
+    LOG_LEVEL: 'warn',
+    ...overrides,
+  };
+  return {
+    env,
+    dataDir,
+    prefix,
+    dispose: async () => {
+      await deleteRedisKeys(prefix);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function deleteRedisKeys(prefix: string): Promise<number> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    let deleted = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) deleted += await redis.unlink(...keys);
+    } while (cursor !== '0');
+    return deleted;
+  } finally {
+    redis.disconnect();
+  }
+}
