@@ -2,8 +2,8 @@ import { Writable } from 'node:stream';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { Scope, createTenant, issueApiKey } from '@ledger/ledger';
-import { loadConfig } from '@ledger/platform';
+import { createTenant, issueApiKey } from '@ledger/ledger';
+import { Scope, loadConfig } from '@ledger/platform';
 import { createApiApp } from '../../apps/api/src/create-api-app';
 import { TestEnvironment } from './environment';
 

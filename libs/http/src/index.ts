@@ -1,8 +1,7 @@
 export { API_KEY_VERIFIER } from './auth/api-key-verifier';
 export type { ApiKeyVerifier } from './auth/api-key-verifier';
 export { CurrentPrincipal, Public, RequireScopes } from './auth/auth.decorators';
-export { Scopes, assertScope } from './auth/scopes';
-export type { Scope } from './auth/scopes';
+export { assertScope } from './auth/scopes';
 export { configureHttpApp, createHttpApp } from './configure-http-app';
 export { BODY_LIMIT_BYTES, createHttpAdapter } from './http-adapter';
 export { Idempotent } from './idempotency/idempotent.decorator';

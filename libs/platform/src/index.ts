@@ -4,3 +4,4 @@ export * from './redis';
 export * from './errors';
 export * from './identifier-protection';
 export * from './request-context';
+export * from './scopes';

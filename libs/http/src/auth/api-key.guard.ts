@@ -1,10 +1,10 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { DomainError, ErrorCodes, requireContext, unauthenticated } from '@ledger/platform';
+import { DomainError, ErrorCodes, Scope, requireContext, unauthenticated } from '@ledger/platform';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from './api-key-verifier';
 import { PUBLIC_ROUTE, REQUIRED_SCOPES } from './auth.decorators';
-import { Scope, assertScope } from './scopes';
+import { assertScope } from './scopes';
 
 // RFC 6750 token68 would allow more, but our keys are visible ASCII; anything else is malformed.
 const BEARER = /^Bearer ([\x21-\x7e]+)$/i;

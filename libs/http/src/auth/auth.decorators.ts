@@ -1,6 +1,6 @@
 import { CustomDecorator, SetMetadata, createParamDecorator } from '@nestjs/common';
 import { Principal, requireContext } from '@ledger/platform';
-import type { Scope } from './scopes';
+import type { Scope } from '@ledger/platform';
 
 export const PUBLIC_ROUTE = 'ledger:public-route';
 export const REQUIRED_SCOPES = 'ledger:required-scopes';

@@ -26,7 +26,8 @@ export function createJsonLogger(options: JsonLogOptions = {}): PinoLogger {
         err: pino.stdSerializers.err,
       },
     },
-    options.destination ?? pino.destination({ dest: 1, sync: false }),
+    // Synchronous: the last lines before a crash are the ones worth having.
+    options.destination ?? pino.destination({ dest: 1, sync: true }),
   );
 }
 

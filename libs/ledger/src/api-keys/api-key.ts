@@ -1,25 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EventStore } from '@ledger/event-store';
-import { notFound, validationError } from '@ledger/platform';
+import { Principal, SCOPES, Scope, isScope, notFound, validationError } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '../command-context';
 import { loadAggregate } from '../load-aggregate';
 import { streams } from '../streams';
 import { loadTenant } from '../tenancy/tenant';
-
-/** CONTRACT.md, "Authentication and scopes". */
-export const SCOPES = [
-  'consent:admin',
-  'consent:write',
-  'consent:read',
-  'consent:runtime',
-  'consent:identity-assert',
-  'consent:audit',
-] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
 
 export interface ApiKeyIssued {
   type: 'ApiKeyIssued';
@@ -128,12 +113,6 @@ export async function revokeApiKey(store: EventStore, keyId: string, context: Co
     await store.append(streams.apiKey(keyId), events.map((e) => toNewEvent(e, { ...context, tenantId: state!.tenantId })), expectedRevision);
   }
   return { keyId, revoked: true };
-}
-
-export interface Principal {
-  tenantId: string;
-  keyId: string;
-  scopes: Scope[];
 }
 
 /**

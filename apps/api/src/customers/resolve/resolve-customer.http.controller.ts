@@ -2,9 +2,9 @@ import { Body, Controller, Post, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOkResponse, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { CurrentPrincipal, Idempotent, RequireScopes, Scopes, assertScope } from '@ledger/http';
+import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
 import { ResolveCustomerResult } from '@ledger/ledger';
-import { Principal } from '@ledger/platform';
+import { Principal, Scopes } from '@ledger/platform';
 import { ResolveCustomerCommand } from './resolve-customer.command';
 import { ResolveCustomerRequestDto, ResolveCustomerResponseDto } from './resolve-customer.request.dto';
 
