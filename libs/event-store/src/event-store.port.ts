@@ -35,7 +35,7 @@ export interface NewEvent<TData = unknown> {
 
 /** The integrity chain link computed by the store at append time. */
 export interface IntegrityLink {
-  /** SHA-256 (hex) of this event's canonical content chained to `previousHash`. */
+  /** SHA-256 (hex) of this event's stored content chained to `previousHash` (envelope: integrity.ts). */
   hash: string;
   /** The hash of the previous event in the same stream, or null for revision 0. */
   previousHash: string | null;
@@ -110,6 +110,20 @@ export class WrongExpectedVersionError extends Error {
   ) {
     super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
     this.name = 'WrongExpectedVersionError';
+  }
+}
+
+/**
+ * An append reuses an event id that the store already holds somewhere other
+ * than the exact place an idempotent retry would find it.
+ */
+export class DuplicateEventIdError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly eventId: string,
+  ) {
+    super(`stream ${streamId}: event id ${eventId} is already recorded elsewhere`);
+    this.name = 'DuplicateEventIdError';
   }
 }
 

@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { NewEvent, SqliteEventStore, hashEventText, storedJson } from '@ledger/event-store';
+// The store's own opening code: the raw ceiling gets exactly its schema and pragmas.
+import { openDatabase } from '../libs/event-store/src/sqlite/schema';
+
+/**
+ * Durable appends to the SQLite event store, each scenario beside its raw
+ * ceiling: plain better-sqlite3 INSERTs of rows of the same shape and size,
+ * into the same table with the same settings, committed in transactions as
+ * large as the store's group commit can at best make them. See bench/README.md.
+ */
+
+export interface Scenario {
+  name: string;
+  /** Concurrent writers, each appending to its own stream with the exact expected revision. */
+  writers: number;
+  /** Events per append. */
+  batchSize: number;
+  /** Events appended in total by all writers. */
+  events: number;
+}
+
+export interface ScenarioResult extends Scenario {
+  /** Medians over the rounds. */
+  storeEventsPerSecond: number;
+  rawEventsPerSecond: number;
+  /** Process CPU time (user + system) per event: less sensitive than throughput to other load on the machine. */
+  storeCpuMicrosPerEvent: number;
+  rawCpuMicrosPerEvent: number;
+  /** store / raw. */
+  ratio: number;
+  /** Appends committed per transaction by the store, on average. */
+  appendsPerTransaction: number;
+}
+
+const SCENARIOS: readonly Scenario[] = [
+  { name: '1 writer, single-event appends', writers: 1, batchSize: 1, events: 1_000 },
+  { name: '16 writers, single-event appends', writers: 16, batchSize: 1, events: 8_000 },
+  { name: '64 writers, single-event appends', writers: 64, batchSize: 1, events: 19_200 },
+  { name: '1 writer, 100-event batch appends', writers: 1, batchSize: 100, events: 20_000 },
+];
+
+/**
+ * Store and raw runs alternate and each figure is the median of its rounds,
+ * so a burst of other work on the machine (disk or CPU) does not decide the ratio.
+ */
+const ROUNDS = 3;
+/** Distinct event contents cycled through by the store runs (the raw rows are all distinct). */
+const CONTENT_POOL = 256;
+
+interface Measurement {
+  eventsPerSecond: number;
+  cpuMicrosPerEvent: number;
+}
+
+export async function runEventStoreBench(log: (line: string) => void): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  for (const scenario of SCENARIOS) {
+    log(`event store: ${scenario.name} (${scenario.events} events)...`);
+    const raws: Measurement[] = [];
+    const stores: Array<Measurement & { appendsPerTransaction: number }> = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      raws.push(await inTempDir((file) => measureRaw(file, scenario)));
+      stores.push(await inTempDir((file) => measureStore(file, scenario)));
+    }
+    const store = median(stores.map((m) => m.eventsPerSecond));
+    const raw = median(raws.map((m) => m.eventsPerSecond));
+    results.push({
+      ...scenario,
+      storeEventsPerSecond: store,
+      rawEventsPerSecond: raw,
+      storeCpuMicrosPerEvent: median(stores.map((m) => m.cpuMicrosPerEvent)),
+      rawCpuMicrosPerEvent: median(raws.map((m) => m.cpuMicrosPerEvent)),
+      ratio: store / raw,
+      appendsPerTransaction: median(stores.map((m) => m.appendsPerTransaction)),
+    });
+  }
+  return results;
+}
+
+async function measureStore(file: string, scenario: Scenario) {
+  const store = new SqliteEventStore(file);
+  const appendsPerWriter = scenario.events / scenario.writers / scenario.batchSize;
+  // Ids and contents are made before the clock starts, as the raw rows are;
+  // events are assembled as appended, so they die young as in the service.
+  const ids = Array.from({ length: scenario.events }, () => randomUUID());
+  const contents = Array.from({ length: CONTENT_POOL }, () => sampleEvent());
+  let next = 0;
+  const nextEvent = (): NewEvent => {
+    const { type, data, metadata } = contents[next % CONTENT_POOL];
+    return { id: ids[next++], type, data, metadata };
+  };
+  const writer = async (w: number) => {
+    for (let i = 0; i < appendsPerWriter; i += 1) {
+      const batch = Array.from({ length: scenario.batchSize }, nextEvent);
+      const expected = i === 0 ? 'no_stream' : i * scenario.batchSize - 1;
+      await store.append(`bench-${w}`, batch, expected);
+    }
+  };
+  const clock = startClock();
+  await Promise.all(Array.from({ length: scenario.writers }, (_, w) => writer(w)));
+  const measurement = clock.stop(scenario.events);
+  const stats = store.stats();
+  await store.close();
+  return { ...measurement, appendsPerTransaction: stats.appends / stats.transactions };
+}
+
+/**
+ * The ceiling: the same rows the store writes (an event of the same size,
+ * its JSON, a SHA-256 hash and link), prepared before the clock starts, so
+ * only SQLite's work and the fsyncs are timed. The file is opened by the
+ * store's own `openDatabase`, so the events table (columns, unique indexes,
+ * AUTOINCREMENT) and the pragmas (WAL, synchronous=FULL, temp_store, busy
+ * timeout) are the store's, and each transaction is `BEGIN IMMEDIATE` as a
+ * group's is.
+ */
+async function measureRaw(file: string, scenario: Scenario): Promise<Measurement> {
+  const db = new Database(file);
+  openDatabase(db);
+  const insert = db.prepare(
+    `INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  // One writer commits one append per transaction; N writers at best N appends per transaction.
+  const rowsPerTransaction = scenario.writers * scenario.batchSize;
+  const rows = sampleRows(scenario);
+  const commit = db.transaction((chunk: unknown[][]) => {
+    for (const row of chunk) insert.run(...row);
+  }).immediate;
+  const clock = startClock();
+  for (let i = 0; i < rows.length; i += rowsPerTransaction) commit(rows.slice(i, i + rowsPerTransaction));
+  const measurement = clock.stop(scenario.events);
+  db.close();
+  return measurement;
+}
+
+/** A grant-sized event: the fields a consent fact carries, about 600 bytes of JSON. */
+function sampleEvent(): NewEvent {
+  return {
+    id: randomUUID(),
+    type: 'redec.consent.granted',
+    data: {
+      redecConsentId: randomUUID(),
+      interactionId: randomUUID(),
+      customerId: randomUUID(),
+      internalConsentCode: 'K7Q2M9X4T1B8N5R3W6ZA',
+      grantedAt: 1_763_800_000_000,
+      scopeIds: ['redec-debt'],
+      objectiveCodes: ['02', '03'],
+      finalityCode: '2',
+      sourceSystem: 'core-loans',
+      sourceReference: 'loan-application-0001234567',
+      evidence: { kind: 'electronic', authentication: { method: 'otp', reference: 'auth-000123' } },
+    },
+    metadata: {
+      tenantId: randomUUID(),
+      correlationId: randomUUID(),
+      causationId: randomUUID(),
+      actor: 'key_01HZX3Y4W5V6U7T8S9R0Q1P2N3',
+      recordedAt: 1_763_800_000_000,
+      schemaVersion: 1,
+      idempotencyKey: randomUUID(),
+    },
+  };
+}
+
+/**
+ * The rows the store would write for the scenario, in commit order: streams
+ * interleaved as the writers' appends are, each stream chained.
+ */
+function sampleRows(scenario: Scenario): unknown[][] {
+  const heads = new Map<string, string | null>();
+  const rows: unknown[][] = [];
+  for (let index = 0; index < scenario.events; index += 1) {
+    const writer = Math.floor(index / scenario.batchSize) % scenario.writers;
+    const streamId = `bench-${writer}`;
+    const round = Math.floor(index / (scenario.writers * scenario.batchSize));
+    const revision = round * scenario.batchSize + (index % scenario.batchSize);
+    const event = sampleEvent();
+    const data = storedJson(event.data);
+    const metadata = storedJson(event.metadata);
+    const previousHash = heads.get(streamId) ?? null;
+    const hash = hashEventText(previousHash, streamId, revision, event.id, event.type, data, metadata);
+    heads.set(streamId, hash);
+    rows.push([event.id, streamId, revision, event.type, data, metadata, Date.now(), hash, previousHash]);
+  }
+  return rows;
+}
+
+async function inTempDir<T>(measure: (file: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
+  try {
+    return await measure(join(dir, 'bench.sqlite'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function startClock() {
+  const wall = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
+  return {
+    stop(events: number): Measurement {
+      const seconds = Number(process.hrtime.bigint() - wall) / 1e9;
+      const { user, system } = process.cpuUsage(cpu);
+      return { eventsPerSecond: events / seconds, cpuMicrosPerEvent: (user + system) / events };
+    },
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}

@@ -1,0 +1,60 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Opening settings and schema of the embedded store. Several processes (the
+ * service, the CLI) open the same file: WAL lets readers run beside the one
+ * writer, `synchronous=FULL` makes every commit durable, and `busy_timeout`
+ * makes a writer wait for another process's transaction instead of failing.
+ * `temp_store=MEMORY` keeps the journal of a savepoint (the store's slow
+ * path uses one per append) in memory rather than spilling it to a temporary file.
+ */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+/** Applied in order; a database records how many it has applied. Never edit one that shipped. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE events (
+     position      INTEGER PRIMARY KEY AUTOINCREMENT,
+     event_id      TEXT    NOT NULL UNIQUE,
+     stream_id     TEXT    NOT NULL,
+     revision      INTEGER NOT NULL,
+     type          TEXT    NOT NULL,
+     data          TEXT    NOT NULL,
+     metadata      TEXT    NOT NULL,
+     created       INTEGER NOT NULL,
+     hash          TEXT    NOT NULL,
+     previous_hash TEXT,
+     UNIQUE (stream_id, revision)
+   );
+   CREATE TABLE streams (
+     stream_id     TEXT    PRIMARY KEY,
+     last_revision INTEGER NOT NULL,
+     last_hash     TEXT    NOT NULL
+   ) WITHOUT ROWID;`,
+  // A stream's head (last revision and hash) is read from the events table's
+  // (stream_id, revision) index: as cheap as the streams table to read and
+  // one write less per append.
+  `DROP TABLE streams;`,
+];
+
+export function openDatabase(db: Database.Database, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): void {
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('temp_store = MEMORY');
+  migrate(db);
+}
+
+function migrate(db: Database.Database): void {
+  // IMMEDIATE: two processes opening a fresh file at once apply each migration once.
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+    const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
+    const applied = row?.version ?? 0;
+    if (applied > MIGRATIONS.length) {
+      throw new Error(`event store schema version ${applied} is newer than this code (${MIGRATIONS.length})`);
+    }
+    for (const migration of MIGRATIONS.slice(applied)) db.exec(migration);
+    if (row === undefined) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(MIGRATIONS.length);
+    else db.prepare('UPDATE schema_version SET version = ?').run(MIGRATIONS.length);
+  }).immediate();
+}

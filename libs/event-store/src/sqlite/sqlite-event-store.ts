@@ -1,0 +1,470 @@
+import Database from 'better-sqlite3';
+import { Clock, systemClock } from '@ledger/platform';
+import {
+  AppendResult,
+  DuplicateEventIdError,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  WrongExpectedVersionError,
+} from '../event-store.port';
+import { firstRevisionOf, isSameBatch, satisfies } from '../expected-revision';
+import { hashEventText, storedJson } from '../integrity';
+import { assertAppendable } from '../new-events';
+import { openDatabase } from './schema';
+
+export interface SqliteEventStoreOptions {
+  /** Stamps `created` on committed events; the system clock by default. */
+  clock?: Clock;
+  /** How often a live subscription looks for commits made by other processes. */
+  pollIntervalMs?: number;
+  /** How long a commit waits for another process's write lock before failing (5 s by default). */
+  busyTimeoutMs?: number;
+}
+
+/** Counters since the store was opened; `transactions < appends` shows commits being grouped. */
+export interface SqliteEventStoreStats {
+  appends: number;
+  /** Committed group transactions. */
+  transactions: number;
+  /** Groups redone on the slow path (a savepoint per append) after an insert failed on the fast path. */
+  slowPathGroups: number;
+}
+
+/** An event as it will be stored: data and metadata already serialized, the exact text that is hashed. */
+interface SerializedEvent {
+  id: string;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+/** One queued append; the group's pass writes its outcome here, callers learn it after the commit. */
+interface PendingAppend {
+  streamId: string;
+  events: SerializedEvent[];
+  expectedRevision: ExpectedRevision;
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+  result: AppendResult | undefined;
+  /** Set with `error` when the append is refused. */
+  failed: boolean;
+  error: unknown;
+}
+
+/** Where a stream ends; null for a stream that does not exist. */
+interface StreamHead {
+  revision: number;
+  hash: string;
+}
+
+interface EventRow {
+  position: number;
+  event_id: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+  created: number;
+  hash: string;
+  previous_hash: string | null;
+}
+
+/** One fsync serves at most this many appends, so a burst cannot hold the write lock for long. */
+const MAX_GROUP = 1000;
+/** Subscriptions pull this many events at a time, so a slow consumer holds one page at most. */
+const PAGE_SIZE = 500;
+const DEFAULT_POLL_INTERVAL_MS = 150;
+/** SQLite reads `LIMIT -1` as "no limit". */
+const NO_LIMIT = -1;
+
+/** Stream heads kept between groups at most; beyond it the cache starts afresh. */
+const MAX_CACHED_HEADS = 10_000;
+/** Thrown inside the fast path's transaction to roll it back and redo the group on the slow path. */
+const REDO_ON_SLOW_PATH = Symbol('redo on slow path');
+
+/**
+ * The embedded event store: one SQLite file, one long-lived connection.
+ *
+ * Appends made in the same event-loop turn are committed together in one
+ * `BEGIN IMMEDIATE` transaction (group commit), so one fsync serves many
+ * callers. A caller's promise settles only after the group's commit, so a
+ * resolved append is durable, and one refused append never fails the others:
+ *
+ * - Fast path: each append's expected revision is checked against the
+ *   stream's head, read from the events table's (stream_id, revision) index
+ *   at most once per stream per group and then tracked in memory, so appends
+ *   to one stream in one group see each other. The heads are kept for the
+ *   next groups while no other connection commits (PRAGMA data_version). A
+ *   refused append is refused before anything of it is inserted, so nothing
+ *   needs undoing.
+ * - Slow path: if an insert fails anyway (an event id already recorded
+ *   elsewhere hits the unique index), rows of a half-written append may be in
+ *   the transaction. The whole transaction is rolled back and the group is
+ *   redone with one savepoint per append, which rolls back the failing
+ *   append alone.
+ *
+ * better-sqlite3 is synchronous: a commit (and a wait for another process's
+ * write lock, up to the busy timeout) blocks the event loop while it runs.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly clock: Clock;
+  private readonly pollIntervalMs: number;
+  private readonly statements: ReturnType<typeof prepareStatements>;
+  private readonly fastGroup: (group: PendingAppend[]) => void;
+  private readonly slowGroup: (group: PendingAppend[]) => void;
+  private readonly appendInSavepoint: (pending: PendingAppend, head: StreamHead | null) => StreamHead;
+  private queue: PendingAppend[] = [];
+  private flushScheduled = false;
+  private closed = false;
+  /** Live subscriptions waiting for new events; each is woken after a commit and on close. */
+  private readonly waiters = new Set<() => void>();
+  /**
+   * Stream heads known to this connection: read from the file, then kept up
+   * to date by the fast path's inserts. Valid only while no other connection
+   * has committed (PRAGMA data_version unchanged, checked inside each group's
+   * transaction) and only for committed state: cleared whenever a group does
+   * not commit on the fast path.
+   */
+  private readonly heads = new Map<string, StreamHead | null>();
+  /** PRAGMA data_version when `heads` was last known valid; undefined when it is not. */
+  private headsVersion: number | undefined;
+  private readonly counters: SqliteEventStoreStats = { appends: 0, transactions: 0, slowPathGroups: 0 };
+  private readonly flushNow = () => {
+    this.flushScheduled = false;
+    if (this.queue.length === 0) return;
+    this.flushGroup();
+    if (this.queue.length > 0) this.scheduleFlush();
+  };
+
+  constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
+    this.clock = options.clock ?? systemClock();
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.db = new Database(filePath);
+    openDatabase(this.db, options.busyTimeoutMs);
+    this.statements = prepareStatements(this.db);
+    const fast = this.db.transaction((group: PendingAppend[]) => this.runFast(group));
+    this.fastGroup = fast.immediate;
+    // A transaction function called inside another becomes a savepoint.
+    this.appendInSavepoint = this.db.transaction((pending: PendingAppend, head: StreamHead | null) =>
+      this.write(pending, head),
+    );
+    const slow = this.db.transaction((group: PendingAppend[]) => this.runSlow(group));
+    this.slowGroup = slow.immediate;
+  }
+
+  append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    let serialized: SerializedEvent[];
+    try {
+      if (this.closed) throw new Error('event store is closed');
+      assertAppendable(streamId, events);
+      // Serialized before queuing: the group's transaction, which holds the
+      // file's write lock, then does little more than SQLite's own work.
+      serialized = new Array<SerializedEvent>(events.length);
+      for (let i = 0; i < events.length; i += 1) {
+        const { id, type, data, metadata } = events[i];
+        serialized[i] = { id, type, data: storedJson(data), metadata: storedJson(metadata) };
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({
+        streamId,
+        events: serialized,
+        expectedRevision,
+        resolve,
+        reject,
+        result: undefined,
+        failed: false,
+        error: undefined,
+      });
+      this.scheduleFlush();
+    });
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const limit = options.maxCount ?? NO_LIMIT;
+    const rows =
+      options.direction === 'backwards'
+        ? this.statements.readBackwards.all(streamId, options.fromRevision ?? Number.MAX_SAFE_INTEGER, limit)
+        : this.statements.readForwards.all(streamId, options.fromRevision ?? 0, limit);
+    return (rows as EventRow[]).map(toRecordedEvent);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return this.readAllNow(options.after ?? 0, options.maxCount ?? NO_LIMIT);
+  }
+
+  async *subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<RecordedEvent> {
+    const { signal } = options;
+    const stopped = () => this.closed || signal?.aborted === true;
+    let after = options.after ?? 0;
+    while (!stopped()) {
+      const page = this.readAllNow(after, PAGE_SIZE);
+      for (const event of page) {
+        yield event;
+        after = event.position;
+        if (stopped()) return;
+      }
+      if (page.length < PAGE_SIZE) await this.nextChange(signal);
+    }
+  }
+
+  async headPosition(): Promise<number> {
+    return (this.statements.head.get() as { head: number }).head;
+  }
+
+  /** Commits what is pending, ends every subscription, then closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.queue.length > 0) this.flushGroup();
+    this.wakeAll();
+    this.db.close();
+  }
+
+  stats(): SqliteEventStoreStats {
+    return { ...this.counters };
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(this.flushNow);
+  }
+
+  private flushGroup(): void {
+    let group: PendingAppend[];
+    if (this.queue.length <= MAX_GROUP) {
+      group = this.queue;
+      this.queue = [];
+    } else {
+      group = this.queue.splice(0, MAX_GROUP);
+    }
+    try {
+      try {
+        this.fastGroup(group);
+      } catch (error) {
+        // Whatever the fast pass put in `heads` was rolled back with it.
+        this.forgetHeads();
+        if (error !== REDO_ON_SLOW_PATH) throw error;
+        // Rolled back: nothing of the fast pass was kept, so start the outcomes afresh.
+        for (const pending of group) {
+          pending.result = undefined;
+          pending.failed = false;
+          pending.error = undefined;
+        }
+        this.counters.slowPathGroups += 1;
+        this.slowGroup(group);
+      }
+    } catch (error) {
+      // The group did not commit: nothing in it is durable, so every caller fails.
+      for (const pending of group) pending.reject(error);
+      return;
+    }
+    this.counters.transactions += 1;
+    this.counters.appends += group.length;
+    for (const pending of group) {
+      if (pending.failed) pending.reject(pending.error);
+      else pending.resolve(pending.result as AppendResult);
+    }
+    this.wakeAll();
+  }
+
+  /**
+   * The fast path, inside the group's transaction. Each stream's head is read
+   * once (or taken from `heads` when no other connection has committed since
+   * this one last did) and then updated in memory by each append of the
+   * group, so appends to one stream in one group see each other.
+   */
+  private runFast(group: PendingAppend[]): void {
+    const version = this.statements.dataVersion.get() as number;
+    if (version !== this.headsVersion || this.heads.size > MAX_CACHED_HEADS) this.forgetHeads();
+    this.headsVersion = version;
+    const heads = this.heads;
+    for (const pending of group) {
+      const { streamId } = pending;
+      let head = heads.get(streamId);
+      if (head === undefined) {
+        head = this.readHead(streamId);
+        heads.set(streamId, head);
+      }
+      if (!this.accepts(pending, head)) continue;
+      try {
+        heads.set(streamId, this.write(pending, head));
+      } catch {
+        // Rows of this append may be in the transaction: roll back everything, redo with savepoints.
+        throw REDO_ON_SLOW_PATH;
+      }
+    }
+  }
+
+  private forgetHeads(): void {
+    this.heads.clear();
+    this.headsVersion = undefined;
+  }
+
+  /** The slow path: one savepoint per append, so a failing insert is undone alone. */
+  private runSlow(group: PendingAppend[]): void {
+    for (const pending of group) {
+      const head = this.readHead(pending.streamId);
+      if (!this.accepts(pending, head)) continue;
+      try {
+        this.appendInSavepoint(pending, head);
+      } catch (error) {
+        // Some failures (disk full, I/O) make SQLite roll back the whole
+        // transaction; then the group must fail rather than go on outside it.
+        if (!this.db.inTransaction) throw error;
+        pending.failed = true;
+        pending.error = error;
+      }
+    }
+  }
+
+  /**
+   * Whether the append is to be written after `head`. If not, it is settled
+   * here without inserting anything: an idempotent retry gets its original
+   * result, a mismatching expected revision a WrongExpectedVersionError.
+   */
+  private accepts(pending: PendingAppend, head: StreamHead | null): boolean {
+    const { streamId, expectedRevision } = pending;
+    const actual = head === null ? 'no_stream' : head.revision;
+    if (expectedRevision === actual) return true;
+    const retried = this.findRetry(streamId, pending.events, expectedRevision, actual);
+    if (retried !== undefined) {
+      pending.result = retried;
+      return false;
+    }
+    if (satisfies(expectedRevision, actual)) return true;
+    pending.failed = true;
+    pending.error = new WrongExpectedVersionError(streamId, expectedRevision, actual);
+    return false;
+  }
+
+  /** Inserts the append's events after `head`; returns the stream's new head. */
+  private write(pending: PendingAppend, head: StreamHead | null): StreamHead {
+    const { streamId, events } = pending;
+    const insert = this.statements.insertEvent;
+    const created = this.clock.now();
+    let previousHash = head === null ? null : head.hash;
+    let revision = head === null ? 0 : head.revision + 1;
+    let position = 0;
+    for (let i = 0; i < events.length; i += 1) {
+      const { id, type, data, metadata } = events[i];
+      const hash = hashEventText(previousHash, streamId, revision, id, type, data, metadata);
+      try {
+        const info = insert.run(id, streamId, revision, type, data, metadata, created, hash, previousHash);
+        position = Number(info.lastInsertRowid);
+      } catch (error) {
+        if (isUniqueViolation(error, 'events.event_id')) throw new DuplicateEventIdError(streamId, id);
+        throw error;
+      }
+      previousHash = hash;
+      revision += 1;
+    }
+    pending.result = { nextRevision: revision - 1, position };
+    return { revision: revision - 1, hash: previousHash as string };
+  }
+
+  /** The stream's last revision and hash, from the events table's (stream_id, revision) index. */
+  private readHead(streamId: string): StreamHead | null {
+    const row = this.statements.selectHead.get(streamId) as StreamHead | undefined;
+    return row === undefined ? null : row;
+  }
+
+  /**
+   * An idempotent retry: the batch's ids are already the stream's events,
+   * consecutively, from where the expected revision says the batch began
+   * (anywhere in the stream for `any` and `stream_exists`). Returns the
+   * original result, or undefined when this is not a retry.
+   */
+  private findRetry(
+    streamId: string,
+    events: SerializedEvent[],
+    expectedRevision: ExpectedRevision,
+    actual: number | 'no_stream',
+  ): AppendResult | undefined {
+    // A missing stream holds nothing to retry, and neither does one exactly where the writer expects it.
+    if (actual === 'no_stream' || expectedRevision === actual) return undefined;
+    const first = this.statements.selectEventById.get(events[0].id) as { stream_id: string; revision: number } | undefined;
+    if (first === undefined || first.stream_id !== streamId) return undefined;
+    const start = firstRevisionOf(expectedRevision) ?? first.revision;
+    if (first.revision !== start) return undefined;
+    const recorded = this.statements.readForwards.all(streamId, start, events.length) as EventRow[];
+    if (!isSameBatch(recorded.map((row) => row.event_id), events)) return undefined;
+    const last = recorded[recorded.length - 1];
+    return { nextRevision: last.revision, position: last.position };
+  }
+
+  private readAllNow(after: number, limit: number): RecordedEvent[] {
+    return (this.statements.readAll.all(after, limit) as EventRow[]).map(toRecordedEvent);
+  }
+
+  /** Resolves on the next in-process commit, the next poll, an abort or close, whichever comes first. */
+  private nextChange(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', wake);
+        this.waiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, this.pollIntervalMs);
+      signal?.addEventListener('abort', wake, { once: true });
+      this.waiters.add(wake);
+    });
+  }
+
+  private wakeAll(): void {
+    for (const wake of [...this.waiters]) wake();
+  }
+}
+
+function prepareStatements(db: Database.Database) {
+  const columns = 'position, event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash';
+  return {
+    dataVersion: db.prepare('PRAGMA data_version').pluck(),
+    selectHead: db.prepare(
+      'SELECT revision, hash FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1',
+    ),
+    selectEventById: db.prepare('SELECT stream_id, revision FROM events WHERE event_id = ?'),
+    insertEvent: db.prepare(
+      `INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    readForwards: db.prepare(
+      `SELECT ${columns} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`,
+    ),
+    readBackwards: db.prepare(
+      `SELECT ${columns} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
+    ),
+    readAll: db.prepare(`SELECT ${columns} FROM events WHERE position > ? ORDER BY position ASC LIMIT ?`),
+    head: db.prepare('SELECT COALESCE(MAX(position), 0) AS head FROM events'),
+  };
+}
+
+function isUniqueViolation(error: unknown, column: string): boolean {
+  const sqliteError = error as { code?: string; message?: string };
+  return sqliteError.code === 'SQLITE_CONSTRAINT_UNIQUE' && sqliteError.message?.includes(column) === true;
+}
+
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    type: row.type,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    streamId: row.stream_id,
+    revision: row.revision,
+    position: row.position,
+    created: row.created,
+    integrity: { hash: row.hash, previousHash: row.previous_hash },
+  };
+}
