@@ -17,6 +17,7 @@ const config: Config = {
   moduleNameMapper: {
     '^@ledger/(.*)$': '<rootDir>/libs/$1/src',
   },
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
   testTimeout: 30_000,
   maxWorkers: 2,
 };
