@@ -1,0 +1,167 @@
+import { createEventStore } from '@ledger/event-store';
+import { PROJECTIONS, rutCheckDigit } from '@ledger/ledger';
+import { loadConfig } from '@ledger/platform';
+import { ApiApp, startApiApp } from './support/api-app';
+import { TestEnvironment, testEnvironment } from './support/environment';
+import { CliResult, runCli } from './support/processes';
+
+// CONTRACT.md, "Operator CLI": every command prints exactly one JSON document
+// on stdout and exits 0, or exits non-zero with one JSON error document.
+// Run as a separate process against the same data directory and Redis prefix
+// as a service that is running meanwhile (in this process).
+describe('operator CLI', () => {
+  // Each CLI run is a new Node process (~2 s alone); the margin is for a loaded 2-core machine.
+  const SLOW = 60_000;
+  let environment: TestEnvironment;
+  let api: ApiApp;
+  let tenantCreated: CliResult;
+  let tenantId: string;
+
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  const cli = (...args: string[]) => runCli(args, environment.env);
+  const rut = (body: string) => ({ system: 'cl-sii', type: 'rut', value: `${body}-${rutCheckDigit(body)}` });
+  const resolve = (apiKey: string, userReference: string, body = '12121212') =>
+    api.http.post('/v1/customers/resolve').set('Authorization', `Bearer ${apiKey}`).send({ userReference, identifiers: [rut(body)] });
+
+  /** Exactly one JSON document on stdout: the whole of it parses (nothing before or after), and no stack trace is in it. */
+  function expectOneJsonDocument(result: CliResult) {
+    expect(() => JSON.parse(result.stdout)).not.toThrow();
+    expect(typeof result.json).toBe('object');
+    expect(result.json).not.toBeNull();
+    expect(result.stdout).not.toMatch(/\n\s+at |\.ts:\d+/);
+  }
+
+  function expectSuccess(result: CliResult) {
+    // stdout and stderr in the comparison so that a failure shows them.
+    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({ status: 0, stdout: expect.any(String), stderr: expect.any(String) });
+    expectOneJsonDocument(result);
+  }
+
+  function expectFailure(result: CliResult) {
+    expect(result.status).not.toBe(0);
+    expect(result.status).not.toBeNull(); // exited, not killed
+    expectOneJsonDocument(result);
+    expect(result.json).toEqual({ error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }) });
+  }
+
+  async function headPosition(): Promise<number> {
+    const store = createEventStore(loadConfig(environment.env, () => undefined));
+    try {
+      return await store.headPosition();
+    } finally {
+      await store.close();
+    }
+  }
+
+  /** Polls `probe` every 20 ms for at most `ms`; returns how long it took, or throws. */
+  async function within(ms: number, probe: () => Promise<boolean>): Promise<number> {
+    const started = Date.now();
+    for (;;) {
+      if (await probe()) return Date.now() - started;
+      if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  beforeAll(async () => {
+    environment = testEnvironment();
+    [api, tenantCreated] = await Promise.all([startApiApp(environment), runCli(['tenant', 'create', '--name', 'Banco del Operador'], environment.env)]);
+    tenantId = tenantCreated.json?.tenantId;
+  }, SLOW);
+  afterAll(async () => {
+    await api.close();
+    await environment.dispose();
+  });
+
+  it('`tenant create --name` prints {"tenantId"} and exits 0', () => {
+    expectSuccess(tenantCreated);
+    expect(tenantCreated.json).toEqual({ tenantId: expect.stringMatching(UUID) });
+  });
+
+  it('`key issue`, `key revoke` and `projections status` print their documents and exit 0', async () => {
+    const [issued, readOnly] = await Promise.all([
+      cli('key', 'issue', '--tenant', tenantId, '--scopes', 'consent:write,consent:read'),
+      cli('key', 'issue', '--tenant', tenantId, '--scopes', 'consent:read'),
+    ]);
+    expectSuccess(issued);
+    expect(issued.json).toEqual({ keyId: expect.stringMatching(/^[0-9a-f]{24}$/), apiKey: expect.any(String), scopes: ['consent:write', 'consent:read'] });
+    expect(issued.json.apiKey).toContain(issued.json.keyId);
+    // The key is shown only on stdout, never in the progress or warnings.
+    expect(issued.stderr).not.toContain(issued.json.apiKey);
+    expectSuccess(readOnly);
+    expect(readOnly.json.scopes).toEqual(['consent:read']);
+
+    // The scopes printed are the scopes the service grants.
+    const created = await resolve(issued.json.apiKey, 'cli-status');
+    expect(created.status).toBe(201);
+    const denied = await resolve(readOnly.json.apiKey, 'cli-status');
+    expect(denied.status).toBe(403);
+    expect(denied.body.code).toBe('INSUFFICIENT_SCOPE');
+
+    const revoked = await cli('key', 'revoke', '--key', readOnly.json.keyId);
+    expectSuccess(revoked);
+    expect(revoked.json).toEqual({ keyId: readOnly.json.keyId, revoked: true });
+
+    // Revoking twice is harmless (docs/decisions/0004-api-keys.md) and writes nothing, so the status
+    // beside it sees a store whose head is the revocation, which the running service has absorbed
+    // (it polls the store every 150 ms; the CLI takes seconds to start).
+    const head = await headPosition();
+    const [status, again] = await Promise.all([cli('projections', 'status'), cli('key', 'revoke', '--key', readOnly.json.keyId)]);
+    expectSuccess(again);
+    expect(again.json).toEqual({ keyId: readOnly.json.keyId, revoked: true });
+    expectSuccess(status);
+    expect(Object.keys(status.json)).toEqual(['projections']);
+    expect(status.json.projections).toEqual(
+      PROJECTIONS.map((p) =>
+        expect.objectContaining({ name: p.name, version: p.version, checkpoint: expect.any(Number), lag: expect.any(Number) }),
+      ),
+    );
+    const customers = status.json.projections.find((p: { name: string }) => p.name === 'customers');
+    expect(customers).toMatchObject({ checkpoint: head, lag: 0 });
+    expect(await headPosition()).toBe(head);
+  }, SLOW);
+
+  it('usage and domain errors exit non-zero with one JSON error document, and record nothing', async () => {
+    const before = await headPosition();
+    const [unknownCommand, missingName, missingScopes, unknownTenant, unknownScope, unknownKey] = await Promise.all([
+      cli('tenant', 'destroy', '--name', 'X'),
+      cli('tenant', 'create'),
+      cli('key', 'issue', '--tenant', tenantId),
+      cli('key', 'issue', '--tenant', '00000000-0000-4000-8000-000000000000', '--scopes', 'consent:write'),
+      cli('key', 'issue', '--tenant', tenantId, '--scopes', 'consent:write,consent:everything'),
+      cli('key', 'revoke', '--key', 'abcdefabcdefabcdefabcdef'),
+    ]);
+    for (const result of [unknownCommand, missingName, missingScopes, unknownTenant, unknownScope, unknownKey]) {
+      expectFailure(result);
+    }
+    // The codes of CONTRACT.md "Errors" where they apply: an unknown id is NOT_FOUND, a bad value VALIDATION_ERROR.
+    expect(unknownTenant.json.error.code).toBe('NOT_FOUND');
+    expect(unknownKey.json.error.code).toBe('NOT_FOUND');
+    expect(unknownScope.json.error.code).toBe('VALIDATION_ERROR');
+    expect(missingName.json.error.message).toMatch(/--name/);
+    expect(missingScopes.json.error.message).toMatch(/--scopes/);
+    expect(unknownCommand.json.error.message).toMatch(/tenant destroy/);
+    expect(await headPosition()).toBe(before);
+  }, SLOW);
+
+  it('a key issued with the CLI works against the running service within 1 s of the CLI exiting; revoked, it stops within 1 s', async () => {
+    const issued = await cli('key', 'issue', '--tenant', tenantId, '--scopes', 'consent:write');
+    expectSuccess(issued);
+    const usableAfter = await within(1_000, async () => [200, 201].includes((await resolve(issued.json.apiKey, 'cli-propagation', '14141414')).status));
+    expect(usableAfter).toBeLessThanOrEqual(1_000);
+    const working = await resolve(issued.json.apiKey, 'cli-propagation', '14141414');
+    expect(working.status).toBe(200);
+
+    const revoked = await cli('key', 'revoke', '--key', issued.json.keyId);
+    expectSuccess(revoked);
+    let last: { status: number; body: any } | undefined;
+    const rejectedAfter = await within(1_000, async () => {
+      last = await resolve(issued.json.apiKey, 'cli-propagation', '14141414');
+      return last.status === 401;
+    });
+    expect(rejectedAfter).toBeLessThanOrEqual(1_000);
+    expect(last!.body).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+    // And it stays revoked.
+    expect((await resolve(issued.json.apiKey, 'cli-propagation', '14141414')).status).toBe(401);
+  }, SLOW);
+});
