@@ -5,7 +5,7 @@
 export default function globalSetup(): void {
   if (!process.env.EVENTSTORE_CONNECTION_STRING) {
     process.stderr.write(
-      '\nnotice: the EventStoreDB contract suite is skipped; set EVENTSTORE_CONNECTION_STRING ' +
+      '\nnotice: the EventStoreDB contract suite is not run; set EVENTSTORE_CONNECTION_STRING ' +
         "(e.g. 'esdb://127.0.0.1:2113?tls=false' with docker/compose.yml's eventstoredb) to run it.\n\n",
     );
   }
