@@ -1,5 +1,6 @@
 import { createEventStore } from '@ledger/event-store';
-import { PROJECTIONS, rutCheckDigit } from '@ledger/ledger';
+import { rutCheckDigit } from '@ledger/ledger';
+import { PROJECTIONS } from '../apps/api/src/projections';
 import { loadConfig } from '@ledger/platform';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { createEventStore } from '@ledger/event-store';
-import { PROJECTIONS, customerDocumentId, rutCheckDigit } from '@ledger/ledger';
+import { customerDocumentId, rutCheckDigit } from '@ledger/ledger';
+import { PROJECTIONS } from '../apps/api/src/projections';
 import { loadConfig } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { REDIS_URL, TestEnvironment, testEnvironment } from './support/environment';

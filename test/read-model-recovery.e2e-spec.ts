@@ -1,4 +1,5 @@
-import { CustomerDocument, PROJECTIONS, customerDocumentId, rutCheckDigit } from '@ledger/ledger';
+import { CustomerDocument, customerDocumentId, rutCheckDigit } from '@ledger/ledger';
+import { PROJECTIONS } from '../apps/api/src/projections';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, deleteRedisKeys, testEnvironment } from './support/environment';

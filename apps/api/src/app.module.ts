@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
-import { PROJECTIONS } from '@ledger/ledger';
+import { PROJECTIONS } from './projections';
 import { LedgerConfig } from '@ledger/platform';
 import { ProjectionsModule } from '@ledger/projections';
 import { QueuesModule } from '@ledger/queues';

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { createEventStore } from '@ledger/event-store';
 import { DomainError, createRedis, loadConfig, systemClock } from '@ledger/platform';
 import { ProjectionRunner } from '@ledger/projections';
-import { PROJECTIONS } from '@ledger/ledger';
+import { PROJECTIONS } from '../../api/src/projections';
 import { UsageError } from './cli-error';
 import { commands } from './commands';
 
