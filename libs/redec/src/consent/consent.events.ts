@@ -1,0 +1,90 @@
+import type { ProtectedValue } from '@ledger/ledger';
+
+export type Channel = 'digital' | 'phone' | 'in_person';
+export type CaptureTiming = 'deferred_external' | 'embedded';
+export type EvidenceKind = 'electronic' | 'audio_recording' | 'physical_document';
+
+/** Where the artifact's bytes are: rendered by the service, supplied and held, or held elsewhere (recorded, never proxied). */
+export type ArtifactOrigin = 'generated_pdf' | 'supplied' | 'external_reference';
+export type ArtifactStatus = 'pending' | 'ready';
+
+export interface ConsentScope {
+  scopeId: string;
+  dataCategoryCode: string;
+}
+
+/** Bytes the service holds (content-addressed) or a resource held elsewhere, identified by its hash. */
+export type EvidenceContent =
+  | { origin: 'held'; contentSha256: string; size: number }
+  | { origin: 'external_reference'; externalReference: string; contentSha256: string };
+
+export type GrantEvidence =
+  | { kind: 'electronic'; authentication: { method: string; reference: string } }
+  | { kind: 'audio_recording'; recordedAt: number; mediaType: string; content: EvidenceContent }
+  | { kind: 'physical_document'; digitizedAt: number; mediaType: string; content: EvidenceContent };
+
+/**
+ * Spec 2.4: the bank's assertion that a representative acted, kept with its
+ * provenance. The service does not verify legal powers and never calls them
+ * verified; the representative's RUT is kept normalized and protected.
+ */
+export interface GrantRepresentation {
+  type: 'representative';
+  identifierRut: ProtectedValue;
+  authorityBasis: 'reporter_asserted_representation';
+  authorityReference: string;
+  assertedAt: number;
+}
+
+export interface ReportableObligationSnapshot {
+  status: string;
+  sourceSystem: string;
+  sourceReference: string;
+}
+
+/**
+ * The grant: an immutable fact, the first of a consent's stream. It carries
+ * everything later consumers need without reading anything else: the
+ * regulatory read (spec 2.5), the evidence view (2.7), the consent
+ * certificate, and the `redec.notification.required` webhook (channel,
+ * granted_at, purpose, medium, objectives, the codes and ids).
+ */
+export interface ConsentGranted {
+  type: 'ConsentGranted';
+  data: {
+    redecConsentId: string;
+    /** The id of the grant action, which notification evidence and the webhook refer to. */
+    consentActionId: string;
+    internalConsentCode: string;
+    interactionId: string;
+    customerId: string;
+    configurationId: string;
+    templateKey: string;
+    configurationVersion: number;
+    regulatoryProfile: string;
+    channel: Channel;
+    captureTiming: CaptureTiming;
+    finalityCode: string;
+    mediumCode: string;
+    objectiveCodes: string[];
+    scopes: ConsentScope[];
+    targets: string[];
+    obligationSourceSystem: string;
+    /** The regulatory grant instant: `occurredAt` for deferred external capture. */
+    grantedAt: number;
+    /** When the service received the grant. */
+    recordedAt: number;
+    /** End of the initial window: 15 banking business days (docs/decisions/0011). Frozen at grant. */
+    initialAccessValidUntil: number;
+    sourceSystem: string;
+    sourceReference: string;
+    representation: GrantRepresentation | null;
+    reportableObligation: ReportableObligationSnapshot | null;
+    evidence: GrantEvidence;
+    artifact: { origin: ArtifactOrigin; status: ArtifactStatus; mediaType: string; contentSha256: string | null };
+    /** SHA-256 of the grant request as received: an identical retry answers the same, a different one is refused. */
+    grantRequestSha256: string;
+  };
+}
+
+export type ConsentEvent = ConsentGranted;

@@ -1,0 +1,180 @@
+import { normalizeRut } from '@ledger/ledger';
+import { DomainError, FieldError, conflict, validationError } from '@ledger/platform';
+import {
+  ArtifactOrigin,
+  CaptureTiming,
+  Channel,
+  ConsentGranted,
+  ConsentScope,
+  EvidenceKind,
+  GrantEvidence,
+  GrantRepresentation,
+  ReportableObligationSnapshot,
+} from './consent.events';
+
+/** What the grant needs of the interaction's Regulatory Profile. */
+export interface GrantPolicy {
+  profileId: string;
+  /** Spec rule 3: how far back `occurredAt` may lie (baseline 7 calendar days). */
+  maxOccurredAtSkewMs: number;
+  /** Spec rule 4: how far a call recording's instant may be from `occurredAt` (baseline 5 minutes). */
+  recordingToleranceMs: number;
+  acceptsEvidence(channel: Channel, kind: EvidenceKind): boolean;
+  /** The REDEC medium code, derived from the evidence; clients never send one. */
+  mediumCodeFor(kind: EvidenceKind): string;
+}
+
+/** The published configuration version the interaction links to. */
+export interface GrantableConfiguration {
+  configurationId: string;
+  templateKey: string;
+  version: number;
+  channel: Channel;
+  captureTiming: CaptureTiming;
+  redec: {
+    finalityCode: string;
+    objectiveCodes: string[];
+    scopes: ConsentScope[];
+    targets: string[];
+    obligationSourceSystem: string;
+    regulatoryProfile: string;
+  } | null;
+}
+
+/** The grant request after the HTTP layer validated its shape, protected the RUT and stored supplied bytes. */
+export interface GrantRequest {
+  occurredAt: number;
+  sourceSystem: string;
+  sourceReference: string;
+  representation: GrantRepresentation | null;
+  scopeIds?: string[];
+  objectiveCodes?: string[];
+  reportableObligation?: ReportableObligationSnapshot;
+  evidence: GrantEvidence;
+}
+
+export interface GrantInput {
+  request: GrantRequest;
+  requestSha256: string;
+  interaction: { interactionId: string; customerId: string };
+  configuration: GrantableConfiguration;
+  policy: GrantPolicy;
+  /** The grant already recorded on this interaction, if any. */
+  existing: ConsentGranted['data'] | null;
+  ids: { redecConsentId: string; consentActionId: string; internalConsentCode: string };
+  /** Receipt time: the service clock when the request arrived. */
+  now: number;
+  initialAccessValidUntil: (grantedAt: number) => number;
+}
+
+export type GrantDecision = { kind: 'granted'; event: ConsentGranted } | { kind: 'already_granted'; grant: ConsentGranted['data'] };
+
+const ARTIFACT_ORIGIN: Record<EvidenceKind, ArtifactOrigin> = {
+  electronic: 'generated_pdf',
+  audio_recording: 'supplied',
+  physical_document: 'supplied',
+};
+
+export function decideGrant(input: GrantInput): GrantDecision {
+  const { request, configuration, policy, now } = input;
+  if (input.existing) {
+    if (input.existing.grantRequestSha256 === input.requestSha256) return { kind: 'already_granted', grant: input.existing };
+    throw conflict('redec_interaction_already_granted', 'This interaction was already granted with a different request.');
+  }
+  const redec = configuration.redec;
+  if (!redec) throw conflict('redec_configuration_required', 'The interaction links to a configuration without a REDEC block.');
+  if (configuration.captureTiming !== 'deferred_external') {
+    throw conflict('redec_capture_is_embedded', 'This configuration captures consent in the embedded flow, not through grant.');
+  }
+
+  if (request.occurredAt > now) {
+    throw refused('occurredAt', 'occurred_at_after_receipt', 'occurredAt is later than the receipt of the grant.');
+  }
+  if (now - request.occurredAt > policy.maxOccurredAtSkewMs) {
+    throw refused('occurredAt', 'occurred_at_beyond_profile_skew', `occurredAt lies further back than the ${policy.profileId} profile allows.`);
+  }
+  const evidence = request.evidence;
+  if (!policy.acceptsEvidence(configuration.channel, evidence.kind)) {
+    throw refused('evidence.kind', 'evidence_kind_not_accepted_for_channel', `The ${policy.profileId} profile does not accept this evidence on the ${configuration.channel} channel.`);
+  }
+  // Rule 4: a call recording must match occurredAt; a paper original's digitization date is never compared.
+  if (evidence.kind === 'audio_recording' && Math.abs(evidence.recordedAt - request.occurredAt) > policy.recordingToleranceMs) {
+    throw refused('evidence.recordedAt', 'recording_outside_tolerance', 'The recording instant does not match occurredAt within the profile tolerance.');
+  }
+
+  const scopes = subset('scopeIds', request.scopeIds, redec.scopes, (s) => s.scopeId);
+  const objectiveCodes = subset('objectiveCodes', request.objectiveCodes, redec.objectiveCodes, (o) => o);
+  const grantedAt = request.occurredAt;
+  const mediaType = evidence.kind === 'electronic' ? 'application/pdf' : evidence.mediaType;
+  const held = evidence.kind === 'electronic' ? null : evidence.content;
+  const artifact = {
+    origin: held?.origin === 'external_reference' ? ('external_reference' as const) : ARTIFACT_ORIGIN[evidence.kind],
+    // Supplied bytes are stored before the fact is recorded; a PDF is rendered afterwards.
+    status: evidence.kind === 'electronic' ? ('pending' as const) : ('ready' as const),
+    mediaType,
+    contentSha256: held?.contentSha256 ?? null,
+  };
+
+  return {
+    kind: 'granted',
+    event: {
+      type: 'ConsentGranted',
+      data: {
+        ...input.ids,
+        interactionId: input.interaction.interactionId,
+        customerId: input.interaction.customerId,
+        configurationId: configuration.configurationId,
+        templateKey: configuration.templateKey,
+        configurationVersion: configuration.version,
+        regulatoryProfile: policy.profileId,
+        channel: configuration.channel,
+        captureTiming: configuration.captureTiming,
+        finalityCode: redec.finalityCode,
+        mediumCode: policy.mediumCodeFor(evidence.kind),
+        objectiveCodes,
+        scopes,
+        targets: redec.targets,
+        obligationSourceSystem: redec.obligationSourceSystem,
+        grantedAt,
+        recordedAt: now,
+        initialAccessValidUntil: input.initialAccessValidUntil(grantedAt),
+        sourceSystem: request.sourceSystem,
+        sourceReference: request.sourceReference,
+        representation: request.representation,
+        reportableObligation: request.reportableObligation ?? null,
+        evidence,
+        artifact,
+        grantRequestSha256: input.requestSha256,
+      },
+    },
+  };
+}
+
+/** CONTRACT.md: optional, a non-empty subset of the configuration's; default all. */
+function subset<T>(field: string, requested: string[] | undefined, allowed: T[], keyOf: (item: T) => string): T[] {
+  if (requested === undefined) return allowed;
+  const errors: FieldError[] = [];
+  if (requested.length === 0) errors.push({ field, reason: 'required' });
+  requested.forEach((key, index) => {
+    if (!allowed.some((item) => keyOf(item) === key)) errors.push({ field: `${field}[${index}]`, reason: 'not_in_configuration' });
+    else if (requested.indexOf(key) !== index) errors.push({ field: `${field}[${index}]`, reason: 'duplicate' });
+  });
+  if (errors.length > 0) throw validationError(`${field} must be a non-empty subset of the configuration's.`, { errors });
+  return allowed.filter((item) => requested.includes(keyOf(item)));
+}
+
+/** A rule refused one field of the grant: a VALIDATION_ERROR whose reason names the rule. */
+function refused(field: string, reason: string, detail: string): DomainError {
+  return validationError(detail, { reason, errors: [{ field, reason }] });
+}
+
+/** Spec 2.4: the representative's RUT as typed, normalized; its check digit must be valid. */
+export function normalizeRepresentativeRut(identifierRutInput: string): string {
+  const rut = normalizeRut(identifierRutInput);
+  if (rut === null) {
+    throw validationError('representation.identifierRutInput is not a valid RUT.', {
+      errors: [{ field: 'representation.identifierRutInput', reason: 'invalid_rut' }],
+    });
+  }
+  return rut;
+}
