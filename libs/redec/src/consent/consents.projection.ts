@@ -1,0 +1,34 @@
+import type { RecordedEvent } from '@ledger/event-store';
+import { ConsentEvent } from './consent.events';
+import { ConsentState, evolveConsent } from './consent.state';
+
+const CONSENT_EVENT_TYPES = new Set<string>(['ConsentGranted']);
+
+export function consentDocumentId(tenantId: string, redecConsentId: string): string {
+  return `${tenantId}:${redecConsentId}`;
+}
+
+/** Exact lookups of spec 4: by internal code (GET /v1/redec/consents) and by customer. */
+export const consentIndexes = {
+  internalConsentCode: (tenantId: string, code: string) => ({ index: 'internalConsentCode', value: `${tenantId}:${code}` }),
+  customer: (tenantId: string, customerId: string) => ({ index: 'customer', value: `${tenantId}:${customerId}` }),
+};
+
+/** The REDEC consents of every tenant, one document per consent with its folded state. */
+export const consentsProjection = {
+  name: 'redec-consents',
+  version: 1,
+  route(event: RecordedEvent): string[] {
+    if (!CONSENT_EVENT_TYPES.has(event.type) || !event.metadata.tenantId) return [];
+    return [consentDocumentId(event.metadata.tenantId, (event.data as { redecConsentId: string }).redecConsentId)];
+  },
+  evolve(state: ConsentState | null, event: RecordedEvent): ConsentState | null {
+    return evolveConsent(state, event as unknown as ConsentEvent, event.metadata.tenantId!);
+  },
+  indexes(state: ConsentState) {
+    return [
+      consentIndexes.internalConsentCode(state.tenantId, state.grant.internalConsentCode),
+      consentIndexes.customer(state.tenantId, state.grant.customerId),
+    ];
+  },
+};
