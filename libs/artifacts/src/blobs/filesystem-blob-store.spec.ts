@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BlobCorruptedError, InvalidContentHashError } from './blob-store.port';
+import { FilesystemBlobStore } from './filesystem-blob-store';
+// The module object itself (not an interop copy), so that spying on `open` reaches the store's calls.
+import fsPromises = require('node:fs/promises');
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+describe('FilesystemBlobStore', () => {
+  let root: string;
+  let store: FilesystemBlobStore;
+
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'blob-store-'));
+    store = new FilesystemBlobStore(join(root, 'blobs'));
+  });
+
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const blobPath = (hash: string) => join(root, 'blobs', hash.slice(0, 2), hash.slice(2, 4), hash);
+
+  it('stores bytes under their SHA-256 in fan-out directories and reads them back', async () => {
+    const bytes = Buffer.from('%PDF-1.4 certificado ñ');
+    const stored = await store.put(bytes);
+
+    expect(stored).toEqual({ contentSha256: sha256(bytes), size: bytes.length });
+    expect(existsSync(blobPath(stored.contentSha256))).toBe(true);
+    expect(await store.has(stored.contentSha256)).toBe(true);
+    expect(await store.get(stored.contentSha256)).toEqual(bytes);
+  });
+
+  it('stores empty bytes like any other', async () => {
+    const stored = await store.put(Buffer.alloc(0));
+    expect(stored).toEqual({ contentSha256: sha256(Buffer.alloc(0)), size: 0 });
+    expect(await store.get(stored.contentSha256)).toEqual(Buffer.alloc(0));
+  });
+
+  it('answers null and false for a hash it does not hold', async () => {
+    const absent = sha256(Buffer.from('never stored'));
+    expect(await store.get(absent)).toBeNull();
+    expect(await store.has(absent)).toBe(false);
+  });
+
+  it('is idempotent: the same bytes twice are one blob', async () => {
+    const bytes = Buffer.from('audio');
+    const first = await store.put(bytes);
+    const second = await store.put(Buffer.from(bytes));
+
+    expect(second).toEqual(first);
+    expect(await readdir(join(root, 'blobs', first.contentSha256.slice(0, 2), first.contentSha256.slice(2, 4)))).toEqual([
+      first.contentSha256,
+    ]);
+  });
+
+  it('survives concurrent puts of the same bytes, leaving one intact blob and no temporary file', async () => {
+    const bytes = Buffer.alloc(256 * 1024, 7);
+    const results = await Promise.all(Array.from({ length: 8 }, () => store.put(bytes)));
+    const hash = sha256(bytes);
+
+    expect(new Set(results.map((r) => r.contentSha256))).toEqual(new Set([hash]));
+    expect(await readdir(join(root, 'blobs', hash.slice(0, 2), hash.slice(2, 4)))).toEqual([hash]);
+    expect(await store.get(hash)).toEqual(bytes);
+  });
+
+  it('detects a blob altered on disk instead of returning its bytes', async () => {
+    const { contentSha256 } = await store.put(Buffer.from('original'));
+    await writeFile(blobPath(contentSha256), 'tampered');
+
+    const read = store.get(contentSha256);
+    await expect(read).rejects.toBeInstanceOf(BlobCorruptedError);
+    await expect(store.get(contentSha256)).rejects.toThrow(`stored blob ${contentSha256} is corrupted`);
+  });
+
+  it('repairs a damaged blob when the same bytes are put again', async () => {
+    const bytes = Buffer.from('original');
+    const { contentSha256 } = await store.put(bytes);
+    await writeFile(blobPath(contentSha256), 'tampered');
+
+    await store.put(bytes);
+    expect(await store.get(contentSha256)).toEqual(bytes);
+  });
+
+  it('leaves nothing under the final name when the write fails midway', async () => {
+    const bytes = Buffer.alloc(64 * 1024, 1);
+    const hash = sha256(bytes);
+    const realOpen = fsPromises.open;
+    // Being root here, a read-only directory would not stop the write; a file
+    // handle that writes half and then reports a full disk does.
+    jest.spyOn(fsPromises, 'open').mockImplementation(async (path, flags, mode) => {
+      const handle = await realOpen(path, flags, mode);
+      if (flags === 'wx') {
+        handle.writeFile = async (data) => {
+          await handle.write((data as Buffer).subarray(0, (data as Buffer).length / 2));
+          throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+        };
+      }
+      return handle;
+    });
+
+    await expect(store.put(bytes)).rejects.toThrow('ENOSPC');
+    expect(existsSync(blobPath(hash))).toBe(false);
+    expect(await readdir(join(root, 'blobs', hash.slice(0, 2), hash.slice(2, 4)))).toEqual([]);
+    expect(await store.has(hash)).toBe(false);
+    expect(await store.get(hash)).toBeNull();
+
+    jest.restoreAllMocks();
+    await store.put(bytes);
+    expect(await store.get(hash)).toEqual(bytes);
+  });
+
+  it.each([
+    ['a path traversal', '../../../../etc/passwd'],
+    ['a traversal padded to 64 characters', `../${'a'.repeat(61)}`],
+    ['upper-case hex', sha256(Buffer.from('x')).toUpperCase()],
+    ['a short hash', 'abc123'],
+    ['an empty string', ''],
+  ])('refuses %s as a hash', async (_, hash) => {
+    await expect(store.get(hash)).rejects.toBeInstanceOf(InvalidContentHashError);
+    await expect(store.has(hash)).rejects.toBeInstanceOf(InvalidContentHashError);
+  });
+});
