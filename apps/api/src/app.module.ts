@@ -5,6 +5,7 @@ import { LedgerConfig } from '@ledger/platform';
 import { ProjectionsModule } from '@ledger/projections';
 import { QueuesModule } from '@ledger/queues';
 import { declaredQueues } from '../../worker/src/declared-queues';
+import { ConfigurationsModule } from './configurations/configurations.module';
 import { CustomersModule } from './customers/customers.module';
 import { HealthController } from './health/health.controller';
 import { LedgerCoreModule } from './ledger-core.module';
@@ -20,6 +21,7 @@ export class AppModule {
         ProjectionsModule.forRoot({ projections: PROJECTIONS }),
         QueuesModule.forRoot({ queues: declaredQueues }),
         CustomersModule,
+        ConfigurationsModule.forRoot(config),
       ],
       controllers: [HealthController],
     };

@@ -19,6 +19,8 @@ export interface LedgerConfig {
   /** Whether the API process runs the queue workers itself (default) or leaves them to apps/worker. */
   inProcessWorkers: boolean;
   logLevel: string;
+  /** Regulatory Profiles beside the built-in baseline (JSON, read and validated at start-up). */
+  profilesFile: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -47,6 +49,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     clockOffsetMs,
     inProcessWorkers: (env.LEDGER_WORKERS ?? 'in-process') !== 'external',
     logLevel: env.LOG_LEVEL ?? 'info',
+    profilesFile: env.LEDGER_PROFILES_FILE ? resolve(env.LEDGER_PROFILES_FILE) : undefined,
   };
 }
 

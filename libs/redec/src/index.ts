@@ -1,2 +1,4 @@
 export * from './calendar';
+export * from './configuration';
+export * from './profiles';
 export * from './consent';

@@ -1,0 +1,55 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Idempotent, RequireScopes } from '@ledger/http';
+import { Scopes } from '@ledger/platform';
+import { ConfigurationContent, ConfigurationPublished } from '@ledger/redec';
+import { ConfigurationResponseDto, configurationResponse } from '../configuration.response.dto';
+import { PublishConfigurationCommand } from './publish-configuration.command';
+import { PublishConfigurationRequestDto } from './publish-configuration.request.dto';
+
+@ApiTags('configurations')
+@ApiBearerAuth()
+@Controller('v1/configurations')
+export class PublishConfigurationHttpController {
+  constructor(private readonly commandBus: CommandBus) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequireScopes(Scopes.ADMIN)
+  @Idempotent({ required: false })
+  @ApiOperation({
+    summary: 'Publish the next version of a consent template',
+    description:
+      'Versions are numbered 1, 2, 3… per `templateKey` within the tenant; a published version never changes, and each has its own `configurationId`. ' +
+      'Concurrent publications of one template get distinct consecutive versions. `redec.regulatoryProfile` must name a known Regulatory Profile that supports the `channel`; ' +
+      '`objectiveCodes` and `scopes[].scopeId` must be unique. Scope `consent:admin`. An optional Idempotency-Key replays the first answer exactly.',
+  })
+  @ApiCreatedResponse({ type: ConfigurationResponseDto, description: 'The published version, readable at once with GET /v1/configurations/{configurationId}.' })
+  async publish(@Body() body: PublishConfigurationRequestDto): Promise<ConfigurationResponseDto> {
+    const published = await this.commandBus.execute<PublishConfigurationCommand, ConfigurationPublished['data']>(new PublishConfigurationCommand(toContent(body)));
+    return configurationResponse(published);
+  }
+}
+
+/** Plain data for the fact: exactly the validated members, `redec` null when not sent. */
+function toContent(body: PublishConfigurationRequestDto): ConfigurationContent {
+  const { redec } = body;
+  return {
+    templateKey: body.templateKey,
+    title: body.title,
+    text: body.text,
+    channel: body.channel,
+    captureTiming: body.captureTiming,
+    redec: redec
+      ? {
+          finalityCode: redec.finalityCode,
+          objectiveCodes: [...redec.objectiveCodes],
+          scopes: redec.scopes.map((s) => ({ scopeId: s.scopeId, dataCategoryCode: s.dataCategoryCode })),
+          targets: [...redec.targets],
+          obligationSourceSystem: redec.obligationSourceSystem,
+          regulatoryProfile: redec.regulatoryProfile,
+        }
+      : null,
+  };
+}

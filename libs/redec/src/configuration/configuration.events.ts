@@ -1,0 +1,38 @@
+import type { CaptureTiming, Channel, ConsentScope } from '../consent/consent.events';
+
+/**
+ * What a REDEC configuration fixes for every consent captured under it:
+ * purpose (`finalityCode`), objectives, scopes, targets, the system the
+ * reportable obligations come from, and the Regulatory Profile that judges
+ * the interaction's identifiers and the grant's evidence and timing.
+ */
+export interface RedecTerms {
+  finalityCode: string;
+  /** Two-digit objective codes, unique. */
+  objectiveCodes: string[];
+  /** Unique by scopeId. */
+  scopes: ConsentScope[];
+  targets: string[];
+  obligationSourceSystem: string;
+  regulatoryProfile: string;
+}
+
+export const CAPTURE_TIMINGS = ['deferred_external', 'embedded'] as const satisfies readonly CaptureTiming[];
+
+/** What the integrator publishes; `redec` is null for a general (non-REDEC) consent. */
+export interface ConfigurationContent {
+  templateKey: string;
+  title: string;
+  text: string;
+  channel: Channel;
+  captureTiming: CaptureTiming;
+  redec: RedecTerms | null;
+}
+
+/** The next version of a template, published. Immutable: a change is a new version with a new configurationId. */
+export interface ConfigurationPublished {
+  type: 'ConfigurationPublished';
+  data: ConfigurationContent & { configurationId: string; version: number; publishedAt: number };
+}
+
+export type ConfigurationEvent = ConfigurationPublished;

@@ -1,0 +1,32 @@
+import type { RecordedEvent } from '@ledger/event-store';
+import { ConfigurationPublished } from './configuration.events';
+import { configurationsProjection } from './configurations.projection';
+
+const data: ConfigurationPublished['data'] = {
+  configurationId: 'cfg-1',
+  templateKey: 'redec-credit-evaluation',
+  version: 1,
+  publishedAt: 1_763_800_000_000,
+  title: 'Consulta',
+  text: 'Autorizo...',
+  channel: 'digital',
+  captureTiming: 'deferred_external',
+  redec: null,
+};
+const recorded = (type: string, tenantId: string | null = 't1'): RecordedEvent =>
+  ({ id: 'e1', type, data, metadata: { tenantId: tenantId ?? undefined, correlationId: 'c', recordedAt: 1, schemaVersion: 1 }, streamId: 's', revision: 0, position: 1, created: 1, integrity: { hash: 'h', previousHash: null } }) as RecordedEvent;
+
+describe('configurations projection', () => {
+  it('keeps each published version under its tenant and id, findable by template', () => {
+    const event = recorded('ConfigurationPublished');
+    expect(configurationsProjection.route(event)).toEqual(['t1:cfg-1']);
+    const document = configurationsProjection.evolve(null, event)!;
+    expect(document).toEqual({ tenantId: 't1', ...data });
+    expect(configurationsProjection.indexes!(document)).toEqual([{ index: 'template', value: 't1:redec-credit-evaluation' }]);
+  });
+
+  it('ignores other facts and facts without a tenant', () => {
+    expect(configurationsProjection.route(recorded('CustomerRegistered'))).toEqual([]);
+    expect(configurationsProjection.route(recorded('ConfigurationPublished', null))).toEqual([]);
+  });
+});

@@ -1,0 +1,4 @@
+export * from './configuration.events';
+export * from './configuration.decider';
+export * from './publish-configuration';
+export * from './configurations.projection';

@@ -1,0 +1,56 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
+import { CommandContext, loadAggregate, toNewEvent } from '@ledger/ledger';
+import { conflict } from '@ledger/platform';
+import { ProfileCatalog } from '../profiles/profile-catalog';
+import { ConfigurationTemplate, decidePublication, evolveConfigurationTemplate } from './configuration.decider';
+import { ConfigurationContent, ConfigurationPublished } from './configuration.events';
+
+/**
+ * One stream per template of a tenant, so that its versions are numbered by
+ * appending at the exact expected revision. The key is hashed: it is the
+ * integrator's free text and stream names stay short and plain.
+ */
+export function configurationTemplateStream(tenantId: string, templateKey: string): string {
+  return `configuration-template-${tenantId}-${createHash('sha256').update(templateKey).digest('hex')}`;
+}
+
+export interface PublishConfigurationResult {
+  configuration: ConfigurationPublished['data'];
+  /** Global position of the publication, for read-your-writes. */
+  position: number;
+}
+
+/**
+ * Each lost race means another publication of the template committed, so a
+ * publication waits behind at most as many as run at once; past this many
+ * the template is being hammered and the client is told to retry.
+ */
+const MAX_ATTEMPTS = 50;
+
+/**
+ * Publishes the next version of a template. Two concurrent publications load
+ * the same latest version; the second append fails on the expected revision
+ * and is decided again on the fresh stream, so they get consecutive versions.
+ */
+export async function publishConfiguration(
+  store: EventStore,
+  profiles: ProfileCatalog,
+  content: ConfigurationContent,
+  context: CommandContext & { tenantId: string },
+): Promise<PublishConfigurationResult> {
+  const streamId = configurationTemplateStream(context.tenantId, content.templateKey);
+  const configurationId = randomUUID();
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const { state, expectedRevision } = await loadAggregate<ConfigurationTemplate, ConfigurationPublished>(store, streamId, evolveConfigurationTemplate);
+    const [published] = decidePublication({ type: 'PublishConfiguration', data: { configurationId, content }, metadata: { now: context.now } }, state, profiles);
+    try {
+      const { position } = await store.append(streamId, [toNewEvent(published, context)], expectedRevision);
+      return { configuration: published.data, position };
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) continue;
+      throw error;
+    }
+  }
+  throw conflict('configuration_publication_contended', 'Too many publications of this template at once; retry shortly.');
+}
