@@ -1,6 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
-import { PROJECTIONS } from './projections';
 import { LedgerConfig } from '@ledger/platform';
 import { ProjectionsModule } from '@ledger/projections';
 import { QueuesModule } from '@ledger/queues';
@@ -9,6 +8,8 @@ import { ConfigurationsModule } from './configurations/configurations.module';
 import { CustomersModule } from './customers/customers.module';
 import { HealthController } from './health/health.controller';
 import { LedgerCoreModule } from './ledger-core.module';
+import { PROJECTIONS } from './projections';
+import { RedecModule } from './redec/redec.module';
 
 @Module({})
 export class AppModule {
@@ -22,6 +23,7 @@ export class AppModule {
         QueuesModule.forRoot({ queues: declaredQueues }),
         CustomersModule,
         ConfigurationsModule.forRoot(config),
+        RedecModule.forRoot(config),
       ],
       controllers: [HealthController],
     };

@@ -13,8 +13,14 @@ import { buildOpenApiDocument } from './openapi/openapi';
 export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS.WritableStream): Promise<NestFastifyApplication> {
   const logger = pino({ level: config.logLevel }, logDestination ?? process.stdout);
   const app = await createHttpApp(AppModule.forRoot(config), logger);
-  const document = buildOpenApiDocument(app);
-  app.getHttpAdapter().getInstance().get('/openapi.json', (_request, reply) => reply.send(document));
+  try {
+    const document = buildOpenApiDocument(app);
+    app.getHttpAdapter().getInstance().get('/openapi.json', (_request, reply) => reply.send(document));
+  } catch (error) {
+    // The modules already hold connections (Redis, the store); a failed start must not leave them open.
+    await app.close();
+    throw error;
+  }
   // Exit 0 after the shutdown hooks (HTTP closed, workers drained, projections stopped, store closed).
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   return app;

@@ -1,4 +1,6 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { join } from 'node:path';
+import { BLOB_STORE, FilesystemBlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore, createEventStore } from '@ledger/event-store';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '@ledger/http';
 import { verifyApiKey } from '@ledger/ledger';
@@ -17,8 +19,9 @@ class EventStoreLifecycle implements OnApplicationShutdown {
 /**
  * What every module of the service may inject: the configuration, the clock,
  * the event store (SQLite by default, EventStoreDB when configured), the
- * identifier protection derived from the master key, and the API key verifier
- * the authentication guard calls.
+ * identifier protection derived from the master key, the blob store of
+ * evidence and artifacts, and the API key verifier the authentication guard
+ * calls.
  */
 @Module({})
 export class LedgerCoreModule {
@@ -31,6 +34,7 @@ export class LedgerCoreModule {
         { provide: CLOCK, useValue: systemClock(config.clockOffsetMs) },
         { provide: EVENT_STORE, useFactory: () => createEventStore(config) },
         { provide: IdentifierProtection, useValue: new IdentifierProtection(config.masterKey) },
+        { provide: BLOB_STORE, useValue: new FilesystemBlobStore(join(config.dataDir, 'blobs')) },
         {
           provide: API_KEY_VERIFIER,
           inject: [EVENT_STORE],
@@ -38,7 +42,7 @@ export class LedgerCoreModule {
         },
         EventStoreLifecycle,
       ],
-      exports: [LEDGER_CONFIG, CLOCK, EVENT_STORE, IdentifierProtection, API_KEY_VERIFIER],
+      exports: [LEDGER_CONFIG, CLOCK, EVENT_STORE, IdentifierProtection, BLOB_STORE, API_KEY_VERIFIER],
     };
   }
 }

@@ -8,3 +8,4 @@ export * from './customers/identifier-input';
 export * from './customers/rut';
 export * from './customers/resolve-customer';
 export * from './customers/customers.projection';
+export * from './load-aggregate';

@@ -21,6 +21,8 @@ export interface LedgerConfig {
   logLevel: string;
   /** Regulatory Profiles beside the built-in baseline (JSON, read and validated at start-up). */
   profilesFile: string | undefined;
+  /** Holidays beside the shipped table (LEDGER_HOLIDAYS_FILE), e.g. a newly declared one-off holiday. */
+  holidaysFile: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -50,6 +52,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     inProcessWorkers: (env.LEDGER_WORKERS ?? 'in-process') !== 'external',
     logLevel: env.LOG_LEVEL ?? 'info',
     profilesFile: env.LEDGER_PROFILES_FILE ? resolve(env.LEDGER_PROFILES_FILE) : undefined,
+    holidaysFile: env.LEDGER_HOLIDAYS_FILE ? resolve(env.LEDGER_HOLIDAYS_FILE) : undefined,
   };
 }
 

@@ -2,3 +2,5 @@ export * from './calendar';
 export * from './configuration';
 export * from './profiles';
 export * from './consent';
+export * from './interaction';
+export * from './streams';

@@ -1,4 +1,5 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidationOptions, registerDecorator } from 'class-validator';
 import { FieldError, validationError } from '@ledger/platform';
 
 /**
@@ -61,6 +62,35 @@ function reasonOf(error: ValidationError): string {
   return REASON_BY_CONSTRAINT[name] ?? name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
 }
 
+/** Marks a constraint whose failure names the whole request's problem (the problem's top-level `reason`). */
+const REQUEST_REASON = { requestReason: true };
+
+/**
+ * A property the client must not send, e.g. a value the service generates
+ * (spec 4 rule 2: `internalConsentCode` is server-generated). Sending it is a
+ * VALIDATION_ERROR whose top-level `reason` and field reason are `reason`.
+ */
+export function MustNotBeSent(reason: string, options: ValidationOptions = {}): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: reason,
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { ...options, context: REQUEST_REASON },
+      validator: { validate: (value: unknown) => value === undefined },
+    });
+}
+
+function requestReasonOf(errors: ValidationError[]): string | undefined {
+  for (const error of errors) {
+    const marked = Object.entries(error.contexts ?? {}).find(([, context]) => (context as typeof REQUEST_REASON).requestReason);
+    if (marked) return marked[0];
+    const nested = requestReasonOf(error.children ?? []);
+    if (nested) return nested;
+  }
+  return undefined;
+}
+
 /**
  * The global pipe: closed DTOs (unknown properties are errors, not silently
  * dropped), nested validation, no implicit type conversion (a string is never
@@ -76,7 +106,7 @@ export class RequestValidationPipe extends ValidationPipe {
       transformOptions: { enableImplicitConversion: false },
       exceptionFactory: (errors: ValidationError[]) => {
         const fieldErrors = toFieldErrors(errors);
-        return validationError(`The request has ${fieldErrors.length} invalid field(s).`, { errors: fieldErrors });
+        return validationError(`The request has ${fieldErrors.length} invalid field(s).`, { reason: requestReasonOf(errors), errors: fieldErrors });
       },
     });
   }

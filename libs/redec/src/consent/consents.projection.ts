@@ -12,6 +12,8 @@ export function consentDocumentId(tenantId: string, redecConsentId: string): str
 export const consentIndexes = {
   internalConsentCode: (tenantId: string, code: string) => ({ index: 'internalConsentCode', value: `${tenantId}:${code}` }),
   customer: (tenantId: string, customerId: string) => ({ index: 'customer', value: `${tenantId}:${customerId}` }),
+  /** Filled by the credit extensions a consent carries (spec 2.10). */
+  creditOperationReference: (tenantId: string, reference: string) => ({ index: 'creditOperationReference', value: `${tenantId}:${reference}` }),
 };
 
 /** The REDEC consents of every tenant, one document per consent with its folded state. */

@@ -75,12 +75,15 @@ const ARTIFACT_ORIGIN: Record<EvidenceKind, ArtifactOrigin> = {
   physical_document: 'supplied',
 };
 
+/** A second grant of an interaction: an identical request answers the first grant, a different one is refused. */
+export function repeatedGrant(existing: ConsentGranted['data'], requestSha256: string): ConsentGranted['data'] {
+  if (existing.grantRequestSha256 === requestSha256) return existing;
+  throw conflict('redec_interaction_already_granted', 'This interaction was already granted with a different request.');
+}
+
 export function decideGrant(input: GrantInput): GrantDecision {
   const { request, configuration, policy, now } = input;
-  if (input.existing) {
-    if (input.existing.grantRequestSha256 === input.requestSha256) return { kind: 'already_granted', grant: input.existing };
-    throw conflict('redec_interaction_already_granted', 'This interaction was already granted with a different request.');
-  }
+  if (input.existing) return { kind: 'already_granted', grant: repeatedGrant(input.existing, input.requestSha256) };
   const redec = configuration.redec;
   if (!redec) throw conflict('redec_configuration_required', 'The interaction links to a configuration without a REDEC block.');
   if (configuration.captureTiming !== 'deferred_external') {

@@ -1,0 +1,32 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class RevocationDto {
+  @ApiProperty({ type: 'integer' }) revokedAt!: number;
+  @ApiProperty() channel!: string;
+  @ApiProperty({ description: 'False when a credit granted before the revocation keeps the consent.' }) effective!: boolean;
+  @ApiProperty({ type: 'integer', nullable: true }) correctedAt!: number | null;
+}
+
+/** Spec 2.5: the regulatory consent representation. */
+export class ConsentRepresentationDto {
+  @ApiProperty({ format: 'uuid' }) redecConsentId!: string;
+  @ApiProperty({ description: 'Regulatory internal code: 20 characters of 0-9A-Z.' }) internalConsentCode!: string;
+  @ApiProperty({ format: 'uuid' }) customerId!: string;
+  @ApiProperty({ enum: ['granted', 'extended', 'revoked', 'expired'], description: 'Derived from the facts and the clock at read time.' }) status!: string;
+  @ApiProperty({ example: 'digital' }) channel!: string;
+  @ApiProperty({ example: 'deferred_external' }) captureTiming!: string;
+  @ApiProperty({ type: 'integer', description: 'Regulatory grant instant (epoch ms).' }) grantedAt!: number;
+  @ApiProperty({ type: 'integer', description: 'End of the initial window (epoch ms).' }) initialAccessValidUntil!: number;
+  @ApiProperty({ description: 'Purpose code.' }) finalityCode!: string;
+  @ApiProperty({ description: 'Medium code, derived from the evidence.' }) mediumCode!: string;
+  @ApiProperty({ type: [String], description: 'Two-digit objective codes.' }) objectiveCodes!: string[];
+  @ApiPropertyOptional({ type: RevocationDto, nullable: true, description: 'Present when a revocation was recorded.' }) revocation!: RevocationDto | null;
+  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Credit extensions (spec 2.10).' }) creditExtensions!: unknown[];
+  @ApiProperty({ enum: ['pending', 'ready'] }) artifactStatus!: string;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Minimum retention floor; null while valid or extended. Not a deletion date.' }) retentionUntil!: number | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'Basis of the floor, e.g. `loss_of_validity`.' }) retentionBasis!: string | null;
+}
+
+export class ConsentListDto {
+  @ApiProperty({ type: [ConsentRepresentationDto] }) consents!: ConsentRepresentationDto[];
+}

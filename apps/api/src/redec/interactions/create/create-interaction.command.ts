@@ -1,0 +1,39 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { EVENT_STORE, EventStore } from '@ledger/event-store';
+import { CLOCK, Clock, IdentifierProtection } from '@ledger/platform';
+import { ReadModel } from '@ledger/projections';
+import { CreateInteractionRequest, CreateInteractionResult, ProfileCatalog, createInteraction, readConfiguration } from '@ledger/redec';
+import { ReadYourWrites } from '../../../read-your-writes';
+import { requestCommandContext } from '../../../request-command-context';
+
+export class CreateInteractionCommand {
+  constructor(readonly request: CreateInteractionRequest) {}
+}
+
+@CommandHandler(CreateInteractionCommand)
+export class CreateInteractionHandler implements ICommandHandler<CreateInteractionCommand, CreateInteractionResult> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly protection: IdentifierProtection,
+    private readonly profiles: ProfileCatalog,
+    private readonly readModel: ReadModel,
+    private readonly readYourWrites: ReadYourWrites,
+  ) {}
+
+  async execute({ request }: CreateInteractionCommand): Promise<CreateInteractionResult> {
+    const result = await createInteraction(
+      {
+        store: this.store,
+        protection: this.protection,
+        profiles: this.profiles,
+        findConfiguration: (tenantId, configurationId) => readConfiguration(this.readModel, tenantId, configurationId),
+      },
+      request,
+      requestCommandContext(this.clock),
+    );
+    await this.readYourWrites.waitFor(result.position);
+    return result;
+  }
+}

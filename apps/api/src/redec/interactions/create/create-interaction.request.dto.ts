@@ -1,0 +1,42 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { IdentifierDto } from '../../../customers/resolve/resolve-customer.request.dto';
+
+/** Spec 2.2 and CONTRACT.md: `{ configurationId, userReference, identifiers }` or `{ configurationId, customerId }`. */
+export class CreateInteractionRequestDto {
+  @ApiProperty({ description: 'The published configuration (with a `redec` block) the interaction links to.', format: 'uuid' })
+  @IsUUID()
+  configurationId!: string;
+
+  @ApiPropertyOptional({ description: 'A customer of this tenant resolved earlier. Send this, or `userReference` with `identifiers`.', format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  customerId?: string;
+
+  @ApiPropertyOptional({ description: 'Resolves the customer inline with the rules of POST /v1/customers/resolve.', maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  userReference?: string;
+
+  @ApiPropertyOptional({
+    type: [IdentifierDto],
+    description: "With `userReference`. The identifiers and their provenance must satisfy the configuration's channel under its Regulatory Profile.",
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(20)
+  @ValidateNested({ each: true })
+  @Type(() => IdentifierDto)
+  identifiers?: IdentifierDto[];
+}
+
+export class CreateInteractionResponseDto {
+  @ApiProperty({ format: 'uuid' }) interactionId!: string;
+  @ApiProperty({ format: 'uuid', description: 'The tenant-scoped customer the interaction is for.' }) customerId!: string;
+  @ApiProperty({ format: 'uuid' }) configurationId!: string;
+  @ApiProperty({ description: 'Whether resolving the customer inline created it.' }) customerCreated!: boolean;
+}

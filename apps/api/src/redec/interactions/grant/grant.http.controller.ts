@@ -1,0 +1,79 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '@ledger/event-store';
+import { Idempotent, RequireScopes } from '@ledger/http';
+import { FieldError, Scopes, notFound, validationError } from '@ledger/platform';
+import { EvidenceInput, GrantConsentRequest, GrantConsentResult } from '@ledger/redec';
+import { GrantConsentCommand } from './grant.command';
+import { EvidenceDto, GrantRequestDto, GrantResponseDto } from './grant.request.dto';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+@ApiTags('redec')
+@ApiBearerAuth()
+@Controller('v1/redec/consent-interactions')
+export class GrantHttpController {
+  constructor(private readonly commandBus: CommandBus) {}
+
+  @Post(':interactionId/grant')
+  @HttpCode(201)
+  @RequireScopes(Scopes.WRITE)
+  @Idempotent({ required: false })
+  @ApiOperation({
+    summary: 'Record the grant of consent captured outside the service (spec 2.3)',
+    description:
+      'Requires occurredAt, sourceSystem, sourceReference and the evidence. occurredAt is the regulatory grantedAt and may be neither later than the receipt nor further back than the Regulatory Profile allows (baseline 7 days); ' +
+      "a call recording's instant must match occurredAt within the profile tolerance (baseline 5 minutes); a paper original's digitization date is never compared. " +
+      'internalConsentCode must not be sent (400, reason internal_consent_code_is_server_generated). The medium is derived from the evidence. ' +
+      'An identical retry answers the first grant; a different second grant is 409 redec_interaction_already_granted. ' +
+      'artifactStatus may be `pending`: read the consent with bounded polling and backoff until `ready` (spec rule 5); the grant is valid either way.',
+  })
+  @ApiCreatedResponse({ type: GrantResponseDto })
+  async grant(@Param('interactionId') interactionId: string, @Body() body: GrantRequestDto): Promise<GrantResponseDto> {
+    if (!UUID.test(interactionId)) throw notFound('consent interaction');
+    const requestSha256 = createHash('sha256').update(canonicalJson(body)).digest('hex');
+    const command = new GrantConsentCommand(interactionId.toLowerCase(), toGrantRequest(body), requestSha256);
+    const { grant } = await this.commandBus.execute<GrantConsentCommand, GrantConsentResult>(command);
+    return {
+      redecConsentId: grant.redecConsentId,
+      internalConsentCode: grant.internalConsentCode,
+      artifactStatus: grant.artifact.status,
+      consentActionId: grant.consentActionId,
+      grantedAt: grant.grantedAt,
+      recordedAt: grant.recordedAt,
+      initialAccessValidUntil: grant.initialAccessValidUntil,
+    };
+  }
+}
+
+function toGrantRequest(body: GrantRequestDto): GrantConsentRequest {
+  const { occurredAt, sourceSystem, sourceReference, representation, scopeIds, objectiveCodes, reportableObligation } = body;
+  return {
+    occurredAt,
+    sourceSystem,
+    sourceReference,
+    representation: representation && { ...representation },
+    scopeIds,
+    objectiveCodes,
+    reportableObligation: reportableObligation && { ...reportableObligation },
+    evidence: toEvidence(body.evidence),
+  };
+}
+
+/** The fields each evidence kind takes (CONTRACT.md); a field of another kind is refused, so nothing unasked is recorded. */
+const EVIDENCE_FIELDS: Record<EvidenceDto['kind'], Array<keyof EvidenceDto>> = {
+  electronic: ['kind', 'authentication'],
+  audio_recording: ['kind', 'recordedAt', 'mediaType', 'contentBase64', 'externalReference', 'contentSha256'],
+  physical_document: ['kind', 'digitizedAt', 'mediaType', 'contentBase64', 'externalReference', 'contentSha256'],
+};
+
+function toEvidence(evidence: EvidenceDto): EvidenceInput {
+  const allowed = EVIDENCE_FIELDS[evidence.kind];
+  const foreign: FieldError[] = (Object.keys(evidence) as Array<keyof EvidenceDto>)
+    .filter((field) => evidence[field] !== undefined && !allowed.includes(field))
+    .map((field) => ({ field: `evidence.${field}`, reason: 'not_for_evidence_kind' }));
+  if (foreign.length > 0) throw validationError(`These evidence fields do not apply to kind ${evidence.kind}.`, { errors: foreign });
+  return Object.fromEntries(allowed.filter((field) => evidence[field] !== undefined).map((field) => [field, field === 'authentication' ? { ...evidence.authentication } : evidence[field]])) as unknown as EvidenceInput;
+}

@@ -1,0 +1,172 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
+import { CommandContext, ValueProtection, loadAggregate, toNewEvent } from '@ledger/ledger';
+import { conflict, notFound, validationError } from '@ledger/platform';
+import { BankingCalendar, initialAccessValidUntil } from '../calendar';
+import { ConsentGranted, EvidenceContent, GrantEvidence, GrantRepresentation } from '../consent/consent.events';
+import { GrantPolicy, GrantRequest, decideGrant, normalizeRepresentativeRut, repeatedGrant } from '../consent/grant.decider';
+import { generateInternalConsentCode } from '../consent/internal-consent-code';
+import { ProfileCatalog } from '../profiles/profile-catalog';
+import { RegulatoryProfile, acceptsEvidence, mediumCodeFor } from '../profiles/regulatory-profile';
+import { redecStreams } from '../streams';
+import { evolveInteraction } from './interaction.events';
+
+export interface GrantDependencies {
+  store: EventStore;
+  protection: ValueProtection;
+  profiles: ProfileCatalog;
+  /** Where supplied evidence bytes are held (content-addressed). */
+  blobs: { put(bytes: Buffer): Promise<{ contentSha256: string; size: number }> };
+  calendar: BankingCalendar;
+}
+
+/** Evidence as sent: supplied bytes in base64, or a resource held elsewhere with its hash. */
+type SuppliedContent = { contentBase64?: string; externalReference?: string; contentSha256?: string };
+export type EvidenceInput =
+  | { kind: 'electronic'; authentication: { method: string; reference: string } }
+  | ({ kind: 'audio_recording'; recordedAt: number; mediaType: string } & SuppliedContent)
+  | ({ kind: 'physical_document'; digitizedAt: number; mediaType: string } & SuppliedContent);
+
+/** The grant body after its shape was validated (CONTRACT.md, "Interactions and grant"). */
+export interface GrantConsentRequest extends Omit<GrantRequest, 'representation' | 'evidence'> {
+  representation?: Omit<GrantRepresentation, 'identifierRut'> & { identifierRutInput: string };
+  evidence: EvidenceInput;
+}
+
+export interface GrantConsentResult {
+  grant: ConsentGranted['data'];
+  /** The position of the grant fact when this call recorded it; null when it answered an earlier identical grant. */
+  position: number | null;
+}
+
+const CODE_ATTEMPTS = 5;
+
+/** One consent per interaction: its id is derived from the interaction's, so a retry after a crash finds the same stream. */
+export function redecConsentIdFor(tenantId: string, interactionId: string): string {
+  const hex = createHash('sha256').update(`redec-consent\u0000${tenantId}\u0000${interactionId}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export function grantPolicyOf(profile: RegulatoryProfile): GrantPolicy {
+  return {
+    profileId: profile.id,
+    maxOccurredAtSkewMs: profile.maxOccurredAtSkewMs,
+    recordingToleranceMs: profile.recordingToleranceMs,
+    acceptsEvidence: (channel, kind) => acceptsEvidence(profile, channel, kind),
+    mediumCodeFor: (kind) => mediumCodeFor(profile, kind),
+  };
+}
+
+/**
+ * Records the grant of an interaction (spec 2.3). The decision is taken on
+ * the facts first, so an invalid grant claims nothing; then the internal
+ * code is claimed in the tenant (a collision draws again) and the grant is
+ * appended as the first fact of the consent's stream with `no_stream`, so two
+ * concurrent grants of one interaction cannot both be recorded.
+ */
+export async function grantConsent(
+  deps: GrantDependencies,
+  interactionId: string,
+  request: GrantConsentRequest,
+  requestSha256: string,
+  context: CommandContext & { tenantId: string },
+): Promise<GrantConsentResult> {
+  const { store } = deps;
+  const { tenantId, now } = context;
+  const { state: interaction } = await loadAggregate(store, redecStreams.interaction(tenantId, interactionId), evolveInteraction);
+  if (!interaction) throw notFound('consent interaction');
+  // Interactions are only opened on REDEC configurations whose profile is loaded; a profile removed since is a deployment fault.
+  const redec = interaction.configuration.redec;
+  const profile = redec && deps.profiles.get(redec.regulatoryProfile);
+  if (!profile) throw conflict('regulatory_profile_unavailable', `The configuration's Regulatory Profile is not loaded in this deployment.`);
+  const policy = grantPolicyOf(profile);
+  const redecConsentId = redecConsentIdFor(tenantId, interactionId);
+  const consentStream = redecStreams.consent(tenantId, redecConsentId);
+
+  const existingGrant = async () => {
+    const [first] = await store.readStream(consentStream, { maxCount: 1 });
+    return first ? (first.data as ConsentGranted['data']) : null;
+  };
+  const earlier = await existingGrant();
+  if (earlier) return { grant: repeatedGrant(earlier, requestSha256), position: null };
+
+  const grantRequest: GrantRequest = {
+    ...request,
+    representation: protectRepresentation(deps.protection, tenantId, request.representation),
+    evidence: await holdEvidence(deps.blobs, request.evidence),
+  };
+  const consentActionId = randomUUID();
+  for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt += 1) {
+    const decision = decideGrant({
+      request: grantRequest,
+      requestSha256,
+      interaction,
+      configuration: interaction.configuration,
+      policy,
+      existing: null,
+      ids: { redecConsentId, consentActionId, internalConsentCode: generateInternalConsentCode() },
+      now,
+      initialAccessValidUntil: (grantedAt) => initialAccessValidUntil(grantedAt, deps.calendar),
+    });
+    if (decision.kind === 'already_granted') return { grant: decision.grant, position: null };
+    const { data } = decision.event;
+    try {
+      await store.append(
+        redecStreams.internalConsentCode(tenantId, data.internalConsentCode),
+        [toNewEvent({ type: 'InternalConsentCodeClaimed', data: { redecConsentId, claimedAt: now } }, context)],
+        'no_stream',
+      );
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) continue;
+      throw error;
+    }
+    try {
+      const appended = await store.append(consentStream, [toNewEvent(decision.event, { ...context, causationId: interactionId }, consentActionId)], 'no_stream');
+      return { grant: data, position: appended.position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      // A concurrent grant of the same interaction was recorded first: answer as to a repeat.
+      const recorded = await existingGrant();
+      if (!recorded) throw error;
+      return { grant: repeatedGrant(recorded, requestSha256), position: null };
+    }
+  }
+  throw conflict('internal_consent_code_unavailable', 'Could not draw an unused internalConsentCode; retry the grant.');
+}
+
+/** Spec 2.4: the representative's RUT is normalized, then kept only as a keyed hash and a ciphertext. */
+function protectRepresentation(
+  protection: ValueProtection,
+  tenantId: string,
+  representation: GrantConsentRequest['representation'],
+): GrantRepresentation | null {
+  if (!representation) return null;
+  const { identifierRutInput, ...assertion } = representation;
+  const rut = normalizeRepresentativeRut(identifierRutInput);
+  return { ...assertion, identifierRut: { hash: protection.hash(tenantId, 'representative-rut', rut), ciphertext: protection.encrypt(tenantId, rut) } };
+}
+
+/** Supplied bytes are stored now (content-addressed, so a retry stores nothing new); a reference elsewhere is recorded with its hash. */
+async function holdEvidence(blobs: GrantDependencies['blobs'], evidence: EvidenceInput): Promise<GrantEvidence> {
+  if (evidence.kind === 'electronic') return evidence;
+  const { contentBase64, externalReference, contentSha256, ...described } = evidence;
+  let content: EvidenceContent;
+  if (contentBase64 !== undefined && externalReference === undefined) {
+    const bytes = Buffer.from(contentBase64, 'base64');
+    if (bytes.length === 0 || bytes.toString('base64').replace(/=+$/, '') !== contentBase64.replace(/=+$/, '')) {
+      throw validationError('evidence.contentBase64 is not base64.', { errors: [{ field: 'evidence.contentBase64', reason: 'invalid_base64' }] });
+    }
+    const stored = await blobs.put(bytes);
+    if (contentSha256 !== undefined && contentSha256 !== stored.contentSha256) {
+      throw validationError('evidence.contentSha256 does not match the supplied bytes.', { errors: [{ field: 'evidence.contentSha256', reason: 'content_sha256_mismatch' }] });
+    }
+    content = { origin: 'held', contentSha256: stored.contentSha256, size: stored.size };
+  } else if (contentBase64 === undefined && externalReference !== undefined && contentSha256 !== undefined) {
+    content = { origin: 'external_reference', externalReference, contentSha256 };
+  } else {
+    throw validationError('Send either evidence.contentBase64, or evidence.externalReference with evidence.contentSha256.', {
+      errors: [{ field: 'evidence', reason: 'content_or_external_reference_required' }],
+    });
+  }
+  return { ...described, content } as GrantEvidence;
+}

@@ -1,0 +1,43 @@
+import { conflict, notFound, validationError } from '@ledger/platform';
+import type { GrantableConfiguration } from '../consent/grant.decider';
+import { IdentifierForCheck, RegulatoryProfile, checkIdentifiersForChannel } from '../profiles/regulatory-profile';
+import { InteractionEvent } from './interaction.events';
+
+/**
+ * Checks, before anything is recorded, that an interaction may be opened:
+ * the configuration exists in the tenant and includes REDEC, and the
+ * customer's identifiers and their provenance satisfy the channel's profile.
+ * `identifiersField` says where the identifiers came from (the request's
+ * `identifiers`, or the stored customer named by `customerId`).
+ */
+export function checkInteraction(
+  configuration: GrantableConfiguration | null,
+  profile: RegulatoryProfile | null,
+  identifiers: readonly IdentifierForCheck[],
+  identifiersField: 'identifiers' | 'customerId',
+): { configuration: GrantableConfiguration; profile: RegulatoryProfile } {
+  if (!configuration) throw notFound('configuration');
+  if (!configuration.redec) {
+    throw conflict('redec_configuration_required', 'A consent interaction needs a published configuration that includes REDEC.');
+  }
+  // A configuration is only published with a known profile; a profile removed from the catalog since is a deployment fault.
+  if (!profile) throw conflict('regulatory_profile_unavailable', `The configuration's Regulatory Profile is not loaded in this deployment.`);
+  const errors = checkIdentifiersForChannel(profile, configuration.channel, identifiers, identifiersField);
+  if (errors.length > 0) {
+    throw validationError(`The identifiers do not satisfy the ${profile.id} profile for the ${configuration.channel} channel.`, {
+      reason: 'identifiers_do_not_satisfy_profile',
+      errors,
+    });
+  }
+  return { configuration, profile };
+}
+
+export function decideCreateInteraction(input: {
+  interactionId: string;
+  customerId: string;
+  configuration: GrantableConfiguration;
+  now: number;
+}): InteractionEvent[] {
+  const { interactionId, customerId, configuration, now } = input;
+  return [{ type: 'InteractionCreated', data: { interactionId, customerId, configuration, createdAt: now } }];
+}
