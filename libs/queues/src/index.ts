@@ -1,3 +1,4 @@
 export * from './queue-declaration';
 export { QueueRuntime, type QueuesModuleOptions, type QueueStats } from './queue-runtime';
 export * from './queues.module';
+export * from './event-dispatcher';

@@ -77,7 +77,8 @@ export function MustNotBeSent(reason: string, options: ValidationOptions = {}): 
       target: target.constructor,
       propertyName: String(propertyName),
       options: { ...options, context: REQUEST_REASON },
-      validator: { validate: (value: unknown) => value === undefined },
+      // class-validator attaches a constraint's context only when the constraint has a message.
+      validator: { validate: (value: unknown) => value === undefined, defaultMessage: () => `${String(propertyName)} must not be sent` },
     });
 }
 

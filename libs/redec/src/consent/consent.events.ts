@@ -31,6 +31,8 @@ export type GrantEvidence =
 export interface GrantRepresentation {
   type: 'representative';
   identifierRut: ProtectedValue;
+  /** For documents that print the representation; never the RUT in clear. */
+  identifierRutMasked: string;
   authorityBasis: 'reporter_asserted_representation';
   authorityReference: string;
   assertedAt: number;
@@ -61,6 +63,9 @@ export interface ConsentGranted {
     configurationId: string;
     templateKey: string;
     configurationVersion: number;
+    /** The title and text presented to the data subject, as published in that version. */
+    consentTitle: string;
+    consentText: string;
     regulatoryProfile: string;
     channel: Channel;
     captureTiming: CaptureTiming;
@@ -87,4 +92,10 @@ export interface ConsentGranted {
   };
 }
 
-export type ConsentEvent = ConsentGranted;
+/** The artifact's bytes are held and downloadable: `artifactStatus` becomes `ready`. It is not an authorization (spec 1.8). */
+export interface ArtifactStored {
+  type: 'ArtifactStored';
+  data: { redecConsentId: string; contentSha256: string; size: number; mediaType: string; storedAt: number };
+}
+
+export type ConsentEvent = ConsentGranted | ArtifactStored;

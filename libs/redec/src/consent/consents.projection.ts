@@ -2,7 +2,7 @@ import type { RecordedEvent } from '@ledger/event-store';
 import { ConsentEvent } from './consent.events';
 import { ConsentState, evolveConsent } from './consent.state';
 
-const CONSENT_EVENT_TYPES = new Set<string>(['ConsentGranted']);
+const CONSENT_EVENT_TYPES = new Set<string>(['ConsentGranted', 'ArtifactStored']);
 
 export function consentDocumentId(tenantId: string, redecConsentId: string): string {
   return `${tenantId}:${redecConsentId}`;

@@ -1,6 +1,6 @@
 import { DomainError } from '@ledger/platform';
 import { ConsentGranted, GrantEvidence } from './consent.events';
-import { GrantInput, GrantPolicy, GrantableConfiguration, decideGrant, normalizeRepresentativeRut } from './grant.decider';
+import { GrantInput, GrantPolicy, GrantableConfiguration, decideGrant, maskRut, normalizeRepresentativeRut } from './grant.decider';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -19,6 +19,8 @@ const configuration = (overrides: Partial<GrantableConfiguration> = {}): Grantab
   configurationId: 'cfg-1',
   templateKey: 'redec-credit-evaluation',
   version: 3,
+  title: 'Consulta REDEC',
+  text: 'Autorizo la consulta.',
   channel: 'digital',
   captureTiming: 'deferred_external',
   redec: {
@@ -83,6 +85,8 @@ describe('grant', () => {
       customerId: 'cus-1',
       templateKey: 'redec-credit-evaluation',
       configurationVersion: 3,
+      consentTitle: 'Consulta REDEC',
+      consentText: 'Autorizo la consulta.',
       channel: 'digital',
       captureTiming: 'deferred_external',
       finalityCode: '2',
@@ -165,8 +169,9 @@ describe('grant', () => {
     expect(refusal(given({ configuration: configuration({ captureTiming: 'embedded' }) })).code).toBe('redec_capture_is_embedded');
   });
 
-  it('normalizes the representative RUT and refuses an invalid one', () => {
+  it('normalizes the representative RUT, masks it for documents, and refuses an invalid one', () => {
     expect(normalizeRepresentativeRut('12.345.678-5')).toBe('12345678-5');
+    expect(maskRut('12345678-5')).toBe('**.***.678-5');
     expect(() => normalizeRepresentativeRut('12.345.678-0')).toThrow(DomainError);
   });
 });

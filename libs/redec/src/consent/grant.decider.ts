@@ -29,6 +29,9 @@ export interface GrantableConfiguration {
   configurationId: string;
   templateKey: string;
   version: number;
+  /** The title and text presented to the data subject, frozen with the version. */
+  title: string;
+  text: string;
   channel: Channel;
   captureTiming: CaptureTiming;
   redec: {
@@ -129,6 +132,8 @@ export function decideGrant(input: GrantInput): GrantDecision {
         configurationId: configuration.configurationId,
         templateKey: configuration.templateKey,
         configurationVersion: configuration.version,
+        consentTitle: configuration.title,
+        consentText: configuration.text,
         regulatoryProfile: policy.profileId,
         channel: configuration.channel,
         captureTiming: configuration.captureTiming,
@@ -169,6 +174,12 @@ function subset<T>(field: string, requested: string[] | undefined, allowed: T[],
 /** A rule refused one field of the grant: a VALIDATION_ERROR whose reason names the rule. */
 function refused(field: string, reason: string, detail: string): DomainError {
   return validationError(detail, { reason, errors: [{ field, reason }] });
+}
+
+/** A RUT shown without revealing it, for documents that print the representation: `**.***.678-5`. */
+export function maskRut(normalizedRut: string): string {
+  const [body, checkDigit] = normalizedRut.split('-');
+  return `**.***.${body.slice(-3)}-${checkDigit}`;
 }
 
 /** Spec 2.4: the representative's RUT as typed, normalized; its check digit must be valid. */

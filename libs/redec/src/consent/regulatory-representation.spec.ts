@@ -16,6 +16,8 @@ const grant: ConsentGranted = {
     configurationId: 'cfg-1',
     templateKey: 'redec-credit-evaluation',
     configurationVersion: 1,
+    consentTitle: 'Consulta REDEC',
+    consentText: 'Autorizo la consulta.',
     regulatoryProfile: 'baseline',
     channel: 'digital',
     captureTiming: 'deferred_external',

@@ -47,7 +47,7 @@ export function regulatoryRepresentation(state: ConsentState, now: number): Regu
     objectiveCodes: grant.objectiveCodes,
     revocation: null,
     creditExtensions: [],
-    artifactStatus: state.artifactStatus,
+    artifactStatus: state.artifact.status,
     retentionUntil: expired ? addYears(grant.initialAccessValidUntil, RETENTION_YEARS) : null,
     retentionBasis: expired ? 'loss_of_validity' : null,
   };

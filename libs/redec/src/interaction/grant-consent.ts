@@ -4,7 +4,7 @@ import { CommandContext, ValueProtection, loadAggregate, toNewEvent } from '@led
 import { conflict, notFound, validationError } from '@ledger/platform';
 import { BankingCalendar, initialAccessValidUntil } from '../calendar';
 import { ConsentGranted, EvidenceContent, GrantEvidence, GrantRepresentation } from '../consent/consent.events';
-import { GrantPolicy, GrantRequest, decideGrant, normalizeRepresentativeRut, repeatedGrant } from '../consent/grant.decider';
+import { GrantPolicy, GrantRequest, decideGrant, maskRut, normalizeRepresentativeRut, repeatedGrant } from '../consent/grant.decider';
 import { generateInternalConsentCode } from '../consent/internal-consent-code';
 import { ProfileCatalog } from '../profiles/profile-catalog';
 import { RegulatoryProfile, acceptsEvidence, mediumCodeFor } from '../profiles/regulatory-profile';
@@ -29,7 +29,7 @@ export type EvidenceInput =
 
 /** The grant body after its shape was validated (CONTRACT.md, "Interactions and grant"). */
 export interface GrantConsentRequest extends Omit<GrantRequest, 'representation' | 'evidence'> {
-  representation?: Omit<GrantRepresentation, 'identifierRut'> & { identifierRutInput: string };
+  representation?: Omit<GrantRepresentation, 'identifierRut' | 'identifierRutMasked'> & { identifierRutInput: string };
   evidence: EvidenceInput;
 }
 
@@ -143,7 +143,11 @@ function protectRepresentation(
   if (!representation) return null;
   const { identifierRutInput, ...assertion } = representation;
   const rut = normalizeRepresentativeRut(identifierRutInput);
-  return { ...assertion, identifierRut: { hash: protection.hash(tenantId, 'representative-rut', rut), ciphertext: protection.encrypt(tenantId, rut) } };
+  return {
+    ...assertion,
+    identifierRut: { hash: protection.hash(tenantId, 'representative-rut', rut), ciphertext: protection.encrypt(tenantId, rut) },
+    identifierRutMasked: maskRut(rut),
+  };
 }
 
 /** Supplied bytes are stored now (content-addressed, so a retry stores nothing new); a reference elsewhere is recorded with its hash. */

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { SqliteEventStore } from '@ledger/event-store';
+import { EventDispatcher } from './event-dispatcher';
+
+// Integration: the real SQLite store, Redis and a BullMQ queue.
+describe('EventDispatcher', () => {
+  const prefix = `test:dispatcher:${randomUUID()}`;
+  let dir: string;
+  let store: SqliteEventStore;
+  let redis: Redis;
+  let queue: Queue;
+
+  const append = (type: string, n: number) =>
+    store.append(`s-${randomUUID()}`, [{ id: randomUUID(), type, data: { n }, metadata: { correlationId: 'c', recordedAt: 1, schemaVersion: 1 } }], 'no_stream');
+  const logged: string[] = [];
+  const started: EventDispatcher[] = [];
+  const dispatcher = () => {
+    const created = new EventDispatcher({
+      store,
+      redis,
+      prefix,
+      name: 'renders',
+      queue,
+      jobsFor: (event) => (event.type === 'Wanted' ? [{ jobId: `render-${event.id}`, data: { n: (event.data as { n: number }).n } }] : []),
+      log: (message) => logged.push(message),
+    });
+    started.push(created);
+    return created;
+  };
+  const jobCount = async () => (await queue.getJobCounts('waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized')).waiting;
+  const until = async (condition: () => Promise<boolean>) => {
+    const deadline = Date.now() + 5_000;
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error('timed out');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'dispatcher-'));
+    store = new SqliteEventStore(join(dir, 'ledger.sqlite'));
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+    queue = new Queue(`renders-${randomUUID()}`, { connection: redis, prefix: `${prefix}:bull` });
+  });
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((d) => d.stop()));
+    expect(logged.splice(0)).toEqual([]);
+    await queue.obliterate({ force: true });
+    await queue.close();
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('adds one job per asked-for fact, already recorded or new, and moves its checkpoint', async () => {
+    await append('Wanted', 1);
+    await append('Ignored', 2);
+    const running = dispatcher();
+    running.start();
+    const last = await append('Wanted', 3);
+    await until(async () => (await jobCount()) === 2);
+    await until(async () => (await running.checkpoint()) === last.position);
+    await running.stop();
+    const jobs = await queue.getWaiting();
+    expect(jobs.map((j) => j.data).sort((a, b) => a.n - b.n)).toEqual([{ n: 1 }, { n: 3 }]);
+  });
+
+  it('adds nothing twice after a restart or after losing its checkpoint', async () => {
+    await append('Wanted', 1);
+    await append('Wanted', 2);
+    const first = dispatcher();
+    first.start();
+    await until(async () => (await jobCount()) === 2);
+    await first.stop();
+
+    await redis.del(`${prefix}:dispatcher:renders:checkpoint`);
+    const second = dispatcher();
+    second.start();
+    await append('Wanted', 3);
+    await until(async () => (await jobCount()) === 3);
+    await new Promise((r) => setTimeout(r, 200));
+    await second.stop();
+    expect(await jobCount()).toBe(3);
+  });
+});

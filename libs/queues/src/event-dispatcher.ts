@@ -1,0 +1,107 @@
+import type { EventStore, RecordedEvent } from '@ledger/event-store';
+import type { Redis } from 'ioredis';
+
+/** One job an event asks for. The id is derived from the event, so a replay adds nothing twice. */
+export interface DispatchedJob<Data = unknown> {
+  /** BullMQ refuses custom ids containing `:`. */
+  jobId: string;
+  data: Data;
+}
+
+/** What the dispatcher needs of a BullMQ queue. */
+export interface JobSink {
+  add(name: string, data: unknown, options: { jobId: string }): Promise<unknown>;
+}
+
+export interface EventDispatcherOptions {
+  store: EventStore;
+  redis: Redis;
+  /** LEDGER_REDIS_PREFIX: the checkpoint lives under it. */
+  prefix: string;
+  /** Names the checkpoint and the jobs; unique per dispatcher. */
+  name: string;
+  queue: JobSink;
+  /** Pure: the jobs one event asks for (usually none). */
+  jobsFor(event: RecordedEvent): DispatchedJob[];
+  log?: (message: string) => void;
+}
+
+const MAX_BACKOFF_MS = 5_000;
+/** Checkpoints are written at least this often while only ignored events pass by. */
+const CHECKPOINT_EVERY = 500;
+
+/**
+ * Turns facts into jobs (DESIGN.md: facts leave the store only through a
+ * subscription; nothing is enqueued from an HTTP handler). It follows the
+ * store from its own checkpoint in Redis, adds each asked-for job with an id
+ * derived from the event, then moves the checkpoint. A crash between the two
+ * replays the event, and BullMQ ignores a job id it already holds; a lost
+ * checkpoint (Redis restarted empty) replays everything the same way, so
+ * processors must also be idempotent.
+ */
+export class EventDispatcher {
+  private running: { controller: AbortController; done: Promise<void> } | undefined;
+  private readonly checkpointKey: string;
+  private readonly log: (message: string) => void;
+
+  constructor(private readonly options: EventDispatcherOptions) {
+    this.checkpointKey = `${options.prefix}:dispatcher:${options.name}:checkpoint`;
+    this.log = options.log ?? ((message) => process.stderr.write(`dispatcher ${options.name}: ${message}\n`));
+  }
+
+  start(): void {
+    if (this.running) return;
+    const controller = new AbortController();
+    this.running = { controller, done: this.run(controller.signal) };
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running.controller.abort();
+    await this.running.done;
+    this.running = undefined;
+  }
+
+  async checkpoint(): Promise<number> {
+    return Number((await this.options.redis.get(this.checkpointKey)) ?? 0);
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        await this.follow(signal);
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+        this.log(`retrying after: ${error instanceof Error ? error.message : String(error)}`);
+        await sleep(Math.min(100 * 2 ** failures, MAX_BACKOFF_MS), signal);
+      }
+    }
+  }
+
+  private async follow(signal: AbortSignal): Promise<void> {
+    let unsaved = 0;
+    for await (const event of this.options.store.subscribeToAll({ after: await this.checkpoint(), signal })) {
+      const jobs = this.options.jobsFor(event);
+      for (const job of jobs) await this.options.queue.add(this.options.name, job.data, { jobId: job.jobId });
+      unsaved += 1;
+      if (jobs.length > 0 || unsaved >= CHECKPOINT_EVERY) {
+        await this.options.redis.set(this.checkpointKey, String(event.position));
+        unsaved = 0;
+      }
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
