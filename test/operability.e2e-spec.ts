@@ -73,7 +73,8 @@ describe('operability', () => {
 
   it('reports not ready while Redis cannot be reached', async () => {
     // A second app pointed at a port where no Redis listens: the store is up, Redis is not.
-    const unreachable = testEnvironment({ REDIS_URL: 'redis://127.0.0.1:1' });
+    // Workers run elsewhere here: a worker's shutdown waits its bounded drain (30 s) while Redis is away.
+    const unreachable = testEnvironment({ REDIS_URL: 'redis://127.0.0.1:1', LEDGER_WORKERS: 'external' });
     const { createApiApp } = await import('../apps/api/src/create-api-app');
     const { loadConfig } = await import('@ledger/platform');
     const app = await createApiApp(loadConfig(unreachable.env, () => undefined), { write: () => true } as unknown as NodeJS.WritableStream);

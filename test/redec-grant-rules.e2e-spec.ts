@@ -7,6 +7,10 @@ import { bankingCalendar, initialAccessValidUntil, redecStreams } from '@ledger/
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 
+// The certificate worker appends ArtifactStored on its own schedule; without it, a refused
+// request can be checked to record nothing by the store's head position.
+const NO_BACKGROUND_WRITES = { LEDGER_WORKERS: 'external' };
+
 // Spec 2.3-2.5, rules 1-4 of section 4, and CONTRACT.md "Interactions and grant":
 // one test per rule of the grant and of the regulatory reads, through the real
 // HTTP stack, SQLite store and Redis. Every refused grant is also checked to
@@ -194,7 +198,7 @@ describe('REDEC grant rules and regulatory reads', () => {
 
   beforeAll(async () => {
     environment = testEnvironment();
-    api = await startApiApp(environment);
+    api = await startApiApp(environment, NO_BACKGROUND_WRITES);
     ({ tenantId, apiKey: key } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']));
     const operator = { actor: 'cli:test', correlationId: 'test', now: Date.now() };
     const sameTenant = async (scopes: Scope[]) => (await issueApiKey(api.store, { tenantId, scopes }, operator)).apiKey;

@@ -4,6 +4,10 @@ import { Scope } from '@ledger/platform';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 
+// The certificate worker appends ArtifactStored on its own schedule; without it, a refused
+// request can be checked to record nothing by the store's head position.
+const NO_BACKGROUND_WRITES = { LEDGER_WORKERS: 'external' };
+
 // Spec 2.2 and CONTRACT.md "Interactions and grant": the rules of opening a
 // REDEC consent interaction, through the real HTTP stack, SQLite store and Redis.
 // Every refused request is also checked to record nothing.
@@ -92,7 +96,7 @@ describe('REDEC consent interactions: POST /v1/redec/consent-interactions', () =
 
   beforeAll(async () => {
     environment = testEnvironment();
-    api = await startApiApp(environment);
+    api = await startApiApp(environment, NO_BACKGROUND_WRITES);
     ({ tenantId, apiKey: key } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']));
     writerOnly = await sameTenantKey(['consent:write']);
     readerOnly = await sameTenantKey(['consent:read']);

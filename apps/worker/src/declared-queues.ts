@@ -1,4 +1,5 @@
 import type { QueueDeclaration } from '@ledger/queues';
+import { consentCertificatesQueue } from '../../api/src/redec/artifacts/consent-certificates.queue';
 
 /**
  * Every queue of the service, in the one list that both processes read:
@@ -7,4 +8,4 @@ import type { QueueDeclaration } from '@ledger/queues';
  * above the libraries because it names their declarations; libs/queues cannot
  * import them without a dependency cycle.
  */
-export const declaredQueues: readonly QueueDeclaration[] = [];
+export const declaredQueues: readonly QueueDeclaration[] = [consentCertificatesQueue as QueueDeclaration];

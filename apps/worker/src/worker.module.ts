@@ -1,23 +1,22 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
+import { LedgerConfig } from '@ledger/platform';
 import { QueuesModule } from '@ledger/queues';
+import { LedgerCoreModule } from '../../api/src/ledger-core.module';
+import { ConsentCertificatesWorkerModule } from '../../api/src/redec/artifacts/consent-certificates.module';
 import { declaredQueues } from './declared-queues';
 
 /**
  * The worker process: the declared queues' workers and nothing else (no
- * HTTP). The modules that provide the declared processors are imported here,
- * as they are by the API's root module.
+ * HTTP). It has the same core as the API (configuration, clock, event store,
+ * blob store) and imports the modules that provide the declared processors,
+ * as the API's root module does.
  */
 @Module({})
 export class WorkerModule {
   static forRoot(config: LedgerConfig): DynamicModule {
     return {
       module: WorkerModule,
-      // Global so that every library module can inject LEDGER_CONFIG.
-      global: true,
-      imports: [QueuesModule.forRoot({ queues: declaredQueues, runWorkers: true })],
-      providers: [{ provide: LEDGER_CONFIG, useValue: config }],
-      exports: [LEDGER_CONFIG],
+      imports: [LedgerCoreModule.forRoot(config), QueuesModule.forRoot({ queues: declaredQueues, runWorkers: true }), ConsentCertificatesWorkerModule],
     };
   }
 }

@@ -55,11 +55,20 @@ export class EventDispatcher {
     this.running = { controller, done: this.run(controller.signal) };
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops following. With Redis unreachable, a command in flight waits for
+   * it (workers' connections never fail a command), so stop waits at most
+   * `graceMs`: shutdown must go on to close the connection, which ends that
+   * command. Nothing is lost; the next start resumes from the checkpoint.
+   */
+  async stop(graceMs = 5_000): Promise<void> {
     if (!this.running) return;
-    this.running.controller.abort();
-    await this.running.done;
+    const { controller, done } = this.running;
     this.running = undefined;
+    controller.abort();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
   }
 
   async checkpoint(): Promise<number> {

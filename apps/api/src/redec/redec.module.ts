@@ -1,7 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LedgerConfig } from '@ledger/platform';
 import { ReadYourWrites } from '../read-your-writes';
+import { ConsentCertificatesModule } from './artifacts/consent-certificates.module';
 import { bankingCalendarProvider } from './banking-calendar.provider';
+import { ArtifactHttpController } from './consents/artifact/artifact.http.controller';
+import { EvidenceHttpController } from './consents/evidence/evidence.http.controller';
 import { CustomerConsentsHttpController } from './consents/customer-consents/customer-consents.http.controller';
 import { CustomerConsentsHandler } from './consents/customer-consents/customer-consents.query';
 import { GetConsentHttpController } from './consents/get/get-consent.http.controller';
@@ -19,12 +22,15 @@ export class RedecModule {
   static forRoot(config: LedgerConfig): DynamicModule {
     return {
       module: RedecModule,
+      imports: [ConsentCertificatesModule],
       controllers: [
         CreateInteractionHttpController,
         GrantHttpController,
         GetConsentHttpController,
         LookupConsentsHttpController,
         CustomerConsentsHttpController,
+        EvidenceHttpController,
+        ArtifactHttpController,
       ],
       providers: [
         bankingCalendarProvider(config),

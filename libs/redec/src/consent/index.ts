@@ -4,3 +4,4 @@ export * from './consents.projection';
 export * from './grant.decider';
 export * from './internal-consent-code';
 export * from './regulatory-representation';
+export * from './certificate-facts';

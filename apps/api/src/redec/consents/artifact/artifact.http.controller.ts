@@ -1,0 +1,93 @@
+import { Controller, Get, Inject, Param, Res, StreamableFile } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
+import { CurrentPrincipal, RequireScopes } from '@ledger/http';
+import { Principal, Scopes, conflict, notFound } from '@ledger/platform';
+import { ReadModel } from '@ledger/projections';
+import { ConsentState } from '@ledger/redec';
+import { readConsent } from '../consent-reads';
+
+/** Spec rule 5: integrators poll with backoff; this is the first wait suggested for a pending artifact. */
+export const ARTIFACT_RETRY_AFTER_SECONDS = 5;
+
+const MEDIUM: Record<string, string> = { electronic: 'consent_certificate', audio_recording: 'call_recording', physical_document: 'paper_original' };
+
+export class ArtifactMetadataDto {
+  @ApiProperty({ format: 'uuid' }) redecConsentId!: string;
+  @ApiProperty({ enum: ['pending', 'ready'], description: '`ready` only means the artifact is held and downloadable; it is not an authorization.' }) status!: string;
+  @ApiProperty({ enum: ['generated_pdf', 'supplied', 'external_reference'], description: 'Rendered by the service, supplied and held, or held elsewhere (recorded, never proxied).' }) origin!: string;
+  @ApiProperty({ enum: ['consent_certificate', 'call_recording', 'paper_original'], description: 'What the artifact is.' }) medium!: string;
+  @ApiProperty({ description: 'The MIME type of the bytes, e.g. `application/pdf`, `audio/mpeg`.' }) mediaType!: string;
+  @ApiProperty({ type: 'string', nullable: true, description: 'SHA-256 (hex) of the bytes; null while a certificate is pending.' }) contentSha256!: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Size in bytes of what the service holds.' }) size!: number | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'Where an external artifact is held.' }) externalReference!: string | null;
+}
+
+function metadataOf(consent: ConsentState): ArtifactMetadataDto {
+  const { grant, artifact } = consent;
+  const content = grant.evidence.kind === 'electronic' ? null : grant.evidence.content;
+  return {
+    redecConsentId: grant.redecConsentId,
+    status: artifact.status,
+    origin: artifact.origin,
+    medium: MEDIUM[grant.evidence.kind],
+    mediaType: artifact.mediaType,
+    contentSha256: artifact.contentSha256,
+    size: artifact.size,
+    externalReference: content?.origin === 'external_reference' ? content.externalReference : null,
+  };
+}
+
+@ApiTags('redec')
+@ApiBearerAuth()
+@Controller('v1/redec/consents')
+export class ArtifactHttpController {
+  constructor(
+    private readonly readModel: ReadModel,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+  ) {}
+
+  @Get(':redecConsentId/artifact')
+  @RequireScopes(Scopes.READ)
+  @ApiOperation({ summary: "The consent artifact's metadata (spec 2.7)" })
+  @ApiOkResponse({ type: ArtifactMetadataDto })
+  async metadata(@Param('redecConsentId') redecConsentId: string, @CurrentPrincipal() principal: Principal): Promise<ArtifactMetadataDto> {
+    return metadataOf(await this.consent(principal.tenantId, redecConsentId));
+  }
+
+  @Get(':redecConsentId/artifact/download')
+  @RequireScopes(Scopes.READ)
+  @ApiOperation({
+    summary: 'The exact bytes of a ready artifact held by the service',
+    description:
+      'The SHA-256 of the body is the metadata `contentSha256` (also sent as ETag). A pending artifact is 409 `artifact_not_ready` with Retry-After: poll with bounded backoff (spec rule 5). ' +
+      'An artifact held elsewhere is never proxied: 409 `artifact_held_externally`.',
+  })
+  @ApiProduces('application/pdf', 'audio/*', 'application/octet-stream')
+  @ApiOkResponse({ description: 'The artifact bytes.', schema: { type: 'string', format: 'binary' } })
+  async download(
+    @Param('redecConsentId') redecConsentId: string,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<StreamableFile> {
+    const { artifact } = await this.consent(principal.tenantId, redecConsentId);
+    if (artifact.origin === 'external_reference') {
+      throw conflict('artifact_held_externally', 'The artifact is held outside the service; its reference and hash are in the metadata.');
+    }
+    if (artifact.status !== 'ready' || !artifact.contentSha256) {
+      void reply.header('Retry-After', String(ARTIFACT_RETRY_AFTER_SECONDS));
+      throw conflict('artifact_not_ready', 'The artifact is not ready yet; retry later with backoff.');
+    }
+    const bytes = await this.blobs.get(artifact.contentSha256);
+    if (!bytes) throw notFound('artifact bytes');
+    void reply.header('Content-Type', artifact.mediaType).header('ETag', `"${artifact.contentSha256}"`);
+    return new StreamableFile(bytes);
+  }
+
+  private async consent(tenantId: string, redecConsentId: string): Promise<ConsentState> {
+    const consent = await readConsent(this.readModel, tenantId, redecConsentId);
+    if (!consent) throw notFound('consent');
+    return consent;
+  }
+}

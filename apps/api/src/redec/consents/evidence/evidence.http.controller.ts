@@ -1,0 +1,73 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, RequireScopes } from '@ledger/http';
+import { Principal, Scopes, notFound } from '@ledger/platform';
+import { ReadModel } from '@ledger/projections';
+import { ConsentState } from '@ledger/redec';
+import { readConsent } from '../consent-reads';
+
+/**
+ * Spec 2.7: the auditable view of the regulatory fact: the decision,
+ * timestamps, template, authentication and provenance, profile, channel,
+ * purpose, objectives and canonical timing. No registry debt data (the
+ * service never has any) and no document bytes.
+ */
+export function evidenceViewOf({ grant, artifact }: ConsentState) {
+  const evidence = grant.evidence;
+  return {
+    redecConsentId: grant.redecConsentId,
+    internalConsentCode: grant.internalConsentCode,
+    decision: 'granted' as const,
+    consentActionId: grant.consentActionId,
+    timestamps: { grantedAt: grant.grantedAt, recordedAt: grant.recordedAt, initialAccessValidUntil: grant.initialAccessValidUntil },
+    // Deferred external capture: the regulatory clock is the data subject's occurredAt, not the receipt.
+    canonicalTiming: { clock: grant.captureTiming === 'embedded' ? 'recorded_at' : 'occurred_at', grantedAt: grant.grantedAt },
+    template: { configurationId: grant.configurationId, templateKey: grant.templateKey, version: grant.configurationVersion, title: grant.consentTitle },
+    regulatoryProfile: grant.regulatoryProfile,
+    channel: grant.channel,
+    captureTiming: grant.captureTiming,
+    finalityCode: grant.finalityCode,
+    mediumCode: grant.mediumCode,
+    objectiveCodes: grant.objectiveCodes,
+    scopes: grant.scopes,
+    targets: grant.targets,
+    provenance: { sourceSystem: grant.sourceSystem, sourceReference: grant.sourceReference },
+    evidence: {
+      kind: evidence.kind,
+      authentication: evidence.kind === 'electronic' ? evidence.authentication : null,
+      recordedAt: evidence.kind === 'audio_recording' ? evidence.recordedAt : null,
+      digitizedAt: evidence.kind === 'physical_document' ? evidence.digitizedAt : null,
+      artifactOrigin: artifact.origin,
+      contentSha256: artifact.contentSha256,
+    },
+    representation: grant.representation && {
+      type: grant.representation.type,
+      identifier: grant.representation.identifierRutMasked,
+      authorityBasis: grant.representation.authorityBasis,
+      authorityReference: grant.representation.authorityReference,
+      assertedAt: grant.representation.assertedAt,
+    },
+    reportableObligation: grant.reportableObligation,
+  };
+}
+
+@ApiTags('redec')
+@ApiBearerAuth()
+@Controller('v1/redec/consents')
+export class EvidenceHttpController {
+  constructor(private readonly readModel: ReadModel) {}
+
+  @Get(':redecConsentId/evidence')
+  @RequireScopes(Scopes.READ)
+  @ApiOperation({
+    summary: 'The evidence view of the consent (spec 2.7)',
+    description:
+      'decision, consentActionId, timestamps, canonicalTiming, template (configurationId, templateKey, version, title), regulatoryProfile, channel, captureTiming, finalityCode, mediumCode, objectiveCodes, scopes, targets, provenance, evidence (kind, authentication or recording/digitization instant, artifact origin and hash), representation (masked identifier, asserted by the bank, never verified by the service) and reportableObligation. No debt data, no bytes.',
+  })
+  @ApiOkResponse({ description: 'The evidence view.', schema: { type: 'object' } })
+  async evidence(@Param('redecConsentId') redecConsentId: string, @CurrentPrincipal() principal: Principal) {
+    const consent = await readConsent(this.readModel, principal.tenantId, redecConsentId);
+    if (!consent) throw notFound('consent');
+    return evidenceViewOf(consent);
+  }
+}
