@@ -5,6 +5,7 @@ import { Principal, Scopes, notFound } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { ConsentState } from '@ledger/redec';
 import { readConsent } from '../consent-reads';
+import { EvidenceViewDto } from './evidence-view.dto';
 
 /**
  * Spec 2.7: the auditable view of the regulatory fact: the decision,
@@ -12,7 +13,7 @@ import { readConsent } from '../consent-reads';
  * purpose, objectives and canonical timing. No registry debt data (the
  * service never has any) and no document bytes.
  */
-export function evidenceViewOf({ grant, artifact }: ConsentState) {
+export function evidenceViewOf({ grant, artifact }: ConsentState): EvidenceViewDto {
   const evidence = grant.evidence;
   return {
     redecConsentId: grant.redecConsentId,
@@ -61,11 +62,10 @@ export class EvidenceHttpController {
   @RequireScopes(Scopes.READ)
   @ApiOperation({
     summary: 'The evidence view of the consent (spec 2.7)',
-    description:
-      'decision, consentActionId, timestamps, canonicalTiming, template (configurationId, templateKey, version, title), regulatoryProfile, channel, captureTiming, finalityCode, mediumCode, objectiveCodes, scopes, targets, provenance, evidence (kind, authentication or recording/digitization instant, artifact origin and hash), representation (masked identifier, asserted by the bank, never verified by the service) and reportableObligation. No debt data, no bytes.',
+    description: 'The auditable view of the regulatory fact: no debt data, no document bytes.',
   })
-  @ApiOkResponse({ description: 'The evidence view.', schema: { type: 'object' } })
-  async evidence(@Param('redecConsentId') redecConsentId: string, @CurrentPrincipal() principal: Principal) {
+  @ApiOkResponse({ type: EvidenceViewDto })
+  async evidence(@Param('redecConsentId') redecConsentId: string, @CurrentPrincipal() principal: Principal): Promise<EvidenceViewDto> {
     const consent = await readConsent(this.readModel, principal.tenantId, redecConsentId);
     if (!consent) throw notFound('consent');
     return evidenceViewOf(consent);
