@@ -91,3 +91,54 @@ describe('REDEC capture: configuration, interaction, grant, regulatory read', ()
     expect(ofCustomer.body.consents).toEqual([{ ...read.body, kind: 'redec', templateKey: 'redec-credit-evaluation', configurationVersion: 1 }]);
   });
 });
+
+describe('a holiday added by configuration (LEDGER_HOLIDAYS_FILE), without a release', () => {
+  it('moves the initial window of a grant recorded after the service starts with it', async () => {
+    const { bankingCalendar, initialAccessValidUntil, localDateOf } = await import('@ledger/redec');
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const occurredAt = Date.now() - 60_000;
+    const shipped = bankingCalendar();
+    // A one-off holiday on the first banking day of the window shifts its end by one banking day.
+    const declared = { date: shipped.addBankingDays(localDateOf(occurredAt), 1), name: 'Feriado declarado de prueba', kind: 'one-off' as const };
+    const environment = testEnvironment();
+    const file = join(environment.dataDir, 'holidays.json');
+    writeFileSync(file, JSON.stringify({ version: 'test', source: 'declared for this test', holidays: [declared] }));
+    const api = await startApiApp(environment, { LEDGER_HOLIDAYS_FILE: file });
+    try {
+      const key = (await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert'])).apiKey;
+      const auth = { Authorization: `Bearer ${key}` };
+      const published = await api.http.post('/v1/configurations').set(auth).send({
+        templateKey: 'redec-credit-evaluation',
+        title: 'Consulta REDEC',
+        text: 'Autorizo la consulta.',
+        channel: 'digital',
+        captureTiming: 'deferred_external',
+        redec: {
+          finalityCode: '2',
+          objectiveCodes: ['02'],
+          scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
+          targets: ['Banco Ejemplo'],
+          obligationSourceSystem: 'core-loans',
+          regulatoryProfile: 'baseline',
+        },
+      });
+      const verification = { method: 'clave_unica', sourceReference: 'auth-1', verifiedAt: Date.now() - 120_000 };
+      const interaction = await api.http
+        .post('/v1/redec/consent-interactions')
+        .set(auth)
+        .send({ configurationId: published.body.configurationId, userReference: 'cliente-1', identifiers: [{ system: 'cl-sii', type: 'rut', value: '12.345.678-5', verification }] });
+      const grant = await api.http
+        .post(`/v1/redec/consent-interactions/${interaction.body.interactionId}/grant`)
+        .set(auth)
+        .send({ occurredAt, sourceSystem: 'web', sourceReference: 'cap-1', evidence: { kind: 'electronic', authentication: { method: 'clave_unica', reference: 'a-1' } } });
+      expect(grant.status).toBe(201);
+      const extended = initialAccessValidUntil(occurredAt, bankingCalendar([declared]));
+      expect(extended).toBeGreaterThan(initialAccessValidUntil(occurredAt, shipped));
+      expect(grant.body.initialAccessValidUntil).toBe(extended);
+    } finally {
+      await api.close();
+      await environment.dispose();
+    }
+  });
+});
