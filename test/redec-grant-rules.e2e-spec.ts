@@ -6,6 +6,7 @@ import { Scope } from '@ledger/platform';
 import { bankingCalendar, initialAccessValidUntil, redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
+import { checkDigitOf, rutOf } from './support/redec-fixtures';
 
 // The certificate worker appends ArtifactStored on its own schedule; without it, a refused
 // request can be checked to record nothing by the store's head position.
@@ -38,19 +39,6 @@ const SPEC_2_5_FIELDS = [
   'retentionBasis',
 ].sort();
 
-/** A valid RUT for a body, with a check digit computed here (not by the code under test). */
-function checkDigitOf(body: number): string {
-  const digits = String(body);
-  let sum = 0;
-  let factor = 2;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    sum += Number(digits[i]) * factor;
-    factor = factor === 7 ? 2 : factor + 1;
-  }
-  const remainder = 11 - (sum % 11);
-  return remainder === 11 ? '0' : remainder === 10 ? 'K' : String(remainder);
-}
-const rutOf = (body: number) => `${body}-${checkDigitOf(body)}`;
 
 /** The local day in Santiago, computed with Intl here rather than with the library under test. */
 const santiagoDay = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Santiago', year: 'numeric', month: '2-digit', day: '2-digit' });

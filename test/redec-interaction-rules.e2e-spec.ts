@@ -3,6 +3,7 @@ import { issueApiKey } from '@ledger/ledger';
 import { Scope } from '@ledger/platform';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
+import { REDEC_TERMS, rutOf } from './support/redec-fixtures';
 
 // The certificate worker appends ArtifactStored on its own schedule; without it, a refused
 // request can be checked to record nothing by the store's head position.
@@ -11,29 +12,6 @@ const NO_BACKGROUND_WRITES = { LEDGER_WORKERS: 'external' };
 // Spec 2.2 and CONTRACT.md "Interactions and grant": the rules of opening a
 // REDEC consent interaction, through the real HTTP stack, SQLite store and Redis.
 // Every refused request is also checked to record nothing.
-
-/** A valid RUT for a body, with a check digit computed here (not by the code under test). */
-function rutOf(body: number): string {
-  const digits = String(body);
-  let sum = 0;
-  let factor = 2;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    sum += Number(digits[i]) * factor;
-    factor = factor === 7 ? 2 : factor + 1;
-  }
-  const remainder = 11 - (sum % 11);
-  const check = remainder === 11 ? '0' : remainder === 10 ? 'K' : String(remainder);
-  return `${digits}-${check}`;
-}
-
-const REDEC_TERMS = {
-  finalityCode: '2',
-  objectiveCodes: ['02', '03'],
-  scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
-  targets: ['Banco Ejemplo'],
-  obligationSourceSystem: 'core-loans',
-  regulatoryProfile: 'baseline',
-};
 
 describe('REDEC consent interactions: POST /v1/redec/consent-interactions', () => {
   let environment: TestEnvironment;

@@ -5,3 +5,4 @@ export * from './errors';
 export * from './identifier-protection';
 export * from './request-context';
 export * from './scopes';
+export * from './retry';

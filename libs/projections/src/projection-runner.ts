@@ -1,5 +1,5 @@
 import type { EventStore, RecordedEvent } from '@ledger/event-store';
-import { Clock, systemClock } from '@ledger/platform';
+import { Clock, retryBackoffMs, sleepUnlessAborted, systemClock } from '@ledger/platform';
 import type { Redis } from 'ioredis';
 import { applyBatch } from './apply-batch';
 import { BatchReader } from './batch-reader';
@@ -44,7 +44,6 @@ export interface RebuildResult {
 }
 
 const NAME = /^[A-Za-z0-9_-]+$/;
-const MAX_BACKOFF_MS = 5_000;
 
 /**
  * Keeps every registered projection's Redis model up to date with the event
@@ -172,7 +171,7 @@ export class ProjectionRunner {
         this.notify();
         return;
       } catch {
-        await sleep(backoffMs(failures), signal);
+        await sleepUnlessAborted(retryBackoffMs(failures), signal);
       }
     }
   }
@@ -250,7 +249,7 @@ class ProjectionLoop {
         }
       } catch (error) {
         this.log('error', `projection ${name}: ${error instanceof Error ? error.message : String(error)}; retrying`);
-        await sleep(backoffMs(this.failures++), signal);
+        await sleepUnlessAborted(retryBackoffMs(this.failures++), signal);
       }
     }
   }
@@ -314,21 +313,4 @@ class ProjectionLoop {
     this.cursor = cursor;
     this.onCursor();
   }
-}
-
-function backoffMs(failures: number): number {
-  return Math.min(100 * 2 ** failures, MAX_BACKOFF_MS);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -1,5 +1,6 @@
 import type { EventStore, RecordedEvent } from '@ledger/event-store';
 import type { Redis } from 'ioredis';
+import { retryBackoffMs, sleepUnlessAborted } from '@ledger/platform';
 
 /** One job an event asks for. The id is derived from the event, so a replay adds nothing twice. */
 export interface DispatchedJob<Data = unknown> {
@@ -26,7 +27,6 @@ export interface EventDispatcherOptions {
   log?: (message: string) => void;
 }
 
-const MAX_BACKOFF_MS = 5_000;
 /** Checkpoints are written at least this often while only ignored events pass by. */
 const CHECKPOINT_EVERY = 500;
 
@@ -84,7 +84,7 @@ export class EventDispatcher {
       } catch (error) {
         failures += 1;
         this.log(`retrying after: ${error instanceof Error ? error.message : String(error)}`);
-        await sleep(Math.min(100 * 2 ** failures, MAX_BACKOFF_MS), signal);
+        await sleepUnlessAborted(retryBackoffMs(failures), signal);
       }
     }
   }
@@ -101,16 +101,4 @@ export class EventDispatcher {
       }
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

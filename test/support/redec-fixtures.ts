@@ -1,0 +1,29 @@
+/**
+ * Fixtures shared by the REDEC end-to-end suites. Check digits are computed
+ * here, independently of the code under test, so a broken RUT rule cannot
+ * agree with itself.
+ */
+export function checkDigitOf(body: number): string {
+  const digits = String(body);
+  let sum = 0;
+  let factor = 2;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    sum += Number(digits[i]) * factor;
+    factor = factor === 7 ? 2 : factor + 1;
+  }
+  const remainder = 11 - (sum % 11);
+  return remainder === 11 ? '0' : remainder === 10 ? 'K' : String(remainder);
+}
+
+/** A valid RUT for a body: `12345678-5`. */
+export const rutOf = (body: number): string => `${body}-${checkDigitOf(body)}`;
+
+/** The REDEC block of a configuration under the baseline profile. */
+export const REDEC_TERMS = {
+  finalityCode: '2',
+  objectiveCodes: ['02', '03'],
+  scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
+  targets: ['Banco Ejemplo'],
+  obligationSourceSystem: 'core-loans',
+  regulatoryProfile: 'baseline',
+};
