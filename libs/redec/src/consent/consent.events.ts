@@ -98,4 +98,64 @@ export interface ArtifactStored {
   data: { redecConsentId: string; contentSha256: string; size: number; mediaType: string; storedAt: number };
 }
 
-export type ConsentEvent = ConsentGranted | ArtifactStored;
+/**
+ * Spec 2.12: the data subject revoked. `effective` is false when a credit had
+ * been granted before the revocation (an active credit extension): the
+ * revocation is kept as a fact but the consent keeps its status (spec 3).
+ */
+export interface RevocationRecorded {
+  type: 'RevocationRecorded';
+  data: {
+    redecConsentId: string;
+    /** The revocation action, which notification evidence and the webhook refer to. */
+    consentActionId: string;
+    revokedAt: number;
+    channel: string;
+    sourceType: string;
+    identityAssurance: string;
+    effective: boolean;
+    recordedAt: number;
+  };
+}
+
+/**
+ * Spec 3: a credit granted before the accepted revokedAt, registered later,
+ * leaves the revocation `effective: false` with `correctedAt`. Append-only:
+ * the revocation fact itself never changes. There is no correction
+ * notification (spec rule 9).
+ */
+export interface RevocationCorrected {
+  type: 'RevocationCorrected';
+  data: { redecConsentId: string; creditExtensionId: string; correctedAt: number };
+}
+
+/** Spec 2.10: a credit extension keeps the consent for the exact obligation it arose from. */
+export interface CreditExtensionRegistered {
+  type: 'CreditExtensionRegistered';
+  data: {
+    redecConsentId: string;
+    creditExtensionId: string;
+    objectiveCode: string;
+    creditOperationReference: string;
+    creditGrantedAt: number;
+    extendedAt: number;
+    sourceSystem: string;
+    sourceReference: string;
+  };
+}
+
+export type CreditExtensionEndReason = 'obligation_extinguished' | 'acceleration_executed' | 'superseded_by_new_obligation';
+
+/** Spec 2.10: reported once. A superseding obligation does not inherit the consent. */
+export interface CreditExtensionEnded {
+  type: 'CreditExtensionEnded';
+  data: {
+    redecConsentId: string;
+    creditExtensionId: string;
+    endReason: CreditExtensionEndReason;
+    supersededByObligationReference: string | null;
+    endedAt: number;
+  };
+}
+
+export type ConsentEvent = ConsentGranted | ArtifactStored | RevocationRecorded | RevocationCorrected | CreditExtensionRegistered | CreditExtensionEnded;

@@ -1,4 +1,4 @@
-import { ArtifactOrigin, ArtifactStatus, ConsentEvent, ConsentGranted } from './consent.events';
+import { ArtifactOrigin, ArtifactStatus, ConsentEvent, ConsentGranted, CreditExtensionEndReason } from './consent.events';
 
 export interface ConsentArtifact {
   origin: ArtifactOrigin;
@@ -7,6 +7,28 @@ export interface ConsentArtifact {
   contentSha256: string | null;
   /** Known for bytes the service holds; null for a pending PDF or a resource held elsewhere. */
   size: number | null;
+}
+
+export interface ConsentRevocation {
+  consentActionId: string;
+  revokedAt: number;
+  channel: string;
+  /** As recorded: whether the revocation stopped the consent when it was accepted. */
+  effective: boolean;
+  /** Set when a later-registered credit, granted before revokedAt, made it ineffective. */
+  correctedAt: number | null;
+}
+
+export interface CreditExtension {
+  creditExtensionId: string;
+  objectiveCode: string;
+  creditOperationReference: string;
+  creditGrantedAt: number;
+  extendedAt: number;
+  status: 'active' | 'ended';
+  endReason: CreditExtensionEndReason | null;
+  endedAt: number | null;
+  supersededByObligationReference: string | null;
 }
 
 /**
@@ -19,6 +41,8 @@ export interface ConsentState {
   tenantId: string;
   grant: Omit<ConsentGranted['data'], 'grantRequestSha256'>;
   artifact: ConsentArtifact;
+  revocation: ConsentRevocation | null;
+  creditExtensions: CreditExtension[];
 }
 
 export function evolveConsent(state: ConsentState | null, event: ConsentEvent, tenantId: string): ConsentState | null {
@@ -27,11 +51,39 @@ export function evolveConsent(state: ConsentState | null, event: ConsentEvent, t
       // The request hash only serves to recognise a retry; it is not part of the consent.
       const { grantRequestSha256: _requestHash, ...grant } = event.data;
       const content = grant.evidence.kind === 'electronic' ? null : grant.evidence.content;
-      return { tenantId, grant, artifact: { ...grant.artifact, size: content?.origin === 'held' ? content.size : null } };
+      return {
+        tenantId,
+        grant,
+        artifact: { ...grant.artifact, size: content?.origin === 'held' ? content.size : null },
+        revocation: null,
+        creditExtensions: [],
+      };
     }
     case 'ArtifactStored': {
       const { contentSha256, size, mediaType } = event.data;
       return state && { ...state, artifact: { ...state.artifact, status: 'ready', contentSha256, size, mediaType } };
+    }
+    case 'RevocationRecorded': {
+      const { consentActionId, revokedAt, channel, effective } = event.data;
+      return state && { ...state, revocation: { consentActionId, revokedAt, channel, effective, correctedAt: null } };
+    }
+    case 'RevocationCorrected':
+      return state && state.revocation && { ...state, revocation: { ...state.revocation, effective: false, correctedAt: event.data.correctedAt } };
+    case 'CreditExtensionRegistered': {
+      const { redecConsentId: _consent, sourceSystem: _system, sourceReference: _reference, ...extension } = event.data;
+      const registered: CreditExtension = { ...extension, status: 'active', endReason: null, endedAt: null, supersededByObligationReference: null };
+      return state && { ...state, creditExtensions: [...state.creditExtensions, registered] };
+    }
+    case 'CreditExtensionEnded': {
+      const { creditExtensionId, endReason, endedAt, supersededByObligationReference } = event.data;
+      return (
+        state && {
+          ...state,
+          creditExtensions: state.creditExtensions.map((e) =>
+            e.creditExtensionId === creditExtensionId ? { ...e, status: 'ended' as const, endReason, endedAt, supersededByObligationReference } : e,
+          ),
+        }
+      );
     }
     default: {
       const unexpected: never = event;

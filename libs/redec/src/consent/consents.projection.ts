@@ -2,7 +2,14 @@ import type { RecordedEvent } from '@ledger/event-store';
 import { ConsentEvent } from './consent.events';
 import { ConsentState, evolveConsent } from './consent.state';
 
-const CONSENT_EVENT_TYPES = new Set<string>(['ConsentGranted', 'ArtifactStored']);
+const CONSENT_EVENT_TYPES = new Set<string>([
+  'ConsentGranted',
+  'ArtifactStored',
+  'RevocationRecorded',
+  'RevocationCorrected',
+  'CreditExtensionRegistered',
+  'CreditExtensionEnded',
+]);
 
 export function consentDocumentId(tenantId: string, redecConsentId: string): string {
   return `${tenantId}:${redecConsentId}`;
@@ -31,6 +38,7 @@ export const consentsProjection = {
     return [
       consentIndexes.internalConsentCode(state.tenantId, state.grant.internalConsentCode),
       consentIndexes.customer(state.tenantId, state.grant.customerId),
+      ...state.creditExtensions.map((e) => consentIndexes.creditOperationReference(state.tenantId, e.creditOperationReference)),
     ];
   },
 };

@@ -1,6 +1,6 @@
-import { ConsentGranted } from './consent.events';
+import { ConsentEvent, ConsentGranted } from './consent.events';
 import { ConsentState, evolveConsent } from './consent.state';
-import { addYears, regulatoryRepresentation } from './regulatory-representation';
+import { addYears, deriveStatus, regulatoryRepresentation } from './regulatory-representation';
 
 const grantedAt = Date.UTC(2026, 10, 20, 15, 0, 0);
 const validUntil = Date.UTC(2026, 11, 12, 2, 59, 59, 999);
@@ -74,5 +74,49 @@ describe('regulatory representation', () => {
   it('adds calendar years, keeping the end of February', () => {
     expect(addYears(Date.UTC(2028, 1, 29, 12), 5)).toBe(Date.UTC(2033, 1, 28, 12));
     expect(addYears(Date.UTC(2026, 0, 31), 5)).toBe(Date.UTC(2031, 0, 31));
+  });
+});
+
+describe('status and retention from the lifecycle facts (decision 0015)', () => {
+  const DAY = 86_400_000;
+  const revoked = (at: number, effective: boolean): ConsentEvent => ({
+    type: 'RevocationRecorded',
+    data: { redecConsentId: 'con-1', consentActionId: 'rev-1', revokedAt: at, channel: 'digital', sourceType: 'direct', identityAssurance: 'client_authenticated', effective, recordedAt: at },
+  });
+  const extended = (id: string, creditGrantedAt: number): ConsentEvent => ({
+    type: 'CreditExtensionRegistered',
+    data: { redecConsentId: 'con-1', creditExtensionId: id, objectiveCode: '02', creditOperationReference: `op-${id}`, creditGrantedAt, extendedAt: creditGrantedAt + 1000, sourceSystem: 'core-loans', sourceReference: `ref-${id}` },
+  });
+  const ended = (id: string, endedAt: number): ConsentEvent => ({
+    type: 'CreditExtensionEnded',
+    data: { redecConsentId: 'con-1', creditExtensionId: id, endReason: 'obligation_extinguished', supersededByObligationReference: null, endedAt },
+  });
+  const corrected = (at: number): ConsentEvent => ({ type: 'RevocationCorrected', data: { redecConsentId: 'con-1', creditExtensionId: 'x-2', correctedAt: at } });
+  const given = (...events: ConsentEvent[]) => events.reduce((s, e) => evolveConsent(s, e, 'ten-1'), state as ConsentState | null) as ConsentState;
+  const fiveYears = (from: number) => addYears(from, 5);
+
+  it.each<[string, ConsentEvent[], number, string, number | null, string | null]>([
+    ['granted inside the window', [], grantedAt + DAY, 'granted', null, null],
+    ['expired after the window, floor from the loss of validity', [], validUntil + 1, 'expired', fiveYears(validUntil), 'loss_of_validity'],
+    ['revoked by an effective revocation, floor from revokedAt', [revoked(grantedAt + DAY, true)], grantedAt + 2 * DAY, 'revoked', fiveYears(grantedAt + DAY), 'effective_revocation'],
+    ['revoked stays revoked after the window', [revoked(grantedAt + DAY, true)], validUntil + 10 * DAY, 'revoked', fiveYears(grantedAt + DAY), 'effective_revocation'],
+    ['extended while a credit extension is active, even after the window', [extended('x-1', grantedAt + DAY)], validUntil + 100 * DAY, 'extended', null, null],
+    ['extended despite a revocation kept without effect', [extended('x-1', grantedAt + DAY), revoked(grantedAt + 2 * DAY, false)], grantedAt + 3 * DAY, 'extended', null, null],
+    ['a corrected revocation no longer revokes: extended', [revoked(grantedAt + 2 * DAY, true), extended('x-2', grantedAt + DAY), corrected(grantedAt + 3 * DAY)], grantedAt + 4 * DAY, 'extended', null, null],
+    ['back to granted when the extension ends inside the window', [extended('x-1', grantedAt + DAY), ended('x-1', grantedAt + 2 * DAY)], grantedAt + 3 * DAY, 'granted', null, null],
+    ['expired after the last obligation is extinguished past the window', [extended('x-1', grantedAt + DAY), ended('x-1', validUntil + 50 * DAY)], validUntil + 60 * DAY, 'expired', fiveYears(validUntil + 50 * DAY), 'obligation_extinguished'],
+    ['a revocation kept without effect takes effect when the extension ends', [extended('x-1', grantedAt + DAY), revoked(grantedAt + 2 * DAY, false), ended('x-1', grantedAt + 40 * DAY)], grantedAt + 41 * DAY, 'revoked', fiveYears(grantedAt + 40 * DAY), 'obligation_extinguished'],
+  ])('%s', (_case, events, now, status, retentionUntil, retentionBasis) => {
+    expect(deriveStatus(given(...events), now)).toEqual({ status, retentionUntil, retentionBasis });
+  });
+
+  it('shows the revocation and the extensions as recorded', () => {
+    const representation = regulatoryRepresentation(given(extended('x-1', grantedAt + DAY), revoked(grantedAt + 2 * DAY, false)), grantedAt + 3 * DAY);
+    expect(representation.revocation).toEqual({ revokedAt: grantedAt + 2 * DAY, channel: 'digital', effective: false, correctedAt: null });
+    expect(representation.creditExtensions).toEqual([
+      { creditExtensionId: 'x-1', objectiveCode: '02', creditOperationReference: 'op-x-1', creditGrantedAt: grantedAt + DAY, extendedAt: grantedAt + DAY + 1000, status: 'active', endReason: null, endedAt: null },
+    ]);
+    const correctedState = given(revoked(grantedAt + 2 * DAY, true), extended('x-2', grantedAt + DAY), corrected(grantedAt + 3 * DAY));
+    expect(regulatoryRepresentation(correctedState, grantedAt + 4 * DAY).revocation).toMatchObject({ effective: false, correctedAt: grantedAt + 3 * DAY });
   });
 });

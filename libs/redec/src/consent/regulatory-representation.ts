@@ -1,4 +1,4 @@
-import { ConsentState } from './consent.state';
+import { ConsentState, CreditExtension } from './consent.state';
 
 export type ConsentStatus = 'granted' | 'extended' | 'revoked' | 'expired';
 
@@ -16,28 +16,51 @@ export interface RegulatoryRepresentation {
   mediumCode: string;
   objectiveCodes: string[];
   revocation: { revokedAt: number; channel: string; effective: boolean; correctedAt: number | null } | null;
-  creditExtensions: unknown[];
+  creditExtensions: Array<Omit<CreditExtension, 'supersededByObligationReference'>>;
   artifactStatus: string;
   retentionUntil: number | null;
-  retentionBasis: 'loss_of_validity' | null;
+  retentionBasis: RetentionBasis | null;
 }
 
-/** Spec 2.5: a minimum conservation floor of 5 years from the loss of validity (among others). */
+export type RetentionBasis = 'effective_revocation' | 'loss_of_validity' | 'obligation_extinguished';
+
+/** Spec 2.5: a minimum conservation floor of 5 years from the effective revocation, the loss of validity or the extinction of the obligation. */
 export const RETENTION_YEARS = 5;
 
 /**
- * The representation as of `now`. A consent is `granted` through the end of
- * its initial window and `expired` after it; retention is null while the
- * consent is valid and starts at the loss of validity.
+ * Status and retention as of `now` (docs/decisions/0015):
+ * - `revoked` while a revocation is in force; its floor runs from revokedAt;
+ * - `extended` while a credit extension is active; no floor;
+ * - once every extension has ended, a revocation kept without effect takes
+ *   effect (`revoked`), its floor running from the obligation's extinction;
+ * - otherwise `granted` through the initial window and `expired` after it,
+ *   the floor running from the later of the loss of validity and the
+ *   extinction of the last obligation.
  */
+export function deriveStatus(state: ConsentState, now: number): { status: ConsentStatus; retentionUntil: number | null; retentionBasis: RetentionBasis | null } {
+  const { revocation, creditExtensions, grant } = state;
+  if (revocation?.effective) return retained('revoked', revocation.revokedAt, 'effective_revocation');
+  if (creditExtensions.some((e) => e.status === 'active')) return { status: 'extended', retentionUntil: null, retentionBasis: null };
+  const lastExtinction = Math.max(...creditExtensions.map((e) => e.endedAt ?? -Infinity));
+  if (revocation && lastExtinction > -Infinity) return retained('revoked', lastExtinction, 'obligation_extinguished');
+  if (now <= grant.initialAccessValidUntil) return { status: 'granted', retentionUntil: null, retentionBasis: null };
+  return lastExtinction > grant.initialAccessValidUntil
+    ? retained('expired', lastExtinction, 'obligation_extinguished')
+    : retained('expired', grant.initialAccessValidUntil, 'loss_of_validity');
+}
+
+function retained(status: ConsentStatus, from: number, basis: RetentionBasis) {
+  return { status, retentionUntil: addYears(from, RETENTION_YEARS), retentionBasis: basis };
+}
+
 export function regulatoryRepresentation(state: ConsentState, now: number): RegulatoryRepresentation {
-  const { grant } = state;
-  const expired = now > grant.initialAccessValidUntil;
+  const { grant, revocation } = state;
+  const derived = deriveStatus(state, now);
   return {
     redecConsentId: grant.redecConsentId,
     internalConsentCode: grant.internalConsentCode,
     customerId: grant.customerId,
-    status: expired ? 'expired' : 'granted',
+    status: derived.status,
     channel: grant.channel,
     captureTiming: grant.captureTiming,
     grantedAt: grant.grantedAt,
@@ -45,11 +68,11 @@ export function regulatoryRepresentation(state: ConsentState, now: number): Regu
     finalityCode: grant.finalityCode,
     mediumCode: grant.mediumCode,
     objectiveCodes: grant.objectiveCodes,
-    revocation: null,
-    creditExtensions: [],
+    revocation: revocation && { revokedAt: revocation.revokedAt, channel: revocation.channel, effective: revocation.effective, correctedAt: revocation.correctedAt },
+    creditExtensions: state.creditExtensions.map(({ supersededByObligationReference: _next, ...extension }) => extension),
     artifactStatus: state.artifact.status,
-    retentionUntil: expired ? addYears(grant.initialAccessValidUntil, RETENTION_YEARS) : null,
-    retentionBasis: expired ? 'loss_of_validity' : null,
+    retentionUntil: derived.retentionUntil,
+    retentionBasis: derived.retentionBasis,
   };
 }
 
