@@ -5,3 +5,4 @@ export * from './grant.decider';
 export * from './internal-consent-code';
 export * from './regulatory-representation';
 export * from './certificate-facts';
+export * from './access.decider';

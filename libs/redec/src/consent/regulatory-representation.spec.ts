@@ -1,46 +1,6 @@
-import { ConsentEvent, ConsentGranted } from './consent.events';
-import { ConsentState, evolveConsent } from './consent.state';
+import { ConsentEvent } from './consent.events';
 import { addYears, deriveStatus, regulatoryRepresentation } from './regulatory-representation';
-
-const grantedAt = Date.UTC(2026, 10, 20, 15, 0, 0);
-const validUntil = Date.UTC(2026, 11, 12, 2, 59, 59, 999);
-
-const grant: ConsentGranted = {
-  type: 'ConsentGranted',
-  data: {
-    redecConsentId: 'con-1',
-    consentActionId: 'act-1',
-    internalConsentCode: 'A1B2C3D4E5F6G7H8I9J0',
-    interactionId: 'int-1',
-    customerId: 'cus-1',
-    configurationId: 'cfg-1',
-    templateKey: 'redec-credit-evaluation',
-    configurationVersion: 1,
-    consentTitle: 'Consulta REDEC',
-    consentText: 'Autorizo la consulta.',
-    regulatoryProfile: 'baseline',
-    channel: 'digital',
-    captureTiming: 'deferred_external',
-    finalityCode: '2',
-    mediumCode: '1',
-    objectiveCodes: ['02'],
-    scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
-    targets: ['Banco Ejemplo'],
-    obligationSourceSystem: 'core-loans',
-    grantedAt,
-    recordedAt: grantedAt + 1000,
-    initialAccessValidUntil: validUntil,
-    sourceSystem: 'web',
-    sourceReference: 'cap-1',
-    representation: null,
-    reportableObligation: null,
-    evidence: { kind: 'electronic', authentication: { method: 'clave_unica', reference: 'a-1' } },
-    artifact: { origin: 'generated_pdf', status: 'pending', mediaType: 'application/pdf', contentSha256: null },
-    grantRequestSha256: 'h',
-  },
-};
-
-const state = evolveConsent(null, grant, 'ten-1') as ConsentState;
+import { given, grantedAt, state, validUntil } from './testing/consent-fixtures';
 
 describe('regulatory representation', () => {
   it('shows every field of spec 2.5 from the grant, and not the request hash', () => {
@@ -92,7 +52,6 @@ describe('status and retention from the lifecycle facts (decision 0015)', () => 
     data: { redecConsentId: 'con-1', creditExtensionId: id, endReason: 'obligation_extinguished', supersededByObligationReference: null, endedAt },
   });
   const corrected = (at: number): ConsentEvent => ({ type: 'RevocationCorrected', data: { redecConsentId: 'con-1', creditExtensionId: 'x-2', correctedAt: at } });
-  const given = (...events: ConsentEvent[]) => events.reduce((s, e) => evolveConsent(s, e, 'ten-1'), state as ConsentState | null) as ConsentState;
   const fiveYears = (from: number) => addYears(from, 5);
 
   it.each<[string, ConsentEvent[], number, string, number | null, string | null]>([

@@ -1,0 +1,103 @@
+import { ConsentEvent } from './consent.events';
+import { AccessRequest, DENY_REASON_CODES, checkAccessRequest, decideAccess } from './access.decider';
+import { given, grantedAt, state, validUntil } from './testing/consent-fixtures';
+
+const DAY = 86_400_000;
+const request = (overrides: Partial<AccessRequest> = {}): AccessRequest => ({
+  authorizationBasis: 'consent',
+  consentAuthorizationMode: 'initial_window',
+  redecConsentId: 'con-1',
+  dataCategoryCode: 'redec.consolidated_debt_record',
+  scopeId: 'redec-debt',
+  objectiveCode: '02',
+  reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: 'op-1', assertedAt: grantedAt },
+  sourceSystem: 'origination',
+  sourceReference: 'acc-1',
+  ...overrides,
+});
+const extension = (reference: string, objectiveCode = '02'): ConsentEvent => ({
+  type: 'CreditExtensionRegistered',
+  data: { redecConsentId: 'con-1', creditExtensionId: `x-${reference}`, objectiveCode, creditOperationReference: reference, creditGrantedAt: grantedAt + DAY, extendedAt: grantedAt + DAY, sourceSystem: 'core-loans', sourceReference: 'r' },
+});
+const revocation = (effective: boolean): ConsentEvent => ({
+  type: 'RevocationRecorded',
+  data: { redecConsentId: 'con-1', consentActionId: 'rev-1', revokedAt: grantedAt + 2 * DAY, channel: 'digital', sourceType: 'direct', identityAssurance: 'client_authenticated', effective, recordedAt: grantedAt + 2 * DAY },
+});
+const ended = (reference: string): ConsentEvent => ({
+  type: 'CreditExtensionEnded',
+  data: { redecConsentId: 'con-1', creditExtensionId: `x-${reference}`, endReason: 'obligation_extinguished', supersededByObligationReference: null, endedAt: grantedAt + 3 * DAY },
+});
+const manage = (sourceReference: string, overrides: Partial<AccessRequest> = {}) =>
+  request({
+    consentAuthorizationMode: 'credit_lifecycle_extension',
+    accessPurpose: 'manage_existing_obligation',
+    reportingObligation: { status: 'granted', sourceSystem: 'core-loans', sourceReference, assertedAt: grantedAt },
+    ...overrides,
+  });
+
+describe('access authorization', () => {
+  describe('initial_window', () => {
+    it('authorizes a granted scope, data category and objective while the consent is valid', () => {
+      expect(decideAccess(state, request(), grantedAt + DAY)).toEqual({ status: 'authorized' });
+      expect(decideAccess(state, request(), validUntil)).toEqual({ status: 'authorized' });
+    });
+
+    it.each<[string, Partial<AccessRequest>, number, string]>([
+      ['after the window', {}, validUntil + 1, 'redec_initial_window_expired'],
+      ['a scope not granted', { scopeId: 'redec-other' }, grantedAt + DAY, 'redec_scope_not_granted'],
+      ['another data category', { dataCategoryCode: 'redec.other' }, grantedAt + DAY, 'redec_data_category_not_granted'],
+      ['an objective not granted', { objectiveCode: '09' }, grantedAt + DAY, 'redec_objective_not_granted'],
+    ])('denies %s', (_case, overrides, now, denyReasonCode) => {
+      expect(decideAccess(state, request(overrides), now)).toEqual({ status: 'denied', denyReasonCode });
+    });
+
+    it('denies after an effective revocation, not after one kept without effect', () => {
+      expect(decideAccess(given(revocation(true)), request(), grantedAt + 3 * DAY)).toEqual({ status: 'denied', denyReasonCode: 'redec_consent_revoked' });
+      expect(decideAccess(given(extension('op-1'), revocation(false)), request(), grantedAt + 3 * DAY)).toEqual({ status: 'authorized' });
+    });
+
+    it('denies an unknown consent rather than failing', () => {
+      expect(decideAccess(null, request(), grantedAt)).toEqual({ status: 'denied', denyReasonCode: 'redec_consent_not_found' });
+    });
+  });
+
+  describe('credit_lifecycle_extension', () => {
+    it('authorizes managing the exact obligation of an active extension, even after the window', () => {
+      expect(decideAccess(given(extension('op-1')), manage('op-1'), validUntil + 100 * DAY)).toEqual({ status: 'authorized' });
+    });
+
+    it('denies evaluating new credit, auditably, whatever the consent', () => {
+      const evaluate = manage('op-1', { accessPurpose: 'evaluate_new_credit' });
+      for (const consent of [state, given(extension('op-1'))]) {
+        expect(decideAccess(consent, evaluate, grantedAt + DAY)).toEqual({ status: 'denied', denyReasonCode: 'redec_credit_extension_purpose_not_obligation_management' });
+      }
+    });
+
+    it.each<[string, ConsentEvent[], AccessRequest]>([
+      ['another obligation', [extension('op-1')], manage('op-2')],
+      ['the same reference in another source system', [extension('op-1')], manage('op-1', { reportingObligation: { status: 'granted', sourceSystem: 'cards', sourceReference: 'op-1', assertedAt: grantedAt } })],
+      ['an extension that has ended', [extension('op-1'), ended('op-1')], manage('op-1')],
+      ['no extension at all', [], manage('op-1')],
+    ])('denies %s', (_case, events, access) => {
+      expect(decideAccess(given(...events), access, grantedAt + 4 * DAY)).toEqual({ status: 'denied', denyReasonCode: 'redec_no_active_extension_for_obligation' });
+    });
+
+    it("denies an objective other than the extension's", () => {
+      expect(decideAccess(given(extension('op-1', '03')), manage('op-1'), grantedAt + 4 * DAY)).toEqual({ status: 'denied', denyReasonCode: 'redec_objective_not_granted' });
+    });
+  });
+
+  it('refuses accessPurpose with initial_window and requires it with credit_lifecycle_extension', () => {
+    expect(() => checkAccessRequest({ consentAuthorizationMode: 'initial_window', accessPurpose: 'manage_existing_obligation' })).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_ERROR', errors: [{ field: 'accessPurpose', reason: 'not_with_initial_window' }] }),
+    );
+    expect(() => checkAccessRequest({ consentAuthorizationMode: 'credit_lifecycle_extension' })).toThrow(
+      expect.objectContaining({ errors: [{ field: 'accessPurpose', reason: 'required' }] }),
+    );
+    expect(() => checkAccessRequest({ consentAuthorizationMode: 'initial_window' })).not.toThrow();
+  });
+
+  it('has a distinct code for every denial', () => {
+    expect(new Set(DENY_REASON_CODES).size).toBe(DENY_REASON_CODES.length);
+  });
+});

@@ -1,0 +1,84 @@
+import { validationError } from '@ledger/platform';
+import { ConsentState } from './consent.state';
+import { deriveStatus } from './regulatory-representation';
+
+export type ConsentAuthorizationMode = 'initial_window' | 'credit_lifecycle_extension';
+export type AccessPurpose = 'manage_existing_obligation' | 'evaluate_new_credit';
+
+/** Spec 2.8, after its shape was validated. */
+export interface AccessRequest {
+  authorizationBasis: 'consent';
+  consentAuthorizationMode: ConsentAuthorizationMode;
+  redecConsentId: string;
+  dataCategoryCode: string;
+  scopeId: string;
+  objectiveCode: string;
+  reportingObligation: { status: string; sourceSystem: string; sourceReference: string; assertedAt: number };
+  sourceSystem: string;
+  sourceReference: string;
+  accessPurpose?: AccessPurpose;
+}
+
+/** Every reason an access is denied; each is a business decision, never an error (spec rule 6). */
+export const DENY_REASON_CODES = [
+  'redec_consent_not_found',
+  'redec_consent_revoked',
+  'redec_initial_window_expired',
+  'redec_credit_extension_purpose_not_obligation_management',
+  'redec_no_active_extension_for_obligation',
+  'redec_scope_not_granted',
+  'redec_data_category_not_granted',
+  'redec_objective_not_granted',
+] as const;
+export type DenyReasonCode = (typeof DENY_REASON_CODES)[number];
+
+export type AccessDecision = { status: 'authorized' } | { status: 'denied'; denyReasonCode: DenyReasonCode };
+
+/**
+ * Spec 2.8 and rule 7: `accessPurpose` belongs to `credit_lifecycle_extension`
+ * only, which requires it. A malformed request is an error; everything else
+ * is a decision.
+ */
+export function checkAccessRequest(request: Pick<AccessRequest, 'consentAuthorizationMode' | 'accessPurpose'>): void {
+  if (request.consentAuthorizationMode === 'initial_window' && request.accessPurpose !== undefined) {
+    throw validationError('accessPurpose is only sent with consentAuthorizationMode credit_lifecycle_extension.', {
+      errors: [{ field: 'accessPurpose', reason: 'not_with_initial_window' }],
+    });
+  }
+  if (request.consentAuthorizationMode === 'credit_lifecycle_extension' && request.accessPurpose === undefined) {
+    throw validationError('credit_lifecycle_extension requires accessPurpose.', { errors: [{ field: 'accessPurpose', reason: 'required' }] });
+  }
+}
+
+/**
+ * Whether this access may proceed now. Only an explicit `authorized` lets the
+ * reporter query the registry; anything the rules cannot establish is denied.
+ */
+export function decideAccess(consent: ConsentState | null, request: AccessRequest, now: number): AccessDecision {
+  const deny = (denyReasonCode: DenyReasonCode): AccessDecision => ({ status: 'denied', denyReasonCode });
+  if (!consent) return deny('redec_consent_not_found');
+  // Rule 7: an auditable denial, decided before anything else about the consent.
+  if (request.accessPurpose === 'evaluate_new_credit') return deny('redec_credit_extension_purpose_not_obligation_management');
+  if (deriveStatus(consent, now).status === 'revoked') return deny('redec_consent_revoked');
+
+  if (request.consentAuthorizationMode === 'initial_window') {
+    if (now > consent.grant.initialAccessValidUntil) return deny('redec_initial_window_expired');
+  } else {
+    // The extension covers only the exact obligation it arose from.
+    const obligation = request.reportingObligation;
+    const extension = consent.creditExtensions.find(
+      (e) =>
+        e.status === 'active' &&
+        e.creditOperationReference === obligation.sourceReference &&
+        obligation.sourceSystem === consent.grant.obligationSourceSystem,
+    );
+    if (!extension) return deny('redec_no_active_extension_for_obligation');
+    if (extension.objectiveCode !== request.objectiveCode) return deny('redec_objective_not_granted');
+  }
+
+  const scope = consent.grant.scopes.find((s) => s.scopeId === request.scopeId);
+  if (!scope) return deny('redec_scope_not_granted');
+  if (scope.dataCategoryCode !== request.dataCategoryCode) return deny('redec_data_category_not_granted');
+  if (!consent.grant.objectiveCodes.includes(request.objectiveCode)) return deny('redec_objective_not_granted');
+  return { status: 'authorized' };
+}

@@ -1,0 +1,48 @@
+import { ConsentEvent, ConsentGranted } from '../consent.events';
+import { ConsentState, evolveConsent } from '../consent.state';
+
+/** A granted electronic consent for specs of the rules that read consents. */
+export const grantedAt = Date.UTC(2026, 10, 20, 15, 0, 0);
+export const validUntil = Date.UTC(2026, 11, 12, 2, 59, 59, 999);
+
+export const grant: ConsentGranted = {
+  type: 'ConsentGranted',
+  data: {
+    redecConsentId: 'con-1',
+    consentActionId: 'act-1',
+    internalConsentCode: 'A1B2C3D4E5F6G7H8I9J0',
+    interactionId: 'int-1',
+    customerId: 'cus-1',
+    configurationId: 'cfg-1',
+    templateKey: 'redec-credit-evaluation',
+    configurationVersion: 1,
+    consentTitle: 'Consulta REDEC',
+    consentText: 'Autorizo la consulta.',
+    regulatoryProfile: 'baseline',
+    channel: 'digital',
+    captureTiming: 'deferred_external',
+    finalityCode: '2',
+    mediumCode: '1',
+    objectiveCodes: ['02'],
+    scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
+    targets: ['Banco Ejemplo'],
+    obligationSourceSystem: 'core-loans',
+    grantedAt,
+    recordedAt: grantedAt + 1000,
+    initialAccessValidUntil: validUntil,
+    sourceSystem: 'web',
+    sourceReference: 'cap-1',
+    representation: null,
+    reportableObligation: null,
+    evidence: { kind: 'electronic', authentication: { method: 'clave_unica', reference: 'a-1' } },
+    artifact: { origin: 'generated_pdf', status: 'pending', mediaType: 'application/pdf', contentSha256: null },
+    grantRequestSha256: 'h',
+  },
+};
+
+export const state = evolveConsent(null, grant, 'ten-1') as ConsentState;
+
+/** The consent after `events`, on top of the grant. */
+export function given(...events: ConsentEvent[]): ConsentState {
+  return events.reduce<ConsentState | null>((s, e) => evolveConsent(s, e, 'ten-1'), state) as ConsentState;
+}
