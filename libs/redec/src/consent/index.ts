@@ -6,3 +6,4 @@ export * from './internal-consent-code';
 export * from './regulatory-representation';
 export * from './certificate-facts';
 export * from './access.decider';
+export * from './lifecycle.decider';
