@@ -1,19 +1,11 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
 import { CommandContext, loadAggregate, toNewEvent } from '@ledger/ledger';
 import { conflict } from '@ledger/platform';
 import { ProfileCatalog } from '../profiles/profile-catalog';
+import { redecStreams } from '../streams';
 import { ConfigurationTemplate, decidePublication, evolveConfigurationTemplate } from './configuration.decider';
 import { ConfigurationContent, ConfigurationPublished } from './configuration.events';
-
-/**
- * One stream per template of a tenant, so that its versions are numbered by
- * appending at the exact expected revision. The key is hashed: it is the
- * integrator's free text and stream names stay short and plain.
- */
-export function configurationTemplateStream(tenantId: string, templateKey: string): string {
-  return `configuration-template-${tenantId}-${createHash('sha256').update(templateKey).digest('hex')}`;
-}
 
 export interface PublishConfigurationResult {
   configuration: ConfigurationPublished['data'];
@@ -39,7 +31,7 @@ export async function publishConfiguration(
   content: ConfigurationContent,
   context: CommandContext & { tenantId: string },
 ): Promise<PublishConfigurationResult> {
-  const streamId = configurationTemplateStream(context.tenantId, content.templateKey);
+  const streamId = redecStreams.configurationTemplate(context.tenantId, content.templateKey);
   const configurationId = randomUUID();
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const { state, expectedRevision } = await loadAggregate<ConfigurationTemplate, ConfigurationPublished>(store, streamId, evolveConfigurationTemplate);
