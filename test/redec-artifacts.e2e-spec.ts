@@ -5,6 +5,7 @@ import { QueueRuntime } from '@ledger/queues';
 import { redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
+import { redecConfiguration } from './support/redec-fixtures';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 /** Collects a binary response body (supertest parses only text and JSON by default). */
@@ -18,21 +19,7 @@ async function publish(api: ApiApp, key: string, channel: 'digital' | 'phone' | 
   const response = await api.http
     .post('/v1/configurations')
     .set('Authorization', `Bearer ${key}`)
-    .send({
-      templateKey: `redec-${channel}`,
-      title: 'Consulta al Registro de Deuda Consolidada',
-      text: 'Autorizo a Banco Ejemplo a consultar mi información en el Registro de Deuda Consolidada.',
-      channel,
-      captureTiming: 'deferred_external',
-      redec: {
-        finalityCode: '2',
-        objectiveCodes: ['02'],
-        scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
-        targets: ['Banco Ejemplo'],
-        obligationSourceSystem: 'core-loans',
-        regulatoryProfile: 'baseline',
-      },
-    });
+    .send(redecConfiguration({ templateKey: `redec-${channel}`, channel, redec: { objectiveCodes: ['02'] } }));
   expect(response.status).toBe(201);
   return response.body.configurationId;
 }

@@ -1,5 +1,6 @@
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
+import { redecConfiguration } from './support/redec-fixtures';
 
 // The capture half of the REDEC boundary through the real HTTP stack, SQLite store and Redis.
 describe('REDEC capture: configuration, interaction, grant, regulatory read', () => {
@@ -23,21 +24,7 @@ describe('REDEC capture: configuration, interaction, grant, regulatory read', ()
     const published = await api.http
       .post('/v1/configurations')
       .set(auth())
-      .send({
-        templateKey: 'redec-credit-evaluation',
-        title: 'Consulta al Registro de Deuda Consolidada',
-        text: 'Autorizo la consulta de mi deuda consolidada.',
-        channel: 'digital',
-        captureTiming: 'deferred_external',
-        redec: {
-          finalityCode: '2',
-          objectiveCodes: ['02', '03'],
-          scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
-          targets: ['Banco Ejemplo'],
-          obligationSourceSystem: 'core-loans',
-          regulatoryProfile: 'baseline',
-        },
-      });
+      .send(redecConfiguration());
     expect(published.status).toBe(201);
     configurationId = published.body.configurationId;
   });
@@ -108,21 +95,7 @@ describe('a holiday added by configuration (LEDGER_HOLIDAYS_FILE), without a rel
     try {
       const key = (await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert'])).apiKey;
       const auth = { Authorization: `Bearer ${key}` };
-      const published = await api.http.post('/v1/configurations').set(auth).send({
-        templateKey: 'redec-credit-evaluation',
-        title: 'Consulta REDEC',
-        text: 'Autorizo la consulta.',
-        channel: 'digital',
-        captureTiming: 'deferred_external',
-        redec: {
-          finalityCode: '2',
-          objectiveCodes: ['02'],
-          scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
-          targets: ['Banco Ejemplo'],
-          obligationSourceSystem: 'core-loans',
-          regulatoryProfile: 'baseline',
-        },
-      });
+      const published = await api.http.post('/v1/configurations').set(auth).send(redecConfiguration({ redec: { objectiveCodes: ['02'] } }));
       const verification = { method: 'clave_unica', sourceReference: 'auth-1', verifiedAt: Date.now() - 120_000 };
       const interaction = await api.http
         .post('/v1/redec/consent-interactions')

@@ -27,3 +27,15 @@ export const REDEC_TERMS = {
   obligationSourceSystem: 'core-loans',
   regulatoryProfile: 'baseline',
 };
+
+/** A publishable REDEC configuration (POST /v1/configurations) captured outside the service. */
+export function redecConfiguration(overrides: { templateKey?: string; channel?: 'digital' | 'phone' | 'in_person'; redec?: Partial<typeof REDEC_TERMS> } = {}) {
+  return {
+    templateKey: overrides.templateKey ?? 'redec-credit-evaluation',
+    title: 'Consulta al Registro de Deuda Consolidada',
+    text: 'Autorizo a Banco Ejemplo a consultar mi información en el Registro de Deuda Consolidada.',
+    channel: overrides.channel ?? 'digital',
+    captureTiming: 'deferred_external',
+    redec: { ...REDEC_TERMS, ...overrides.redec },
+  };
+}
