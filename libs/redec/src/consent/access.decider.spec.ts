@@ -1,6 +1,6 @@
 import { ConsentEvent } from './consent.events';
 import { AccessRequest, DENY_REASON_CODES, checkAccessRequest, decideAccess } from './access.decider';
-import { given, grantedAt, state, validUntil } from './testing/consent-fixtures';
+import { facts, given, grantedAt, state, validUntil } from './testing/consent-fixtures';
 
 const DAY = 86_400_000;
 const request = (overrides: Partial<AccessRequest> = {}): AccessRequest => ({
@@ -15,18 +15,9 @@ const request = (overrides: Partial<AccessRequest> = {}): AccessRequest => ({
   sourceReference: 'acc-1',
   ...overrides,
 });
-const extension = (reference: string, objectiveCode = '02'): ConsentEvent => ({
-  type: 'CreditExtensionRegistered',
-  data: { redecConsentId: 'con-1', creditExtensionId: `x-${reference}`, objectiveCode, creditOperationReference: reference, creditGrantedAt: grantedAt + DAY, extendedAt: grantedAt + DAY, sourceSystem: 'core-loans', sourceReference: 'r' },
-});
-const revocation = (effective: boolean): ConsentEvent => ({
-  type: 'RevocationRecorded',
-  data: { redecConsentId: 'con-1', consentActionId: 'rev-1', revokedAt: grantedAt + 2 * DAY, channel: 'digital', sourceType: 'direct', identityAssurance: 'client_authenticated', effective, recordedAt: grantedAt + 2 * DAY },
-});
-const ended = (reference: string): ConsentEvent => ({
-  type: 'CreditExtensionEnded',
-  data: { redecConsentId: 'con-1', creditExtensionId: `x-${reference}`, endReason: 'obligation_extinguished', supersededByObligationReference: null, endedAt: grantedAt + 3 * DAY },
-});
+const extension = (reference: string, objectiveCode = '02') => facts.extension(`x-${reference}`, reference, grantedAt + DAY, objectiveCode);
+const revocation = (effective: boolean) => facts.revocation(grantedAt + 2 * DAY, effective);
+const ended = (reference: string) => facts.extensionEnded(`x-${reference}`, grantedAt + 3 * DAY);
 const manage = (sourceReference: string, overrides: Partial<AccessRequest> = {}) =>
   request({
     consentAuthorizationMode: 'credit_lifecycle_extension',

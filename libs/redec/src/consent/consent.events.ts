@@ -109,6 +109,8 @@ export interface RevocationRecorded {
     redecConsentId: string;
     /** The revocation action, which notification evidence and the webhook refer to. */
     consentActionId: string;
+    /** Carried so the `revoke` webhook is built from this fact alone. */
+    internalConsentCode: string;
     revokedAt: number;
     channel: string;
     sourceType: string;
@@ -129,12 +131,20 @@ export interface RevocationCorrected {
   data: { redecConsentId: string; creditExtensionId: string; correctedAt: number };
 }
 
-/** Spec 2.10: a credit extension keeps the consent for the exact obligation it arose from. */
+/**
+ * Spec 2.10: a credit extension keeps the consent for the exact obligation it
+ * arose from. It is also that obligation's binding (spec 2.11): the
+ * obligation is `obligationSourceSystem` + `creditOperationReference`, and the
+ * code to report for it is `internalConsentCode`, all in this one fact.
+ */
 export interface CreditExtensionRegistered {
   type: 'CreditExtensionRegistered';
   data: {
     redecConsentId: string;
     creditExtensionId: string;
+    internalConsentCode: string;
+    /** The consent's obligation source system, frozen at publication. */
+    obligationSourceSystem: string;
     objectiveCode: string;
     creditOperationReference: string;
     creditGrantedAt: number;
@@ -158,4 +168,51 @@ export interface CreditExtensionEnded {
   };
 }
 
-export type ConsentEvent = ConsentGranted | ArtifactStored | RevocationRecorded | RevocationCorrected | CreditExtensionRegistered | CreditExtensionEnded;
+export type NotificationReason = 'grant' | 'revoke';
+export type NotificationStatus = 'sent' | 'delivered' | 'bounced';
+
+/**
+ * Spec 2.6 and rule 8: evidence that the bank notified the data subject of
+ * the grant or the revocation, anchored to that action. Append-only: each
+ * known delivery state is a new fact. The message itself stays with the bank;
+ * only its hash and the recipient's hash are recorded.
+ */
+export interface NotificationEvidenceRecorded {
+  type: 'NotificationEvidenceRecorded';
+  data: {
+    redecConsentId: string;
+    notificationEvidenceId: string;
+    /** The grant or revocation action notified. */
+    consentActionId: string;
+    notificationReason: NotificationReason;
+    notificationChannel: string;
+    recipientHash: string;
+    status: NotificationStatus;
+    sentAt: number;
+    sourceSystem: string;
+    sourceReference: string;
+    contentSha256: string;
+    contentReference: string | null;
+    recordedAt: number;
+  };
+}
+
+export type ConsentEvent =
+  | ConsentGranted
+  | ArtifactStored
+  | RevocationRecorded
+  | RevocationCorrected
+  | CreditExtensionRegistered
+  | CreditExtensionEnded
+  | NotificationEvidenceRecorded;
+
+/** Every fact of a consent's stream, for routing. */
+export const CONSENT_EVENT_TYPES: ReadonlySet<string> = new Set<ConsentEvent['type']>([
+  'ConsentGranted',
+  'ArtifactStored',
+  'RevocationRecorded',
+  'RevocationCorrected',
+  'CreditExtensionRegistered',
+  'CreditExtensionEnded',
+  'NotificationEvidenceRecorded',
+]);

@@ -1,4 +1,4 @@
-import { ArtifactOrigin, ArtifactStatus, ConsentEvent, ConsentGranted, CreditExtensionEndReason } from './consent.events';
+import { ArtifactOrigin, ArtifactStatus, ConsentEvent, ConsentGranted, CreditExtensionEndReason, NotificationEvidenceRecorded } from './consent.events';
 
 export interface ConsentArtifact {
   origin: ArtifactOrigin;
@@ -31,6 +31,8 @@ export interface CreditExtension {
   supersededByObligationReference: string | null;
 }
 
+export type NotificationEvidence = Omit<NotificationEvidenceRecorded['data'], 'redecConsentId'>;
+
 /**
  * A consent as its facts say it is. Status, validity and retention are not
  * stored: they depend on the clock and are derived at read time
@@ -43,6 +45,8 @@ export interface ConsentState {
   artifact: ConsentArtifact;
   revocation: ConsentRevocation | null;
   creditExtensions: CreditExtension[];
+  /** Append-only, in the order recorded (spec rule 8). */
+  notifications: NotificationEvidence[];
 }
 
 export function evolveConsent(state: ConsentState | null, event: ConsentEvent, tenantId: string): ConsentState | null {
@@ -57,6 +61,7 @@ export function evolveConsent(state: ConsentState | null, event: ConsentEvent, t
         artifact: { ...grant.artifact, size: content?.origin === 'held' ? content.size : null },
         revocation: null,
         creditExtensions: [],
+        notifications: [],
       };
     }
     case 'ArtifactStored': {
@@ -70,7 +75,8 @@ export function evolveConsent(state: ConsentState | null, event: ConsentEvent, t
     case 'RevocationCorrected':
       return state && state.revocation && { ...state, revocation: { ...state.revocation, effective: false, correctedAt: event.data.correctedAt } };
     case 'CreditExtensionRegistered': {
-      const { redecConsentId: _consent, sourceSystem: _system, sourceReference: _reference, ...extension } = event.data;
+      const { creditExtensionId, objectiveCode, creditOperationReference, creditGrantedAt, extendedAt } = event.data;
+      const extension = { creditExtensionId, objectiveCode, creditOperationReference, creditGrantedAt, extendedAt };
       const registered: CreditExtension = { ...extension, status: 'active', endReason: null, endedAt: null, supersededByObligationReference: null };
       return state && { ...state, creditExtensions: [...state.creditExtensions, registered] };
     }
@@ -84,6 +90,10 @@ export function evolveConsent(state: ConsentState | null, event: ConsentEvent, t
           ),
         }
       );
+    }
+    case 'NotificationEvidenceRecorded': {
+      const { redecConsentId: _consent, ...evidence } = event.data;
+      return state && { ...state, notifications: [...state.notifications, evidence] };
     }
     default: {
       const unexpected: never = event;

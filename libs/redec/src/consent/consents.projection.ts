@@ -1,15 +1,6 @@
 import type { RecordedEvent } from '@ledger/event-store';
-import { ConsentEvent } from './consent.events';
+import { CONSENT_EVENT_TYPES, ConsentEvent } from './consent.events';
 import { ConsentState, evolveConsent } from './consent.state';
-
-const CONSENT_EVENT_TYPES = new Set<string>([
-  'ConsentGranted',
-  'ArtifactStored',
-  'RevocationRecorded',
-  'RevocationCorrected',
-  'CreditExtensionRegistered',
-  'CreditExtensionEnded',
-]);
 
 export function consentDocumentId(tenantId: string, redecConsentId: string): string {
   return `${tenantId}:${redecConsentId}`;
@@ -26,7 +17,7 @@ export const consentIndexes = {
 /** The REDEC consents of every tenant, one document per consent with its folded state. */
 export const consentsProjection = {
   name: 'redec-consents',
-  version: 1,
+  version: 2,
   route(event: RecordedEvent): string[] {
     if (!CONSENT_EVENT_TYPES.has(event.type) || !event.metadata.tenantId) return [];
     return [consentDocumentId(event.metadata.tenantId, (event.data as { redecConsentId: string }).redecConsentId)];

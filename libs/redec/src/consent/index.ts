@@ -7,3 +7,4 @@ export * from './regulatory-representation';
 export * from './certificate-facts';
 export * from './access.decider';
 export * from './lifecycle.decider';
+export * from './change-consent';

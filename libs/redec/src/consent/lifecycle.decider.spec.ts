@@ -31,7 +31,7 @@ describe('revocation', () => {
     const [event] = decideRevoke(state, revoke, 'rev-1', grantedAt + 6 * DAY);
     expect(event).toEqual({
       type: 'RevocationRecorded',
-      data: { redecConsentId: 'con-1', consentActionId: 'rev-1', revokedAt: revoke.occurredAt, channel: 'digital', sourceType: 'direct', identityAssurance: 'client_authenticated', effective: true, recordedAt: grantedAt + 6 * DAY },
+      data: { redecConsentId: 'con-1', consentActionId: 'rev-1', internalConsentCode: 'A1B2C3D4E5F6G7H8I9J0', revokedAt: revoke.occurredAt, channel: 'digital', sourceType: 'direct', identityAssurance: 'client_authenticated', effective: true, recordedAt: grantedAt + 6 * DAY },
     });
   });
 
@@ -54,7 +54,7 @@ describe('credit extensions', () => {
     expect(decideRegisterExtension(state, credit(), 'x-1', grantedAt + 3 * DAY)).toEqual([
       {
         type: 'CreditExtensionRegistered',
-        data: { redecConsentId: 'con-1', creditExtensionId: 'x-1', objectiveCode: '02', creditOperationReference: 'op-1', creditGrantedAt: grantedAt + 2 * DAY, extendedAt: grantedAt + 3 * DAY, sourceSystem: 'core-loans', sourceReference: 'loan-77' },
+        data: { redecConsentId: 'con-1', creditExtensionId: 'x-1', internalConsentCode: 'A1B2C3D4E5F6G7H8I9J0', obligationSourceSystem: 'core-loans', objectiveCode: '02', creditOperationReference: 'op-1', creditGrantedAt: grantedAt + 2 * DAY, extendedAt: grantedAt + 3 * DAY, sourceSystem: 'core-loans', sourceReference: 'loan-77' },
       },
     ]);
   });

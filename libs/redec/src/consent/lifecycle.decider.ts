@@ -46,6 +46,7 @@ export function decideRevoke(consent: ConsentState | null, request: RevokeReques
       data: {
         redecConsentId: consent.grant.redecConsentId,
         consentActionId,
+        internalConsentCode: consent.grant.internalConsentCode,
         revokedAt: request.occurredAt,
         channel: request.channel,
         sourceType: request.sourceType,
@@ -90,6 +91,8 @@ export function decideRegisterExtension(
     data: {
       redecConsentId: grant.redecConsentId,
       creditExtensionId,
+      internalConsentCode: grant.internalConsentCode,
+      obligationSourceSystem: grant.obligationSourceSystem,
       objectiveCode: request.objectiveCode,
       creditOperationReference: request.creditOperationReference,
       creditGrantedAt: request.creditGrantedAt,

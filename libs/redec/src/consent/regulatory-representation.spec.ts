@@ -1,6 +1,6 @@
 import { ConsentEvent } from './consent.events';
 import { addYears, deriveStatus, regulatoryRepresentation } from './regulatory-representation';
-import { given, grantedAt, state, validUntil } from './testing/consent-fixtures';
+import { facts, given, grantedAt, state, validUntil } from './testing/consent-fixtures';
 
 describe('regulatory representation', () => {
   it('shows every field of spec 2.5 from the grant, and not the request hash', () => {
@@ -39,18 +39,9 @@ describe('regulatory representation', () => {
 
 describe('status and retention from the lifecycle facts (decision 0015)', () => {
   const DAY = 86_400_000;
-  const revoked = (at: number, effective: boolean): ConsentEvent => ({
-    type: 'RevocationRecorded',
-    data: { redecConsentId: 'con-1', consentActionId: 'rev-1', revokedAt: at, channel: 'digital', sourceType: 'direct', identityAssurance: 'client_authenticated', effective, recordedAt: at },
-  });
-  const extended = (id: string, creditGrantedAt: number): ConsentEvent => ({
-    type: 'CreditExtensionRegistered',
-    data: { redecConsentId: 'con-1', creditExtensionId: id, objectiveCode: '02', creditOperationReference: `op-${id}`, creditGrantedAt, extendedAt: creditGrantedAt + 1000, sourceSystem: 'core-loans', sourceReference: `ref-${id}` },
-  });
-  const ended = (id: string, endedAt: number): ConsentEvent => ({
-    type: 'CreditExtensionEnded',
-    data: { redecConsentId: 'con-1', creditExtensionId: id, endReason: 'obligation_extinguished', supersededByObligationReference: null, endedAt },
-  });
+  const revoked = facts.revocation;
+  const extended = (id: string, creditGrantedAt: number) => facts.extension(id, `op-${id}`, creditGrantedAt);
+  const ended = facts.extensionEnded;
   const corrected = (at: number): ConsentEvent => ({ type: 'RevocationCorrected', data: { redecConsentId: 'con-1', creditExtensionId: 'x-2', correctedAt: at } });
   const fiveYears = (from: number) => addYears(from, 5);
 

@@ -46,3 +46,40 @@ export const state = evolveConsent(null, grant, 'ten-1') as ConsentState;
 export function given(...events: ConsentEvent[]): ConsentState {
   return events.reduce<ConsentState | null>((s, e) => evolveConsent(s, e, 'ten-1'), state) as ConsentState;
 }
+
+/** Lifecycle facts of the fixture consent, for specs that need them as given. */
+export const facts = {
+  revocation: (revokedAt: number, effective: boolean): ConsentEvent => ({
+    type: 'RevocationRecorded',
+    data: {
+      redecConsentId: 'con-1',
+      consentActionId: 'rev-1',
+      internalConsentCode: grant.data.internalConsentCode,
+      revokedAt,
+      channel: 'digital',
+      sourceType: 'direct',
+      identityAssurance: 'client_authenticated',
+      effective,
+      recordedAt: revokedAt,
+    },
+  }),
+  extension: (creditExtensionId: string, creditOperationReference: string, creditGrantedAt: number, objectiveCode = '02'): ConsentEvent => ({
+    type: 'CreditExtensionRegistered',
+    data: {
+      redecConsentId: 'con-1',
+      creditExtensionId,
+      internalConsentCode: grant.data.internalConsentCode,
+      obligationSourceSystem: 'core-loans',
+      objectiveCode,
+      creditOperationReference,
+      creditGrantedAt,
+      extendedAt: creditGrantedAt + 1000,
+      sourceSystem: 'core-loans',
+      sourceReference: `ref-${creditExtensionId}`,
+    },
+  }),
+  extensionEnded: (creditExtensionId: string, endedAt: number): ConsentEvent => ({
+    type: 'CreditExtensionEnded',
+    data: { redecConsentId: 'con-1', creditExtensionId, endReason: 'obligation_extinguished', supersededByObligationReference: null, endedAt },
+  }),
+};
