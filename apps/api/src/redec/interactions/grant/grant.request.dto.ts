@@ -1,13 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { MustNotBeSent } from '@ledger/http';
+import { SHA256_HEX, Text } from '../../../dto-fields';
 
-const text = (maxLength = 200) => [IsDefined(), IsString(), IsNotEmpty(), MaxLength(maxLength)];
-function Text(maxLength = 200): PropertyDecorator {
-  return (target, key) => text(maxLength).forEach((decorate) => decorate(target, key));
-}
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** Spec 2.4: closed; the service keeps the bank's assertion and never calls it verified. */
 export class RepresentationDto {
