@@ -166,7 +166,7 @@ describe('/v1/configurations', () => {
       maxOccurredAtSkewMs: 86_400_000,
       recordingToleranceMs: 60_000,
       mediumCodes: { electronic: '1', audio_recording: '2', physical_document: '3' },
-      channels: { phone: { evidenceKinds: ['audio_recording'], identifiers: [{ type: 'rut', verificationRequired: true }] } },
+      channels: { phone: { evidenceKinds: ['audio_recording'], identifiers: [{ type: 'rut', verificationRequired: true }], revocationIdentityAssurance: ['client_authenticated'] } },
     };
     const profilesFile = (name: string, document: unknown) => {
       const file = join(environment.dataDir, name);
@@ -193,7 +193,7 @@ describe('/v1/configurations', () => {
     });
 
     it('refuses to start with a profiles file that is invalid, not JSON, or redefines baseline, saying why', async () => {
-      const invalid = profilesFile('invalid.json', { profiles: [{ ...bankPhone, channels: { phone: { evidenceKinds: ['fax'], identifiers: [] } } }] });
+      const invalid = profilesFile('invalid.json', { profiles: [{ ...bankPhone, channels: { phone: { evidenceKinds: ['fax'], identifiers: [], revocationIdentityAssurance: ['client_authenticated'] } } }] });
       await expect(startApiApp(environment, { LEDGER_PROFILES_FILE: invalid })).rejects.toThrow(
         `invalid Regulatory Profiles in LEDGER_PROFILES_FILE ${invalid}:\n  profiles[0].channels.phone.evidenceKinds[0]: must be one of electronic, audio_recording, physical_document`,
       );

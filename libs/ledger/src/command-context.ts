@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EventMetadata, NewEvent } from '@ledger/event-store';
+import { EventMetadata, NewEvent, RecordedEvent } from '@ledger/event-store';
 
 /**
  * Who is acting, for whom and when: everything a command needs besides its
@@ -37,4 +37,15 @@ export function eventMetadata(context: CommandContext): EventMetadata {
 /** A domain event (type + data) wrapped with an id and the command's metadata, ready to append. */
 export function toNewEvent<E extends { type: string; data: unknown }>(event: E, context: CommandContext, id: string = randomUUID()): NewEvent<E['data']> {
   return { id, type: event.type, data: event.data, metadata: eventMetadata(context) };
+}
+
+/**
+ * The facts an earlier run of this same request recorded: same
+ * Idempotency-Key, same request hash. A request whose facts were appended but
+ * whose answer was lost (the process stopped before the idempotency record
+ * was written) is answered from them instead of being decided again.
+ */
+export function factsOfSameRequest(recorded: RecordedEvent[], context: CommandContext): RecordedEvent[] {
+  if (context.idempotencyKey === undefined) return [];
+  return recorded.filter((e) => e.metadata.idempotencyKey === context.idempotencyKey && e.metadata.requestHash === context.requestHash);
 }

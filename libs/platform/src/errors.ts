@@ -60,6 +60,11 @@ export function validationError(detail: string, options: DomainErrorOptions = {}
   return new DomainError('validation', ErrorCodes.VALIDATION_ERROR, detail, options);
 }
 
+/** A rule refused one field: a VALIDATION_ERROR whose top-level reason and field error both name the rule. */
+export function fieldRefused(field: string, reason: string, detail: string): DomainError {
+  return validationError(detail, { reason, errors: [{ field, reason }] });
+}
+
 export function unauthenticated(detail: string): DomainError {
   return new DomainError('unauthenticated', ErrorCodes.UNAUTHENTICATED, detail);
 }

@@ -3,4 +3,6 @@ export * from './configuration';
 export * from './profiles';
 export * from './consent';
 export * from './interaction';
+export * from './obligation';
 export * from './streams';
+export * from './access';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { obligationKey } from './obligation/obligation-key';
 
 /** REDEC stream names; like every tenant stream, each carries the tenant. */
 export const redecStreams = {
@@ -11,6 +12,11 @@ export const redecStreams = {
     `configuration-template-${tenantId}-${createHash('sha256').update(templateKey).digest('hex')}`,
   interaction: (tenantId: string, interactionId: string) => `redec-interaction-${tenantId}-${interactionId}`,
   consent: (tenantId: string, redecConsentId: string) => `redec-consent-${tenantId}-${redecConsentId}`,
+  /** One stream per access request: its decision, then its confirmation. */
+  access: (tenantId: string, redecAccessId: string) => `redec-access-${tenantId}-${redecAccessId}`,
   /** Uniqueness of an internalConsentCode in the tenant, claimed with `no_stream`. */
   internalConsentCode: (tenantId: string, code: string) => `reservation-${tenantId}-internal-consent-code-${code}`,
+  /** One stream per reportable obligation (spec 2.11), so its bindings are decided on all of them, at the revision read. */
+  obligation: (tenantId: string, sourceSystem: string, obligationReference: string) =>
+    `redec-obligation-${tenantId}-${obligationKey(sourceSystem, obligationReference)}`,
 };

@@ -1,5 +1,5 @@
-import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/event-store';
-import { CommandContext, toNewEvent } from '@ledger/ledger';
+import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
+import { CommandContext, factsOfSameRequest, toNewEvent } from '@ledger/ledger';
 import { conflict } from '@ledger/platform';
 import { redecStreams } from '../streams';
 import { ConsentEvent } from './consent.events';
@@ -24,11 +24,8 @@ const ATTEMPTS = 5;
  * concurrent change makes the append fail and the decision is taken again on
  * the new facts, so no rule is ever checked against a stale consent.
  *
- * A retry of a request whose facts were appended but whose answer was lost
- * (the process stopped in between, so the idempotency record was never
- * written) is recognised by the Idempotency-Key and request hash in the
- * facts' metadata, and answered from those facts instead of being decided
- * again.
+ * A retry of a request whose answer was lost is answered from the facts it
+ * recorded (`factsOfSameRequest`).
  */
 export async function changeConsent<R>(
   store: EventStore,
@@ -40,8 +37,8 @@ export async function changeConsent<R>(
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     const recorded = await store.readStream(stream);
     const consent = recorded.reduce<ConsentState | null>((state, event) => evolveConsent(state, event as unknown as ConsentEvent, context.tenantId), null);
-    const earlier = consent && recordedBySameRequest(recorded, context);
-    if (consent && earlier && earlier.length > 0) {
+    const earlier = factsOfSameRequest(recorded, context);
+    if (consent && earlier.length > 0) {
       return { result: change.answer(consent, earlier.map((e) => e as unknown as ConsentEvent)), position: earlier[earlier.length - 1].position };
     }
     const events = change.decide(consent);
@@ -56,9 +53,4 @@ export async function changeConsent<R>(
     }
   }
   throw conflict('redec_consent_busy', 'The consent is being changed by concurrent requests; retry shortly.');
-}
-
-function recordedBySameRequest(recorded: RecordedEvent[], context: CommandContext): RecordedEvent[] | null {
-  if (context.idempotencyKey === undefined) return null;
-  return recorded.filter((e) => e.metadata.idempotencyKey === context.idempotencyKey && e.metadata.requestHash === context.requestHash);
 }

@@ -154,7 +154,8 @@ export interface CreditExtensionRegistered {
   };
 }
 
-export type CreditExtensionEndReason = 'obligation_extinguished' | 'acceleration_executed' | 'superseded_by_new_obligation';
+export const CREDIT_EXTENSION_END_REASONS = ['obligation_extinguished', 'acceleration_executed', 'superseded_by_new_obligation'] as const;
+export type CreditExtensionEndReason = (typeof CREDIT_EXTENSION_END_REASONS)[number];
 
 /** Spec 2.10: reported once. A superseding obligation does not inherit the consent. */
 export interface CreditExtensionEnded {

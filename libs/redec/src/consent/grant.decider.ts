@@ -1,5 +1,5 @@
 import { normalizeRut } from '@ledger/ledger';
-import { DomainError, FieldError, conflict, validationError } from '@ledger/platform';
+import { FieldError, conflict, fieldRefused, validationError } from '@ledger/platform';
 import {
   ArtifactOrigin,
   CaptureTiming,
@@ -94,18 +94,18 @@ export function decideGrant(input: GrantInput): GrantDecision {
   }
 
   if (request.occurredAt > now) {
-    throw refused('occurredAt', 'occurred_at_after_receipt', 'occurredAt is later than the receipt of the grant.');
+    throw fieldRefused('occurredAt', 'occurred_at_after_receipt', 'occurredAt is later than the receipt of the grant.');
   }
   if (now - request.occurredAt > policy.maxOccurredAtSkewMs) {
-    throw refused('occurredAt', 'occurred_at_beyond_profile_skew', `occurredAt lies further back than the ${policy.profileId} profile allows.`);
+    throw fieldRefused('occurredAt', 'occurred_at_beyond_profile_skew', `occurredAt lies further back than the ${policy.profileId} profile allows.`);
   }
   const evidence = request.evidence;
   if (!policy.acceptsEvidence(configuration.channel, evidence.kind)) {
-    throw refused('evidence.kind', 'evidence_kind_not_accepted_for_channel', `The ${policy.profileId} profile does not accept this evidence on the ${configuration.channel} channel.`);
+    throw fieldRefused('evidence.kind', 'evidence_kind_not_accepted_for_channel', `The ${policy.profileId} profile does not accept this evidence on the ${configuration.channel} channel.`);
   }
   // Rule 4: a call recording must match occurredAt; a paper original's digitization date is never compared.
   if (evidence.kind === 'audio_recording' && Math.abs(evidence.recordedAt - request.occurredAt) > policy.recordingToleranceMs) {
-    throw refused('evidence.recordedAt', 'recording_outside_tolerance', 'The recording instant does not match occurredAt within the profile tolerance.');
+    throw fieldRefused('evidence.recordedAt', 'recording_outside_tolerance', 'The recording instant does not match occurredAt within the profile tolerance.');
   }
 
   const scopes = subset('scopeIds', request.scopeIds, redec.scopes, (s) => s.scopeId);
@@ -169,11 +169,6 @@ function subset<T>(field: string, requested: string[] | undefined, allowed: T[],
   });
   if (errors.length > 0) throw validationError(`${field} must be a non-empty subset of the configuration's.`, { errors });
   return allowed.filter((item) => requested.includes(keyOf(item)));
-}
-
-/** A rule refused one field of the grant: a VALIDATION_ERROR whose reason names the rule. */
-function refused(field: string, reason: string, detail: string): DomainError {
-  return validationError(detail, { reason, errors: [{ field, reason }] });
 }
 
 /** A RUT shown without revealing it, for documents that print the representation: `**.***.678-5`. */

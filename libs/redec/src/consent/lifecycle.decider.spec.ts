@@ -1,11 +1,13 @@
 import { DomainError } from '@ledger/platform';
+import { BASELINE_PROFILE } from '../profiles/profile-catalog';
 import { ConsentEvent } from './consent.events';
-import { decideEndExtension, decideRegisterExtension, decideRevoke, RegisterExtensionRequest } from './lifecycle.decider';
+import { decideEndExtension, decideRegisterExtension, decideRevoke, RegisterExtensionRequest, RevokeRequest } from './lifecycle.decider';
 import { ConsentState, evolveConsent } from './consent.state';
 import { grantedAt, state, validUntil } from './testing/consent-fixtures';
 
 const DAY = 86_400_000;
-const revoke = { channel: 'digital', occurredAt: grantedAt + 5 * DAY, sourceType: 'direct', identityAssurance: 'client_authenticated' };
+const revoke: RevokeRequest = { channel: 'digital', occurredAt: grantedAt + 5 * DAY, sourceType: 'direct', identityAssurance: 'client_authenticated' };
+const revokeUnderBaseline = (consent: ConsentState | null, request: RevokeRequest, consentActionId: string, now: number) => decideRevoke(consent, BASELINE_PROFILE, request, consentActionId, now);
 const credit = (overrides: Partial<RegisterExtensionRequest> = {}): RegisterExtensionRequest => ({
   customerTenantId: 'cus-1',
   objectiveCode: '02',
@@ -28,7 +30,7 @@ const refusal = (fn: () => unknown): DomainError => {
 
 describe('revocation', () => {
   it('is effective on a granted consent', () => {
-    const [event] = decideRevoke(state, revoke, 'rev-1', grantedAt + 6 * DAY);
+    const [event] = revokeUnderBaseline(state, revoke, 'rev-1', grantedAt + 6 * DAY);
     expect(event).toEqual({
       type: 'RevocationRecorded',
       data: { redecConsentId: 'con-1', consentActionId: 'rev-1', internalConsentCode: 'A1B2C3D4E5F6G7H8I9J0', revokedAt: revoke.occurredAt, channel: 'digital', sourceType: 'direct', identityAssurance: 'client_authenticated', effective: true, recordedAt: grantedAt + 6 * DAY },
@@ -37,15 +39,31 @@ describe('revocation', () => {
 
   it('is kept without effect when a credit had been granted before it', () => {
     const extended = apply(decideRegisterExtension(state, credit(), 'x-1', grantedAt + 3 * DAY));
-    expect(decideRevoke(extended, revoke, 'rev-1', grantedAt + 6 * DAY)[0]).toMatchObject({ data: { effective: false } });
+    expect(revokeUnderBaseline(extended, revoke, 'rev-1', grantedAt + 6 * DAY)[0]).toMatchObject({ data: { effective: false } });
   });
 
   it('refuses a second revocation, one after receipt, and one before the grant', () => {
-    const revoked = apply(decideRevoke(state, revoke, 'rev-1', grantedAt + 6 * DAY));
-    expect(refusal(() => decideRevoke(revoked, revoke, 'rev-2', grantedAt + 7 * DAY)).code).toBe('redec_consent_already_revoked');
-    expect(refusal(() => decideRevoke(state, { ...revoke, occurredAt: grantedAt + 7 * DAY }, 'rev-1', grantedAt + 6 * DAY)).reason).toBe('occurred_at_after_receipt');
-    expect(refusal(() => decideRevoke(state, { ...revoke, occurredAt: grantedAt - 1 }, 'rev-1', grantedAt + 6 * DAY)).reason).toBe('occurred_at_before_grant');
-    expect(refusal(() => decideRevoke(null, revoke, 'rev-1', grantedAt)).code).toBe('NOT_FOUND');
+    const revoked = apply(revokeUnderBaseline(state, revoke, 'rev-1', grantedAt + 6 * DAY));
+    expect(refusal(() => revokeUnderBaseline(revoked, revoke, 'rev-2', grantedAt + 7 * DAY)).code).toBe('redec_consent_already_revoked');
+    expect(refusal(() => revokeUnderBaseline(state, { ...revoke, occurredAt: grantedAt + 7 * DAY }, 'rev-1', grantedAt + 6 * DAY)).reason).toBe('occurred_at_after_receipt');
+    expect(refusal(() => revokeUnderBaseline(state, { ...revoke, occurredAt: grantedAt - 1 }, 'rev-1', grantedAt + 6 * DAY)).reason).toBe('occurred_at_before_grant');
+    expect(refusal(() => revokeUnderBaseline(null, revoke, 'rev-1', grantedAt)).code).toBe('NOT_FOUND');
+  });
+
+  it("holds the revoker's identity assurance to the consent's profile on the revocation's channel", () => {
+    const now = grantedAt + 6 * DAY;
+    expect(refusal(() => revokeUnderBaseline(state, { ...revoke, identityAssurance: 'self_declared' }, 'rev-1', now))).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      reason: 'identity_assurance_not_accepted',
+      errors: [{ field: 'identityAssurance', reason: 'identity_assurance_not_accepted' }],
+    });
+    // Accepted on in_person only, by the baseline.
+    expect(refusal(() => revokeUnderBaseline(state, { ...revoke, identityAssurance: 'identity_document_verified' }, 'rev-1', now)).reason).toBe('identity_assurance_not_accepted');
+    expect(revokeUnderBaseline(state, { ...revoke, channel: 'in_person', identityAssurance: 'identity_document_verified' }, 'rev-1', now)).toHaveLength(1);
+
+    const digitalOnly = { ...BASELINE_PROFILE, channels: { digital: BASELINE_PROFILE.channels.digital } };
+    expect(refusal(() => decideRevoke(state, digitalOnly, { ...revoke, channel: 'phone' }, 'rev-1', now)).reason).toBe('channel_not_supported_by_regulatory_profile');
+    expect(refusal(() => decideRevoke(state, null, revoke, 'rev-1', now)).code).toBe('regulatory_profile_unavailable');
   });
 });
 
@@ -69,7 +87,7 @@ describe('credit extensions', () => {
   });
 
   describe('after an effective revocation', () => {
-    const revoked = apply(decideRevoke(state, revoke, 'rev-1', grantedAt + 6 * DAY));
+    const revoked = apply(revokeUnderBaseline(state, revoke, 'rev-1', grantedAt + 6 * DAY));
 
     it('corrects the revocation for a credit granted before it, with a sourceReference', () => {
       const events = decideRegisterExtension(revoked, credit(), 'x-1', grantedAt + 7 * DAY);

@@ -1,12 +1,15 @@
-import { DomainError, conflict, notFound, unprocessable, validationError } from '@ledger/platform';
-import { ConsentEvent, CreditExtensionEndReason } from './consent.events';
+import { conflict, fieldRefused, notFound, unprocessable } from '@ledger/platform';
+import { RegulatoryProfile, acceptsRevocation, supportsChannel } from '../profiles/regulatory-profile';
+import { Channel, ConsentEvent, CreditExtensionEndReason } from './consent.events';
 import { ConsentState } from './consent.state';
+
+export const REVOCATION_SOURCE_TYPES = ['direct', 'representative'] as const;
 
 /** Spec 2.12. */
 export interface RevokeRequest {
-  channel: string;
+  channel: Channel;
   occurredAt: number;
-  sourceType: string;
+  sourceType: (typeof REVOCATION_SOURCE_TYPES)[number];
   identityAssurance: string;
 }
 
@@ -25,20 +28,32 @@ export interface EndExtensionRequest {
   supersededByObligationReference?: string;
 }
 
-function refused(field: string, reason: string, detail: string): DomainError {
-  return validationError(detail, { reason, errors: [{ field, reason }] });
-}
-
 /**
- * Spec 2.12 and 3: a revocation is always recorded; it is effective unless a
- * credit had been granted before it (an active extension whose credit
- * predates `occurredAt`), in which case the consent keeps its status.
+ * Spec 2.12 and 3: a revocation whose revoker was established the way the
+ * consent's profile accepts on that channel is always recorded; it is
+ * effective unless a credit had been granted before it (an active extension
+ * whose credit predates `occurredAt`), in which case the consent keeps its
+ * status. `profile` is the consent's Regulatory Profile, null when this
+ * deployment no longer loads it.
  */
-export function decideRevoke(consent: ConsentState | null, request: RevokeRequest, consentActionId: string, now: number): ConsentEvent[] {
+export function decideRevoke(
+  consent: ConsentState | null,
+  profile: RegulatoryProfile | null,
+  request: RevokeRequest,
+  consentActionId: string,
+  now: number,
+): ConsentEvent[] {
   if (!consent) throw notFound('consent');
+  if (!profile) throw conflict('regulatory_profile_unavailable', `The consent's Regulatory Profile is not loaded in this deployment.`);
+  if (!supportsChannel(profile, request.channel)) {
+    throw fieldRefused('channel', 'channel_not_supported_by_regulatory_profile', "The consent's Regulatory Profile has no rules for this revocation channel.");
+  }
+  if (!acceptsRevocation(profile, request.channel, request.identityAssurance)) {
+    throw fieldRefused('identityAssurance', 'identity_assurance_not_accepted', "This identityAssurance is not accepted for a revocation on this channel by the consent's Regulatory Profile.");
+  }
   if (consent.revocation) throw conflict('redec_consent_already_revoked', 'A revocation of this consent is already recorded.');
-  if (request.occurredAt > now) throw refused('occurredAt', 'occurred_at_after_receipt', 'occurredAt is later than the receipt of the revocation.');
-  if (request.occurredAt < consent.grant.grantedAt) throw refused('occurredAt', 'occurred_at_before_grant', 'A consent cannot be revoked before it was granted.');
+  if (request.occurredAt > now) throw fieldRefused('occurredAt', 'occurred_at_after_receipt', 'occurredAt is later than the receipt of the revocation.');
+  if (request.occurredAt < consent.grant.grantedAt) throw fieldRefused('occurredAt', 'occurred_at_before_grant', 'A consent cannot be revoked before it was granted.');
   const creditBefore = consent.creditExtensions.some((e) => e.status === 'active' && e.creditGrantedAt < request.occurredAt);
   return [
     {
@@ -78,7 +93,7 @@ export function decideRegisterExtension(
   if (!grant.objectiveCodes.includes(request.objectiveCode)) {
     throw unprocessable('redec_objective_not_granted', 'The objective is not one the consent grants.');
   }
-  if (request.creditGrantedAt > now) throw refused('creditGrantedAt', 'credit_granted_after_receipt', 'creditGrantedAt is later than the receipt.');
+  if (request.creditGrantedAt > now) throw fieldRefused('creditGrantedAt', 'credit_granted_after_receipt', 'creditGrantedAt is later than the receipt.');
   if (request.creditGrantedAt < grant.grantedAt || request.creditGrantedAt > grant.initialAccessValidUntil) {
     throw unprocessable('redec_credit_granted_outside_initial_window', 'The credit was not granted while the consent was in its initial window.');
   }
@@ -121,10 +136,10 @@ export function decideEndExtension(consent: ConsentState | null, creditExtension
   if (!extension) throw notFound('credit extension');
   const superseding = request.endReason === 'superseded_by_new_obligation';
   if (superseding && !request.supersededByObligationReference?.trim()) {
-    throw refused('supersededByObligationReference', 'required', 'superseded_by_new_obligation needs the new obligation reference.');
+    throw fieldRefused('supersededByObligationReference', 'required', 'superseded_by_new_obligation needs the new obligation reference.');
   }
   if (!superseding && request.supersededByObligationReference !== undefined) {
-    throw refused('supersededByObligationReference', 'only_with_superseded_by_new_obligation', 'supersededByObligationReference is only sent with superseded_by_new_obligation.');
+    throw fieldRefused('supersededByObligationReference', 'only_with_superseded_by_new_obligation', 'supersededByObligationReference is only sent with superseded_by_new_obligation.');
   }
   if (extension.status === 'ended') throw conflict('redec_credit_extension_already_ended', 'The end of this credit extension was already reported.');
   return [

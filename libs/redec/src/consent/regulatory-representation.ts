@@ -16,7 +16,7 @@ export interface RegulatoryRepresentation {
   mediumCode: string;
   objectiveCodes: string[];
   revocation: { revokedAt: number; channel: string; effective: boolean; correctedAt: number | null } | null;
-  creditExtensions: Array<Omit<CreditExtension, 'supersededByObligationReference'>>;
+  creditExtensions: CreditExtension[];
   artifactStatus: string;
   retentionUntil: number | null;
   retentionBasis: RetentionBasis | null;
@@ -69,7 +69,7 @@ export function regulatoryRepresentation(state: ConsentState, now: number): Regu
     mediumCode: grant.mediumCode,
     objectiveCodes: grant.objectiveCodes,
     revocation: revocation && { revokedAt: revocation.revokedAt, channel: revocation.channel, effective: revocation.effective, correctedAt: revocation.correctedAt },
-    creditExtensions: state.creditExtensions.map(({ supersededByObligationReference: _next, ...extension }) => extension),
+    creditExtensions: state.creditExtensions,
     artifactStatus: state.artifact.status,
     retentionUntil: derived.retentionUntil,
     retentionBasis: derived.retentionBasis,

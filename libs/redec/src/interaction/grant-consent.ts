@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
 import { CommandContext, ValueProtection, loadAggregate, toNewEvent } from '@ledger/ledger';
 import { conflict, notFound, validationError } from '@ledger/platform';
@@ -8,6 +8,7 @@ import { GrantPolicy, GrantRequest, decideGrant, maskRut, normalizeRepresentativ
 import { generateInternalConsentCode } from '../consent/internal-consent-code';
 import { ProfileCatalog } from '../profiles/profile-catalog';
 import { RegulatoryProfile, acceptsEvidence, mediumCodeFor } from '../profiles/regulatory-profile';
+import { derivedUuid } from '../derived-id';
 import { redecStreams } from '../streams';
 import { evolveInteraction } from './interaction.events';
 
@@ -43,8 +44,7 @@ const CODE_ATTEMPTS = 5;
 
 /** One consent per interaction: its id is derived from the interaction's, so a retry after a crash finds the same stream. */
 export function redecConsentIdFor(tenantId: string, interactionId: string): string {
-  const hex = createHash('sha256').update(`redec-consent\u0000${tenantId}\u0000${interactionId}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return derivedUuid('redec-consent', tenantId, interactionId);
 }
 
 export function grantPolicyOf(profile: RegulatoryProfile): GrantPolicy {

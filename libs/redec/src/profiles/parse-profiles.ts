@@ -7,6 +7,7 @@ const PROFILE_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** Identifiers are normalized to lower-case types before any check, so a requirement must be written the same way. */
 const IDENTIFIER_TYPE = /^[a-z0-9][a-z0-9_.-]{0,49}$/;
 const MEDIUM_CODE = /^[0-9A-Za-z]{1,10}$/;
+const ASSURANCE = /^[a-z][a-z0-9_]{0,63}$/;
 
 type Json = Record<string, unknown>;
 
@@ -84,7 +85,11 @@ export function parseRegulatoryProfile(raw: unknown, path: string, problems: str
     channels: Object.fromEntries(
       Object.entries(profile.channels).map(([channel, rules]) => [
         channel,
-        { evidenceKinds: [...rules.evidenceKinds], identifiers: rules.identifiers.map((r) => ({ ...r })) },
+        {
+          evidenceKinds: [...rules.evidenceKinds],
+          identifiers: rules.identifiers.map((r) => ({ ...r })),
+          revocationIdentityAssurance: [...rules.revocationIdentityAssurance],
+        },
       ]),
     ) as Partial<Record<Channel, ChannelRules>>,
   };
@@ -92,10 +97,14 @@ export function parseRegulatoryProfile(raw: unknown, path: string, problems: str
 
 function parseChannelRules(raw: unknown, path: string, problems: string[]): void {
   if (!isObject(raw)) {
-    problems.push(`${path}: must be an object { "evidenceKinds": [...], "identifiers": [...] }`);
+    problems.push(`${path}: must be an object { "evidenceKinds": [...], "identifiers": [...], "revocationIdentityAssurance": [...] }`);
     return;
   }
-  closed(raw, ['evidenceKinds', 'identifiers'], path, problems);
+  closed(raw, ['evidenceKinds', 'identifiers', 'revocationIdentityAssurance'], path, problems);
+  const assurances = raw.revocationIdentityAssurance;
+  if (!Array.isArray(assurances) || assurances.length === 0 || assurances.some((a) => typeof a !== 'string' || !ASSURANCE.test(a))) {
+    problems.push(`${path}.revocationIdentityAssurance: must be a non-empty array of snake_case assurance levels, such as "client_authenticated"`);
+  }
   const kinds = raw.evidenceKinds;
   if (!Array.isArray(kinds) || kinds.length === 0) {
     problems.push(`${path}.evidenceKinds: must be a non-empty array of ${EVIDENCE_KINDS.join(', ')}`);

@@ -13,7 +13,7 @@ const phoneOnly = {
   maxOccurredAtSkewMs: 86_400_000,
   recordingToleranceMs: 60_000,
   mediumCodes: { electronic: '1', audio_recording: '2', physical_document: '3' },
-  channels: { phone: { evidenceKinds: ['audio_recording'], identifiers: [{ type: 'rut', verificationRequired: true, acceptedVerificationMethods: ['agent_check'] }] } },
+  channels: { phone: { evidenceKinds: ['audio_recording'], identifiers: [{ type: 'rut', verificationRequired: true, acceptedVerificationMethods: ['agent_check'] }], revocationIdentityAssurance: ['caller_verified'] } },
 };
 
 function problemsOf(document: unknown): string {
@@ -45,7 +45,7 @@ describe('parseProfilesDocument', () => {
           channels: {
             fax: {},
             phone: { evidenceKinds: ['audio_recording', 'email', 'audio_recording'], identifiers: [{ type: 'RUT', verificationRequired: 'yes' }] },
-            digital: { evidenceKinds: [], identifiers: [{ type: 'rut', verificationRequired: false, acceptedVerificationMethods: ['x'] }] },
+            digital: { evidenceKinds: [], identifiers: [{ type: 'rut', verificationRequired: false, acceptedVerificationMethods: ['x'] }], revocationIdentityAssurance: ['Client Authenticated'] },
           },
         },
       ],
@@ -66,6 +66,8 @@ describe('parseProfilesDocument', () => {
       'profiles[0].channels.phone.identifiers[0].verificationRequired: must be true or false',
       'profiles[0].channels.digital.evidenceKinds: must be a non-empty array',
       'profiles[0].channels.digital.identifiers[0].acceptedVerificationMethods: only meaningful with "verificationRequired": true',
+      'profiles[0].channels.phone.revocationIdentityAssurance: must be a non-empty array of snake_case assurance levels',
+      'profiles[0].channels.digital.revocationIdentityAssurance: must be a non-empty array of snake_case assurance levels',
     ]) {
       expect(message).toContain(expected);
     }

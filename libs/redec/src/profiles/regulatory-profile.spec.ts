@@ -1,5 +1,5 @@
 import { BASELINE_PROFILE } from './profile-catalog';
-import { IdentifierForCheck, RegulatoryProfile, acceptsEvidence, checkIdentifiersForChannel, mediumCodeFor, supportsChannel } from './regulatory-profile';
+import { IdentifierForCheck, RegulatoryProfile, acceptsEvidence, acceptsRevocation, checkIdentifiersForChannel, mediumCodeFor, supportsChannel } from './regulatory-profile';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -12,8 +12,8 @@ const strict: RegulatoryProfile = {
   ...BASELINE_PROFILE,
   id: 'strict',
   channels: {
-    digital: { evidenceKinds: ['electronic'], identifiers: [{ type: 'rut', system: 'cl-sii', verificationRequired: true, acceptedVerificationMethods: ['clave_unica'] }] },
-    phone: { evidenceKinds: ['audio_recording'], identifiers: [] },
+    digital: { evidenceKinds: ['electronic'], identifiers: [{ type: 'rut', system: 'cl-sii', verificationRequired: true, acceptedVerificationMethods: ['clave_unica'] }], revocationIdentityAssurance: ['client_authenticated'] },
+    phone: { evidenceKinds: ['audio_recording'], identifiers: [], revocationIdentityAssurance: ['client_authenticated'] },
   },
 };
 
@@ -80,9 +80,18 @@ describe('a configured Regulatory Profile', () => {
   it('reports missing identifiers once however many are missing', () => {
     const twoRequired: RegulatoryProfile = {
       ...strict,
-      channels: { phone: { evidenceKinds: ['audio_recording'], identifiers: [{ type: 'rut', verificationRequired: false }, { type: 'passport', verificationRequired: false }] } },
+      channels: { phone: { evidenceKinds: ['audio_recording'], identifiers: [{ type: 'rut', verificationRequired: false }, { type: 'passport', verificationRequired: false }], revocationIdentityAssurance: ['client_authenticated'] } },
     };
     expect(checkIdentifiersForChannel(twoRequired, 'phone', [email])).toEqual([{ field: 'identifiers', reason: 'required_identifier_missing' }]);
+  });
+
+  it('accepts a revocation only with an identity assurance its channel lists', () => {
+    expect(acceptsRevocation(BASELINE_PROFILE, 'digital', 'client_authenticated')).toBe(true);
+    expect(acceptsRevocation(BASELINE_PROFILE, 'digital', 'identity_document_verified')).toBe(false);
+    expect(acceptsRevocation(BASELINE_PROFILE, 'in_person', 'identity_document_verified')).toBe(true);
+    expect(acceptsRevocation(BASELINE_PROFILE, 'digital', 'self_declared')).toBe(false);
+    expect(acceptsRevocation(strict, 'in_person', 'client_authenticated')).toBe(false);
+    expect(acceptsRevocation(strict, 'telegraph', 'client_authenticated')).toBe(false);
   });
 
   it('supports, and accepts evidence on, only the channels it has rules for', () => {

@@ -25,6 +25,12 @@ export interface ChannelRules {
   /** The evidence kinds a grant on this channel may carry; never empty. */
   evidenceKinds: EvidenceKind[];
   identifiers: IdentifierRequirement[];
+  /**
+   * Spec 2.12: the `identityAssurance` a revocation received on this channel
+   * may declare. A revocation stops the consent, so one whose revoker was not
+   * established the way this channel accepts is refused, not recorded.
+   */
+  revocationIdentityAssurance: string[];
 }
 
 /**
@@ -56,6 +62,11 @@ export function supportsChannel(profile: RegulatoryProfile, channel: Channel): b
 
 export function acceptsEvidence(profile: RegulatoryProfile, channel: Channel, kind: EvidenceKind): boolean {
   return profile.channels[channel]?.evidenceKinds.includes(kind) ?? false;
+}
+
+/** Whether a revocation on `channel` with this `identityAssurance` meets the profile (spec 2.12). */
+export function acceptsRevocation(profile: RegulatoryProfile, channel: string, identityAssurance: string): boolean {
+  return profile.channels[channel as Channel]?.revocationIdentityAssurance.includes(identityAssurance) ?? false;
 }
 
 export function mediumCodeFor(profile: RegulatoryProfile, kind: EvidenceKind): string {

@@ -1,6 +1,6 @@
-import { validationError } from '@ledger/platform';
-import { ConsentState } from './consent.state';
-import { deriveStatus } from './regulatory-representation';
+import { fieldRefused } from '@ledger/platform';
+import { ConsentState } from '../consent/consent.state';
+import { deriveStatus } from '../consent/regulatory-representation';
 
 export type ConsentAuthorizationMode = 'initial_window' | 'credit_lifecycle_extension';
 export type AccessPurpose = 'manage_existing_obligation' | 'evaluate_new_credit';
@@ -41,12 +41,10 @@ export type AccessDecision = { status: 'authorized' } | { status: 'denied'; deny
  */
 export function checkAccessRequest(request: Pick<AccessRequest, 'consentAuthorizationMode' | 'accessPurpose'>): void {
   if (request.consentAuthorizationMode === 'initial_window' && request.accessPurpose !== undefined) {
-    throw validationError('accessPurpose is only sent with consentAuthorizationMode credit_lifecycle_extension.', {
-      errors: [{ field: 'accessPurpose', reason: 'not_with_initial_window' }],
-    });
+    throw fieldRefused('accessPurpose', 'not_with_initial_window', 'accessPurpose is only sent with consentAuthorizationMode credit_lifecycle_extension.');
   }
   if (request.consentAuthorizationMode === 'credit_lifecycle_extension' && request.accessPurpose === undefined) {
-    throw validationError('credit_lifecycle_extension requires accessPurpose.', { errors: [{ field: 'accessPurpose', reason: 'required' }] });
+    throw fieldRefused('accessPurpose', 'required', 'credit_lifecycle_extension requires accessPurpose.');
   }
 }
 

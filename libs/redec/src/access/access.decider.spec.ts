@@ -1,6 +1,6 @@
-import { ConsentEvent } from './consent.events';
+import { ConsentEvent } from '../consent/consent.events';
 import { AccessRequest, DENY_REASON_CODES, checkAccessRequest, decideAccess } from './access.decider';
-import { facts, given, grantedAt, state, validUntil } from './testing/consent-fixtures';
+import { facts, given, grantedAt, state, validUntil } from '../consent/testing/consent-fixtures';
 
 const DAY = 86_400_000;
 const request = (overrides: Partial<AccessRequest> = {}): AccessRequest => ({

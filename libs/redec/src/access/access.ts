@@ -1,0 +1,77 @@
+import { EventStore, WrongExpectedVersionError, canonicalJson } from '@ledger/event-store';
+import { CommandContext, factsOfSameRequest, loadAggregate, toNewEvent } from '@ledger/ledger';
+import { createHash } from 'node:crypto';
+import { ConsentEvent } from '../consent/consent.events';
+import { ConsentState, evolveConsent } from '../consent/consent.state';
+import { derivedUuid } from '../derived-id';
+import { redecStreams } from '../streams';
+import { AccessRequest, checkAccessRequest } from './access.decider';
+import { AccessDecided, AccessEvent, AccessOutcome, AccessRecord, evolveAccess } from './access.events';
+import { decideAuthorize, decideConfirm } from './access-record.decider';
+
+type Context = CommandContext & { tenantId: string };
+
+/** An access request is identified by its sourceSystem + sourceReference (CONTRACT), so its id, and its stream, follow from them. */
+export function redecAccessIdFor(tenantId: string, sourceSystem: string, sourceReference: string): string {
+  return derivedUuid('redec-access', tenantId, sourceSystem, sourceReference);
+}
+
+export interface AuthorizeResult {
+  decision: AccessDecided['data'];
+  replayed: boolean;
+  /** The decision's position when this call recorded it; null for a replay. */
+  position: number | null;
+}
+
+/**
+ * Spec 2.8: decides on the consent's facts read from the store (never a
+ * read model that may lag behind a revocation) and records the decision
+ * before answering, so no answer goes out that is not a fact. Any fault on
+ * the way is an error, never `authorized`.
+ */
+export async function authorizeAccess(store: EventStore, request: AccessRequest, context: Context): Promise<AuthorizeResult> {
+  checkAccessRequest(request);
+  const redecAccessId = redecAccessIdFor(context.tenantId, request.sourceSystem, request.sourceReference);
+  const stream = redecStreams.access(context.tenantId, redecAccessId);
+  const requestSha256 = createHash('sha256').update(canonicalJson(request)).digest('hex');
+  const decide = async () => {
+    const { state: existing } = await loadAggregate(store, stream, evolveAccess);
+    const { state: consent, expectedRevision } = await loadAggregate(store, redecStreams.consent(context.tenantId, request.redecConsentId), (state: ConsentState | null, event: ConsentEvent) =>
+      evolveConsent(state, event, context.tenantId),
+    );
+    const consentRevision = typeof expectedRevision === 'number' ? expectedRevision : null;
+    return decideAuthorize({ existing, consent, consentRevision, request, requestSha256, redecAccessId, now: context.now });
+  };
+
+  const outcome = await decide();
+  if (outcome.replayed) return { decision: outcome.decision, replayed: true, position: null };
+  try {
+    const appended = await store.append(stream, [toNewEvent(outcome.event, context)], 'no_stream');
+    return { decision: outcome.event.data, replayed: false, position: appended.position };
+  } catch (error) {
+    if (!(error instanceof WrongExpectedVersionError)) throw error;
+    // The same request was decided concurrently: answer its decision, or refuse a different body.
+    const again = await decide();
+    if (!again.replayed) throw error;
+    return { decision: again.decision, replayed: true, position: null };
+  }
+}
+
+/** Spec 2.9: records the outcome the bank reports for an authorized access. */
+export async function confirmAccess(store: EventStore, redecAccessId: string, outcome: AccessOutcome, context: Context): Promise<{ record: AccessRecord; position: number }> {
+  const stream = redecStreams.access(context.tenantId, redecAccessId);
+  const recorded = await store.readStream(stream);
+  const record = recorded.reduce<AccessRecord | null>((state, e) => evolveAccess(state, e as unknown as AccessEvent), null);
+  // The outcome of a request already recorded whose answer was lost.
+  const [earlier] = factsOfSameRequest(recorded, context);
+  if (record && earlier) return { record, position: earlier.position };
+
+  const confirmed = decideConfirm(record, outcome, context.now);
+  // Appending at the revision read makes a concurrent second confirmation fail instead of being kept.
+  const appended = await store.append(stream, [toNewEvent(confirmed, context)], recorded[recorded.length - 1].revision).catch((error: unknown) => {
+    if (error instanceof WrongExpectedVersionError) return null;
+    throw error;
+  });
+  if (!appended) return confirmAccess(store, redecAccessId, outcome, context);
+  return { record: evolveAccess(record, confirmed)!, position: appended.position };
+}

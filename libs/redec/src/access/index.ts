@@ -1,0 +1,4 @@
+export * from './access.decider';
+export * from './access.events';
+export * from './access-record.decider';
+export * from './access';

@@ -1,0 +1,6 @@
+export * from './obligation.events';
+export * from './obligation-key';
+export * from './bind.decider';
+export * from './consent-code';
+export * from './obligations.projection';
+export * from './bind-obligation';

@@ -1,0 +1,10 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * An obligation is named by two free-text values; they are hashed with a NUL
+ * between them so that no two pairs run together into one name, and so the
+ * name is short and plain wherever it is used (stream, read-model id).
+ */
+export function obligationKey(sourceSystem: string, obligationReference: string): string {
+  return createHash('sha256').update(`${sourceSystem}\u0000${obligationReference}`).digest('hex');
+}

@@ -1,0 +1,32 @@
+/**
+ * Spec 2.11: what the bank confirmed a granted obligation is reported under.
+ * `legacy_pre_redec` and `no_applicable_consent` are kinds, not codes: their
+ * twenty 9s and twenty 0s are written only when the lookup answers.
+ */
+export type BindingKind = 'consent' | 'legacy_pre_redec' | 'no_applicable_consent';
+
+export const BINDING_KINDS: readonly BindingKind[] = ['consent', 'legacy_pre_redec', 'no_applicable_consent'];
+
+/** One binding of an obligation (its source system and reference), as recorded. */
+export interface ObligationBinding {
+  bindingId: string;
+  sourceSystem: string;
+  obligationReference: string;
+  kind: BindingKind;
+  /** Set only for kind `consent`. */
+  redecConsentId: string | null;
+  /** The consent's code, frozen when bound; set only for kind `consent`. */
+  internalConsentCode: string | null;
+  boundAt: number;
+}
+
+/**
+ * Appended to the obligation's own stream when the bank confirms the
+ * obligation was granted. A second, different binding is appended too and
+ * makes the lookup `ambiguous` (CONTRACT.md): the disagreement is a fact the
+ * bank has to reconcile, not one the service settles.
+ */
+export interface ObligationBound {
+  type: 'ObligationBound';
+  data: ObligationBinding;
+}
