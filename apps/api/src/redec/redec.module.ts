@@ -11,12 +11,24 @@ import { GetConsentHttpController } from './consents/get/get-consent.http.contro
 import { GetConsentHandler } from './consents/get/get-consent.query';
 import { LookupConsentsHttpController } from './consents/lookup/lookup-consents.http.controller';
 import { LookupConsentsHandler } from './consents/lookup/lookup-consents.query';
+import { RecordNotificationEvidenceHandler } from './consents/notification-evidence/notification-evidence.command';
+import { NotificationEvidenceHttpController } from './consents/notification-evidence/notification-evidence.http.controller';
 import { CreateInteractionHttpController } from './interactions/create/create-interaction.http.controller';
 import { CreateInteractionHandler } from './interactions/create/create-interaction.command';
 import { GrantConsentHandler } from './interactions/grant/grant.command';
 import { GrantHttpController } from './interactions/grant/grant.http.controller';
+import { BindObligationHandler } from './obligations/bind/bind-obligation.command';
+import { BindObligationHttpController } from './obligations/bind/bind-obligation.http.controller';
+import { ConsentCodeHttpController } from './obligations/consent-code/consent-code.http.controller';
+import { ConsentCodeHandler } from './obligations/consent-code/consent-code.query';
+import { AuthorizeAccessHandler, ConfirmAccessHandler } from './accesses/access.commands';
+import { AccessesHttpController } from './accesses/accesses.http.controller';
+import { RevokeConsentHandler } from './consents/revoke/revoke.command';
+import { RevokeHttpController } from './consents/revoke/revoke.http.controller';
+import { EndCreditExtensionHandler, RegisterCreditExtensionHandler } from './consents/credit-extensions/credit-extension.commands';
+import { CreditExtensionsHttpController } from './consents/credit-extensions/credit-extensions.http.controller';
 
-/** The REDEC capture boundary: interactions, grant and the regulatory reads. */
+/** The REDEC boundary: interactions, grant, the consent's lifecycle, access coordination and the regulatory reads. */
 @Module({})
 export class RedecModule {
   static forRoot(config: LedgerConfig): DynamicModule {
@@ -31,6 +43,12 @@ export class RedecModule {
         CustomerConsentsHttpController,
         EvidenceHttpController,
         ArtifactHttpController,
+        BindObligationHttpController,
+        ConsentCodeHttpController,
+        NotificationEvidenceHttpController,
+        RevokeHttpController,
+        CreditExtensionsHttpController,
+        AccessesHttpController,
       ],
       providers: [
         bankingCalendarProvider(config),
@@ -40,6 +58,14 @@ export class RedecModule {
         GetConsentHandler,
         LookupConsentsHandler,
         CustomerConsentsHandler,
+        BindObligationHandler,
+        ConsentCodeHandler,
+        RecordNotificationEvidenceHandler,
+        RevokeConsentHandler,
+        RegisterCreditExtensionHandler,
+        EndCreditExtensionHandler,
+        AuthorizeAccessHandler,
+        ConfirmAccessHandler,
       ],
     };
   }

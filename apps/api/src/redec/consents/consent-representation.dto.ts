@@ -1,11 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-
-export class RevocationDto {
-  @ApiProperty({ type: 'integer' }) revokedAt!: number;
-  @ApiProperty() channel!: string;
-  @ApiProperty({ description: 'False when a credit granted before the revocation keeps the consent.' }) effective!: boolean;
-  @ApiProperty({ type: 'integer', nullable: true }) correctedAt!: number | null;
-}
+import { CreditExtensionDto } from './credit-extension.dto';
+import { RevocationDto } from './revocation.dto';
 
 /** Spec 2.5: the regulatory consent representation. */
 export class ConsentRepresentationDto {
@@ -21,7 +16,7 @@ export class ConsentRepresentationDto {
   @ApiProperty({ description: 'Medium code, derived from the evidence.' }) mediumCode!: string;
   @ApiProperty({ type: [String], description: 'Two-digit objective codes.' }) objectiveCodes!: string[];
   @ApiPropertyOptional({ type: RevocationDto, nullable: true, description: 'Present when a revocation was recorded.' }) revocation!: RevocationDto | null;
-  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Credit extensions (spec 2.10).' }) creditExtensions!: unknown[];
+  @ApiProperty({ type: [CreditExtensionDto], description: 'Credit extensions (spec 2.10), in the order registered.' }) creditExtensions!: CreditExtensionDto[];
   @ApiProperty({ enum: ['pending', 'ready'] }) artifactStatus!: string;
   @ApiProperty({ type: 'integer', nullable: true, description: 'Minimum retention floor; null while valid or extended. Not a deletion date.' }) retentionUntil!: number | null;
   @ApiProperty({ type: 'string', nullable: true, description: 'Basis of the floor, e.g. `loss_of_validity`.' }) retentionBasis!: string | null;

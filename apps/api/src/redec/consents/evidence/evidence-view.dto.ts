@@ -57,6 +57,22 @@ class EvidenceObligationDto {
   @ApiProperty() sourceReference!: string;
 }
 
+/** Spec 2.6: evidence the bank recorded of a notice it sent; the message and the address stay with the bank. */
+class EvidenceNotificationDto {
+  @ApiProperty({ format: 'uuid' }) notificationEvidenceId!: string;
+  @ApiProperty({ format: 'uuid', description: 'The grant or revocation action notified.' }) consentActionId!: string;
+  @ApiProperty({ enum: ['grant', 'revoke'] }) notificationReason!: string;
+  @ApiProperty({ description: 'e.g. `email`, `sms`.' }) notificationChannel!: string;
+  @ApiProperty({ description: 'Hash of the normalized recipient address.' }) recipientHash!: string;
+  @ApiProperty({ enum: ['sent', 'delivered', 'bounced'] }) status!: string;
+  @ApiProperty({ type: 'integer' }) sentAt!: number;
+  @ApiProperty() sourceSystem!: string;
+  @ApiProperty() sourceReference!: string;
+  @ApiProperty({ description: 'SHA-256 (hex) of the exact message sent.' }) contentSha256!: string;
+  @ApiProperty({ type: 'string', nullable: true }) contentReference!: string | null;
+  @ApiProperty({ type: 'integer', description: 'When the service received the evidence.' }) recordedAt!: number;
+}
+
 /** Spec 2.7: the auditable view of the regulatory fact; no debt data, no bytes. */
 export class EvidenceViewDto {
   @ApiProperty({ format: 'uuid' }) redecConsentId!: string;
@@ -78,4 +94,6 @@ export class EvidenceViewDto {
   @ApiProperty({ type: EvidenceDetailDto }) evidence!: EvidenceDetailDto;
   @ApiProperty({ type: EvidenceRepresentationDto, nullable: true, description: 'Null when the data subject acted personally.' }) representation!: EvidenceRepresentationDto | null;
   @ApiProperty({ type: EvidenceObligationDto, nullable: true }) reportableObligation!: EvidenceObligationDto | null;
+  @ApiProperty({ type: [EvidenceNotificationDto], description: 'Notification evidence, append-only, in the order recorded (spec rule 8): each delivery state is its own record.' })
+  notifications!: EvidenceNotificationDto[];
 }

@@ -10,10 +10,11 @@ import { EvidenceViewDto } from './evidence-view.dto';
 /**
  * Spec 2.7: the auditable view of the regulatory fact: the decision,
  * timestamps, template, authentication and provenance, profile, channel,
- * purpose, objectives and canonical timing. No registry debt data (the
- * service never has any) and no document bytes.
+ * purpose, objectives and canonical timing, and the evidence of the notices
+ * the bank sent. No registry debt data (the service never has any) and no
+ * document bytes.
  */
-export function evidenceViewOf({ grant, artifact }: ConsentState): EvidenceViewDto {
+export function evidenceViewOf({ grant, artifact, notifications }: ConsentState): EvidenceViewDto {
   const evidence = grant.evidence;
   return {
     redecConsentId: grant.redecConsentId,
@@ -49,6 +50,7 @@ export function evidenceViewOf({ grant, artifact }: ConsentState): EvidenceViewD
       assertedAt: grant.representation.assertedAt,
     },
     reportableObligation: grant.reportableObligation,
+    notifications,
   };
 }
 

@@ -1,0 +1,86 @@
+import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Idempotent, RequireScopes } from '@ledger/http';
+import { Scopes } from '@ledger/platform';
+import { AccessDecided, AccessRecord, AuthorizeResult, accessOutcome } from '@ledger/redec';
+import { AccessDecisionDto, AuthorizeAccessRequestDto, AuthorizeAccessResponseDto, ConfirmAccessRequestDto, ConfirmAccessResponseDto } from './access.dto';
+import { AuthorizeAccessCommand, ConfirmAccessCommand } from './access.commands';
+
+@ApiTags('redec')
+@ApiBearerAuth()
+@Controller('v1/redec/accesses')
+export class AccessesHttpController {
+  constructor(private readonly commandBus: CommandBus) {}
+
+  @Post('authorize')
+  @RequireScopes(Scopes.RUNTIME)
+  @ApiOperation({
+    summary: 'Decide whether a registry access is authorized (spec 2.8)',
+    description:
+      'Answers `authorized` or `denied`; only `authorized` lets the reporter query the registry, and a timeout or error is never an authorization. ' +
+      'Decided on the consent\'s recorded facts and the clock, independent of artifact readiness. `initial_window`: the consent is valid now (until initialAccessValidUntil, not effectively revoked) ' +
+      'for a granted scope, data category and objective. `credit_lifecycle_extension`: requires accessPurpose; only `manage_existing_obligation` for the exact obligation of an active extension ' +
+      "(reportingObligation.sourceSystem the consent's obligation source system, reportingObligation.sourceReference the extension's creditOperationReference) is authorized. " +
+      'Every decision is recorded. The request is identified by sourceSystem + sourceReference: the same request again answers the same decision with `replayed: true` (200); ' +
+      'the same pair with a different body is 409 `redec_access_request_conflict`. Scope `consent:runtime`.',
+  })
+  @ApiCreatedResponse({ type: AuthorizeAccessResponseDto, description: 'A new decision, recorded.' })
+  @ApiOkResponse({ type: AuthorizeAccessResponseDto, description: 'The recorded decision of the same request, `replayed: true`.' })
+  async authorize(@Body() body: AuthorizeAccessRequestDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<AuthorizeAccessResponseDto> {
+    const { authorizationBasis, consentAuthorizationMode, redecConsentId, dataCategoryCode, scopeId, objectiveCode, sourceSystem, sourceReference, accessPurpose } = body;
+    const { status, sourceSystem: obligationSystem, sourceReference: obligationReference, assertedAt } = body.reportingObligation;
+    const request = {
+      authorizationBasis,
+      consentAuthorizationMode,
+      redecConsentId,
+      dataCategoryCode,
+      scopeId,
+      objectiveCode,
+      reportingObligation: { status, sourceSystem: obligationSystem, sourceReference: obligationReference, assertedAt },
+      sourceSystem,
+      sourceReference,
+      ...(accessPurpose !== undefined ? { accessPurpose } : {}),
+    };
+    const { decision, replayed } = await this.commandBus.execute<AuthorizeAccessCommand, AuthorizeResult>(new AuthorizeAccessCommand(request));
+    reply.status(replayed ? 200 : 201);
+    return { decision: decisionView(decision), replayed };
+  }
+
+  @Post(':redecAccessId/confirm')
+  @HttpCode(200)
+  @RequireScopes(Scopes.RUNTIME)
+  @Idempotent({ required: false })
+  @ApiOperation({
+    summary: 'Confirm the outcome of an authorized access (spec 2.9)',
+    description:
+      'Exactly one outcome kind: `accessed` (with accessedAt, not before the authorization nor after the receipt, within 5 minutes of clock tolerance), `failed` or `cancelled`. ' +
+      'Only an authorized access can be confirmed (409 `redec_access_not_authorized`), once (409 `redec_access_already_confirmed`). ' +
+      'An optional Idempotency-Key makes a retry answer the first confirmation. Scope `consent:runtime`.',
+  })
+  @ApiOkResponse({ type: ConfirmAccessResponseDto })
+  async confirm(@Param('redecAccessId') redecAccessId: string, @Body() body: ConfirmAccessRequestDto): Promise<ConfirmAccessResponseDto> {
+    const outcome = accessOutcome(body.outcome);
+    const { decision, confirmation } = await this.commandBus.execute<ConfirmAccessCommand, AccessRecord>(new ConfirmAccessCommand(redecAccessId, outcome));
+    return { redecAccessId, status: confirmation!.outcome.kind, outcome: confirmation!.outcome, confirmedAt: confirmation!.confirmedAt, decision: decisionView(decision) };
+  }
+}
+
+function decisionView(decision: AccessDecided['data']): AccessDecisionDto {
+  const { request } = decision;
+  return {
+    redecAccessId: decision.redecAccessId,
+    status: decision.status,
+    ...(decision.denyReasonCode ? { denyReasonCode: decision.denyReasonCode } : {}),
+    redecConsentId: decision.redecConsentId,
+    decidedAt: decision.decidedAt,
+    consentAuthorizationMode: request.consentAuthorizationMode,
+    ...(request.accessPurpose ? { accessPurpose: request.accessPurpose } : {}),
+    scopeId: request.scopeId,
+    dataCategoryCode: request.dataCategoryCode,
+    objectiveCode: request.objectiveCode,
+    sourceSystem: request.sourceSystem,
+    sourceReference: request.sourceReference,
+  };
+}

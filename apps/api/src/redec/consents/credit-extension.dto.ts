@@ -1,0 +1,23 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { RevocationDto } from './revocation.dto';
+
+/** Spec 2.10: a record inside `creditExtensions`. */
+export class CreditExtensionDto {
+  @ApiProperty({ format: 'uuid' }) creditExtensionId!: string;
+  @ApiProperty({ description: 'Two-digit objective code, one the consent grants.' }) objectiveCode!: string;
+  @ApiProperty({ description: 'The exact obligation the extension arose from; authorizations under it cover this obligation only.' }) creditOperationReference!: string;
+  @ApiProperty({ type: 'integer', description: 'When the credit was granted (epoch ms).' }) creditGrantedAt!: number;
+  @ApiProperty({ type: 'integer', description: 'When the service registered the extension (epoch ms).' }) extendedAt!: number;
+  @ApiProperty({ enum: ['active', 'ended'] }) status!: string;
+  @ApiProperty({ type: 'string', nullable: true, enum: ['obligation_extinguished', 'acceleration_executed', 'superseded_by_new_obligation'] }) endReason!: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'When the end was reported (epoch ms).' }) endedAt!: number | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'With `superseded_by_new_obligation`: the new obligation, which does not inherit the consent.' })
+  supersededByObligationReference!: string | null;
+}
+
+/** The answer to registering or ending a credit extension: the record, and the consent as it stands after. */
+export class CreditExtensionResponseDto extends CreditExtensionDto {
+  @ApiProperty({ format: 'uuid' }) redecConsentId!: string;
+  @ApiProperty({ enum: ['granted', 'extended', 'revoked', 'expired'] }) consentStatus!: string;
+  @ApiProperty({ type: RevocationDto, nullable: true, description: 'A correction shows here as `effective: false` with `correctedAt`.' }) revocation!: RevocationDto | null;
+}

@@ -1,0 +1,50 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { CREDIT_EXTENSION_END_REASONS } from '@ledger/redec';
+import { EpochMs, Text } from '../../../dto-fields';
+
+/** Spec 2.10, register request. */
+export class RegisterCreditExtensionRequestDto {
+  @ApiProperty({ format: 'uuid', description: "The customer's id (customerId); it must be the consent's customer." })
+  @Text(64)
+  customerTenantId!: string;
+
+  @ApiProperty({ example: '02', description: 'A two-digit objective code the consent grants.' })
+  @Matches(/^[0-9]{2}$/)
+  objectiveCode!: string;
+
+  @ApiProperty({ description: 'The credit operation (the obligation); under `obligationSourceSystem` of the consent it is the binding produced.', maxLength: 200 })
+  @Text()
+  creditOperationReference!: string;
+
+  @ApiProperty({ type: 'integer', description: 'When the credit was granted (epoch ms): inside the initial window and not after the receipt.' })
+  @EpochMs()
+  creditGrantedAt!: number;
+
+  @ApiProperty({ maxLength: 200 })
+  @Text()
+  sourceSystem!: string;
+
+  @ApiPropertyOptional({
+    maxLength: 200,
+    description:
+      'Must be non-empty when creditGrantedAt precedes the accepted revokedAt: the registration then appends a correction leaving the revocation `effective: false` with `correctedAt`; ' +
+      'without it, 422 `redec_revocation_correction_requires_source_reference`.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  sourceReference?: string;
+}
+
+/** Spec 2.10, end request. */
+export class EndCreditExtensionRequestDto {
+  @ApiProperty({ enum: CREDIT_EXTENSION_END_REASONS })
+  @IsIn(CREDIT_EXTENSION_END_REASONS)
+  endReason!: (typeof CREDIT_EXTENSION_END_REASONS)[number];
+
+  @ApiPropertyOptional({ description: 'Required with `superseded_by_new_obligation`, refused otherwise: the creditOperationReference of the new obligation, which does not inherit the consent.', maxLength: 200 })
+  @IsOptional()
+  @Text()
+  supersededByObligationReference?: string;
+}

@@ -1,0 +1,33 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Idempotent, RequireScopes } from '@ledger/http';
+import { Scopes } from '@ledger/platform';
+import { RevocationAnswer } from '@ledger/redec';
+import { RevocationResponseDto, RevokeRequestDto } from './revoke.request.dto';
+import { RevokeConsentCommand } from './revoke.command';
+
+@ApiTags('redec')
+@ApiBearerAuth()
+@Controller('v1/redec/consents')
+export class RevokeHttpController {
+  constructor(private readonly commandBus: CommandBus) {}
+
+  @Post(':redecConsentId/revoke')
+  @HttpCode(201)
+  @RequireScopes(Scopes.WRITE)
+  @Idempotent({ required: true })
+  @ApiOperation({
+    summary: 'Record the revocation of a consent (spec 2.12)',
+    description:
+      'Idempotency-Key required, stable per revocation: a retry answers the first revocation. A granted consent becomes `revoked` and stops enabling new accesses. ' +
+      'When a credit had been granted before the revocation (an active credit extension), the revocation is kept as a fact with `effective: false` and the status is unchanged. ' +
+      'occurredAt may be neither before the grant nor after the receipt; identityAssurance must be one the consent\'s Regulatory Profile accepts on the channel. ' +
+      'A second revocation is 409 `redec_consent_already_revoked`. The bank is told to notify the data subject through the `redec.notification.required` webhook (reason `revoke`).',
+  })
+  @ApiCreatedResponse({ type: RevocationResponseDto })
+  revoke(@Param('redecConsentId') redecConsentId: string, @Body() body: RevokeRequestDto): Promise<RevocationAnswer> {
+    const { channel, occurredAt, sourceType, identityAssurance } = body;
+    return this.commandBus.execute(new RevokeConsentCommand(redecConsentId, { channel, occurredAt, sourceType, identityAssurance }));
+  }
+}

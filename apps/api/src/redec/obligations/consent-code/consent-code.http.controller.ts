@@ -1,0 +1,31 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, RequireScopes } from '@ledger/http';
+import { Principal, Scopes } from '@ledger/platform';
+import { ConsentCodeDto, ConsentCodeQueryDto } from './consent-code.dto';
+import { ConsentCodeQuery } from './consent-code.query';
+
+@ApiTags('redec')
+@ApiBearerAuth()
+@Controller('v1/redec/reportable-obligations')
+export class ConsentCodeHttpController {
+  constructor(private readonly queryBus: QueryBus) {}
+
+  @Get('consent-code')
+  @RequireScopes(Scopes.READ)
+  @ApiOperation({
+    summary: 'The consent code to report for an obligation (spec 2.11)',
+    description:
+      'Looks up exactly the obligation `sourceSystem` + `obligationReference` of this tenant, never by customer, latest consent or a similar operation. `result` is: ' +
+      '`consent_code`: `consentCode` is the internal code frozen for that obligation; ' +
+      '`legacy_pre_redec`: `consentCode` is the 20-character fixed-width field of twenty `9`; ' +
+      '`no_applicable_consent`: `consentCode` is the 20-character field of twenty `0`; ' +
+      '`unresolved` (no binding) or `ambiguous` (bindings that disagree): `consentCode` is null, and the bank must stop generating RDC01/RDC02 for the obligation and reconcile the data. ' +
+      'The 9s and 0s are written only here; they are never stored as codes.',
+  })
+  @ApiOkResponse({ type: ConsentCodeDto, description: 'Every result, `unresolved` and `ambiguous` included, is an answer, not an error.' })
+  lookup(@Query() query: ConsentCodeQueryDto, @CurrentPrincipal() principal: Principal): Promise<ConsentCodeDto> {
+    return this.queryBus.execute(new ConsentCodeQuery(principal.tenantId, query.sourceSystem, query.obligationReference));
+  }
+}

@@ -1,0 +1,23 @@
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { ReadModel } from '@ledger/projections';
+import { consentCodeFor, readObligationBindings } from '@ledger/redec';
+import { ConsentCodeDto } from './consent-code.dto';
+
+export class ConsentCodeQuery {
+  constructor(
+    readonly tenantId: string,
+    readonly sourceSystem: string,
+    readonly obligationReference: string,
+  ) {}
+}
+
+@QueryHandler(ConsentCodeQuery)
+export class ConsentCodeHandler implements IQueryHandler<ConsentCodeQuery, ConsentCodeDto> {
+  constructor(private readonly readModel: ReadModel) {}
+
+  /** Inside the tenant: another tenant's obligation has no binding here, so it is `unresolved`. */
+  async execute({ tenantId, sourceSystem, obligationReference }: ConsentCodeQuery): Promise<ConsentCodeDto> {
+    const bindings = await readObligationBindings(this.readModel, tenantId, sourceSystem, obligationReference);
+    return { sourceSystem, obligationReference, ...consentCodeFor(bindings) };
+  }
+}
