@@ -53,6 +53,8 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
     expect(response.status).toBe(200);
     return response.body;
   };
+  const consentCode = (sourceSystem: string, obligationReference: string) =>
+    api.http.get('/v1/redec/reportable-obligations/consent-code').query({ sourceSystem, obligationReference }).set(auth());
   const recordsNothing = <T>(act: () => Promise<T>) => recordsNoFact(api, act);
   /** A consent granted two minutes ago, so that credits and revocations can be placed between the grant and now. */
   const granted = () => consents.grant({ occurredAt: Date.now() - 2 * MINUTE });
@@ -145,6 +147,16 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
       expect(inPerson.status).toBe(201);
     });
 
+    it('is 404, reading nothing, for a path id that is not a UUID; an upper-case id names the same consent', async () => {
+      const consent = await granted();
+      for (const id of ['not-a-uuid', `${consent.redecConsentId}x`, '..%2F..%2Fetc']) {
+        expectProblem(await recordsNothing(() => revoke({ redecConsentId: id } as GrantedConsent, revocation())), 404, 'NOT_FOUND');
+      }
+      const upper = await revoke({ redecConsentId: consent.redecConsentId.toUpperCase() } as GrantedConsent, revocation());
+      expect(upper.status).toBe(201);
+      expect(upper.body.redecConsentId).toBe(consent.redecConsentId);
+    });
+
     it('is 404 for an unknown consent or one of another tenant, and needs consent:write', async () => {
       expectProblem(await revoke({ redecConsentId: randomUUID() } as GrantedConsent, revocation()), 404, 'NOT_FOUND');
       expectProblem(await recordsNothing(() => revoke(other.consent, revocation())), 404, 'NOT_FOUND');
@@ -185,6 +197,9 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
       expect(representation.creditExtensions).toEqual([{ ...record, creditExtensionId: response.body.creditExtensionId, extendedAt: response.body.extendedAt }]);
       const lookup = await api.http.get('/v1/redec/consents').query({ creditOperationReference: body.creditOperationReference }).set(auth());
       expect(lookup.body.consents.map((c: { redecConsentId: string }) => c.redecConsentId)).toEqual([consent.redecConsentId]);
+      // Spec 2.11: registering the extension produces the exact obligation binding, under the consent's obligation source system.
+      expect((await consentCode('core-loans', body.creditOperationReference)).body).toMatchObject({ result: 'consent_code', consentCode: consent.internalConsentCode });
+      expect((await consentCode('core-cards', body.creditOperationReference)).body).toMatchObject({ result: 'unresolved', consentCode: null });
     });
 
     it("refuses another customer's credit, an objective not granted, a credit outside the window or after receipt, and a second active extension of one operation", async () => {
@@ -294,9 +309,10 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
         expectValidationError(await recordsNothing(() => end(consent, creditExtensionId, { endReason: 'paid' })), [{ field: 'endReason', reason: expect.any(String) }]);
         const superseded = await end(consent, creditExtensionId, { endReason: 'superseded_by_new_obligation', supersededByObligationReference: 'op-new' });
         expect(superseded.body).toMatchObject({ status: 'ended', endReason: 'superseded_by_new_obligation', supersededByObligationReference: 'op-new' });
-        // The new obligation does not inherit the consent.
+        // The new obligation does not inherit the consent: no consent lists it, and it has no code.
         const inherited = await api.http.get('/v1/redec/consents').query({ creditOperationReference: 'op-new' }).set(auth());
         expect(inherited.body).toEqual({ consents: [] });
+        expect((await consentCode('core-loans', 'op-new')).body).toMatchObject({ result: 'unresolved', consentCode: null });
       });
 
       it('is reported once: a second end is 409, an exact retry with the same key answers the first end', async () => {

@@ -6,6 +6,7 @@ import { Principal, Scopes } from '@ledger/platform';
 import { ConfigurationDocument } from '@ledger/redec';
 import { ConfigurationResponseDto, configurationResponse } from '../configuration.response.dto';
 import { GetConfigurationQuery } from './get-configuration.query';
+import { ResourceIdPipe } from '../../resource-id.pipe';
 
 @ApiTags('configurations')
 @ApiBearerAuth()
@@ -21,7 +22,7 @@ export class GetConfigurationHttpController {
   })
   @ApiParam({ name: 'configurationId', description: 'The id returned when the version was published.' })
   @ApiOkResponse({ type: ConfigurationResponseDto })
-  async get(@Param('configurationId') configurationId: string, @CurrentPrincipal() principal: Principal): Promise<ConfigurationResponseDto> {
+  async get(@Param('configurationId', new ResourceIdPipe('configuration')) configurationId: string, @CurrentPrincipal() principal: Principal): Promise<ConfigurationResponseDto> {
     const configuration = await this.queryBus.execute<GetConfigurationQuery, ConfigurationDocument>(new GetConfigurationQuery(principal.tenantId, configurationId));
     return configurationResponse(configuration);
   }

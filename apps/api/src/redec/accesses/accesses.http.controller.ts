@@ -7,6 +7,7 @@ import { Scopes } from '@ledger/platform';
 import { AccessDecided, AccessRecord, AuthorizeResult, accessOutcome } from '@ledger/redec';
 import { AccessDecisionDto, AuthorizeAccessRequestDto, AuthorizeAccessResponseDto, ConfirmAccessRequestDto, ConfirmAccessResponseDto } from './access.dto';
 import { AuthorizeAccessCommand, ConfirmAccessCommand } from './access.commands';
+import { ResourceIdPipe } from '../../resource-id.pipe';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -60,7 +61,7 @@ export class AccessesHttpController {
       'An optional Idempotency-Key makes a retry answer the first confirmation. Scope `consent:runtime`.',
   })
   @ApiOkResponse({ type: ConfirmAccessResponseDto })
-  async confirm(@Param('redecAccessId') redecAccessId: string, @Body() body: ConfirmAccessRequestDto): Promise<ConfirmAccessResponseDto> {
+  async confirm(@Param('redecAccessId', new ResourceIdPipe('access')) redecAccessId: string, @Body() body: ConfirmAccessRequestDto): Promise<ConfirmAccessResponseDto> {
     const outcome = accessOutcome(body.outcome);
     const { decision, confirmation } = await this.commandBus.execute<ConfirmAccessCommand, AccessRecord>(new ConfirmAccessCommand(redecAccessId, outcome));
     return { redecAccessId, status: confirmation!.outcome.kind, outcome: confirmation!.outcome, confirmedAt: confirmation!.confirmedAt, decision: decisionView(decision) };

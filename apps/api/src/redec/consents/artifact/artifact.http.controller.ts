@@ -7,6 +7,7 @@ import { Principal, Scopes, conflict, notFound } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { ConsentState } from '@ledger/redec';
 import { readConsent } from '../consent-reads';
+import { ResourceIdPipe } from '../../../resource-id.pipe';
 
 /** Spec rule 5: integrators poll with backoff; this is the first wait suggested for a pending artifact. */
 export const ARTIFACT_RETRY_AFTER_SECONDS = 5;
@@ -52,7 +53,7 @@ export class ArtifactHttpController {
   @RequireScopes(Scopes.READ)
   @ApiOperation({ summary: "The consent artifact's metadata (spec 2.7)" })
   @ApiOkResponse({ type: ArtifactMetadataDto })
-  async metadata(@Param('redecConsentId') redecConsentId: string, @CurrentPrincipal() principal: Principal): Promise<ArtifactMetadataDto> {
+  async metadata(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @CurrentPrincipal() principal: Principal): Promise<ArtifactMetadataDto> {
     return metadataOf(await this.consent(principal.tenantId, redecConsentId));
   }
 
@@ -67,7 +68,7 @@ export class ArtifactHttpController {
   @ApiProduces('application/pdf', 'audio/*', 'application/octet-stream')
   @ApiOkResponse({ description: 'The artifact bytes.', schema: { type: 'string', format: 'binary' } })
   async download(
-    @Param('redecConsentId') redecConsentId: string,
+    @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<StreamableFile> {

@@ -7,6 +7,7 @@ import { CreditExtensionAnswer } from '@ledger/redec';
 import { CreditExtensionResponseDto } from '../credit-extension.dto';
 import { EndCreditExtensionCommand, RegisterCreditExtensionCommand } from './credit-extension.commands';
 import { EndCreditExtensionRequestDto, RegisterCreditExtensionRequestDto } from './credit-extension.request.dto';
+import { ResourceIdPipe } from '../../../resource-id.pipe';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -30,7 +31,7 @@ export class CreditExtensionsHttpController {
       'An active extension for the same creditOperationReference is 409 `redec_credit_extension_already_registered`. Idempotency-Key required.',
   })
   @ApiCreatedResponse({ type: CreditExtensionResponseDto })
-  register(@Param('redecConsentId') redecConsentId: string, @Body() body: RegisterCreditExtensionRequestDto): Promise<CreditExtensionAnswer> {
+  register(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @Body() body: RegisterCreditExtensionRequestDto): Promise<CreditExtensionAnswer> {
     const { customerTenantId, objectiveCode, creditOperationReference, creditGrantedAt, sourceSystem, sourceReference } = body;
     const request = { customerTenantId, objectiveCode, creditOperationReference, creditGrantedAt, sourceSystem, sourceReference };
     return this.commandBus.execute(new RegisterCreditExtensionCommand(redecConsentId, request));
@@ -49,8 +50,8 @@ export class CreditExtensionsHttpController {
   })
   @ApiOkResponse({ type: CreditExtensionResponseDto })
   end(
-    @Param('redecConsentId') redecConsentId: string,
-    @Param('creditExtensionId') creditExtensionId: string,
+    @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
+    @Param('creditExtensionId', new ResourceIdPipe('credit extension')) creditExtensionId: string,
     @Body() body: EndCreditExtensionRequestDto,
   ): Promise<CreditExtensionAnswer> {
     const { endReason, supersededByObligationReference } = body;

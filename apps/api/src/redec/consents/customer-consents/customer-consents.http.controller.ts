@@ -5,6 +5,7 @@ import { CurrentPrincipal, RequireScopes } from '@ledger/http';
 import { Principal, Scopes } from '@ledger/platform';
 import { ConsentRepresentationDto } from '../consent-representation.dto';
 import { CustomerConsentsQuery } from './customer-consents.query';
+import { ResourceIdPipe } from '../../../resource-id.pipe';
 
 export class CustomerConsentDto extends ConsentRepresentationDto {
   @ApiProperty({ enum: ['redec'], description: 'The kind of consent.' }) kind!: 'redec';
@@ -29,7 +30,7 @@ export class CustomerConsentsHttpController {
     description: "Public references, effective state and relevant dates; no identity material. A customer of another tenant is 404.",
   })
   @ApiOkResponse({ type: CustomerConsentListDto })
-  list(@Param('customerId') customerId: string, @CurrentPrincipal() principal: Principal): Promise<CustomerConsentListDto> {
+  list(@Param('customerId', new ResourceIdPipe('customer')) customerId: string, @CurrentPrincipal() principal: Principal): Promise<CustomerConsentListDto> {
     return this.queryBus.execute(new CustomerConsentsQuery(principal.tenantId, customerId));
   }
 }

@@ -6,6 +6,7 @@ import { ReadModel } from '@ledger/projections';
 import { ConsentState } from '@ledger/redec';
 import { readConsent } from '../consent-reads';
 import { EvidenceViewDto } from './evidence-view.dto';
+import { ResourceIdPipe } from '../../../resource-id.pipe';
 
 /**
  * Spec 2.7: the auditable view of the regulatory fact: the decision,
@@ -67,7 +68,7 @@ export class EvidenceHttpController {
     description: 'The auditable view of the regulatory fact: no debt data, no document bytes.',
   })
   @ApiOkResponse({ type: EvidenceViewDto })
-  async evidence(@Param('redecConsentId') redecConsentId: string, @CurrentPrincipal() principal: Principal): Promise<EvidenceViewDto> {
+  async evidence(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @CurrentPrincipal() principal: Principal): Promise<EvidenceViewDto> {
     const consent = await readConsent(this.readModel, principal.tenantId, redecConsentId);
     if (!consent) throw notFound('consent');
     return evidenceViewOf(consent);

@@ -5,6 +5,7 @@ import { CurrentPrincipal, RequireScopes } from '@ledger/http';
 import { Principal, Scopes } from '@ledger/platform';
 import { ConsentRepresentationDto } from '../consent-representation.dto';
 import { GetConsentQuery } from './get-consent.query';
+import { ResourceIdPipe } from '../../../resource-id.pipe';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -19,7 +20,7 @@ export class GetConsentHttpController {
     description: 'Status, validity and retention are derived from the facts and the clock at read time. Consistent with the command that just returned.',
   })
   @ApiOkResponse({ type: ConsentRepresentationDto })
-  get(@Param('redecConsentId') redecConsentId: string, @CurrentPrincipal() principal: Principal): Promise<ConsentRepresentationDto> {
+  get(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @CurrentPrincipal() principal: Principal): Promise<ConsentRepresentationDto> {
     return this.queryBus.execute(new GetConsentQuery(principal.tenantId, redecConsentId));
   }
 }

@@ -1,12 +1,12 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { isUUID } from 'class-validator';
 import { Idempotent, RequireScopes } from '@ledger/http';
-import { Scopes, notFound } from '@ledger/platform';
+import { Scopes } from '@ledger/platform';
 import { NotificationEvidenceAnswer } from '@ledger/redec';
 import { RecordNotificationEvidenceCommand } from './notification-evidence.command';
 import { NotificationEvidenceRequestDto, NotificationEvidenceResponseDto } from './notification-evidence.request.dto';
+import { ResourceIdPipe } from '../../../resource-id.pipe';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -31,9 +31,8 @@ export class NotificationEvidenceHttpController {
       'Idempotency-Key is required: an exact retry returns the first answer; the same key with another request is 422 IDEMPOTENCY_KEY_REUSED.',
   })
   @ApiCreatedResponse({ type: NotificationEvidenceResponseDto })
-  record(@Param('redecConsentId') redecConsentId: string, @Body() body: NotificationEvidenceRequestDto): Promise<NotificationEvidenceResponseDto> {
+  record(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @Body() body: NotificationEvidenceRequestDto): Promise<NotificationEvidenceResponseDto> {
     // Anything but a consent id names no consent; it never reaches a stream name.
-    if (!isUUID(redecConsentId)) throw notFound('consent');
-    return this.commandBus.execute<RecordNotificationEvidenceCommand, NotificationEvidenceAnswer>(new RecordNotificationEvidenceCommand(redecConsentId.toLowerCase(), body));
+    return this.commandBus.execute<RecordNotificationEvidenceCommand, NotificationEvidenceAnswer>(new RecordNotificationEvidenceCommand(redecConsentId, body));
   }
 }

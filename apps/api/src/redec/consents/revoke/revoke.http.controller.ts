@@ -6,6 +6,7 @@ import { Scopes } from '@ledger/platform';
 import { RevocationAnswer } from '@ledger/redec';
 import { RevocationResponseDto, RevokeRequestDto } from './revoke.request.dto';
 import { RevokeConsentCommand } from './revoke.command';
+import { ResourceIdPipe } from '../../../resource-id.pipe';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -26,7 +27,7 @@ export class RevokeHttpController {
       'A second revocation is 409 `redec_consent_already_revoked`. The bank is told to notify the data subject through the `redec.notification.required` webhook (reason `revoke`).',
   })
   @ApiCreatedResponse({ type: RevocationResponseDto })
-  revoke(@Param('redecConsentId') redecConsentId: string, @Body() body: RevokeRequestDto): Promise<RevocationAnswer> {
+  revoke(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @Body() body: RevokeRequestDto): Promise<RevocationAnswer> {
     const { channel, occurredAt, sourceType, identityAssurance } = body;
     return this.commandBus.execute(new RevokeConsentCommand(redecConsentId, { channel, occurredAt, sourceType, identityAssurance }));
   }

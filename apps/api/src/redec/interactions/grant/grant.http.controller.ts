@@ -4,12 +4,11 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestj
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '@ledger/event-store';
 import { Idempotent, RequireScopes } from '@ledger/http';
-import { FieldError, Scopes, notFound, validationError } from '@ledger/platform';
+import { FieldError, Scopes, validationError } from '@ledger/platform';
 import { EvidenceInput, GrantConsentRequest, GrantConsentResult } from '@ledger/redec';
 import { GrantConsentCommand } from './grant.command';
 import { EvidenceDto, GrantRequestDto, GrantResponseDto } from './grant.request.dto';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { ResourceIdPipe } from '../../../resource-id.pipe';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -31,10 +30,9 @@ export class GrantHttpController {
       'artifactStatus may be `pending`: read the consent with bounded polling and backoff until `ready` (spec rule 5); the grant is valid either way.',
   })
   @ApiCreatedResponse({ type: GrantResponseDto })
-  async grant(@Param('interactionId') interactionId: string, @Body() body: GrantRequestDto): Promise<GrantResponseDto> {
-    if (!UUID.test(interactionId)) throw notFound('consent interaction');
+  async grant(@Param('interactionId', new ResourceIdPipe('consent interaction')) interactionId: string, @Body() body: GrantRequestDto): Promise<GrantResponseDto> {
     const requestSha256 = createHash('sha256').update(canonicalJson(body)).digest('hex');
-    const command = new GrantConsentCommand(interactionId.toLowerCase(), toGrantRequest(body), requestSha256);
+    const command = new GrantConsentCommand(interactionId, toGrantRequest(body), requestSha256);
     const { grant } = await this.commandBus.execute<GrantConsentCommand, GrantConsentResult>(command);
     return {
       redecConsentId: grant.redecConsentId,
