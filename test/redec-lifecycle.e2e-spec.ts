@@ -245,7 +245,9 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
         expect((await revoke(consent, revocation({ occurredAt: revokedAt }))).body.effective).toBe(true);
         const response = await register(consent, extension(consent, { creditGrantedAt: revokedAt - 1 }));
         expect(response.status).toBe(201);
-        expect(response.body).toMatchObject({ consentStatus: 'extended', revocation: { revokedAt, effective: false, correctedAt: expect.any(Number) } });
+        expect(response.body).toMatchObject({ consentStatus: 'extended' });
+        // The revocation in the regulatory read's shape (spec 2.5).
+        expect(response.body.revocation).toEqual({ revokedAt, channel: 'digital', effective: false, correctedAt: expect.any(Number) });
         // Rule 9: no correction notice; the regulatory read reflects the right state.
         expect(await read(consent)).toMatchObject({
           status: 'extended',

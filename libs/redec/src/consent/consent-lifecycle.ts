@@ -6,7 +6,7 @@ import { ConsentChangeResult, changeConsent } from './change-consent';
 import { ConsentEvent, RevocationRecorded } from './consent.events';
 import { ConsentState, CreditExtension } from './consent.state';
 import { EndExtensionRequest, RegisterExtensionRequest, RevokeRequest, decideEndExtension, decideRegisterExtension, decideRevoke } from './lifecycle.decider';
-import { ConsentStatus, deriveStatus } from './regulatory-representation';
+import { ConsentStatus, RevocationView, deriveStatus, revocationView } from './regulatory-representation';
 
 type Context = CommandContext & { tenantId: string };
 
@@ -29,7 +29,7 @@ export type CreditExtensionAnswer = CreditExtension & {
   redecConsentId: string;
   consentStatus: ConsentStatus;
   /** The revocation as it stands after this change: a correction shows here as `effective: false` with `correctedAt`. */
-  revocation: ConsentState['revocation'];
+  revocation: RevocationView | null;
 };
 
 /** Spec 2.12: records the revocation of a consent, effective or kept without effect. */
@@ -96,5 +96,5 @@ function extensionIdOf(recorded: ConsentEvent[], type: 'CreditExtensionRegistere
 
 function extensionAnswer(consent: ConsentState, creditExtensionId: string, now: number): CreditExtensionAnswer {
   const extension = consent.creditExtensions.find((e) => e.creditExtensionId === creditExtensionId)!;
-  return { ...extension, redecConsentId: consent.grant.redecConsentId, consentStatus: deriveStatus(consent, now).status, revocation: consent.revocation };
+  return { ...extension, redecConsentId: consent.grant.redecConsentId, consentStatus: deriveStatus(consent, now).status, revocation: revocationView(consent.revocation) };
 }

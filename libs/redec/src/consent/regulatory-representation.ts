@@ -15,11 +15,23 @@ export interface RegulatoryRepresentation {
   finalityCode: string;
   mediumCode: string;
   objectiveCodes: string[];
-  revocation: { revokedAt: number; channel: string; effective: boolean; correctedAt: number | null } | null;
+  revocation: RevocationView | null;
   creditExtensions: CreditExtension[];
   artifactStatus: string;
   retentionUntil: number | null;
   retentionBasis: RetentionBasis | null;
+}
+
+/** Spec 2.5: the revocation as the regulatory read shows it. */
+export interface RevocationView {
+  revokedAt: number;
+  channel: string;
+  effective: boolean;
+  correctedAt: number | null;
+}
+
+export function revocationView(revocation: ConsentState['revocation']): RevocationView | null {
+  return revocation && { revokedAt: revocation.revokedAt, channel: revocation.channel, effective: revocation.effective, correctedAt: revocation.correctedAt };
 }
 
 export type RetentionBasis = 'effective_revocation' | 'loss_of_validity' | 'obligation_extinguished';
@@ -54,7 +66,7 @@ function retained(status: ConsentStatus, from: number, basis: RetentionBasis) {
 }
 
 export function regulatoryRepresentation(state: ConsentState, now: number): RegulatoryRepresentation {
-  const { grant, revocation } = state;
+  const { grant } = state;
   const derived = deriveStatus(state, now);
   return {
     redecConsentId: grant.redecConsentId,
@@ -68,7 +80,7 @@ export function regulatoryRepresentation(state: ConsentState, now: number): Regu
     finalityCode: grant.finalityCode,
     mediumCode: grant.mediumCode,
     objectiveCodes: grant.objectiveCodes,
-    revocation: revocation && { revokedAt: revocation.revokedAt, channel: revocation.channel, effective: revocation.effective, correctedAt: revocation.correctedAt },
+    revocation: revocationView(state.revocation),
     creditExtensions: state.creditExtensions,
     artifactStatus: state.artifact.status,
     retentionUntil: derived.retentionUntil,
