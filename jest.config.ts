@@ -18,6 +18,7 @@ const config: Config = {
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
+    '^@ledger/platform/testing$': '<rootDir>/libs/platform/src/testing',
     '^@ledger/(.*)$': '<rootDir>/libs/$1/src',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',

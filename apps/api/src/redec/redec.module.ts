@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LedgerConfig } from '@ledger/platform';
 import { ReadYourWrites } from '../read-your-writes';
+import { RequestCommands } from '../request-commands';
 import { ConsentCertificatesModule } from './artifacts/consent-certificates.module';
 import { bankingCalendarProvider } from './banking-calendar.provider';
 import { ArtifactHttpController } from './consents/artifact/artifact.http.controller';
@@ -53,6 +54,7 @@ export class RedecModule {
       providers: [
         bankingCalendarProvider(config),
         ReadYourWrites,
+        RequestCommands,
         CreateInteractionHandler,
         GrantConsentHandler,
         GetConsentHandler,

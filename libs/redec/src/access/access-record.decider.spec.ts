@@ -1,4 +1,4 @@
-import { DomainError } from '@ledger/platform';
+import { refusalOf } from '@ledger/platform/testing';
 import { facts, given, grantedAt, state } from '../consent/testing/consent-fixtures';
 import { AccessRequest } from './access.decider';
 import { AccessRecord, evolveAccess } from './access.events';
@@ -19,14 +19,6 @@ const request: AccessRequest = {
 };
 const authorize = (overrides: Partial<Parameters<typeof decideAuthorize>[0]> = {}) =>
   decideAuthorize({ existing: null, consent: state, consentRevision: 0, request, requestSha256: 'sha-1', redecAccessId: 'acc-id', now, ...overrides });
-const refusal = (fn: () => unknown): DomainError => {
-  try {
-    fn();
-  } catch (error) {
-    return error as DomainError;
-  }
-  throw new Error('expected a refusal');
-};
 const recorded = (outcome = authorize()): AccessRecord => {
   if (outcome.replayed) throw new Error('expected a new decision');
   return evolveAccess(null, outcome.event)!;
@@ -55,13 +47,13 @@ describe('authorize: the decision as a fact', () => {
   });
 
   it('refuses the same sourceSystem + sourceReference with a different body', () => {
-    expect(refusal(() => authorize({ existing: recorded(), requestSha256: 'sha-2' })).code).toBe('redec_access_request_conflict');
+    expect(refusalOf(() => authorize({ existing: recorded(), requestSha256: 'sha-2' })).code).toBe('redec_access_request_conflict');
   });
 
   it('refuses an assertedAt later than the receipt beyond the caller clock tolerance', () => {
     const at = (assertedAt: number) => authorize({ request: { ...request, reportingObligation: { ...request.reportingObligation, assertedAt } } });
     expect(at(now + CALLER_CLOCK_TOLERANCE_MS).replayed).toBe(false);
-    expect(refusal(() => at(now + CALLER_CLOCK_TOLERANCE_MS + 1))).toMatchObject({ code: 'VALIDATION_ERROR', reason: 'asserted_at_after_receipt' });
+    expect(refusalOf(() => at(now + CALLER_CLOCK_TOLERANCE_MS + 1))).toMatchObject({ code: 'VALIDATION_ERROR', reason: 'asserted_at_after_receipt' });
   });
 });
 
@@ -75,19 +67,19 @@ describe('confirm', () => {
   });
 
   it('confirms only an authorized access, and only once', () => {
-    expect(refusal(() => decideConfirm(null, { kind: 'failed' }, now)).code).toBe('NOT_FOUND');
+    expect(refusalOf(() => decideConfirm(null, { kind: 'failed' }, now)).code).toBe('NOT_FOUND');
     const denied = recorded(authorize({ consent: null }));
-    expect(refusal(() => decideConfirm(denied, { kind: 'cancelled' }, now)).code).toBe('redec_access_not_authorized');
+    expect(refusalOf(() => decideConfirm(denied, { kind: 'cancelled' }, now)).code).toBe('redec_access_not_authorized');
     const confirmed = evolveAccess(authorized, decideConfirm(authorized, { kind: 'failed' }, now))!;
-    expect(refusal(() => decideConfirm(confirmed, { kind: 'failed' }, now)).code).toBe('redec_access_already_confirmed');
+    expect(refusalOf(() => decideConfirm(confirmed, { kind: 'failed' }, now)).code).toBe('redec_access_already_confirmed');
   });
 
   it('bounds accessedAt by the authorization and the receipt, within the caller clock tolerance', () => {
     const accessed = (accessedAt: number) => () => decideConfirm(authorized, { kind: 'accessed', accessedAt }, now + 1000);
     expect(accessed(now - CALLER_CLOCK_TOLERANCE_MS)()).toMatchObject({ type: 'AccessConfirmed' });
     expect(accessed(now + 1000 + CALLER_CLOCK_TOLERANCE_MS)()).toMatchObject({ type: 'AccessConfirmed' });
-    expect(refusal(accessed(now - CALLER_CLOCK_TOLERANCE_MS - 1))).toMatchObject({ reason: 'accessed_at_before_authorization', errors: [{ field: 'outcome.accessedAt', reason: 'accessed_at_before_authorization' }] });
-    expect(refusal(accessed(now + 1001 + CALLER_CLOCK_TOLERANCE_MS))).toMatchObject({ reason: 'accessed_at_after_receipt' });
+    expect(refusalOf(accessed(now - CALLER_CLOCK_TOLERANCE_MS - 1))).toMatchObject({ reason: 'accessed_at_before_authorization', errors: [{ field: 'outcome.accessedAt', reason: 'accessed_at_before_authorization' }] });
+    expect(refusalOf(accessed(now + 1001 + CALLER_CLOCK_TOLERANCE_MS))).toMatchObject({ reason: 'accessed_at_after_receipt' });
   });
 });
 
@@ -96,7 +88,7 @@ describe('the outcome reported', () => {
     expect(accessOutcome({ kind: 'accessed', accessedAt: 5 })).toEqual({ kind: 'accessed', accessedAt: 5 });
     expect(accessOutcome({ kind: 'failed' })).toEqual({ kind: 'failed' });
     expect(accessOutcome({ kind: 'cancelled' })).toEqual({ kind: 'cancelled' });
-    expect(refusal(() => accessOutcome({ kind: 'accessed' })).errors).toEqual([{ field: 'outcome.accessedAt', reason: 'required' }]);
-    expect(refusal(() => accessOutcome({ kind: 'failed', accessedAt: 5 })).errors).toEqual([{ field: 'outcome.accessedAt', reason: 'only_with_accessed' }]);
+    expect(refusalOf(() => accessOutcome({ kind: 'accessed' })).errors).toEqual([{ field: 'outcome.accessedAt', reason: 'required' }]);
+    expect(refusalOf(() => accessOutcome({ kind: 'failed', accessedAt: 5 })).errors).toEqual([{ field: 'outcome.accessedAt', reason: 'only_with_accessed' }]);
   });
 });

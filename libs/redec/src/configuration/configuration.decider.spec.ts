@@ -1,4 +1,4 @@
-import { DomainError } from '@ledger/platform';
+import { refusalOf } from '@ledger/platform/testing';
 import { BASELINE_PROFILE, ProfileCatalog } from '../profiles/profile-catalog';
 import { ConfigurationTemplate, PublishConfiguration, decidePublication, evolveConfigurationTemplate } from './configuration.decider';
 import { ConfigurationContent, ConfigurationEvent, RedecTerms } from './configuration.events';
@@ -35,16 +35,6 @@ function when(state: ConfigurationTemplate | null, published: ConfigurationConte
   const command: PublishConfiguration = { type: 'PublishConfiguration', data: { configurationId, content: published }, metadata: { now } };
   return decidePublication(command, state, profiles);
 }
-function refusal(fn: () => unknown): DomainError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DomainError);
-    return error as DomainError;
-  }
-  throw new Error('expected a refusal');
-}
-
 describe('configuration publication', () => {
   it('publishes version 1 of a new template, with everything that was sent', () => {
     expect(when(given([]))).toEqual([
@@ -61,7 +51,7 @@ describe('configuration publication', () => {
   });
 
   it('refuses repeated objective codes and scopeIds, field by field', () => {
-    const error = refusal(() =>
+    const error = refusalOf(() =>
       when(null, content({ redec: { ...redec, objectiveCodes: ['02', '03', '02'], scopes: [...redec.scopes, { scopeId: 'redec-debt', dataCategoryCode: 'other' }] } })),
     );
     expect(error.code).toBe('VALIDATION_ERROR');
@@ -72,17 +62,17 @@ describe('configuration publication', () => {
   });
 
   it('needs a Regulatory Profile the catalog knows, that supports the channel', () => {
-    expect(refusal(() => when(null, content({ redec: { ...redec, regulatoryProfile: 'nope' } }))).errors).toEqual([
+    expect(refusalOf(() => when(null, content({ redec: { ...redec, regulatoryProfile: 'nope' } }))).errors).toEqual([
       { field: 'redec.regulatoryProfile', reason: 'unknown_regulatory_profile' },
     ]);
-    expect(refusal(() => when(null, content({ channel: 'phone', redec: { ...redec, regulatoryProfile: 'digital-only' } }))).errors).toEqual([
+    expect(refusalOf(() => when(null, content({ channel: 'phone', redec: { ...redec, regulatoryProfile: 'digital-only' } }))).errors).toEqual([
       { field: 'channel', reason: 'not_supported_by_regulatory_profile' },
     ]);
     expect(when(null, content({ channel: 'phone' }))).toHaveLength(1);
   });
 
   it('captures embedded consent only on the digital channel', () => {
-    expect(refusal(() => when(null, content({ captureTiming: 'embedded', channel: 'in_person' }))).errors).toEqual([
+    expect(refusalOf(() => when(null, content({ captureTiming: 'embedded', channel: 'in_person' }))).errors).toEqual([
       { field: 'captureTiming', reason: 'embedded_requires_digital_channel' },
     ]);
     expect(when(null, content({ captureTiming: 'embedded' }))).toMatchObject([{ data: { captureTiming: 'embedded' } }]);

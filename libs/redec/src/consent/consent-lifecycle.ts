@@ -10,20 +10,8 @@ import { ConsentStatus, RevocationView, deriveStatus, revocationView } from './r
 
 type Context = CommandContext & { tenantId: string };
 
-export interface RevocationAnswer {
-  redecConsentId: string;
-  consentActionId: string;
-  internalConsentCode: string;
-  revokedAt: number;
-  channel: string;
-  sourceType: string;
-  identityAssurance: string;
-  /** False when a credit granted before the revocation keeps the consent (spec 3). */
-  effective: boolean;
-  recordedAt: number;
-  /** The consent's status once the revocation is recorded. */
-  consentStatus: ConsentStatus;
-}
+/** The revocation as recorded, and the consent's status once it is. */
+export type RevocationAnswer = RevocationRecorded['data'] & { consentStatus: ConsentStatus };
 
 export type CreditExtensionAnswer = CreditExtension & {
   redecConsentId: string;
@@ -44,19 +32,7 @@ export async function revokeConsent(
     decide: (consent) => decideRevoke(consent, consent && (deps.profiles.get(consent.grant.regulatoryProfile) ?? null), request, consentActionId, context.now),
     answer: (consent, recorded) => {
       const { data } = recorded.find((e): e is RevocationRecorded => e.type === 'RevocationRecorded')!;
-      const { consentActionId: actionId, internalConsentCode, revokedAt, channel, sourceType, identityAssurance, effective, recordedAt } = data;
-      return {
-        redecConsentId,
-        consentActionId: actionId,
-        internalConsentCode,
-        revokedAt,
-        channel,
-        sourceType,
-        identityAssurance,
-        effective,
-        recordedAt,
-        consentStatus: deriveStatus(consent, context.now).status,
-      };
+      return { ...data, consentStatus: deriveStatus(consent, context.now).status };
     },
   });
 }

@@ -1,3 +1,4 @@
+import { refusalOf } from '@ledger/platform/testing';
 import { DomainError } from '@ledger/platform';
 import { ConsentGranted, GrantEvidence } from './consent.events';
 import { GrantInput, GrantPolicy, GrantableConfiguration, decideGrant, maskRut, normalizeRepresentativeRut } from './grant.decider';
@@ -66,14 +67,7 @@ function granted(input: GrantInput): ConsentGranted['data'] {
   return decision.event.data;
 }
 
-function refusal(input: GrantInput): DomainError {
-  try {
-    decideGrant(input);
-  } catch (error) {
-    return error as DomainError;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = (input: GrantInput): DomainError => refusalOf(() => decideGrant(input));
 
 describe('grant', () => {
   it('records the grant with grantedAt = occurredAt and everything frozen from the configuration', () => {

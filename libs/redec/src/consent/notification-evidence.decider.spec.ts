@@ -1,4 +1,4 @@
-import { DomainError } from '@ledger/platform';
+import { refusalOf } from '@ledger/platform/testing';
 import { ConsentEvent } from './consent.events';
 import { NotificationEvidenceRequest, decideNotificationEvidence } from './notification-evidence.decider';
 import { facts, given, grantedAt, state } from './testing/consent-fixtures';
@@ -16,15 +16,6 @@ const notice = (overrides: Partial<NotificationEvidenceRequest> = {}): Notificat
   contentSha256: 'c'.repeat(64),
   ...overrides,
 });
-const refusal = (fn: () => unknown): DomainError => {
-  try {
-    fn();
-  } catch (error) {
-    return error as DomainError;
-  }
-  throw new Error('expected a refusal');
-};
-
 describe('notification evidence', () => {
   it('of the grant is anchored to the grant action, with no content reference when none is sent', () => {
     expect(decideNotificationEvidence(state, notice(), 'ne-1', grantedAt + DAY)).toEqual([
@@ -68,12 +59,12 @@ describe('notification evidence', () => {
   });
 
   it('of a revocation before any is recorded is 409 redec_consent_not_revoked', () => {
-    const error = refusal(() => decideNotificationEvidence(state, notice({ notificationReason: 'revoke' }), 'ne-1', grantedAt + DAY));
+    const error = refusalOf(() => decideNotificationEvidence(state, notice({ notificationReason: 'revoke' }), 'ne-1', grantedAt + DAY));
     expect(error).toMatchObject({ kind: 'conflict', code: 'redec_consent_not_revoked' });
   });
 
   it('of an unknown consent is not found', () => {
-    expect(refusal(() => decideNotificationEvidence(null, notice(), 'ne-1', grantedAt + DAY)).code).toBe('NOT_FOUND');
+    expect(refusalOf(() => decideNotificationEvidence(null, notice(), 'ne-1', grantedAt + DAY)).code).toBe('NOT_FOUND');
   });
 
   describe('sentAt', () => {
@@ -87,17 +78,17 @@ describe('notification evidence', () => {
     });
 
     it('must not precede the grant it notifies', () => {
-      const error = refusal(() => decideNotificationEvidence(state, notice({ sentAt: grantedAt - 1 }), 'ne-1', now));
+      const error = refusalOf(() => decideNotificationEvidence(state, notice({ sentAt: grantedAt - 1 }), 'ne-1', now));
       expect(error).toMatchObject({ code: 'VALIDATION_ERROR', reason: 'sent_at_before_notified_fact', errors: [{ field: 'sentAt', reason: 'sent_at_before_notified_fact' }] });
     });
 
     it('must not precede the revocation it notifies, though it follows the grant', () => {
-      const error = refusal(() => decideNotificationEvidence(revoked, notice({ notificationReason: 'revoke', sentAt: revokedAt - 1 }), 'ne-1', now));
+      const error = refusalOf(() => decideNotificationEvidence(revoked, notice({ notificationReason: 'revoke', sentAt: revokedAt - 1 }), 'ne-1', now));
       expect(error.reason).toBe('sent_at_before_notified_fact');
     });
 
     it('must not follow the receipt', () => {
-      const error = refusal(() => decideNotificationEvidence(state, notice({ sentAt: now + 1 }), 'ne-1', now));
+      const error = refusalOf(() => decideNotificationEvidence(state, notice({ sentAt: now + 1 }), 'ne-1', now));
       expect(error).toMatchObject({ code: 'VALIDATION_ERROR', reason: 'sent_at_after_receipt', errors: [{ field: 'sentAt', reason: 'sent_at_after_receipt' }] });
     });
   });

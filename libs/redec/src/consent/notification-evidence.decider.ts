@@ -1,19 +1,12 @@
 import { conflict, fieldRefused, notFound } from '@ledger/platform';
-import { ConsentEvent, NotificationReason, NotificationStatus } from './consent.events';
+import { ConsentEvent, NotificationEvidenceRecorded, NotificationReason } from './consent.events';
 import { ConsentState } from './consent.state';
 
 /** Spec 2.6. `consentActionId` and `internalConsentCode` are not in it: the service anchors the evidence itself. */
-export interface NotificationEvidenceRequest {
-  notificationReason: NotificationReason;
-  notificationChannel: string;
-  recipientHash: string;
-  status: NotificationStatus;
-  sentAt: number;
-  sourceSystem: string;
-  sourceReference: string;
-  contentSha256: string;
-  contentReference?: string;
-}
+export type NotificationEvidenceRequest = Omit<
+  NotificationEvidenceRecorded['data'],
+  'redecConsentId' | 'notificationEvidenceId' | 'consentActionId' | 'contentReference' | 'recordedAt'
+> & { contentReference?: string };
 
 /** The action a notice is about, and when it happened. */
 interface NotifiedFact {

@@ -1,4 +1,4 @@
-import { DomainError } from '@ledger/platform';
+import { refusalOf } from '@ledger/platform/testing';
 import { ConsentState } from '../consent/consent.state';
 import { grant, state as consent } from '../consent/testing/consent-fixtures';
 import { BindDecision, BindObligationRequest, decideBind } from './bind.decider';
@@ -19,15 +19,6 @@ const bound = (decision: BindDecision): ObligationBinding => {
 };
 const decide = (existing: ObligationBinding[], request: BindObligationRequest, of: ConsentState | null = null, bindingId = 'b-new') =>
   decideBind(existing, request, of, { bindingId }, NOW);
-const refusal = (fn: () => unknown): DomainError => {
-  try {
-    fn();
-  } catch (error) {
-    return error as DomainError;
-  }
-  throw new Error('expected a refusal');
-};
-
 describe('binding an obligation', () => {
   it('to a consent records the ObligationBound fact with the consent and its frozen internal code', () => {
     expect(decide([], toConsent(), consent)).toEqual({
@@ -87,26 +78,26 @@ describe('a binding already recorded for the obligation', () => {
 
 describe('refusals', () => {
   it.each([undefined, null])('kind consent without redecConsentId (%p) is a VALIDATION_ERROR on that field', (redecConsentId) => {
-    const error = refusal(() => decide([], { ...obligation, kind: 'consent', redecConsentId }, consent));
+    const error = refusalOf(() => decide([], { ...obligation, kind: 'consent', redecConsentId }, consent));
     expect(error).toMatchObject({ kind: 'validation', code: 'VALIDATION_ERROR', errors: [{ field: 'redecConsentId', reason: 'required' }] });
   });
 
   it.each(['legacy_pre_redec', 'no_applicable_consent'] as const)('kind %s with a redecConsentId is a VALIDATION_ERROR on that field', (kind) => {
-    const error = refusal(() => decide([], { ...asKind(kind), redecConsentId: 'con-1' }, consent));
+    const error = refusalOf(() => decide([], { ...asKind(kind), redecConsentId: 'con-1' }, consent));
     expect(error).toMatchObject({ kind: 'validation', code: 'VALIDATION_ERROR', errors: [{ field: 'redecConsentId', reason: 'not_for_binding_kind' }] });
   });
 
   it('checks the request before answering an identical binding', () => {
     const legacy = bound(decide([], asKind('legacy_pre_redec')));
-    expect(refusal(() => decide([legacy], { ...asKind('legacy_pre_redec'), redecConsentId: 'con-1' })).code).toBe('VALIDATION_ERROR');
+    expect(refusalOf(() => decide([legacy], { ...asKind('legacy_pre_redec'), redecConsentId: 'con-1' })).code).toBe('VALIDATION_ERROR');
   });
 
   it('a consent the tenant does not have is NOT_FOUND', () => {
-    expect(refusal(() => decide([], toConsent('con-unknown'), null))).toMatchObject({ kind: 'not_found', code: 'NOT_FOUND' });
+    expect(refusalOf(() => decide([], toConsent('con-unknown'), null))).toMatchObject({ kind: 'not_found', code: 'NOT_FOUND' });
   });
 
   it("an obligation of a source system other than the consent's is redec_obligation_source_system_mismatch", () => {
-    const error = refusal(() => decide([], { ...toConsent(), sourceSystem: 'cards' }, consent));
+    const error = refusalOf(() => decide([], { ...toConsent(), sourceSystem: 'cards' }, consent));
     expect(error).toMatchObject({ kind: 'unprocessable', code: 'redec_obligation_source_system_mismatch' });
   });
 });

@@ -1,9 +1,6 @@
-import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { CLOCK, Clock } from '@ledger/platform';
 import { AccessOutcome, AccessRecord, AccessRequest, AuthorizeResult, authorizeAccess, confirmAccess } from '@ledger/redec';
-import { requestCommandContext } from '../../request-command-context';
+import { RequestCommands } from '../../request-commands';
 
 export class AuthorizeAccessCommand {
   constructor(readonly request: AccessRequest) {}
@@ -16,27 +13,22 @@ export class ConfirmAccessCommand {
   ) {}
 }
 
-/** No read-your-writes wait: nothing the API reads is projected from access facts, and authorize is the hot path. */
+// Neither waits for the read model: nothing the API reads is projected from access facts, and authorize is the hot path.
+
 @CommandHandler(AuthorizeAccessCommand)
 export class AuthorizeAccessHandler implements ICommandHandler<AuthorizeAccessCommand, AuthorizeResult> {
-  constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  constructor(private readonly commands: RequestCommands) {}
 
   execute({ request }: AuthorizeAccessCommand): Promise<AuthorizeResult> {
-    return authorizeAccess(this.store, request, requestCommandContext(this.clock));
+    return authorizeAccess(this.commands.store, request, this.commands.context());
   }
 }
 
 @CommandHandler(ConfirmAccessCommand)
 export class ConfirmAccessHandler implements ICommandHandler<ConfirmAccessCommand, AccessRecord> {
-  constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  constructor(private readonly commands: RequestCommands) {}
 
   async execute({ redecAccessId, outcome }: ConfirmAccessCommand): Promise<AccessRecord> {
-    return (await confirmAccess(this.store, redecAccessId, outcome, requestCommandContext(this.clock))).record;
+    return (await confirmAccess(this.commands.store, redecAccessId, outcome, this.commands.context())).record;
   }
 }

@@ -1,10 +1,6 @@
-import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { CLOCK, Clock } from '@ledger/platform';
 import { CreditExtensionAnswer, EndExtensionRequest, RegisterExtensionRequest, endCreditExtension, registerCreditExtension } from '@ledger/redec';
-import { ReadYourWrites } from '../../../read-your-writes';
-import { requestCommandContext } from '../../../request-command-context';
+import { RequestCommands } from '../../../request-commands';
 
 export class RegisterCreditExtensionCommand {
   constructor(
@@ -23,30 +19,18 @@ export class EndCreditExtensionCommand {
 
 @CommandHandler(RegisterCreditExtensionCommand)
 export class RegisterCreditExtensionHandler implements ICommandHandler<RegisterCreditExtensionCommand, CreditExtensionAnswer> {
-  constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(CLOCK) private readonly clock: Clock,
-    private readonly readYourWrites: ReadYourWrites,
-  ) {}
+  constructor(private readonly commands: RequestCommands) {}
 
-  async execute({ redecConsentId, request }: RegisterCreditExtensionCommand): Promise<CreditExtensionAnswer> {
-    const { result, position } = await registerCreditExtension(this.store, redecConsentId, request, requestCommandContext(this.clock));
-    await this.readYourWrites.waitFor(position);
-    return result;
+  execute({ redecConsentId, request }: RegisterCreditExtensionCommand): Promise<CreditExtensionAnswer> {
+    return this.commands.run((store, context) => registerCreditExtension(store, redecConsentId, request, context));
   }
 }
 
 @CommandHandler(EndCreditExtensionCommand)
 export class EndCreditExtensionHandler implements ICommandHandler<EndCreditExtensionCommand, CreditExtensionAnswer> {
-  constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(CLOCK) private readonly clock: Clock,
-    private readonly readYourWrites: ReadYourWrites,
-  ) {}
+  constructor(private readonly commands: RequestCommands) {}
 
-  async execute({ redecConsentId, creditExtensionId, request }: EndCreditExtensionCommand): Promise<CreditExtensionAnswer> {
-    const { result, position } = await endCreditExtension(this.store, redecConsentId, creditExtensionId, request, requestCommandContext(this.clock));
-    await this.readYourWrites.waitFor(position);
-    return result;
+  execute({ redecConsentId, creditExtensionId, request }: EndCreditExtensionCommand): Promise<CreditExtensionAnswer> {
+    return this.commands.run((store, context) => endCreditExtension(store, redecConsentId, creditExtensionId, request, context));
   }
 }

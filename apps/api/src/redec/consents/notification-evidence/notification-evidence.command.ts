@@ -1,10 +1,6 @@
-import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { CLOCK, Clock } from '@ledger/platform';
 import { NotificationEvidenceAnswer, NotificationEvidenceRequest, recordNotificationEvidence } from '@ledger/redec';
-import { ReadYourWrites } from '../../../read-your-writes';
-import { requestCommandContext } from '../../../request-command-context';
+import { RequestCommands } from '../../../request-commands';
 
 export class RecordNotificationEvidenceCommand {
   constructor(
@@ -15,15 +11,9 @@ export class RecordNotificationEvidenceCommand {
 
 @CommandHandler(RecordNotificationEvidenceCommand)
 export class RecordNotificationEvidenceHandler implements ICommandHandler<RecordNotificationEvidenceCommand, NotificationEvidenceAnswer> {
-  constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(CLOCK) private readonly clock: Clock,
-    private readonly readYourWrites: ReadYourWrites,
-  ) {}
+  constructor(private readonly commands: RequestCommands) {}
 
-  async execute({ redecConsentId, request }: RecordNotificationEvidenceCommand): Promise<NotificationEvidenceAnswer> {
-    const { result, position } = await recordNotificationEvidence(this.store, redecConsentId, request, requestCommandContext(this.clock));
-    await this.readYourWrites.waitFor(position);
-    return result;
+  execute({ redecConsentId, request }: RecordNotificationEvidenceCommand): Promise<NotificationEvidenceAnswer> {
+    return this.commands.run((store, context) => recordNotificationEvidence(store, redecConsentId, request, context));
   }
 }

@@ -1,10 +1,6 @@
-import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { CLOCK, Clock } from '@ledger/platform';
 import { ProfileCatalog, RevocationAnswer, RevokeRequest, revokeConsent } from '@ledger/redec';
-import { ReadYourWrites } from '../../../read-your-writes';
-import { requestCommandContext } from '../../../request-command-context';
+import { RequestCommands } from '../../../request-commands';
 
 export class RevokeConsentCommand {
   constructor(
@@ -16,15 +12,11 @@ export class RevokeConsentCommand {
 @CommandHandler(RevokeConsentCommand)
 export class RevokeConsentHandler implements ICommandHandler<RevokeConsentCommand, RevocationAnswer> {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly commands: RequestCommands,
     private readonly profiles: ProfileCatalog,
-    private readonly readYourWrites: ReadYourWrites,
   ) {}
 
-  async execute({ redecConsentId, request }: RevokeConsentCommand): Promise<RevocationAnswer> {
-    const { result, position } = await revokeConsent({ store: this.store, profiles: this.profiles }, redecConsentId, request, requestCommandContext(this.clock));
-    await this.readYourWrites.waitFor(position);
-    return result;
+  execute({ redecConsentId, request }: RevokeConsentCommand): Promise<RevocationAnswer> {
+    return this.commands.run((store, context) => revokeConsent({ store, profiles: this.profiles }, redecConsentId, request, context));
   }
 }
