@@ -4,6 +4,7 @@ import { Scope } from '@ledger/platform';
 import { DENY_REASON_CODES, DenyReasonCode, redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
+import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
 
 // Spec 2.8, 2.9, section 3 (access decision and access), section 4 rules 6, 7
@@ -100,39 +101,6 @@ describe('REDEC access authorization and confirmation', () => {
   const accessFacts = async (redecAccessId: string, ofTenant = tenantId) =>
     (await api.store.readStream(redecStreams.access(ofTenant, redecAccessId))).map((e) => ({ type: e.type, data: e.data as any }));
 
-  /** Runs `act` and expects the event store head not to move: the refused request recorded nothing. */
-  async function recordsNothing<T>(act: () => Promise<T>): Promise<T> {
-    const before = await api.store.headPosition();
-    const result = await act();
-    expect(await api.store.headPosition()).toBe(before);
-    return result;
-  }
-
-  /**
-   * Like recordsNothing, for requests carrying an Idempotency-Key: its own
-   * bookkeeping (claim, answer or release) is written for any request that
-   * reaches the handler, refused or not; nothing else may be.
-   */
-  async function recordsNoFact<T>(act: () => Promise<T>): Promise<T> {
-    const before = await api.store.headPosition();
-    const result = await act();
-    const appended = await api.store.readAll({ after: before });
-    expect(appended.filter((e) => !e.streamId.startsWith('idempotency-')).map((e) => `${e.streamId} ${e.type}`)).toEqual([]);
-    return result;
-  }
-
-  function expectProblem(response: Response, status: number, code: string) {
-    expect(response.status).toBe(status);
-    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(response.body).toMatchObject({ status, code });
-  }
-
-  function expectValidationError(response: Response, errors: Array<{ field: string; reason: string }>, reason?: string) {
-    expectProblem(response, 400, 'VALIDATION_ERROR');
-    expect(response.body.errors).toEqual(expect.arrayContaining(errors));
-    if (reason !== undefined) expect(response.body.reason).toBe(reason);
-  }
-
   /** A new decision (201, `replayed: false`) with this status, as JSON and never as a problem document (rule 6). */
   function expectNewDecision(response: Response, request: { redecConsentId: string }, status: 'authorized' | 'denied', denyReasonCode?: DenyReasonCode) {
     expect({ status: response.status, body: response.body }).toEqual({
@@ -154,6 +122,8 @@ describe('REDEC access authorization and confirmation', () => {
     expectNewDecision(response, consent, 'authorized');
     return { redecAccessId: response.body.decision.redecAccessId, decision: response.body.decision };
   }
+
+  const recordsNothing = <T>(act: () => Promise<T>) => recordsNothingAtAll(api, act);
 
   beforeAll(async () => {
     environment = testEnvironment();
@@ -542,10 +512,10 @@ describe('REDEC access authorization and confirmation', () => {
       const body = { outcome: { kind: 'accessed', accessedAt: Date.now() } };
       const first = await confirm(redecAccessId, body, { idempotencyKey });
       expect(first.status).toBe(200);
-      const retry = await recordsNoFact(() => confirm(redecAccessId, body, { idempotencyKey }));
+      const retry = await recordsNoFact(api, () => confirm(redecAccessId, body, { idempotencyKey }));
       expect(retry.status).toBe(200);
       expect(retry.text).toBe(first.text);
-      expectProblem(await recordsNoFact(() => confirm(redecAccessId, { outcome: { kind: 'failed' } }, { idempotencyKey })), 422, 'IDEMPOTENCY_KEY_REUSED');
+      expectProblem(await recordsNoFact(api, () => confirm(redecAccessId, { outcome: { kind: 'failed' } }, { idempotencyKey })), 422, 'IDEMPOTENCY_KEY_REUSED');
       // Without the key the same outcome is a second confirmation.
       expectProblem(await recordsNothing(() => confirm(redecAccessId, body)), 409, 'redec_access_already_confirmed');
       expect((await accessFacts(redecAccessId)).map((f) => f.type)).toEqual(['AccessDecided', 'AccessConfirmed']);

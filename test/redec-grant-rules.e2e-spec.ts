@@ -6,6 +6,7 @@ import { Scope } from '@ledger/platform';
 import { bankingCalendar, initialAccessValidUntil, redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
+import { expectValidationError, recordsNothingAtAll } from './support/expectations';
 import { checkDigitOf, rutOf } from './support/redec-fixtures';
 
 // The certificate worker appends ArtifactStored on its own schedule; without it, a refused
@@ -167,22 +168,7 @@ describe('REDEC grant rules and regulatory reads', () => {
     return response.body as { redecConsentId: string; internalConsentCode: string; artifactStatus: string; consentActionId: string; grantedAt: number; recordedAt: number; initialAccessValidUntil: number };
   }
 
-  /** Runs `act` and expects the event store head not to move: the refused request recorded nothing. */
-  async function recordsNothing<T>(act: () => Promise<T>): Promise<T> {
-    const before = await api.store.headPosition();
-    const result = await act();
-    expect(await api.store.headPosition()).toBe(before);
-    return result;
-  }
-
-  /** A refused grant: 400 VALIDATION_ERROR as a problem document, with the field errors expected among its errors. */
-  function expectValidationError(response: { status: number; headers: Record<string, string>; body: any }, errors: Array<{ field: string; reason: string }>, reason?: string) {
-    expect(response.status).toBe(400);
-    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(response.body).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
-    expect(response.body.errors).toEqual(expect.arrayContaining(errors));
-    if (reason !== undefined) expect(response.body.reason).toBe(reason);
-  }
+  const recordsNothing = <T>(act: () => Promise<T>) => recordsNothingAtAll(api, act);
 
   beforeAll(async () => {
     environment = testEnvironment();

@@ -3,6 +3,7 @@ import { issueApiKey } from '@ledger/ledger';
 import { Scope } from '@ledger/platform';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
+import { recordsNothingAtAll } from './support/expectations';
 import { REDEC_TERMS, rutOf } from './support/redec-fixtures';
 
 // The certificate worker appends ArtifactStored on its own schedule; without it, a refused
@@ -57,20 +58,14 @@ describe('REDEC consent interactions: POST /v1/redec/consent-interactions', () =
     return apiKey;
   }
 
-  /** Runs `act` and expects the event store head not to move: the refused request recorded nothing. */
-  async function recordsNothing<T>(act: () => Promise<T>): Promise<T> {
-    const before = await api.store.headPosition();
-    const result = await act();
-    expect(await api.store.headPosition()).toBe(before);
-    return result;
-  }
-
   /** The userReference was never resolved: resolving it now creates the customer. */
   async function expectNoCustomerFor(userReference: string): Promise<void> {
     const later = await resolveCustomer({ userReference, identifiers: [{ system: 'cl-sii', type: 'rut', value: freshRut() }] });
     expect(later.status).toBe(201);
     expect(later.body.created).toBe(true);
   }
+
+  const recordsNothing = <T>(act: () => Promise<T>) => recordsNothingAtAll(api, act);
 
   beforeAll(async () => {
     environment = testEnvironment();

@@ -5,6 +5,7 @@ import { ProjectionRunner } from '@ledger/projections';
 import { redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
+import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
 
 // The certificate worker appends ArtifactStored on its own schedule; without it, a refused
@@ -20,8 +21,6 @@ const NO_BACKGROUND_WRITES = { LEDGER_WORKERS: 'external' };
 const SOURCE_SYSTEM = 'core-loans';
 const ALL_SCOPES: Scope[] = ['consent:admin', 'consent:write', 'consent:read', 'consent:runtime', 'consent:identity-assert'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-type Answer = { status: number; headers: Record<string, string>; body: any };
 
 describe('REDEC reportable-obligation bindings and the consent-code lookup', () => {
   let environment: TestEnvironment;
@@ -53,37 +52,7 @@ describe('REDEC reportable-obligation bindings and the consent-code lookup', () 
   const obligationFacts = (obligationReference: string, sourceSystem = SOURCE_SYSTEM, tenant = tenantId) =>
     api.store.readStream(redecStreams.obligation(tenant, sourceSystem, obligationReference));
 
-  function expectProblem(response: Answer, status: number, code: string) {
-    expect(response.status).toBe(status);
-    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(response.body).toMatchObject({ status, code });
-  }
-
-  function expectValidationError(response: Answer, errors: Array<{ field: string; reason: string }>) {
-    expectProblem(response, 400, 'VALIDATION_ERROR');
-    expect(response.body.errors).toEqual(expect.arrayContaining(errors));
-  }
-
-  /** Runs `act` and expects the event store head not to move: the request recorded nothing at all. */
-  async function recordsNothing<T>(act: () => Promise<T>): Promise<T> {
-    const before = await api.store.headPosition();
-    const result = await act();
-    expect(await api.store.headPosition()).toBe(before);
-    return result;
-  }
-
-  /**
-   * Runs `act` and expects nothing but the Idempotency-Key's own records to be
-   * appended: the key is claimed before the body is validated, then released
-   * (or, for a final refusal, the refusal kept for replay). No binding, no fact.
-   */
-  async function recordsNoFact<T>(act: () => Promise<T>): Promise<T> {
-    const before = await api.store.headPosition();
-    const result = await act();
-    const appended = await api.store.readAll({ after: before });
-    expect(appended.map((e) => e.streamId).filter((streamId) => !streamId.startsWith('idempotency-'))).toEqual([]);
-    return result;
-  }
+  const recordsNothing = <T>(act: () => Promise<T>) => recordsNothingAtAll(api, act);
 
   beforeAll(async () => {
     environment = testEnvironment();
@@ -162,7 +131,7 @@ describe('REDEC reportable-obligation bindings and the consent-code lookup', () 
     it('stays resolved after an identical second binding, which answers the first one with 200 and records no fact', async () => {
       const obligationReference = freshReference();
       const first = await bind(toConsent(consentA, obligationReference));
-      const again = await recordsNoFact(() => bind(toConsent(consentA, obligationReference)));
+      const again = await recordsNoFact(api, () => bind(toConsent(consentA, obligationReference)));
       expect(again.status).toBe(200);
       expect(again.body).toEqual(first.body);
       expect(await obligationFacts(obligationReference)).toHaveLength(1);
@@ -187,7 +156,7 @@ describe('REDEC reportable-obligation bindings and the consent-code lookup', () 
       expect((await codeOf(obligationReference, SOURCE_SYSTEM, other.key)).body).toMatchObject({ result: 'consent_code', consentCode: other.consent.internalConsentCode });
       expect((await codeOf(obligationReference)).body).toMatchObject({ result: 'unresolved', consentCode: null });
 
-      const foreign = await recordsNoFact(() => bind(toConsent(other.consent, obligationReference)));
+      const foreign = await recordsNoFact(api, () => bind(toConsent(other.consent, obligationReference)));
       expectProblem(foreign, 404, 'NOT_FOUND');
       expect((await codeOf(obligationReference)).body).toMatchObject({ result: 'unresolved' });
     });
@@ -196,14 +165,14 @@ describe('REDEC reportable-obligation bindings and the consent-code lookup', () 
   describe('refusals', () => {
     it('a consent the tenant does not have is 404 NOT_FOUND', async () => {
       const obligationReference = freshReference();
-      const unknown = await recordsNoFact(() => bind({ ...toConsent(consentA, obligationReference), redecConsentId: randomUUID() }));
+      const unknown = await recordsNoFact(api, () => bind({ ...toConsent(consentA, obligationReference), redecConsentId: randomUUID() }));
       expectProblem(unknown, 404, 'NOT_FOUND');
       expect(await obligationFacts(obligationReference)).toEqual([]);
     });
 
     it("an obligation of a source system other than the consent's is 422 redec_obligation_source_system_mismatch", async () => {
       const obligationReference = freshReference();
-      const mismatch = await recordsNoFact(() => bind(toConsent(consentA, obligationReference, 'cards')));
+      const mismatch = await recordsNoFact(api, () => bind(toConsent(consentA, obligationReference, 'cards')));
       expectProblem(mismatch, 422, 'redec_obligation_source_system_mismatch');
       expect((await codeOf(obligationReference, 'cards')).body).toMatchObject({ result: 'unresolved' });
     });
@@ -220,7 +189,7 @@ describe('REDEC reportable-obligation bindings and the consent-code lookup', () 
       ['of kind legacy_pre_redec with a redecConsentId', { sourceSystem: SOURCE_SYSTEM, obligationReference: 'op-1', kind: 'legacy_pre_redec', redecConsentId: randomUUID() }, [{ field: 'redecConsentId', reason: 'not_for_binding_kind' }]],
       ['of kind no_applicable_consent with a redecConsentId', { sourceSystem: SOURCE_SYSTEM, obligationReference: 'op-1', kind: 'no_applicable_consent', redecConsentId: randomUUID() }, [{ field: 'redecConsentId', reason: 'not_for_binding_kind' }]],
     ])('a binding %s is 400 VALIDATION_ERROR naming the field, and records no binding', async (_, body, errors) => {
-      expectValidationError(await recordsNoFact(() => bind(body)), errors);
+      expectValidationError(await recordsNoFact(api, () => bind(body)), errors);
     });
 
     it('a refused binding releases its Idempotency-Key for the corrected request', async () => {

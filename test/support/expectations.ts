@@ -28,3 +28,11 @@ export async function recordsNoFact<T>(api: ApiApp, act: () => Promise<T>): Prom
   expect(appended.filter((e) => !e.streamId.startsWith('idempotency-')).map((e) => `${e.streamId} ${e.type}`)).toEqual([]);
   return result;
 }
+
+/** Runs `act` and expects the event store head not to move: the request recorded nothing at all, bookkeeping included. */
+export async function recordsNothingAtAll<T>(api: ApiApp, act: () => Promise<T>): Promise<T> {
+  const before = await api.store.headPosition();
+  const result = await act();
+  expect(await api.store.headPosition()).toBe(before);
+  return result;
+}
