@@ -1,22 +1,12 @@
 import { refusalOf } from '@ledger/platform/testing';
 import { facts, given, grantedAt, state } from '../consent/testing/consent-fixtures';
-import { AccessRequest } from './access.decider';
+import { accessRequest } from './testing/access-fixtures';
 import { AccessRecord, evolveAccess } from './access.events';
 import { CALLER_CLOCK_TOLERANCE_MS, accessOutcome, decideAuthorize, decideConfirm } from './access-record.decider';
 
 const DAY = 86_400_000;
 const now = grantedAt + DAY;
-const request: AccessRequest = {
-  authorizationBasis: 'consent',
-  consentAuthorizationMode: 'initial_window',
-  redecConsentId: 'con-1',
-  dataCategoryCode: 'redec.consolidated_debt_record',
-  scopeId: 'redec-debt',
-  objectiveCode: '02',
-  reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: 'op-1', assertedAt: now - 1000 },
-  sourceSystem: 'origination',
-  sourceReference: 'acc-1',
-};
+const request = accessRequest({ reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: 'op-1', assertedAt: now - 1000 } });
 const authorize = (overrides: Partial<Parameters<typeof decideAuthorize>[0]> = {}) =>
   decideAuthorize({ existing: null, consent: state, consentRevision: 0, request, requestSha256: 'sha-1', redecAccessId: 'acc-id', now, ...overrides });
 const recorded = (outcome = authorize()): AccessRecord => {

@@ -1,20 +1,10 @@
 import { ConsentEvent } from '../consent/consent.events';
 import { AccessRequest, DENY_REASON_CODES, checkAccessRequest, decideAccess } from './access.decider';
 import { facts, given, grantedAt, state, validUntil } from '../consent/testing/consent-fixtures';
+import { accessRequest } from './testing/access-fixtures';
 
 const DAY = 86_400_000;
-const request = (overrides: Partial<AccessRequest> = {}): AccessRequest => ({
-  authorizationBasis: 'consent',
-  consentAuthorizationMode: 'initial_window',
-  redecConsentId: 'con-1',
-  dataCategoryCode: 'redec.consolidated_debt_record',
-  scopeId: 'redec-debt',
-  objectiveCode: '02',
-  reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: 'op-1', assertedAt: grantedAt },
-  sourceSystem: 'origination',
-  sourceReference: 'acc-1',
-  ...overrides,
-});
+const request = accessRequest;
 const extension = (reference: string, objectiveCode = '02') => facts.extension(`x-${reference}`, reference, grantedAt + DAY, objectiveCode);
 const revocation = (effective: boolean) => facts.revocation(grantedAt + 2 * DAY, effective);
 const ended = (reference: string) => facts.extensionEnded(`x-${reference}`, grantedAt + 3 * DAY);
