@@ -2,6 +2,7 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import { Redis } from 'ioredis';
+import { CONSENT_CODE_RESULTS, DENY_REASON_CODES } from '@ledger/redec';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 
@@ -58,6 +59,67 @@ describe('operability', () => {
       expect(document.paths[path][method].responses.default).toBeDefined();
     }
     expect(Object.keys(document.paths).filter((p) => !p.startsWith('/v1/'))).toEqual([]);
+  });
+
+  it('documents every field of the REDEC lifecycle operations and every deny reason code', async () => {
+    type Schema = { $ref?: string; properties?: Record<string, Schema>; items?: Schema; enum?: string[]; allOf?: Schema[]; anyOf?: Schema[] };
+    type Operation = { parameters?: Array<{ name: string; in: string; required?: boolean }>; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: Schema }> }> };
+    const document = (await api.http.get('/openapi.json')).body as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+    /** A schema with its $ref and allOf resolved, so inherited properties count; a nullable one (`anyOf` with null) as its non-null part. */
+    const resolve = (schema: Schema): Schema => {
+      if (schema.$ref) return resolve(document.components.schemas[schema.$ref.replace('#/components/schemas/', '')]);
+      if (schema.anyOf) return resolve(schema.anyOf.find((part) => (part as { type?: string }).type !== 'null')!);
+      if (schema.allOf) return { properties: Object.assign({}, ...schema.allOf.map((part) => resolve(part).properties ?? {}), schema.properties ?? {}) };
+      return schema;
+    };
+    const fields = (schema: Schema) => Object.keys(resolve(schema).properties ?? {});
+    const property = (schema: Schema, name: string) => resolve(resolve(schema).properties![name]);
+    const operation = (method: string, path: string) => document.paths[path][method];
+    const requestOf = (method: string, path: string) => resolve(operation(method, path).requestBody!.content['application/json'].schema);
+    const responseOf = (method: string, path: string, status: string) => resolve(operation(method, path).responses[status].content!['application/json'].schema);
+
+    const authorize = '/v1/redec/accesses/authorize';
+    const authorizeRequest = requestOf('post', authorize);
+    expect(fields(authorizeRequest)).toEqual(expect.arrayContaining(['authorizationBasis', 'consentAuthorizationMode', 'redecConsentId', 'dataCategoryCode', 'scopeId', 'objectiveCode', 'reportingObligation', 'sourceSystem', 'sourceReference', 'accessPurpose']));
+    expect(fields(property(authorizeRequest, 'reportingObligation')).sort()).toEqual(['assertedAt', 'sourceReference', 'sourceSystem', 'status']);
+    for (const status of ['200', '201']) {
+      const answer = responseOf('post', authorize, status);
+      expect(fields(answer).sort()).toEqual(['decision', 'replayed']);
+      const decision = property(answer, 'decision');
+      expect(fields(decision)).toEqual(expect.arrayContaining(['redecAccessId', 'status', 'denyReasonCode', 'redecConsentId', 'decidedAt']));
+      expect([...property(decision, 'denyReasonCode').enum!].sort()).toEqual([...DENY_REASON_CODES].sort());
+    }
+    const outcome = property(requestOf('post', '/v1/redec/accesses/{redecAccessId}/confirm'), 'outcome');
+    expect(fields(outcome).sort()).toEqual(['accessedAt', 'kind']);
+    expect(property(outcome, 'kind').enum).toEqual(['accessed', 'failed', 'cancelled']);
+
+    expect(fields(requestOf('post', '/v1/redec/consents/{redecConsentId}/revoke')).sort()).toEqual(['channel', 'identityAssurance', 'occurredAt', 'sourceType']);
+    const extensions = '/v1/redec/consents/{redecConsentId}/credit-extensions';
+    expect(fields(requestOf('post', extensions)).sort()).toEqual(['creditGrantedAt', 'creditOperationReference', 'customerTenantId', 'objectiveCode', 'sourceReference', 'sourceSystem']);
+    const end = requestOf('post', `${extensions}/{creditExtensionId}/end`);
+    expect(fields(end).sort()).toEqual(['endReason', 'supersededByObligationReference']);
+    expect(property(end, 'endReason').enum).toEqual(['obligation_extinguished', 'acceleration_executed', 'superseded_by_new_obligation']);
+    const extensionRecord = ['creditExtensionId', 'objectiveCode', 'creditOperationReference', 'creditGrantedAt', 'extendedAt', 'status', 'endReason', 'endedAt'];
+    expect(fields(responseOf('post', extensions, '201'))).toEqual(expect.arrayContaining(extensionRecord));
+    const representation = responseOf('get', '/v1/redec/consents/{redecConsentId}', '200');
+    expect(fields(property(representation, 'creditExtensions').items!)).toEqual(expect.arrayContaining(extensionRecord));
+    expect(fields(property(representation, 'revocation')).sort()).toEqual(['channel', 'correctedAt', 'effective', 'revokedAt']);
+
+    const evidence = '/v1/redec/consents/{redecConsentId}/notification-evidence';
+    // consentActionId and internalConsentCode appear too, documented as never to be sent.
+    expect(fields(requestOf('post', evidence))).toEqual(
+      expect.arrayContaining(['contentReference', 'contentSha256', 'notificationChannel', 'notificationReason', 'recipientHash', 'sentAt', 'sourceReference', 'sourceSystem', 'status']),
+    );
+    expect(fields(responseOf('post', evidence, '201'))).toEqual(expect.arrayContaining(['consentActionId', 'internalConsentCode']));
+
+    expect(fields(requestOf('post', '/v1/redec/reportable-obligations/bindings')).sort()).toEqual(['kind', 'obligationReference', 'redecConsentId', 'sourceSystem']);
+    const lookup = '/v1/redec/reportable-obligations/consent-code';
+    expect(operation('get', lookup).parameters!.filter((p) => p.in === 'query').map((p) => [p.name, p.required])).toEqual(
+      expect.arrayContaining([['sourceSystem', true], ['obligationReference', true]]),
+    );
+    const code = responseOf('get', lookup, '200');
+    expect(fields(code)).toEqual(expect.arrayContaining(['result', 'consentCode']));
+    expect([...property(code, 'result').enum!].sort()).toEqual([...CONSENT_CODE_RESULTS].sort());
   });
 
   it('logs JSON lines that carry the request id, echoed in x-request-id', async () => {
