@@ -10,6 +10,8 @@ import { HealthController } from './health/health.controller';
 import { LedgerCoreModule } from './ledger-core.module';
 import { PROJECTIONS } from './projections';
 import { RedecModule } from './redec/redec.module';
+import { WebhookEndpointsModule } from './webhooks/endpoints/webhook-endpoints.module';
+import { WebhooksDispatchModule } from './webhooks/webhooks-dispatch.module';
 
 @Module({})
 export class AppModule {
@@ -24,6 +26,8 @@ export class AppModule {
         CustomersModule,
         ConfigurationsModule.forRoot(config),
         RedecModule.forRoot(config),
+        WebhookEndpointsModule,
+        WebhooksDispatchModule,
       ],
       controllers: [HealthController],
     };

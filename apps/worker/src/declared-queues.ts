@@ -1,5 +1,6 @@
 import type { QueueDeclaration } from '@ledger/queues';
 import { consentCertificatesQueue } from '../../api/src/redec/artifacts/consent-certificates.queue';
+import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliveries.queue';
 
 /**
  * Every queue of the service, in the one list that both processes read:
@@ -8,4 +9,4 @@ import { consentCertificatesQueue } from '../../api/src/redec/artifacts/consent-
  * above the libraries because it names their declarations; libs/queues cannot
  * import them without a dependency cycle.
  */
-export const declaredQueues: readonly QueueDeclaration[] = [consentCertificatesQueue as QueueDeclaration];
+export const declaredQueues: readonly QueueDeclaration[] = [consentCertificatesQueue as QueueDeclaration, webhookDeliveriesQueue as QueueDeclaration];

@@ -3,6 +3,7 @@ import { LedgerConfig } from '@ledger/platform';
 import { QueuesModule } from '@ledger/queues';
 import { LedgerCoreModule } from '../../api/src/ledger-core.module';
 import { ConsentCertificatesWorkerModule } from '../../api/src/redec/artifacts/consent-certificates.module';
+import { WebhookDeliveryWorkerModule } from '../../api/src/webhooks/webhooks-dispatch.module';
 import { declaredQueues } from './declared-queues';
 
 /**
@@ -16,7 +17,12 @@ export class WorkerModule {
   static forRoot(config: LedgerConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [LedgerCoreModule.forRoot(config), QueuesModule.forRoot({ queues: declaredQueues, runWorkers: true }), ConsentCertificatesWorkerModule],
+      imports: [
+        LedgerCoreModule.forRoot(config),
+        QueuesModule.forRoot({ queues: declaredQueues, runWorkers: true }),
+        ConsentCertificatesWorkerModule,
+        WebhookDeliveryWorkerModule,
+      ],
     };
   }
 }

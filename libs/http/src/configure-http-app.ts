@@ -2,7 +2,7 @@ import { IEntryNestModule, NestFactory, Reflector } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { EVENT_STORE } from '@ledger/event-store';
-import { CLOCK } from '@ledger/platform';
+import { CLOCK, IdentifierProtection } from '@ledger/platform';
 import { API_KEY_VERIFIER } from './auth/api-key-verifier';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { createHttpAdapter } from './http-adapter';
@@ -14,14 +14,14 @@ import { RequestValidationPipe } from './validation/validation';
 /**
  * Installs the HTTP platform on an application built on createHttpAdapter():
  * problem+json errors, validation, authentication and scopes, Idempotency-Key.
- * The application's modules must provide API_KEY_VERIFIER, EVENT_STORE and CLOCK.
+ * The application's modules must provide API_KEY_VERIFIER, EVENT_STORE, CLOCK and IdentifierProtection.
  */
 export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplication {
   const reflector = app.get(Reflector);
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalGuards(new ApiKeyGuard(reflector, app.get(API_KEY_VERIFIER)));
-  app.useGlobalInterceptors(new IdempotencyInterceptor(reflector, app.get(EVENT_STORE), app.get(CLOCK)));
+  app.useGlobalInterceptors(new IdempotencyInterceptor(reflector, app.get(EVENT_STORE), app.get(CLOCK), app.get(IdentifierProtection)));
   return app;
 }
 

@@ -22,8 +22,8 @@ export interface EventDispatcherOptions {
   /** Names the checkpoint and the jobs; unique per dispatcher. */
   name: string;
   queue: JobSink;
-  /** Pure: the jobs one event asks for (usually none). */
-  jobsFor(event: RecordedEvent): DispatchedJob[];
+  /** The jobs one event asks for (usually none); the same event must always ask for the same jobs. */
+  jobsFor(event: RecordedEvent): DispatchedJob[] | Promise<DispatchedJob[]>;
   log?: (message: string) => void;
 }
 
@@ -92,7 +92,7 @@ export class EventDispatcher {
   private async follow(signal: AbortSignal): Promise<void> {
     let unsaved = 0;
     for await (const event of this.options.store.subscribeToAll({ after: await this.checkpoint(), signal })) {
-      const jobs = this.options.jobsFor(event);
+      const jobs = await this.options.jobsFor(event);
       for (const job of jobs) await this.options.queue.add(this.options.name, job.data, { jobId: job.jobId });
       unsaved += 1;
       if (jobs.length > 0 || unsaved >= CHECKPOINT_EVERY) {

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { DefaultJobOptions, Job } from 'bullmq';
+import type { BackoffStrategy, DefaultJobOptions, Job } from 'bullmq';
 
 /**
  * Handles one job of a declared queue. Implementations are ordinary Nest
@@ -29,4 +29,6 @@ export interface QueueDeclaration<Data = unknown, Result = unknown> {
   concurrency?: number;
   /** Applied to every job added to the queue (attempts, backoff, removeOnComplete, ...). */
   defaultJobOptions?: DefaultJobOptions;
+  /** The delay before each retry of a job whose backoff type is `custom`; it sees the error, so it can honour what the failure said (a Retry-After). */
+  backoffStrategy?: BackoffStrategy;
 }

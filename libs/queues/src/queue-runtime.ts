@@ -139,7 +139,12 @@ export class QueueRuntime implements OnApplicationBootstrap, OnModuleDestroy, On
       // Declared with three parameters because BullMQ creates the AbortSignal
       // only for processors whose arity says they accept one.
       (job, _token, signal) => processor.process(job, signal!),
-      { connection: this.connection, prefix: this.prefix, concurrency: declaration.concurrency ?? 1 },
+      {
+        connection: this.connection,
+        prefix: this.prefix,
+        concurrency: declaration.concurrency ?? 1,
+        ...(declaration.backoffStrategy ? { settings: { backoffStrategy: declaration.backoffStrategy } } : {}),
+      },
     );
     worker.on('error', (error) => this.logger.error(`Worker of queue ${declaration.name}: ${error.message}`));
     worker.on('failed', (job, error) => {

@@ -44,6 +44,9 @@ describe('decideIdempotency', () => {
     const recorded = last(IdempotencyEventTypes.RESPONSE_RECORDED, { requestHash: HASH, ...response });
     expect(decideIdempotency(recorded, HASH, NOW)).toEqual({ action: 'replay', response });
     expect(codeOf(decideIdempotency(recorded, 'other', NOW))).toBe('IDEMPOTENCY_KEY_REUSED');
+    // A protected answer replays with its flag, for the interceptor to decrypt.
+    const protectedResponse = { ...response, body: 'ciphertext', bodyProtected: true as const };
+    expect(decideIdempotency(last(IdempotencyEventTypes.RESPONSE_RECORDED, { requestHash: HASH, ...protectedResponse }), HASH, NOW)).toEqual({ action: 'replay', response: protectedResponse });
   });
 
   it.each([

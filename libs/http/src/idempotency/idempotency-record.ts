@@ -33,6 +33,8 @@ export interface StoredResponse {
   /** null when the first answer had no body (and then usually no content type). */
   body: string | null;
   contentType: string | null;
+  /** The body is kept encrypted under the tenant's key: the answer carries a secret shown once (`@Idempotent({ protectResponse: true })`). */
+  bodyProtected?: true;
 }
 
 export interface ClaimedData {
@@ -87,9 +89,9 @@ export function decideIdempotency(
     case IdempotencyEventTypes.RELEASED:
       return { action: 'claim', expectedRevision: last.revision };
     case IdempotencyEventTypes.RESPONSE_RECORDED: {
-      const { requestHash: recordedHash, status, body, contentType } = last.data as ResponseRecordedData;
+      const { requestHash: recordedHash, status, body, contentType, bodyProtected } = last.data as ResponseRecordedData;
       if (recordedHash !== requestHash) return { action: 'reject', error: keyReused() };
-      return { action: 'replay', response: { status, body, contentType } };
+      return { action: 'replay', response: { status, body, contentType, ...(bodyProtected ? { bodyProtected } : {}) } };
     }
     case IdempotencyEventTypes.CLAIMED: {
       const claim = last.data as ClaimedData;

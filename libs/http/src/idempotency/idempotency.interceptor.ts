@@ -40,6 +40,12 @@ interface HeldClaim {
  * known) and before the validation pipe, so a validation error still passes
  * through here and releases the key for a corrected retry.
  */
+/** Encryption under the tenant's key, for stored answers that carry a secret (IdentifierProtection in the service). */
+export interface ResponseProtection {
+  encrypt(tenantId: string, plaintext: string): string;
+  decrypt(tenantId: string, protectedText: string): string;
+}
+
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   private readonly logger = new Logger('idempotency');
@@ -48,6 +54,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly protection: ResponseProtection,
   ) {}
 
   async intercept(execution: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -76,13 +83,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
     context.idempotency = { key, requestHash };
     const streamId = idempotencyStreamId(context.principal.tenantId, key);
 
+    const tenantId = context.principal.tenantId;
     const outcome = await this.claim(streamId, requestHash, context);
-    if ('response' in outcome) return of(this.replay(reply, outcome.response));
+    if ('response' in outcome) return of(this.replay(reply, this.reveal(tenantId, outcome.response)));
 
     return next.handle().pipe(
       mergeMap(async (body: unknown) => {
         const response = asSent(body, reply);
-        await this.end(outcome, IdempotencyEventTypes.RESPONSE_RECORDED, { requestHash, ...response } satisfies ResponseRecordedData);
+        const stored = options.protectResponse ? this.conceal(tenantId, response) : response;
+        await this.end(outcome, IdempotencyEventTypes.RESPONSE_RECORDED, { requestHash, ...stored } satisfies ResponseRecordedData);
         // The text stored is what goes out, so the first answer and its replays are the same bytes.
         return this.replay(reply, response);
       }),
@@ -155,6 +164,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
       idempotencyKey: context.idempotency?.key,
       requestHash,
     };
+  }
+
+  private conceal(tenantId: string, response: StoredResponse): StoredResponse {
+    return response.body === null ? response : { ...response, body: this.protection.encrypt(tenantId, response.body), bodyProtected: true };
+  }
+
+  private reveal(tenantId: string, response: StoredResponse): StoredResponse {
+    if (!response.bodyProtected || response.body === null) return response;
+    const { bodyProtected: _protected, ...stored } = response;
+    return { ...stored, body: this.protection.decrypt(tenantId, response.body) };
   }
 
   private replay(reply: FastifyReply, response: StoredResponse): string | undefined {

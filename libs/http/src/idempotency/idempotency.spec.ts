@@ -51,6 +51,19 @@ describe('Idempotency-Key on a real SQLite event store', () => {
     expect(test.probe.runs).toBe(1);
   });
 
+  it('keeps an answer that carries a secret encrypted in the store, and still replays it byte for byte', async () => {
+    const key = newKey();
+    const first = await http().post('/secret-things').set(WRITER).set('Idempotency-Key', key).send({ name: 'a' });
+    expect(first.status).toBe(201);
+    expect(first.body.secret).toBe('whsec_shown-once-1');
+    const retry = await http().post('/secret-things').set(WRITER).set('Idempotency-Key', key).send({ name: 'a' });
+    expect(retry.text).toBe(first.text);
+    expect(test.probe.runs).toBe(1);
+    const stored = JSON.stringify(await test.store.readAll());
+    expect(stored).not.toContain('whsec_shown-once');
+    expect(stored).toContain('"bodyProtected":true');
+  });
+
   it('refuses the same key with a different body: 422 IDEMPOTENCY_KEY_REUSED', async () => {
     const key = newKey();
     await post(key, { name: 'a' }).expect(201);

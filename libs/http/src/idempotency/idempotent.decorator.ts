@@ -5,6 +5,12 @@ export const IDEMPOTENT_ROUTE = 'ledger:idempotent-route';
 export interface IdempotentOptions {
   /** true (default): a request without the header is refused with 400 IDEMPOTENCY_KEY_REQUIRED. */
   required: boolean;
+  /**
+   * The answer carries a secret shown only once (a webhook secret): its
+   * stored copy, which replays need, is encrypted under the tenant's key, as
+   * the secret's own fact is, never kept in clear in the store.
+   */
+  protectResponse: boolean;
 }
 
 /**
@@ -14,4 +20,4 @@ export interface IdempotentOptions {
  * same rules apply whenever it is sent.
  */
 export const Idempotent = (options: Partial<IdempotentOptions> = {}): CustomDecorator<string> =>
-  SetMetadata(IDEMPOTENT_ROUTE, { required: options.required ?? true } satisfies IdempotentOptions);
+  SetMetadata(IDEMPOTENT_ROUTE, { required: options.required ?? true, protectResponse: options.protectResponse ?? false } satisfies IdempotentOptions);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { EVENT_STORE, SqliteEventStore } from '@ledger/event-store';
-import { CLOCK, Principal, Scopes, conflict, currentContext, fixedClock, validationError } from '@ledger/platform';
+import { CLOCK, IdentifierProtection, Principal, Scopes, conflict, currentContext, fixedClock, validationError } from '@ledger/platform';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '../auth/api-key-verifier';
 import { CurrentPrincipal, Public, RequireScopes } from '../auth/auth.decorators';
 import { createHttpApp } from '../configure-http-app';
@@ -150,6 +151,14 @@ class TestController {
   }
 
   @RequireScopes(Scopes.WRITE)
+  @Idempotent({ protectResponse: true })
+  @Post('secret-things')
+  createSecretThing(@Body() body: ThingDto) {
+    this.probe.runs += 1;
+    return { run: this.probe.runs, name: body.name, secret: `whsec_shown-once-${this.probe.runs}` };
+  }
+
+  @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: false })
   @Post('optional-things')
   createOptionalThing(@Body() body: ThingDto) {
@@ -192,6 +201,7 @@ export async function startTestApp(storeFile: string, clock = fixedClock(Date.UT
       { provide: API_KEY_VERIFIER, useValue: verifier },
       { provide: EVENT_STORE, useValue: store },
       { provide: CLOCK, useValue: clock },
+      { provide: IdentifierProtection, useValue: new IdentifierProtection(randomBytes(32)) },
     ],
   })
   class TestModule {}

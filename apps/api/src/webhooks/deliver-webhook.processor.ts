@@ -1,0 +1,34 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type Job, UnrecoverableError } from 'bullmq';
+import { EVENT_STORE, EventStore } from '@ledger/event-store';
+import { CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
+import { JobProcessor } from '@ledger/queues';
+import { EndpointGone, WebhookJob, deliverWebhook, disableWebhookEndpoint } from '@ledger/webhooks';
+
+/**
+ * One delivery attempt per run. A failure is thrown so BullMQ retries it on
+ * the schedule; a 410 disables the endpoint and ends the job for good. Jobs
+ * run at least once, so a receiver may see a message twice and must
+ * deduplicate on `webhook-id` (Standard Webhooks).
+ */
+@Injectable()
+export class DeliverWebhookProcessor implements JobProcessor<WebhookJob, void> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LEDGER_CONFIG) private readonly config: LedgerConfig,
+    private readonly protection: IdentifierProtection,
+  ) {}
+
+  async process(job: Job<WebhookJob, void>, signal: AbortSignal): Promise<void> {
+    const deps = { store: this.store, protection: this.protection, production: this.config.production, now: () => this.clock.now() };
+    try {
+      await deliverWebhook(deps, job.data, job.attemptsMade + 1, signal);
+    } catch (error) {
+      if (!(error instanceof EndpointGone)) throw error;
+      const { tenantId, endpointId } = job.data;
+      await disableWebhookEndpoint(this.store, endpointId, 'gone', { tenantId, actor: 'worker:webhooks', correlationId: job.data.message.id, now: this.clock.now() });
+      throw new UnrecoverableError(error.message);
+    }
+  }
+}

@@ -1,0 +1,193 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { MAX_ROTATION_OVERLAP_MS, DEFAULT_ROTATION_OVERLAP_MS, NOTIFICATION_REQUIRED } from '@ledger/webhooks';
+import { Text } from '../../dto-fields';
+
+/** The event types an endpoint may subscribe to: spec 6 shows one. */
+export const WEBHOOK_EVENT_TYPES = [NOTIFICATION_REQUIRED] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const ENDPOINT_STATUSES = ['active', 'disabled'] as const;
+export const DISABLED_REASONS = ['deleted', 'gone'] as const;
+export const DELIVERY_OUTCOMES = ['delivered', 'failed', 'skipped'] as const;
+
+export const MAX_OVERLAP_SECONDS = MAX_ROTATION_OVERLAP_MS / 1000;
+export const DEFAULT_OVERLAP_SECONDS = DEFAULT_ROTATION_OVERLAP_MS / 1000;
+export const DEFAULT_DELIVERIES_PAGE = 50;
+export const MAX_DELIVERIES_PAGE = 200;
+
+const URL_MAX_LENGTH = 2048;
+
+/** What the description of every operation that hands out a secret says about it. */
+export const SIGNATURE_SCHEME =
+  'Deliveries are signed with the Standard Webhooks scheme: headers `webhook-id` (the message id, stable across retries), `webhook-timestamp` (seconds) and ' +
+  '`webhook-signature: v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the bytes the `whsec_` secret encodes (base64 after the prefix). ' +
+  'During a rotation overlap the header carries several space-separated `v1,` signatures, one per valid secret: accept the message if any of them verifies.';
+
+export const URL_POLICY =
+  'URL policy: `https://` only, and in production no private, loopback, link-local or otherwise non-public target (checked at registration and again before every delivery); ' +
+  'outside production `http://` is also allowed to a loopback host (`localhost`, `127.0.0.1`, `[::1]`). A refused URL is 400 VALIDATION_ERROR on field `url` with the rule as reason (e.g. `https_required`).';
+
+/** CONTRACT.md "Webhooks": closed, as every request body. */
+export class RegisterWebhookEndpointRequestDto {
+  @ApiProperty({ description: `Where deliveries are POSTed. ${URL_POLICY}`, maxLength: URL_MAX_LENGTH, example: 'https://bank.example/hooks/ledger' })
+  @Text(URL_MAX_LENGTH)
+  url!: string;
+
+  @ApiProperty({
+    description: 'The event types delivered to the endpoint: at least one, each a known type (today only `redec.notification.required`); duplicates count once.',
+    type: [String],
+    enum: WEBHOOK_EVENT_TYPES,
+    minItems: 1,
+    maxItems: 10,
+    example: [NOTIFICATION_REQUIRED],
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10)
+  @IsIn(WEBHOOK_EVENT_TYPES, { each: true })
+  eventTypes!: WebhookEventType[];
+}
+
+export class RotateWebhookSecretRequestDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_OVERLAP_SECONDS,
+    default: DEFAULT_OVERLAP_SECONDS,
+    description: `How long (seconds) the secrets in use before this rotation keep signing beside the new one; default ${DEFAULT_OVERLAP_SECONDS} (a day), at most ${MAX_OVERLAP_SECONDS} (7 days), 0 ends them at once.`,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_OVERLAP_SECONDS)
+  overlapSeconds?: number;
+}
+
+/** A query-string integer: digits only become a number; anything else stays text and fails `must_be_integer`. */
+const DecimalDigits = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value));
+
+export class ListDeliveriesQueryDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_DELIVERIES_PAGE, default: DEFAULT_DELIVERIES_PAGE, description: 'Attempts per page.' })
+  @IsOptional()
+  @DecimalDigits()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_DELIVERIES_PAGE)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'The opaque `next` cursor of the previous page: the page then holds the attempts older than that page.', maxLength: 64 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  @Matches(/^[A-Za-z0-9_-]+$/)
+  before?: string;
+}
+
+export class WebhookEndpointDto {
+  @ApiProperty({ format: 'uuid' })
+  endpointId!: string;
+
+  @ApiProperty({ description: 'Where deliveries are POSTed.', maxLength: URL_MAX_LENGTH })
+  url!: string;
+
+  @ApiProperty({ type: [String], enum: WEBHOOK_EVENT_TYPES, description: 'The event types delivered to the endpoint.' })
+  eventTypes!: string[];
+
+  @ApiProperty({ enum: ENDPOINT_STATUSES, description: '`active`: receives the facts recorded from its registration on. `disabled`: receives nothing any more.' })
+  status!: (typeof ENDPOINT_STATUSES)[number];
+
+  @ApiProperty({ type: 'integer', description: 'When the endpoint was registered (epoch ms).' })
+  createdAt!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'When the endpoint was disabled (epoch ms); null while active.' })
+  disabledAt!: number | null;
+
+  @ApiProperty({
+    enum: DISABLED_REASONS,
+    nullable: true,
+    description: '`deleted`: by DELETE /v1/webhook-endpoints/{endpointId}. `gone`: the receiver answered 410 Gone to a delivery. Null while active.',
+  })
+  disabledReason!: (typeof DISABLED_REASONS)[number] | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'When the secret was last rotated (epoch ms); null if never.' })
+  secretRotatedAt!: number | null;
+}
+
+export class WebhookEndpointListDto {
+  @ApiProperty({ type: [WebhookEndpointDto], description: "Every endpoint of the tenant, active and disabled, in registration order. Secrets are never listed." })
+  endpoints!: WebhookEndpointDto[];
+}
+
+export class RegisteredWebhookEndpointDto {
+  @ApiProperty({ format: 'uuid' })
+  endpointId!: string;
+
+  @ApiProperty({ maxLength: URL_MAX_LENGTH })
+  url!: string;
+
+  @ApiProperty({ type: [String], enum: WEBHOOK_EVENT_TYPES, description: 'The subscribed event types, duplicates removed.' })
+  eventTypes!: string[];
+
+  @ApiProperty({
+    pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+    description:
+      'The signing secret: `whsec_` and the base64 of 32 random bytes. Shown only in this answer (and its exact Idempotency-Key replays, whose stored copy is encrypted); store it now.',
+  })
+  secret!: string;
+
+  @ApiProperty({ enum: ENDPOINT_STATUSES })
+  status!: (typeof ENDPOINT_STATUSES)[number];
+
+  @ApiProperty({ type: 'integer', description: 'When the endpoint was registered (epoch ms).' })
+  createdAt!: number;
+}
+
+export class RotatedWebhookSecretDto {
+  @ApiProperty({ format: 'uuid' })
+  endpointId!: string;
+
+  @ApiProperty({
+    pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+    description: 'The new signing secret, shown only in this answer (and its exact Idempotency-Key replays, whose stored copy is encrypted).',
+  })
+  secret!: string;
+
+  @ApiProperty({ type: 'integer', description: 'Until when (epoch ms) the secrets in use before this rotation keep signing beside the new one.' })
+  previousSecretsValidUntil!: number;
+}
+
+export class WebhookDeliveryDto {
+  @ApiProperty({ description: 'The message id: the body `id` and the `webhook-id` header, the same on every attempt of one message.' })
+  messageId!: string;
+
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES })
+  eventType!: string;
+
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'The attempt number within one delivery job (1 for the first; a redelivery starts again at 1).' })
+  attempt!: number;
+
+  @ApiProperty({ type: 'integer', description: 'When the attempt was made (epoch ms).' })
+  attemptedAt!: number;
+
+  @ApiProperty({ enum: DELIVERY_OUTCOMES, description: '`delivered`: the receiver answered 2xx. `failed`: anything else, a timeout or a refused address (retried). `skipped`: the endpoint was disabled meanwhile.' })
+  outcome!: (typeof DELIVERY_OUTCOMES)[number];
+
+  @ApiProperty({ type: 'integer', nullable: true, description: "The receiver's HTTP status; null when no answer came." })
+  status!: number | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'How long the receiver took to answer (ms); null when no request was made.' })
+  latencyMs!: number | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'What went wrong, for the integrator; never a secret or the body. Null when delivered.' })
+  error!: string | null;
+}
+
+export class WebhookDeliveryPageDto {
+  @ApiProperty({ type: [WebhookDeliveryDto], description: 'Delivery attempts to the endpoint, newest first.' })
+  deliveries!: WebhookDeliveryDto[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `before` for the next (older) page; null on the last page.' })
+  next!: string | null;
+}

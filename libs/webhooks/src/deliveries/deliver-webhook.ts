@@ -1,0 +1,117 @@
+import { EventStore } from '@ledger/event-store';
+import { CommandContext, toNewEvent } from '@ledger/ledger';
+import { AddressLookup, resolveDeliveryAddress } from '../endpoint-url-policy';
+import { loadWebhookEndpoints, SecretProtection } from '../endpoints/webhook-endpoints';
+import { signingSecrets } from '../endpoints/webhook-endpoints.state';
+import { WebhookMessage, serializeMessage } from '../notification-payload';
+import { retryAfterMs } from '../retry-schedule';
+import { webhookHeaders } from '../signing';
+import { webhookStreams } from '../streams';
+import { PostAnswer, postToAddress } from './post-to-address';
+import { WebhookDeliveryAttempted } from './webhook-delivery.events';
+
+/** One message for one endpoint; the job id is derived from both, so a replayed fact enqueues nothing twice. */
+export interface WebhookJob {
+  tenantId: string;
+  endpointId: string;
+  message: WebhookMessage;
+  /** Where the fact is in the store: a redelivery rebuilds the message from it. */
+  eventPosition: number;
+}
+
+export const DELIVERY_TIMEOUT_MS = 15_000;
+
+export interface DeliveryDependencies {
+  store: EventStore;
+  protection: SecretProtection;
+  production: boolean;
+  now(): number;
+  lookup?: AddressLookup;
+}
+
+/** The receiver did not take the message; try again later (after `retryAfterMs` when it said so). */
+export class DeliveryFailed extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | null,
+  ) {
+    super(message);
+  }
+}
+
+/** The receiver answered 410 Gone: the endpoint is disabled and the message is not retried. */
+export class EndpointGone extends Error {}
+
+export type DeliveryResult = { outcome: 'delivered'; status: number } | { outcome: 'skipped' };
+
+/**
+ * One attempt: sign with the endpoint's current secrets, POST with a timeout,
+ * and record the attempt. Only a 2xx is a delivery. The endpoint is read as
+ * it is now: one disabled since the fact was recorded gets nothing.
+ */
+export async function deliverWebhook(deps: DeliveryDependencies, job: WebhookJob, attempt: number, signal?: AbortSignal): Promise<DeliveryResult> {
+  const { tenantId, endpointId, message } = job;
+  const { endpoints } = await loadWebhookEndpoints(deps.store, tenantId);
+  const endpoint = endpoints.find((e) => e.endpointId === endpointId);
+  const attemptedAt = deps.now();
+  const record = (data: Pick<WebhookDeliveryAttempted['data'], 'outcome' | 'status' | 'latencyMs' | 'error'>) =>
+    recordAttempt(deps.store, tenantId, {
+      endpointId,
+      messageId: message.id,
+      eventType: message.type,
+      eventPosition: job.eventPosition,
+      attempt,
+      attemptedAt,
+      sinceRecordedMs: attemptedAt - message.createdAt,
+      ...data,
+    });
+
+  if (!endpoint || endpoint.disabled) {
+    await record({ outcome: 'skipped', status: null, latencyMs: null, error: 'endpoint_disabled' });
+    return { outcome: 'skipped' };
+  }
+
+  const body = serializeMessage(message);
+  const secrets = signingSecrets(endpoint, attemptedAt).map((s) => deps.protection.decrypt(tenantId, s.encryptedSecret));
+  const headers = webhookHeaders(secrets, message.id, Math.floor(attemptedAt / 1000), body);
+  const started = performance.now();
+  let answer: PostAnswer;
+  try {
+    // Checked on every attempt, not only at registration, and the connection goes to the address checked (DNS rebinding).
+    const [address] = await resolveDeliveryAddress(endpoint.url, { production: deps.production, lookup: deps.lookup });
+    const timeout = AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
+    answer = await postToAddress(endpoint.url, address, { ...headers }, body, signal ? AbortSignal.any([timeout, signal]) : timeout);
+  } catch (error) {
+    const reason = describeFailure(error);
+    await record({ outcome: 'failed', status: null, latencyMs: Math.round(performance.now() - started), error: reason });
+    throw new DeliveryFailed(reason, null);
+  }
+  const latencyMs = Math.round(performance.now() - started);
+  const { status } = answer;
+  if (status >= 200 && status < 300) {
+    await record({ outcome: 'delivered', status, latencyMs, error: null });
+    return { outcome: 'delivered', status };
+  }
+  await record({ outcome: 'failed', status, latencyMs, error: `http_${status}` });
+  if (status === 410) throw new EndpointGone('the receiver answered 410 Gone');
+  // The receiver knows its own load: on 429 and 503 its Retry-After replaces the schedule's next delay.
+  const waitMs = status === 429 || status === 503 ? retryAfterMs(answer.retryAfter, deps.now()) : null;
+  throw new DeliveryFailed(`http_${status}`, waitMs);
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof Error) {
+    if (error.name === 'TimeoutError') return 'timeout';
+    if (error.name === 'AbortError') return 'aborted';
+    if (error.message.startsWith('forbidden_address')) return 'forbidden_address';
+    const { code: ownCode, cause } = error as { code?: string; cause?: { code?: string } };
+    const code = ownCode ?? cause?.code;
+    return code ? `network_${code.toLowerCase()}` : 'network_error';
+  }
+  return 'network_error';
+}
+
+async function recordAttempt(store: EventStore, tenantId: string, data: WebhookDeliveryAttempted['data']): Promise<void> {
+  const context: CommandContext = { tenantId, actor: 'worker:webhooks', correlationId: data.messageId, now: data.attemptedAt };
+  await store.append(webhookStreams.deliveries(tenantId, data.endpointId), [toNewEvent({ type: 'WebhookDeliveryAttempted', data }, context)], 'any');
+}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { EventStore, ExpectedRevision, WrongExpectedVersionError } from '@ledger/event-store';
+import { CommandContext, factsOfSameRequest, toNewEvent } from '@ledger/ledger';
+import { conflict } from '@ledger/platform';
+import { generateWebhookSecret } from '../signing';
+import { webhookStreams } from '../streams';
+import { WebhookEndpointEvent } from './webhook-endpoint.events';
+import { decideDisableEndpoint, decideRegisterEndpoint, decideRotateSecret, findEndpoint } from './webhook-endpoints.decider';
+import { WebhookEndpoint, WebhookEndpoints, evolveWebhookEndpoints } from './webhook-endpoints.state';
+
+type Context = CommandContext & { tenantId: string };
+
+/** What the endpoints need of identifier protection: secrets are encrypted under the tenant's key. */
+export interface SecretProtection {
+  encrypt(tenantId: string, plaintext: string): string;
+  decrypt(tenantId: string, protectedText: string): string;
+}
+
+export interface EndpointsDependencies {
+  store: EventStore;
+  protection: SecretProtection;
+}
+
+export async function loadWebhookEndpoints(store: EventStore, tenantId: string): Promise<{ endpoints: WebhookEndpoints; expectedRevision: ExpectedRevision }> {
+  const recorded = await store.readStream(webhookStreams.endpoints(tenantId));
+  return {
+    endpoints: recorded.reduce(evolveWebhookEndpoints, [] as WebhookEndpoints),
+    expectedRevision: recorded.length === 0 ? 'no_stream' : recorded[recorded.length - 1].revision,
+  };
+}
+
+export interface EndpointWithSecret {
+  endpoint: WebhookEndpoint;
+  /** The endpoint's current secret, shown on registration and on rotation only (a retry whose answer was lost gets it from the facts). */
+  secret: string;
+  position: number;
+}
+
+/** Load the tenant's endpoints, decide, append at the revision read; a concurrent change decides again. */
+async function changeEndpoints(
+  store: EventStore,
+  context: Context,
+  endpointId: (endpoints: WebhookEndpoints) => string,
+  decide: (endpoints: WebhookEndpoints) => WebhookEndpointEvent[],
+): Promise<{ endpoint: WebhookEndpoint; position: number }> {
+  const stream = webhookStreams.endpoints(context.tenantId);
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const recorded = await store.readStream(stream);
+    const endpoints = recorded.reduce(evolveWebhookEndpoints, [] as WebhookEndpoints);
+    const [earlier] = factsOfSameRequest(recorded, context);
+    if (earlier) {
+      const id = (earlier.data as { endpointId: string }).endpointId;
+      return { endpoint: findEndpoint(endpoints, id), position: earlier.position };
+    }
+    const events = decide(endpoints);
+    const id = endpointId(endpoints);
+    if (events.length === 0) return { endpoint: findEndpoint(endpoints, id), position: recorded[recorded.length - 1].position };
+    try {
+      const expectedRevision = recorded.length === 0 ? 'no_stream' : recorded[recorded.length - 1].revision;
+      const appended = await store.append(stream, events.map((e) => toNewEvent(e, context)), expectedRevision);
+      const after = (await store.readStream(stream, { fromRevision: recorded.length })).reduce(evolveWebhookEndpoints, endpoints);
+      return { endpoint: findEndpoint(after, id), position: appended.position };
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) continue;
+      throw error;
+    }
+  }
+  throw conflict('webhook_endpoints_busy', "The tenant's webhook endpoints are being changed concurrently; retry shortly.");
+}
+
+/** CONTRACT.md "Webhooks": a new endpoint with its `whsec_` secret, shown only in this answer. The URL is already checked against the policy. */
+export async function registerWebhookEndpoint(deps: EndpointsDependencies, request: { url: string; eventTypes: string[] }, context: Context): Promise<EndpointWithSecret> {
+  const endpointId = randomUUID();
+  const encryptedSecret = deps.protection.encrypt(context.tenantId, generateWebhookSecret());
+  const changed = await changeEndpoints(deps.store, context, () => endpointId, (endpoints) => decideRegisterEndpoint(endpoints, request, { endpointId, encryptedSecret }, context.now));
+  return withCurrentSecret(deps.protection, context.tenantId, changed);
+}
+
+export async function rotateWebhookSecret(deps: EndpointsDependencies, endpointId: string, overlapMs: number, context: Context): Promise<EndpointWithSecret> {
+  const encryptedSecret = deps.protection.encrypt(context.tenantId, generateWebhookSecret());
+  const changed = await changeEndpoints(deps.store, context, () => endpointId, (endpoints) => decideRotateSecret(endpoints, endpointId, encryptedSecret, overlapMs, context.now));
+  return withCurrentSecret(deps.protection, context.tenantId, changed);
+}
+
+function withCurrentSecret(protection: SecretProtection, tenantId: string, changed: { endpoint: WebhookEndpoint; position: number }): EndpointWithSecret {
+  const [current] = changed.endpoint.secrets;
+  return { endpoint: changed.endpoint, secret: protection.decrypt(tenantId, current.encryptedSecret), position: changed.position };
+}
+
+export async function disableWebhookEndpoint(store: EventStore, endpointId: string, reason: 'deleted' | 'gone', context: Context): Promise<{ endpoint: WebhookEndpoint; position: number }> {
+  return changeEndpoints(store, context, () => endpointId, (endpoints) => decideDisableEndpoint(endpoints, endpointId, reason, context.now));
+}

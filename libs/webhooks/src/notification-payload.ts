@@ -1,0 +1,118 @@
+import type { RecordedEvent } from '@ledger/event-store';
+import type { ConsentGranted, RevocationRecorded } from '@ledger/redec';
+
+/** Spec 6: the one webhook event kind the service shows. */
+export const NOTIFICATION_REQUIRED = 'redec.notification.required';
+
+/** Spec 6, reason `grant`: purpose, medium and objectives are sent only with it. */
+export interface GrantNotification {
+  notification_reason: 'grant';
+  internal_consent_code: string;
+  redec_consent_id: string;
+  consent_action_id: string;
+  channel: string;
+  granted_at: number;
+  purpose: string;
+  medium: string;
+  objectives: string[];
+}
+
+/** Spec 6, reason `revoke`: `revoked_at` replaces `granted_at`, and the three grant fields are absent. */
+export interface RevokeNotification {
+  notification_reason: 'revoke';
+  internal_consent_code: string;
+  redec_consent_id: string;
+  consent_action_id: string;
+  channel: string;
+  revoked_at: number;
+}
+
+/** The delivery body (CONTRACT.md, "Webhooks"). */
+export interface WebhookMessage {
+  id: string;
+  type: typeof NOTIFICATION_REQUIRED;
+  /** When the fact was recorded (epoch ms), the same on every attempt. */
+  createdAt: number;
+  data: GrantNotification | RevokeNotification;
+}
+
+/**
+ * The body's key order as CONTRACT.md shows it. As a JSON.stringify allow-list
+ * it also keeps anything else a message object might carry out of the body.
+ */
+const BODY_KEYS = [
+  'id',
+  'type',
+  'createdAt',
+  'data',
+  'notification_reason',
+  'internal_consent_code',
+  'redec_consent_id',
+  'consent_action_id',
+  'channel',
+  'granted_at',
+  'revoked_at',
+  'purpose',
+  'medium',
+  'objectives',
+];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The message id, both the body `id` and the `webhook-id` header: derived
+ * from the fact's id alone, so every retry and every replay of the fact
+ * carries the same one and receivers can deduplicate on it.
+ */
+export function webhookMessageId(eventId: string): string {
+  if (!UUID.test(eventId)) throw new Error('a webhook message id is derived from an event uuid');
+  return `evt_${eventId.replace(/-/g, '').toLowerCase()}`;
+}
+
+/**
+ * The `redec.notification.required` message a fact calls for, or null. Every
+ * recorded revocation calls for one, also one kept without effect: the data
+ * subject did revoke, and the bank must tell them it was recorded. Built
+ * from the fact alone, so a replay builds the same message.
+ */
+export function notificationFor(event: RecordedEvent): WebhookMessage | null {
+  const data = notificationData(event);
+  return data && { id: webhookMessageId(event.id), type: NOTIFICATION_REQUIRED, createdAt: event.metadata.recordedAt, data };
+}
+
+/** The exact body sent and signed; the same message always gives the same bytes. */
+export function serializeMessage(message: WebhookMessage): string {
+  return JSON.stringify(message, BODY_KEYS);
+}
+
+function notificationData(event: RecordedEvent): WebhookMessage['data'] | null {
+  switch (event.type) {
+    case 'ConsentGranted': {
+      const grant = event.data as ConsentGranted['data'];
+      return {
+        notification_reason: 'grant',
+        internal_consent_code: grant.internalConsentCode,
+        redec_consent_id: grant.redecConsentId,
+        consent_action_id: grant.consentActionId,
+        channel: grant.channel,
+        granted_at: grant.grantedAt,
+        purpose: grant.finalityCode,
+        medium: grant.mediumCode,
+        objectives: [...grant.objectiveCodes],
+      };
+    }
+    case 'RevocationRecorded': {
+      const revocation = event.data as RevocationRecorded['data'];
+      return {
+        notification_reason: 'revoke',
+        internal_consent_code: revocation.internalConsentCode,
+        redec_consent_id: revocation.redecConsentId,
+        consent_action_id: revocation.consentActionId,
+        channel: revocation.channel,
+        revoked_at: revocation.revokedAt,
+      };
+    }
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { ApiApp, startApiApp, waitUntil } from './support/api-app';
+import { TestEnvironment, testEnvironment } from './support/environment';
+import { GrantedConsent, redecConsents } from './support/redec-consents';
+import { startWebhookReceiver } from './support/webhook-receiver';
+
+// Spec 6 and CONTRACT.md "Webhooks": `redec.notification.required` delivered
+// by the real dispatcher and BullMQ workers to a real HTTP receiver, signed
+// with the Standard Webhooks scheme and verified with its reference library.
+
+const SCOPES = ['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert'] as const;
+
+describe('webhook deliveries', () => {
+  let environment: TestEnvironment;
+  let api: ApiApp;
+  let key: string;
+  let consents: ReturnType<typeof redecConsents>;
+  const auth = () => ({ Authorization: `Bearer ${key}` });
+
+  async function registerEndpoint(url: string): Promise<{ endpointId: string; secret: string }> {
+    const created = await api.http.post('/v1/webhook-endpoints').set(auth()).send({ url, eventTypes: ['redec.notification.required'] });
+    expect(created.status).toBe(201);
+    return created.body;
+  }
+  const revoke = (consent: GrantedConsent) =>
+    api.http
+      .post(`/v1/redec/consents/${consent.redecConsentId}/revoke`)
+      .set(auth())
+      .set('Idempotency-Key', randomUUID())
+      .send({ channel: 'digital', occurredAt: Date.now() - 1000, sourceType: 'direct', identityAssurance: 'client_authenticated' });
+  /** The messages a receiver got about one consent. */
+  const about = (receiver: Awaited<ReturnType<typeof startWebhookReceiver>>, consent: GrantedConsent) =>
+    receiver.received.filter((r) => JSON.parse(r.body).data.redec_consent_id === consent.redecConsentId);
+
+  beforeAll(async () => {
+    environment = testEnvironment();
+    api = await startApiApp(environment);
+    key = (await api.tenantKey([...SCOPES])).apiKey;
+    consents = redecConsents(api, key);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await environment?.dispose();
+  });
+
+  it('delivers grant and revoke with the payload of CONTRACT.md, signed so that the reference verifier accepts it', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const { secret } = await registerEndpoint(receiver.url);
+      const consent = await consents.grant();
+      await waitUntil(() => about(receiver, consent).length === 1, 15_000);
+      const revoked = await revoke(consent);
+      expect(revoked.status).toBe(201);
+      await waitUntil(() => about(receiver, consent).length === 2, 15_000);
+
+      const verifier = new Webhook(secret);
+      const [grant, revocation] = about(receiver, consent).map((r) => {
+        const headers = { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) };
+        expect(r.headers['content-type']).toMatch(/^application\/json/);
+        const verified = verifier.verify(r.body, headers) as { id: string };
+        expect(verified.id).toBe(headers['webhook-id']);
+        return JSON.parse(r.body);
+      });
+      expect(Object.keys(grant)).toEqual(['id', 'type', 'createdAt', 'data']);
+      expect(grant).toEqual({
+        id: expect.stringMatching(/^evt_/),
+        type: 'redec.notification.required',
+        createdAt: consent.recordedAt,
+        data: {
+          notification_reason: 'grant',
+          internal_consent_code: consent.internalConsentCode,
+          redec_consent_id: consent.redecConsentId,
+          consent_action_id: consent.consentActionId,
+          channel: 'digital',
+          granted_at: consent.grantedAt,
+          purpose: '2',
+          medium: '1',
+          objectives: ['02', '03'],
+        },
+      });
+      expect(revocation).toEqual({
+        id: expect.stringMatching(/^evt_/),
+        type: 'redec.notification.required',
+        createdAt: revoked.body.recordedAt,
+        data: {
+          notification_reason: 'revoke',
+          internal_consent_code: consent.internalConsentCode,
+          redec_consent_id: consent.redecConsentId,
+          consent_action_id: revoked.body.consentActionId,
+          channel: 'digital',
+          revoked_at: revoked.body.revokedAt,
+        },
+      });
+      expect(revocation.id).not.toBe(grant.id);
+      // A signature made with another secret is refused by the same verifier: the check above can fail.
+      expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(about(receiver, consent)[0].body, about(receiver, consent)[0].headers as Record<string, string>)).toThrow();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('retries a receiver that fails twice with the same webhook-id, three deliveries and nothing more, each attempt readable through the API', async () => {
+    // 503 with Retry-After: 1 makes the retries come after a second instead of the schedule's minutes.
+    const receiver = await startWebhookReceiver((_request, index) => (index < 2 ? { status: 503, headers: { 'Retry-After': '1' } } : { status: 204 }));
+    try {
+      const { endpointId } = await registerEndpoint(receiver.url);
+      const consent = await consents.grant();
+      await waitUntil(() => about(receiver, consent).length === 3, 20_000);
+      // Nothing more after the success.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const attempts = about(receiver, consent);
+      expect(attempts).toHaveLength(3);
+      expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
+      expect(attempts[1].receivedAt - attempts[0].receivedAt).toBeGreaterThanOrEqual(900);
+
+      await waitUntil(async () => (await api.http.get(`/v1/webhook-endpoints/${endpointId}/deliveries`).set(auth())).body.deliveries?.length === 3, 5_000);
+      const { deliveries } = (await api.http.get(`/v1/webhook-endpoints/${endpointId}/deliveries`).set(auth())).body;
+      expect(deliveries.map((d: { outcome: string; status: number; attempt: number }) => [d.outcome, d.status, d.attempt])).toEqual([
+        ['delivered', 204, 3],
+        ['failed', 503, 2],
+        ['failed', 503, 1],
+      ]);
+      expect(new Set(deliveries.map((d: { messageId: string }) => d.messageId))).toEqual(new Set([attempts[0].headers['webhook-id']]));
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('sends each endpoint of the tenant its own copy; an endpoint registered after the fact gets nothing of it', async () => {
+    const first = await startWebhookReceiver();
+    const second = await startWebhookReceiver();
+    const late = await startWebhookReceiver();
+    try {
+      await registerEndpoint(first.url);
+      await registerEndpoint(second.url);
+      const consent = await consents.grant();
+      await registerEndpoint(late.url);
+      await waitUntil(() => about(first, consent).length === 1 && about(second, consent).length === 1, 15_000);
+      const later = await consents.grant();
+      await waitUntil(() => about(late, later).length === 1, 15_000);
+      expect(about(late, consent)).toEqual([]);
+    } finally {
+      await Promise.all([first.close(), second.close(), late.close()]);
+    }
+  });
+
+  it('disables an endpoint that answers 410 Gone, and delivers nothing more to it', async () => {
+    const receiver = await startWebhookReceiver(() => ({ status: 410 }));
+    try {
+      const { endpointId } = await registerEndpoint(receiver.url);
+      const consent = await consents.grant();
+      await waitUntil(async () => (await api.http.get(`/v1/webhook-endpoints/${endpointId}`).set(auth())).body.status === 'disabled', 15_000);
+      expect((await api.http.get(`/v1/webhook-endpoints/${endpointId}`).set(auth())).body).toMatchObject({ status: 'disabled', disabledReason: 'gone' });
+      expect(about(receiver, consent)).toHaveLength(1);
+      const later = await consents.grant();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(about(receiver, later)).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
