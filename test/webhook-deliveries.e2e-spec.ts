@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { QueueRuntime } from '@ledger/queues';
+import { redecStreams } from '@ledger/redec';
+import { notificationFor } from '@ledger/webhooks';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
+import { runCli } from './support/processes';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
 // Spec 6 and CONTRACT.md "Webhooks": `redec.notification.required` delivered
@@ -15,6 +19,7 @@ describe('webhook deliveries', () => {
   let environment: TestEnvironment;
   let api: ApiApp;
   let key: string;
+  let tenantId: string;
   let consents: ReturnType<typeof redecConsents>;
   const auth = () => ({ Authorization: `Bearer ${key}` });
 
@@ -36,7 +41,7 @@ describe('webhook deliveries', () => {
   beforeAll(async () => {
     environment = testEnvironment();
     api = await startApiApp(environment);
-    key = (await api.tenantKey([...SCOPES])).apiKey;
+    ({ apiKey: key, tenantId } = await api.tenantKey([...SCOPES]));
     consents = redecConsents(api, key);
   });
   afterAll(async () => {
@@ -159,5 +164,81 @@ describe('webhook deliveries', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  describe('redelivery', () => {
+    /**
+     * A delivery that failed for good: the endpoint is registered after the
+     * grant (so the dispatcher asks for nothing), then the grant's message is
+     * queued for it with a single attempt, which the receiver refuses.
+     */
+    async function failedDelivery() {
+      const receiver = await startWebhookReceiver(() => ({ status: 500 }));
+      const consent = await consents.grant();
+      const { endpointId } = await registerEndpoint(receiver.url);
+      const [grantFact] = await api.store.readStream(redecStreams.consent(tenantId, consent.redecConsentId), { maxCount: 1 });
+      const message = notificationFor(grantFact)!;
+      const queue = api.app.get(QueueRuntime).queue('webhook-deliveries');
+      const job = await queue.add('webhook-deliveries', { tenantId, endpointId, message, eventPosition: grantFact.position }, { jobId: `test-${randomUUID()}`, attempts: 1 });
+      await waitUntil(async () => (await job.getState()) === 'failed', 10_000);
+      return { receiver, consent, endpointId, message };
+    }
+
+    it('puts the failed deliveries of an endpoint since an instant back to work, with the same webhook-id, through the API', async () => {
+      const { receiver, endpointId, message } = await failedDelivery();
+      try {
+        receiver.respondWith(() => ({ status: 204 }));
+        const later = await api.http.post(`/v1/webhook-endpoints/${endpointId}/redeliver`).set(auth()).send({ since: Date.now() + 60_000 });
+        expect(later.body).toEqual({ endpointId, redelivered: 0 });
+        const redelivered = await api.http.post(`/v1/webhook-endpoints/${endpointId}/redeliver`).set(auth()).send({ since: Date.now() - 60_000 });
+        expect([redelivered.status, redelivered.body]).toEqual([200, { endpointId, redelivered: 1 }]);
+        await receiver.waitForCount(2);
+        expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([message.id, message.id]);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    it('delivers one message again on request, only to an endpoint it was meant for', async () => {
+      const { receiver, endpointId, message } = await failedDelivery();
+      const other = await startWebhookReceiver();
+      try {
+        receiver.respondWith(() => ({ status: 204 }));
+        const again = await api.http.post(`/v1/webhook-endpoints/${endpointId}/messages/${message.id}/redeliver`).set(auth());
+        expect([again.status, again.body]).toEqual([202, { messageId: message.id }]);
+        await receiver.waitForCount(2);
+        expect(JSON.parse(receiver.received[1].body)).toEqual(message);
+
+        const { endpointId: otherEndpoint } = await registerEndpoint(other.url);
+        expect((await api.http.post(`/v1/webhook-endpoints/${otherEndpoint}/messages/${message.id}/redeliver`).set(auth())).status).toBe(404);
+        expect((await api.http.post(`/v1/webhook-endpoints/${endpointId}/messages/evt_not-a-message/redeliver`).set(auth())).status).toBe(404);
+        await api.http.delete(`/v1/webhook-endpoints/${endpointId}`).set(auth());
+        expect((await api.http.post(`/v1/webhook-endpoints/${endpointId}/messages/${message.id}/redeliver`).set(auth())).body.code).toBe('webhook_endpoint_disabled');
+      } finally {
+        await Promise.all([receiver.close(), other.close()]);
+      }
+    });
+
+    it('is also an operator command: `webhooks redeliver --endpoint ID --since T`, and `queues status` shows the failures', async () => {
+      const { receiver, endpointId, message } = await failedDelivery();
+      try {
+        const status = await runCli(['queues', 'status'], environment.env);
+        expect(status.status).toBe(0);
+        const deliveries = status.json.queues.find((q: { queue: string }) => q.queue === 'webhook-deliveries');
+        expect(deliveries.failed).toBeGreaterThanOrEqual(1);
+        expect(deliveries.recentFailures).toEqual(expect.arrayContaining([expect.objectContaining({ endpointId, tenantId, failedReason: 'http_500' })]));
+        expect(JSON.stringify(status.json)).not.toContain(message.data.internal_consent_code);
+
+        receiver.respondWith(() => ({ status: 204 }));
+        const since = new Date(Date.now() - 60_000).toISOString();
+        const redelivered = await runCli(['webhooks', 'redeliver', '--endpoint', endpointId, '--since', since], environment.env);
+        expect([redelivered.status, redelivered.json]).toEqual([0, { endpointId, since: Date.parse(since), redelivered: 1 }]);
+        await receiver.waitForCount(2);
+        expect(receiver.received[1].headers['webhook-id']).toBe(message.id);
+        expect((await runCli(['webhooks', 'redeliver', '--endpoint', 'nope'], environment.env)).status).toBe(2);
+      } finally {
+        await receiver.close();
+      }
+    });
   });
 });

@@ -19,6 +19,7 @@ describe('webhook endpoints (consent:admin)', () => {
   let tenantId: string;
   let key: string;
   let withoutAdmin: string;
+  let writerOnly: string;
   let other: { tenantId: string; key: string };
 
   const auth = (apiKey = key) => ({ Authorization: `Bearer ${apiKey}` });
@@ -57,6 +58,7 @@ describe('webhook endpoints (consent:admin)', () => {
     ({ tenantId, apiKey: key } = await api.tenantKey(['consent:admin']));
     const operator = { actor: 'cli:test', correlationId: 'test', now: Date.now() };
     withoutAdmin = (await issueApiKey(api.store, { tenantId, scopes: ['consent:read', 'consent:write', 'consent:runtime', 'consent:audit'] }, operator)).apiKey;
+    writerOnly = (await issueApiKey(api.store, { tenantId, scopes: ['consent:write', 'consent:runtime'] }, operator)).apiKey;
     const otherTenant = await api.tenantKey(['consent:admin']);
     other = { tenantId: otherTenant.tenantId, key: otherTenant.apiKey };
   });
@@ -129,17 +131,21 @@ describe('webhook endpoints (consent:admin)', () => {
     expect(JSON.stringify(await api.store.readAll())).not.toContain(first.body.secret.slice('whsec_'.length));
   });
 
-  it('needs consent:admin for every operation, and an API key', async () => {
+  it('needs consent:admin to change endpoints, and consent:admin or consent:read to read them; an API key always', async () => {
     const { endpointId } = await created();
     const refusals = [
       () => create(endpoint(), { apiKey: withoutAdmin }),
-      () => api.http.get('/v1/webhook-endpoints').set(auth(withoutAdmin)),
-      () => get(endpointId, withoutAdmin),
       () => remove(endpointId, withoutAdmin),
       () => rotate(endpointId, {}, { apiKey: withoutAdmin }),
-      () => deliveries(endpointId, {}, withoutAdmin),
+      () => api.http.get('/v1/webhook-endpoints').set(auth(writerOnly)),
+      () => get(endpointId, writerOnly),
+      () => deliveries(endpointId, {}, writerOnly),
     ];
     for (const refused of refusals) expectProblem(await recordsNothingAtAll(api, refused), 403, 'INSUFFICIENT_SCOPE');
+    // CONTRACT.md: consent:read covers every GET under /v1.
+    expect((await api.http.get('/v1/webhook-endpoints').set(auth(withoutAdmin))).status).toBe(200);
+    expect((await get(endpointId, withoutAdmin)).status).toBe(200);
+    expect((await deliveries(endpointId, {}, withoutAdmin)).status).toBe(200);
     expectProblem(await api.http.get('/v1/webhook-endpoints'), 401, 'UNAUTHENTICATED');
     expectProblem(await api.http.post('/v1/webhook-endpoints').set(auth('not-a-key')).send(endpoint()), 401, 'UNAUTHENTICATED');
     expect((await get(endpointId)).body.status).toBe('active');

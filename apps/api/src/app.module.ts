@@ -8,6 +8,7 @@ import { ConfigurationsModule } from './configurations/configurations.module';
 import { CustomersModule } from './customers/customers.module';
 import { HealthController } from './health/health.controller';
 import { LedgerCoreModule } from './ledger-core.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { PROJECTIONS } from './projections';
 import { RedecModule } from './redec/redec.module';
 import { WebhookEndpointsModule } from './webhooks/endpoints/webhook-endpoints.module';
@@ -28,6 +29,7 @@ export class AppModule {
         RedecModule.forRoot(config),
         WebhookEndpointsModule,
         WebhooksDispatchModule,
+        MetricsModule,
       ],
       controllers: [HealthController],
     };

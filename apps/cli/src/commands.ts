@@ -4,6 +4,11 @@ import { EventStore } from '@ledger/event-store';
 import { CommandContext, createTenant, issueApiKey, revokeApiKey } from '@ledger/ledger';
 import { Clock } from '@ledger/platform';
 import { ProjectionRunner } from '@ledger/projections';
+import { queueCounts } from '@ledger/queues';
+import { DeliveryQueue, redeliverFailed } from '@ledger/webhooks';
+import type { Queue } from 'bullmq';
+import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliveries.queue';
+import { declaredQueues } from '../../worker/src/declared-queues';
 import { UsageError } from './cli-error';
 
 export interface CliDependencies {
@@ -11,6 +16,8 @@ export interface CliDependencies {
   clock: Clock;
   /** Built only by the commands that need Redis, so tenant and key commands work without it. */
   projections: () => ProjectionRunner;
+  /** The BullMQ queue of a declared queue, under the service's prefix; built on first use. */
+  queue: (name: string) => Queue;
   progress: (line: string) => void;
 }
 
@@ -54,7 +61,46 @@ export const commands: Record<string, { usage: string; options: string[]; run: C
       return { projections: rebuilt };
     },
   },
+  'queues status': {
+    usage: 'queues status',
+    options: [],
+    run: async (_o, d) => ({ queues: await Promise.all(declaredQueues.map((q) => queueStatus(d.queue(q.name)))) }),
+  },
+  'webhooks redeliver': {
+    usage: 'webhooks redeliver --endpoint ENDPOINT_ID [--since EPOCH_MS|ISO_DATE]',
+    options: ['endpoint', 'since'],
+    run: async (o, d) => {
+      const endpointId = uuid(required(o, 'endpoint'), 'endpoint');
+      const since = o.since === undefined ? 0 : instant(o.since);
+      const redelivered = await redeliverFailed(d.queue(webhookDeliveriesQueue.name) as unknown as DeliveryQueue, { endpointId, since });
+      return { endpointId, since, redelivered };
+    },
+  },
 };
+
+const RECENT_FAILURES = 20;
+
+/** Counts by state, and the latest failures with why: what an operator looks at first. */
+async function queueStatus(queue: Queue) {
+  const failed = await queue.getFailed(0, RECENT_FAILURES - 1);
+  return {
+    ...(await queueCounts(queue)),
+    recentFailures: failed.filter(Boolean).map((job) => ({
+      jobId: job.id,
+      // Which tenant and endpoint, never the payload: an operator needs the where, not the what.
+      ...(job.data?.endpointId ? { tenantId: job.data.tenantId, endpointId: job.data.endpointId } : {}),
+      attemptsMade: job.attemptsMade,
+      failedReason: job.failedReason,
+      finishedOn: job.finishedOn ?? null,
+    })),
+  };
+}
+
+function instant(value: string): number {
+  const at = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+  if (!Number.isSafeInteger(at)) throw new UsageError('--since must be epoch milliseconds or an ISO 8601 date');
+  return at;
+}
 
 function operatorContext(clock: Clock): CommandContext {
   return { actor: `cli:${userInfo().username}`, correlationId: randomUUID(), now: clock.now() };
@@ -67,7 +113,7 @@ function required(options: Options, name: string): string {
 }
 
 function uuid(value: string, name: string): string {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) throw new UsageError(`--${name} must be a tenant id`);
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) throw new UsageError(`--${name} must be a ${name} id`);
   return value.toLowerCase();
 }
 

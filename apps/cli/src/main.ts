@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { createEventStore } from '@ledger/event-store';
 import { DomainError, createRedis, loadConfig, systemClock } from '@ledger/platform';
 import { ProjectionRunner } from '@ledger/projections';
+import { queuePrefix } from '@ledger/queues';
+import { Queue } from 'bullmq';
 import { PROJECTIONS } from '../../api/src/projections';
 import { UsageError } from './cli-error';
 import { commands } from './commands';
@@ -27,19 +29,23 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const store = createEventStore(config);
   let redis: ReturnType<typeof createRedis> | undefined;
+  const connection = () => (redis ??= createRedis(config.redisUrl, 'ledger-cli', { maxRetriesPerRequest: 3 }));
+  const queues = new Map<string, Queue>();
   try {
     const result = await command.run(values as Record<string, string | undefined>, {
       store,
       clock: systemClock(config.clockOffsetMs),
-      projections: () => {
-        redis ??= createRedis(config.redisUrl, 'ledger-cli', { maxRetriesPerRequest: 3 });
-        return new ProjectionRunner({ store, redis, prefix: config.redisPrefix, projections: PROJECTIONS });
+      projections: () => new ProjectionRunner({ store, redis: connection(), prefix: config.redisPrefix, projections: PROJECTIONS }),
+      queue: (name) => {
+        if (!queues.has(name)) queues.set(name, new Queue(name, { connection: connection(), prefix: queuePrefix(config.redisPrefix) }));
+        return queues.get(name)!;
       },
       progress: (line) => process.stderr.write(`${line}\n`),
     });
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {
+    await Promise.all([...queues.values()].map((queue) => queue.close()));
     await store.close();
     redis?.disconnect();
   }

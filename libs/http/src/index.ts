@@ -1,6 +1,6 @@
 export { API_KEY_VERIFIER } from './auth/api-key-verifier';
 export type { ApiKeyVerifier } from './auth/api-key-verifier';
-export { CurrentPrincipal, Public, RequireScopes } from './auth/auth.decorators';
+export { CurrentPrincipal, Public, RequireAnyScope, RequireScopes } from './auth/auth.decorators';
 export { assertScope } from './auth/scopes';
 export { configureHttpApp, createHttpApp } from './configure-http-app';
 export { BODY_LIMIT_BYTES, createHttpAdapter } from './http-adapter';

@@ -1,4 +1,4 @@
 export * from './queue-declaration';
-export { QueueRuntime, type QueuesModuleOptions, type QueueStats } from './queue-runtime';
+export { QueueRuntime, queueCounts, queuePrefix, type QueuesModuleOptions, type QueueStats } from './queue-runtime';
 export * from './queues.module';
 export * from './event-dispatcher';

@@ -28,6 +28,24 @@ export interface QueueStats {
 
 const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
+/** Job counts of one queue by state. */
+export async function queueCounts(queue: Queue): Promise<QueueStats> {
+  const counts = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed');
+  return {
+    queue: queue.name,
+    waiting: counts.waiting + counts.prioritized,
+    active: counts.active,
+    delayed: counts.delayed,
+    failed: counts.failed,
+    completed: counts.completed,
+  };
+}
+
+/** Where BullMQ keeps the queues of an instance (LEDGER_REDIS_PREFIX), for every process that opens them: the API, the worker, the CLI. */
+export function queuePrefix(redisPrefix: string): string {
+  return `${redisPrefix}:bull`;
+}
+
 /**
  * Owns every BullMQ object of the process: one shared Redis connection, one
  * Queue per declaration (for producers) and, when this process runs workers,
@@ -60,7 +78,7 @@ export class QueueRuntime implements OnApplicationBootstrap, OnModuleDestroy, On
     @Inject(QUEUES_OPTIONS) private readonly options: QueuesModuleOptions,
     private readonly moduleRef: ModuleRef,
   ) {
-    this.prefix = `${config.redisPrefix}:bull`;
+    this.prefix = queuePrefix(config.redisPrefix);
     this.runWorkers = options.runWorkers ?? config.inProcessWorkers;
     this.drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
     this.connection = createRedis(config.redisUrl, `${config.redisPrefix}:queues`);
@@ -88,19 +106,7 @@ export class QueueRuntime implements OnApplicationBootstrap, OnModuleDestroy, On
   }
 
   async queueStats(): Promise<QueueStats[]> {
-    return Promise.all(
-      [...this.queues.values()].map(async (queue) => {
-        const counts = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed');
-        return {
-          queue: queue.name,
-          waiting: counts.waiting + counts.prioritized,
-          active: counts.active,
-          delayed: counts.delayed,
-          failed: counts.failed,
-          completed: counts.completed,
-        };
-      }),
-    );
+    return Promise.all([...this.queues.values()].map(queueCounts));
   }
 
   /** Workers start only once every module is initialized, so a processor never sees a half-built application. */

@@ -10,3 +10,5 @@ export * from './endpoints/webhook-endpoints';
 export * from './deliveries/webhook-delivery.events';
 export * from './deliveries/deliver-webhook';
 export * from './dispatch';
+export * from './deliveries/redeliver';
+export * from './metrics';

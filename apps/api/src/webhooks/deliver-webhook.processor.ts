@@ -3,7 +3,7 @@ import { type Job, UnrecoverableError } from 'bullmq';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { JobProcessor } from '@ledger/queues';
-import { EndpointGone, WebhookJob, deliverWebhook, disableWebhookEndpoint } from '@ledger/webhooks';
+import { EndpointGone, WebhookDeliveryMetrics, WebhookJob, deliverWebhook, disableWebhookEndpoint } from '@ledger/webhooks';
 
 /**
  * One delivery attempt per run. A failure is thrown so BullMQ retries it on
@@ -18,10 +18,11 @@ export class DeliverWebhookProcessor implements JobProcessor<WebhookJob, void> {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LEDGER_CONFIG) private readonly config: LedgerConfig,
     private readonly protection: IdentifierProtection,
+    private readonly metrics: WebhookDeliveryMetrics,
   ) {}
 
   async process(job: Job<WebhookJob, void>, signal: AbortSignal): Promise<void> {
-    const deps = { store: this.store, protection: this.protection, production: this.config.production, now: () => this.clock.now() };
+    const deps = { store: this.store, protection: this.protection, production: this.config.production, now: () => this.clock.now(), metrics: this.metrics };
     try {
       await deliverWebhook(deps, job.data, job.attemptsMade + 1, signal);
     } catch (error) {

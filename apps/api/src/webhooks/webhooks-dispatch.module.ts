@@ -6,11 +6,12 @@ import { LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { PROJECTIONS_REDIS } from '@ledger/projections';
 import { EventDispatcher, InjectQueue } from '@ledger/queues';
 import { webhookJobsFor } from '@ledger/webhooks';
+import { DeliveryMetricsModule } from '../metrics/delivery-metrics.module';
 import { DeliverWebhookProcessor } from './deliver-webhook.processor';
 import { webhookDeliveriesQueue } from './webhook-deliveries.queue';
 
 /** The processor, for every process that runs the queue's workers (the API by default, apps/worker). */
-@Module({ providers: [DeliverWebhookProcessor], exports: [DeliverWebhookProcessor] })
+@Module({ imports: [DeliveryMetricsModule], providers: [DeliverWebhookProcessor], exports: [DeliverWebhookProcessor] })
 export class WebhookDeliveryWorkerModule {}
 
 /** Follows the store from its own checkpoint and asks for one delivery per fact and subscribed endpoint; runs in the API process. */

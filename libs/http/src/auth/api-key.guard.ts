@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { DomainError, ErrorCodes, Scope, requireContext, unauthenticated } from '@ledger/platform';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from './api-key-verifier';
-import { PUBLIC_ROUTE, REQUIRED_SCOPES } from './auth.decorators';
+import { ANY_OF_SCOPES, PUBLIC_ROUTE, REQUIRED_SCOPES } from './auth.decorators';
 import { assertScope } from './scopes';
 
 // RFC 6750 token68 would allow more, but our keys are visible ASCII; anything else is malformed.
@@ -32,6 +32,11 @@ export class ApiKeyGuard implements CanActivate {
     if (!principal) throw unauthenticated('The API key is unknown or revoked.');
     requireContext().principal = principal;
 
+    const anyOf = this.reflector.getAllAndOverride<Scope[] | undefined>(ANY_OF_SCOPES, targets);
+    if (anyOf) {
+      if (anyOf.some((scope) => principal.scopes.includes(scope))) return true;
+      throw new DomainError('forbidden', ErrorCodes.INSUFFICIENT_SCOPE, `This operation needs one of the scopes ${anyOf.join(', ')}.`);
+    }
     const scopes = this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES, targets);
     if (!scopes) {
       throw new DomainError('forbidden', ErrorCodes.INSUFFICIENT_SCOPE, 'This operation is not open to any scope.');

@@ -4,12 +4,16 @@ import type { Scope } from '@ledger/platform';
 
 export const PUBLIC_ROUTE = 'ledger:public-route';
 export const REQUIRED_SCOPES = 'ledger:required-scopes';
+export const ANY_OF_SCOPES = 'ledger:any-of-scopes';
 
 /** Open without an API key (health, OpenAPI description). */
 export const Public = (): CustomDecorator<string> => SetMetadata(PUBLIC_ROUTE, true);
 
-/** The caller's key must carry every listed scope. A route with neither this nor @Public() is refused. */
+/** The caller's key must carry every listed scope. A route with neither this, @RequireAnyScope() nor @Public() is refused. */
 export const RequireScopes = (...scopes: [Scope, ...Scope[]]): CustomDecorator<string> => SetMetadata(REQUIRED_SCOPES, scopes);
+
+/** The caller's key must carry at least one of the listed scopes: for a read that two scopes each grant (consent:read covers every GET). */
+export const RequireAnyScope = (...scopes: [Scope, Scope, ...Scope[]]): CustomDecorator<string> => SetMetadata(ANY_OF_SCOPES, scopes);
 
 /** The authenticated principal; only on routes guarded with @RequireScopes(). */
 export const CurrentPrincipal = createParamDecorator((_data: unknown): Principal => {

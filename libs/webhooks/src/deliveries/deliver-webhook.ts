@@ -7,6 +7,7 @@ import { WebhookMessage, serializeMessage } from '../notification-payload';
 import { retryAfterMs } from '../retry-schedule';
 import { webhookHeaders } from '../signing';
 import { webhookStreams } from '../streams';
+import type { DeliveryMetricsRecorder } from '../metrics/delivery-metrics';
 import { PostAnswer, postToAddress } from './post-to-address';
 import { WebhookDeliveryAttempted } from './webhook-delivery.events';
 
@@ -27,6 +28,8 @@ export interface DeliveryDependencies {
   production: boolean;
   now(): number;
   lookup?: AddressLookup;
+  /** Counts each recorded attempt (GET /metrics); never fails the delivery. */
+  metrics?: DeliveryMetricsRecorder;
 }
 
 /** The receiver did not take the message; try again later (after `retryAfterMs` when it said so). */
@@ -54,8 +57,8 @@ export async function deliverWebhook(deps: DeliveryDependencies, job: WebhookJob
   const { endpoints } = await loadWebhookEndpoints(deps.store, tenantId);
   const endpoint = endpoints.find((e) => e.endpointId === endpointId);
   const attemptedAt = deps.now();
-  const record = (data: Pick<WebhookDeliveryAttempted['data'], 'outcome' | 'status' | 'latencyMs' | 'error'>) =>
-    recordAttempt(deps.store, tenantId, {
+  const record = async (data: Pick<WebhookDeliveryAttempted['data'], 'outcome' | 'status' | 'latencyMs' | 'error'>) => {
+    await recordAttempt(deps.store, tenantId, {
       endpointId,
       messageId: message.id,
       eventType: message.type,
@@ -65,6 +68,9 @@ export async function deliverWebhook(deps: DeliveryDependencies, job: WebhookJob
       sinceRecordedMs: attemptedAt - message.createdAt,
       ...data,
     });
+    // Only once the attempt is a fact: an attempt that failed to be recorded is retried, and counted then.
+    await deps.metrics?.record({ outcome: data.outcome, status: data.status, latencyMs: data.latencyMs, sinceRecordedMs: attemptedAt - message.createdAt });
+  };
 
   if (!endpoint || endpoint.disabled) {
     await record({ outcome: 'skipped', status: null, latencyMs: null, error: 'endpoint_disabled' });

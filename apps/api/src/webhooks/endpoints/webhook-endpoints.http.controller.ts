@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, Idempotent, RequireScopes } from '@ledger/http';
+import { CurrentPrincipal, Idempotent, RequireAnyScope, RequireScopes } from '@ledger/http';
 import { Principal, Scopes } from '@ledger/platform';
 import { MAX_ACTIVE_ENDPOINTS } from '@ledger/webhooks';
 import { ResourceIdPipe } from '../../resource-id.pipe';
@@ -23,7 +23,8 @@ import { DisableWebhookEndpointCommand, RegisterWebhookEndpointCommand, RotateWe
 import { GetWebhookEndpointQuery, ListWebhookDeliveriesQuery, ListWebhookEndpointsQuery } from './webhook-endpoints.queries';
 
 const ENDPOINT_ID = new ResourceIdPipe('webhook endpoint');
-const ADMIN_ONLY = 'Scope `consent:admin`, for reads too: endpoints are part of the integration set-up.';
+const ADMIN_ONLY = 'Scope `consent:admin`.';
+const ADMIN_OR_READ = 'Scope `consent:admin` or `consent:read` (which covers every GET).';
 
 /** CONTRACT.md "Webhooks": where `redec.notification.required` (spec 6) is delivered, and how each delivery went. */
 @ApiTags('webhooks')
@@ -54,10 +55,10 @@ export class WebhookEndpointsHttpController {
   }
 
   @Get()
-  @RequireScopes(Scopes.ADMIN)
+  @RequireAnyScope(Scopes.ADMIN, Scopes.READ)
   @ApiOperation({
     summary: "The tenant's webhook endpoints",
-    description: `Active and disabled, in registration order; never a secret. ${ADMIN_ONLY}`,
+    description: `Active and disabled, in registration order; never a secret. ${ADMIN_OR_READ}`,
   })
   @ApiOkResponse({ type: WebhookEndpointListDto })
   list(@CurrentPrincipal() principal: Principal): Promise<WebhookEndpointListDto> {
@@ -65,10 +66,10 @@ export class WebhookEndpointsHttpController {
   }
 
   @Get(':endpointId')
-  @RequireScopes(Scopes.ADMIN)
+  @RequireAnyScope(Scopes.ADMIN, Scopes.READ)
   @ApiOperation({
     summary: 'One webhook endpoint',
-    description: `Never its secret. An unknown id, or one of another tenant, is 404. ${ADMIN_ONLY}`,
+    description: `Never its secret. An unknown id, or one of another tenant, is 404. ${ADMIN_OR_READ}`,
   })
   @ApiOkResponse({ type: WebhookEndpointDto })
   get(@Param('endpointId', ENDPOINT_ID) endpointId: string, @CurrentPrincipal() principal: Principal): Promise<WebhookEndpointDto> {
@@ -109,13 +110,13 @@ export class WebhookEndpointsHttpController {
   }
 
   @Get(':endpointId/deliveries')
-  @RequireScopes(Scopes.ADMIN)
+  @RequireAnyScope(Scopes.ADMIN, Scopes.READ)
   @ApiOperation({
     summary: 'Delivery attempts to a webhook endpoint',
     description:
       'Every attempt, newest first, with its outcome, the receiver\'s status and latency, and what went wrong. `limit` (1..200, default 50) attempts per page; ' +
       'pass the answer\'s `next` as `before` for the older ones (`next` is null on the last page). A disabled endpoint keeps its history. ' +
-      `An unknown id, or one of another tenant, is 404. ${ADMIN_ONLY}`,
+      `An unknown id, or one of another tenant, is 404. ${ADMIN_OR_READ}`,
   })
   @ApiOkResponse({ type: WebhookDeliveryPageDto })
   deliveries(

@@ -3,11 +3,12 @@ import { ReadYourWrites } from '../../read-your-writes';
 import { RequestCommands } from '../../request-commands';
 import { DisableWebhookEndpointHandler, RegisterWebhookEndpointHandler, RotateWebhookSecretHandler } from './webhook-endpoints.commands';
 import { WebhookEndpointsHttpController } from './webhook-endpoints.http.controller';
+import { WebhookRedeliveryHttpController } from './webhook-redelivery.http.controller';
 import { GetWebhookEndpointHandler, ListWebhookDeliveriesHandler, ListWebhookEndpointsHandler } from './webhook-endpoints.queries';
 
 /** Webhook endpoint management (CONTRACT.md "Webhooks"), scope consent:admin; deliveries themselves are WebhooksDispatchModule's. */
 @Module({
-  controllers: [WebhookEndpointsHttpController],
+  controllers: [WebhookEndpointsHttpController, WebhookRedeliveryHttpController],
   providers: [
     ReadYourWrites,
     RequestCommands,

@@ -1,0 +1,2 @@
+export * from './exposition';
+export * from './delivery-metrics';

@@ -1,0 +1,217 @@
+import { PROJECTIONS } from '../apps/api/src/projections';
+import { ApiApp, startApiApp, waitUntil } from './support/api-app';
+import { TestEnvironment, testEnvironment } from './support/environment';
+import { redecConsents } from './support/redec-consents';
+import { startWebhookReceiver } from './support/webhook-receiver';
+
+// Issue 5: queue depth, delivery failures and latency exported as metrics.
+// The whole service with its in-process workers, real receivers on loopback,
+// and GET /metrics read as a Prometheus scraper reads it.
+
+const SCOPES = ['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert'] as const;
+const QUEUES = ['consent-certificates', 'webhook-deliveries'];
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'];
+
+interface Family {
+  type: 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped';
+  help: string;
+  samples: Array<{ name: string; labels: Record<string, string>; value: number }>;
+}
+
+const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? ([^ ]+)(?: (-?\d+))?$/;
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"(,|$)/y;
+const FLOAT = /^[+-]?(?:Inf|NaN|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)$/;
+
+/**
+ * A strict reader of the text exposition format 0.0.4: every line is HELP,
+ * TYPE or a sample; a family's HELP and TYPE come once, before its samples;
+ * a sample belongs to the family last declared (for a histogram: `_bucket`
+ * with an `le`, `_sum`, `_count`); label values are escaped; values are floats.
+ */
+function parseExposition(text: string): Map<string, Family> {
+  expect(text.endsWith('\n')).toBe(true);
+  const families = new Map<string, Family>();
+  let current: { name: string; family: Family } | undefined;
+  for (const line of text.slice(0, -1).split('\n')) {
+    const fail = (why: string) => new Error(`${why}: ${JSON.stringify(line)}`);
+    if (line.startsWith('#')) {
+      const [, keyword, name, ...rest] = line.split(' ');
+      if (keyword !== 'HELP' && keyword !== 'TYPE') throw fail('a comment other than HELP or TYPE');
+      if (!NAME.test(name)) throw fail('an invalid metric name');
+      const family = families.get(name) ?? { type: 'untyped', help: '', samples: [] };
+      if (family.samples.length > 0) throw fail('HELP or TYPE after samples of the family');
+      if (keyword === 'TYPE') {
+        if (!['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(rest.join(' '))) throw fail('an unknown type');
+        family.type = rest.join(' ') as Family['type'];
+      } else {
+        family.help = rest.join(' ');
+      }
+      if (current?.name !== name && families.has(name)) throw fail('a family declared twice');
+      families.set(name, family);
+      current = { name, family };
+      continue;
+    }
+    const match = SAMPLE.exec(line);
+    if (!match) throw fail('not a sample line');
+    const [, name, labelText, valueText] = match;
+    if (!current) throw fail('a sample before any TYPE');
+    const suffixes = current.family.type === 'histogram' ? ['_bucket', '_sum', '_count'] : [''];
+    if (!suffixes.some((suffix) => name === `${current!.name}${suffix}`)) throw fail(`a sample outside its family ${current.name}`);
+    const labels: Record<string, string> = {};
+    if (labelText !== undefined && labelText !== '') {
+      LABEL.lastIndex = 0;
+      while (LABEL.lastIndex < labelText.length) {
+        const label = LABEL.exec(labelText);
+        if (!label) throw fail('malformed labels');
+        if (label[1] in labels) throw fail('a label twice');
+        labels[label[1]] = label[2].replace(/\\(["\\n])/g, (_m, c: string) => (c === 'n' ? '\n' : c));
+      }
+    }
+    if (name.endsWith('_bucket') && current.family.type === 'histogram' && labels.le === undefined) throw fail('a bucket without le');
+    if (!FLOAT.test(valueText)) throw fail('a value that is not a float');
+    const value = /Inf$/.test(valueText) ? (valueText.startsWith('-') ? -Infinity : Infinity) : Number(valueText);
+    current.family.samples.push({ name, labels, value });
+  }
+  return families;
+}
+
+/** The value of one series (0 when absent, as for a counter not yet incremented). */
+function valueOf(families: Map<string, Family>, family: string, sample: string, labels: Record<string, string> = {}): number {
+  const found = families.get(family)?.samples.filter((s) => s.name === sample && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+  if (found && found.length > 1) throw new Error(`${sample} ${JSON.stringify(labels)} matches ${found.length} series`);
+  return found?.[0]?.value ?? 0;
+}
+
+/** Buckets in order, checked cumulative and ending in +Inf = _count. */
+function histogram(families: Map<string, Family>, name: string): { buckets: Array<[string, number]>; count: number; sum: number } {
+  const family = families.get(name);
+  expect(family?.type).toBe('histogram');
+  const buckets = family!.samples.filter((s) => s.name === `${name}_bucket`).map((s): [string, number] => [s.labels.le, s.value]);
+  const bounds = buckets.map(([le]) => (le === '+Inf' ? Infinity : Number(le)));
+  expect(bounds).toEqual([...bounds].sort((a, b) => a - b));
+  expect(bounds[bounds.length - 1]).toBe(Infinity);
+  for (let i = 1; i < buckets.length; i++) expect(buckets[i][1]).toBeGreaterThanOrEqual(buckets[i - 1][1]);
+  const count = valueOf(families, name, `${name}_count`);
+  expect(buckets[buckets.length - 1][1]).toBe(count);
+  return { buckets, count, sum: valueOf(families, name, `${name}_sum`) };
+}
+
+describe('GET /metrics', () => {
+  let environment: TestEnvironment;
+  let api: ApiApp;
+
+  const scrape = async () => {
+    const response = await api.http.get('/metrics');
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    return { text: response.text, families: parseExposition(response.text) };
+  };
+
+  beforeAll(async () => {
+    environment = testEnvironment();
+    api = await startApiApp(environment);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await environment?.dispose();
+  });
+
+  it('is open without a key, outside OpenAPI, and shows every family from the start, at zero', async () => {
+    const { families } = await scrape();
+    expect([...families.keys()].sort()).toEqual([
+      'ledger_metrics_source_up',
+      'ledger_projection_lag',
+      'ledger_queue_jobs',
+      'ledger_webhook_deliveries_total',
+      'ledger_webhook_delivery_latency_seconds',
+      'ledger_webhook_delivery_responses_total',
+      'ledger_webhook_receiver_response_seconds',
+    ]);
+    for (const family of families.values()) expect(family.help).not.toBe('');
+    for (const outcome of ['delivered', 'failed', 'skipped']) {
+      expect(families.get('ledger_webhook_deliveries_total')!.samples).toContainEqual({ name: 'ledger_webhook_deliveries_total', labels: { outcome }, value: 0 });
+    }
+    expect(histogram(families, 'ledger_webhook_delivery_latency_seconds').buckets.map(([le]) => le)).toEqual(['0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '60', '+Inf']);
+    for (const source of ['webhook_deliveries', 'queues', 'projections']) expect(valueOf(families, 'ledger_metrics_source_up', 'ledger_metrics_source_up', { source })).toBe(1);
+    const lags = families.get('ledger_projection_lag')!.samples;
+    expect(lags.map((s) => s.labels.projection).sort()).toEqual(PROJECTIONS.map((p) => p.name).sort());
+    for (const lag of lags) expect(lag.value).toBeGreaterThanOrEqual(0);
+
+    const openapi = await api.http.get('/openapi.json');
+    expect(Object.keys(openapi.body.paths)).not.toContain('/metrics');
+  });
+
+  it('counts one delivery, one failure then delivery, with the grant-to-delivery latency, the queues and nothing that names a tenant', async () => {
+    const steady = await startWebhookReceiver(() => ({ status: 204 }));
+    const flaky = await startWebhookReceiver((_request, index) => ({ status: index === 0 ? 500 : 204 }));
+    try {
+      const before = (await scrape()).families;
+      const tenants = await Promise.all([api.tenantKey([...SCOPES]), api.tenantKey([...SCOPES])]);
+      const registered = await Promise.all(
+        [steady, flaky].map(async (receiver, i) => {
+          const response = await api.http
+            .post('/v1/webhook-endpoints')
+            .set({ Authorization: `Bearer ${tenants[i].apiKey}` })
+            .send({ url: receiver.url, eventTypes: ['redec.notification.required'] });
+          expect(response.status).toBe(201);
+          return response.body as { endpointId: string; secret: string };
+        }),
+      );
+      const granted = await Promise.all(tenants.map((tenant) => redecConsents(api, tenant.apiKey).grant()));
+
+      // The 500 is retried on the schedule: about 5 s later.
+      await steady.waitForCount(1, 15_000);
+      await flaky.waitForCount(2, 25_000);
+      const delivered = () => valueOf(before, 'ledger_webhook_deliveries_total', 'ledger_webhook_deliveries_total', { outcome: 'delivered' }) + 2;
+      await waitUntil(async () => valueOf((await scrape()).families, 'ledger_webhook_deliveries_total', 'ledger_webhook_deliveries_total', { outcome: 'delivered' }) >= delivered(), 5_000);
+      await waitUntil(async () => valueOf((await scrape()).families, 'ledger_queue_jobs', 'ledger_queue_jobs', { queue: 'webhook-deliveries', state: 'completed' }) === 2, 5_000);
+      // Nothing more is counted afterwards.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(steady.received).toHaveLength(1);
+      expect(flaky.received).toHaveLength(2);
+      const { text, families: after } = await scrape();
+
+      const increase = (family: string, sample: string, labels: Record<string, string> = {}) => valueOf(after, family, sample, labels) - valueOf(before, family, sample, labels);
+      const attempts = (outcome: string) => increase('ledger_webhook_deliveries_total', 'ledger_webhook_deliveries_total', { outcome });
+      const responses = (status_class: string) => increase('ledger_webhook_delivery_responses_total', 'ledger_webhook_delivery_responses_total', { status_class });
+      expect({ delivered: attempts('delivered'), failed: attempts('failed'), skipped: attempts('skipped') }).toEqual({ delivered: 2, failed: 1, skipped: 0 });
+      expect({ '2xx': responses('2xx'), '4xx': responses('4xx'), '5xx': responses('5xx'), none: responses('none') }).toEqual({ '2xx': 2, '4xx': 0, '5xx': 1, none: 0 });
+
+      const latency = histogram(after, 'ledger_webhook_delivery_latency_seconds');
+      const latencyBefore = histogram(before, 'ledger_webhook_delivery_latency_seconds');
+      expect(latency.count - latencyBefore.count).toBe(attempts('delivered'));
+      // The retried delivery came at least the schedule's first wait (5 s, -20 %) after the grant was recorded.
+      const within = (le: string) => latency.buckets.find(([bound]) => bound === le)![1] - latencyBefore.buckets.find(([bound]) => bound === le)![1];
+      expect(within('2.5')).toBeLessThanOrEqual(1);
+      expect(within('60')).toBe(2);
+      expect(latency.sum - latencyBefore.sum).toBeGreaterThanOrEqual(4);
+      expect(latency.sum - latencyBefore.sum).toBeLessThan(60);
+      const responseTime = histogram(after, 'ledger_webhook_receiver_response_seconds');
+      expect(responseTime.count - histogram(before, 'ledger_webhook_receiver_response_seconds').count).toBe(3);
+
+      for (const queue of QUEUES) {
+        for (const state of QUEUE_STATES) {
+          const series = after.get('ledger_queue_jobs')!.samples.filter((s) => s.labels.queue === queue && s.labels.state === state);
+          expect({ queue, state, series: series.length }).toEqual({ queue, state, series: 1 });
+          expect(Number.isInteger(series[0].value) && series[0].value >= 0).toBe(true);
+        }
+      }
+      expect(after.get('ledger_queue_jobs')!.samples).toHaveLength(QUEUES.length * QUEUE_STATES.length);
+      expect(valueOf(after, 'ledger_queue_jobs', 'ledger_queue_jobs', { queue: 'webhook-deliveries', state: 'failed' })).toBe(0);
+
+      const secrets = [
+        ...tenants.flatMap((t) => [t.tenantId, t.apiKey, t.keyId]),
+        ...registered.flatMap((r) => [r.endpointId, r.secret, r.secret.replace(/^whsec_/, '')]),
+        ...granted.flatMap((g) => [g.redecConsentId, g.internalConsentCode, g.consentActionId, g.customerId]),
+        steady.url,
+        flaky.url,
+        '127.0.0.1',
+        environment.prefix,
+      ];
+      for (const secret of secrets) expect({ secret, shown: text.includes(secret) }).toEqual({ secret, shown: false });
+    } finally {
+      await Promise.all([steady.close(), flaky.close()]);
+    }
+  }, 45_000);
+});
