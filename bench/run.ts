@@ -1,17 +1,39 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { runEventStoreBench } from './event-store.bench';
+import { ScenarioResult, runEventStoreBench } from './event-store.bench';
+import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyBench } from './webhook-latency.bench';
 
 /**
  * `npm run bench`: runs every benchmark, prints a summary on stdout (progress
- * on stderr) and writes the figures to bench/results/.
+ * on stderr) and writes the figures to bench/results/. Names given after
+ * `--` run only those benchmarks: `npm run bench -- webhook-latency`.
  */
 const TARGET_RATIO_64_WRITERS = 0.7;
+const BENCHMARKS = ['event-store', 'webhook-latency'] as const;
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function main(): Promise<void> {
-  const log = (line: string) => process.stderr.write(`${line}\n`);
-  const results = await runEventStoreBench(log);
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((name) => !(BENCHMARKS as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; known: ${BENCHMARKS.join(', ')}`);
+  const runs = (name: (typeof BENCHMARKS)[number]) => asked.length === 0 || asked.includes(name);
 
+  if (runs('event-store')) {
+    const results = await runEventStoreBench(log);
+    process.stdout.write(eventStoreSummary(results));
+    writeResults('event-store.json', { scenarios: results });
+  }
+  if (runs('webhook-latency')) {
+    const result = await runWebhookLatencyBench(log);
+    process.stdout.write(webhookLatencySummary(result));
+    writeResults('webhook-latency.json', result);
+    // Losing or repeating a delivery is a failure of the run, not a slow figure.
+    if (!result.nothingLost) process.exitCode = 1;
+  }
+}
+
+function eventStoreSummary(results: ScenarioResult[]): string {
   const lines = results.map(
     (r) =>
       `${r.name.padEnd(36)} store ${format(r.storeEventsPerSecond)} ev/s   raw ${format(r.rawEventsPerSecond)} ev/s   ` +
@@ -20,27 +42,63 @@ async function main(): Promise<void> {
   );
   const writers64 = results.find((r) => r.writers === 64 && r.batchSize === 1);
   const met = writers64 !== undefined && writers64.ratio >= TARGET_RATIO_64_WRITERS;
-  process.stdout.write(
-    [
-      'SQLite event store, durable appends (WAL, synchronous=FULL)',
-      ...lines,
-      `target: 64 writers >= ${TARGET_RATIO_64_WRITERS.toFixed(2)} of raw: ${met ? 'met' : 'NOT met'}` +
-        (writers64 ? ` (${writers64.ratio.toFixed(2)})` : ''),
-      '',
-    ].join('\n'),
-  );
+  return [
+    'SQLite event store, durable appends (WAL, synchronous=FULL)',
+    ...lines,
+    `target: 64 writers >= ${TARGET_RATIO_64_WRITERS.toFixed(2)} of raw: ${met ? 'met' : 'NOT met'}` + (writers64 ? ` (${writers64.ratio.toFixed(2)})` : ''),
+    '',
+  ].join('\n');
+}
 
-  // `npm run` starts in the project root, whether this runs compiled or through ts-node.
+function webhookLatencySummary(r: WebhookLatencyResult): string {
+  const c = r.counts;
+  const row = (label: string, s: LatencySummary) =>
+    `${label.padEnd(44)}${[s.p50, s.p95, s.p99, s.max].map((v) => ms(v).padStart(10)).join('')}`;
+  const stages = Object.entries(r.stagesMs).map(([stage, s]) => `  ${stage.padEnd(48)}${ms(s.p50).padStart(10)}${ms(s.p95).padStart(10)}`);
+  return [
+    '',
+    `Webhook latency: grant -> redec.notification.required at a loopback receiver, ${r.grantsPerSecond} grants/s open loop, ` +
+      `${r.measuredGrants} measured after ${r.warmupGrants} warm-up`,
+    `${''.padEnd(44)}${['p50', 'p95', 'p99', 'max'].map((h) => h.padStart(10)).join('')}`,
+    row('grant response (due -> 201 at client)', r.grantResponseMs),
+    row('grant-to-delivery (due -> body at receiver)', r.grantToDeliveryMs),
+    row('baseline: signed POST, same body (round trip)', r.baselinePostRoundTripMs),
+    `ratio: grant-to-delivery p95 / (grant response p95 + baseline POST p95) = ${r.ratio.toFixed(2)}` +
+      `   (${ms(r.grantToDeliveryMs.p95)} / (${ms(r.grantResponseMs.p95)} + ${ms(r.baselinePostRoundTripMs.p95)}))`,
+    `delivered before the grant's 201 reached the client: ${r.deliveredBeforeResponse} of ${r.grantToDeliveryMs.count}`,
+    `where the time goes (service stamps, 1 ms resolution)${'p50'.padStart(14)}${'p95'.padStart(10)}`,
+    ...stages,
+    `service thread: busy ${(r.serviceThreadUtilization * 100).toFixed(0)}%, event-loop delay p50 ${ms(r.eventLoopDelayMs.p50)}, ` +
+      `p99 ${ms(r.eventLoopDelayMs.p99)}, max ${ms(r.eventLoopDelayMs.max)}; process CPU ${r.processCpuCores.toFixed(2)} cores; ` +
+      (r.storePerGrant ? `store ${r.storePerGrant.appends.toFixed(1)} appends, ${r.storePerGrant.transactions.toFixed(1)} commits per grant; ` : '') +
+      `driver lag max ${ms(r.maxSendLagMs)}`,
+    `counts: ${c.grantsSent} grants sent, ${c.grantsAccepted} accepted; ${c.deliveriesReceived} deliveries received, ` +
+      `${c.grantsDeliveredOnce} grants delivered exactly once, ${c.grantsNotDelivered} not delivered, ${c.duplicateDeliveries} duplicates, ` +
+      `${c.unexpectedDeliveries} unexpected; attempts recorded ${c.attemptsRecorded} (${c.attemptsRecordedDelivered} delivered); ` +
+      `jobs failed ${c.jobsFailed}, unfinished ${c.jobsNotFinished}; baseline ${c.baselineAnswered204}/${c.baselineSent} answered 204, ` +
+      `${c.baselineReceived} received; service warnings ${c.serviceWarnings}`,
+    `nothing lost: ${r.nothingLost ? 'yes' : 'NO'}`,
+    `target: grant-to-delivery p95 < ${TARGET_P95_MS} ms at ${r.grantsPerSecond} grants/s: ${r.targetMet ? 'met' : 'NOT met'} (${ms(r.grantToDeliveryMs.p95)})`,
+    '',
+  ].join('\n');
+}
+
+/** `npm run` starts in the project root, whether this runs compiled or through ts-node. */
+function writeResults(name: string, figures: object): void {
   const resultsDir = resolve('bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
-  const file = join(resultsDir, 'event-store.json');
-  const document = { measuredAt: new Date().toISOString(), node: process.version, scenarios: results };
+  const file = join(resultsDir, name);
+  const document = { measuredAt: new Date().toISOString(), node: process.version, ...figures };
   writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
   log(`results written to ${file}`);
 }
 
 function format(eventsPerSecond: number): string {
   return Math.round(eventsPerSecond).toLocaleString('en-US').padStart(9);
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 }
 
 main().catch((error: unknown) => {

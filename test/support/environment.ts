@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { deleteKeysUnder } from '@ledger/platform';
 
 /**
  * An isolated environment for one suite: its own data directory (SQLite file,
@@ -43,14 +44,7 @@ export function testEnvironment(overrides: Record<string, string> = {}): TestEnv
 export async function deleteRedisKeys(prefix: string): Promise<number> {
   const redis = new Redis(REDIS_URL);
   try {
-    let deleted = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) deleted += await redis.unlink(...keys);
-    } while (cursor !== '0');
-    return deleted;
+    return await deleteKeysUnder(redis, prefix);
   } finally {
     redis.disconnect();
   }

@@ -16,3 +16,15 @@ export function createRedis(url: string, name: string, extra: RedisOptions = {})
     ...extra,
   });
 }
+
+/** Removes every key under `prefix:` (an instance's, a test suite's, a benchmark's), without blocking Redis on one large command. */
+export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<number> {
+  let deleted = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) deleted += await redis.unlink(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}
