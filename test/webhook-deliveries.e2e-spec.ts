@@ -105,6 +105,24 @@ describe('webhook deliveries', () => {
     }
   });
 
+  it('signs with the old and the new secret during a rotation overlap, so either verifies', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const { endpointId, secret: oldSecret } = await registerEndpoint(receiver.url);
+      const rotated = await api.http.post(`/v1/webhook-endpoints/${endpointId}/rotate-secret`).set(auth()).set('Idempotency-Key', randomUUID()).send({ overlapSeconds: 3600 });
+      expect(rotated.status).toBe(200);
+      const consent = await consents.grant();
+      await waitUntil(() => about(receiver, consent).length === 1, 15_000);
+      const [delivery] = about(receiver, consent);
+      expect(String(delivery.headers['webhook-signature']).split(' ')).toHaveLength(2);
+      for (const secret of [oldSecret, rotated.body.secret]) {
+        expect(() => new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>)).not.toThrow();
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('retries a receiver that fails twice with the same webhook-id, three deliveries and nothing more, each attempt readable through the API', async () => {
     // 503 with Retry-After: 1 makes the retries come after a second instead of the schedule's minutes.
     const receiver = await startWebhookReceiver((_request, index) => (index < 2 ? { status: 503, headers: { 'Retry-After': '1' } } : { status: 204 }));
