@@ -5,6 +5,7 @@ import { ProjectionsModule } from '@ledger/projections';
 import { QueuesModule } from '@ledger/queues';
 import { declaredQueues } from '../../worker/src/declared-queues';
 import { ConfigurationsModule } from './configurations/configurations.module';
+import { AuditModule } from './audit/audit.module';
 import { CustomersModule } from './customers/customers.module';
 import { HealthController } from './health/health.controller';
 import { LedgerCoreModule } from './ledger-core.module';
@@ -27,6 +28,7 @@ export class AppModule {
         CustomersModule,
         ConfigurationsModule.forRoot(config),
         RedecModule.forRoot(config),
+        AuditModule,
         WebhookEndpointsModule,
         WebhooksDispatchModule,
         MetricsModule,

@@ -1,10 +1,16 @@
 import { customersProjection } from '@ledger/ledger';
 import type { AnyDocumentProjection } from '@ledger/projections';
-import { configurationsProjection, consentsProjection, obligationsProjection } from '@ledger/redec';
+import { configurationsProjection, consentReferencesProjection, consentsProjection, obligationsProjection } from '@ledger/redec';
 
 /**
  * Every read-model projection, in the one list the API runs and the CLI
  * reports on and rebuilds. It lives above the libraries because it names
  * their projections.
  */
-export const PROJECTIONS: readonly AnyDocumentProjection[] = [customersProjection, configurationsProjection, consentsProjection, obligationsProjection];
+export const PROJECTIONS: readonly AnyDocumentProjection[] = [
+  customersProjection,
+  configurationsProjection,
+  consentsProjection,
+  obligationsProjection,
+  consentReferencesProjection,
+];

@@ -1,21 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
-import { EventStore } from '@ledger/event-store';
-import { CommandContext, createTenant, issueApiKey, revokeApiKey } from '@ledger/ledger';
-import { Clock } from '@ledger/platform';
-import { ProjectionRunner } from '@ledger/projections';
+import { EventStore, verifyLedger } from '@ledger/event-store';
+import { CommandContext, createTenant, issueApiKey, revokeApiKey, streams } from '@ledger/ledger';
+import { Clock, notFound } from '@ledger/platform';
+import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queueCounts } from '@ledger/queues';
+import { consentHistory, historyTimeline, readConsentReferences } from '@ledger/redec';
 import { DeliveryQueue, redeliverFailed } from '@ledger/webhooks';
 import type { Queue } from 'bullmq';
 import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliveries.queue';
 import { declaredQueues } from '../../worker/src/declared-queues';
 import { UsageError } from './cli-error';
+import { CliOutput } from './cli-output';
 
 export interface CliDependencies {
   store: EventStore;
   clock: Clock;
   /** Built only by the commands that need Redis, so tenant and key commands work without it. */
   projections: () => ProjectionRunner;
+  /** The Redis read model, for the indexes an audit uses to find streams. */
+  readModel: () => ReadModel;
   /** The BullMQ queue of a declared queue, under the service's prefix; built on first use. */
   queue: (name: string) => Queue;
   progress: (line: string) => void;
@@ -71,10 +75,20 @@ export const commands: Record<string, { usage: string; options: string[]; run: C
     options: ['endpoint', 'since'],
     run: async (o, d) => {
       const endpointId = uuid(required(o, 'endpoint'), 'endpoint');
-      const since = o.since === undefined ? 0 : instant(o.since);
+      const since = o.since === undefined ? 0 : instant(o.since, 'since');
       const redelivered = await redeliverFailed(d.queue(webhookDeliveriesQueue.name) as unknown as DeliveryQueue, { endpointId, since });
       return { endpointId, since, redelivered };
     },
+  },
+  'audit replay': {
+    usage: 'audit replay --tenant TENANT_ID --consent REDEC_CONSENT_ID [--at EPOCH_MS|ISO_DATE] [--format json|text]',
+    options: ['tenant', 'consent', 'at', 'format'],
+    run: auditReplay,
+  },
+  'audit verify': {
+    usage: 'audit verify [--tenant TENANT_ID]',
+    options: ['tenant'],
+    run: (o, d) => auditVerify(o.tenant === undefined ? undefined : uuid(o.tenant, 'tenant'), d),
   },
 };
 
@@ -96,9 +110,9 @@ async function queueStatus(queue: Queue) {
   };
 }
 
-function instant(value: string): number {
+function instant(value: string, name: string): number {
   const at = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (!Number.isSafeInteger(at)) throw new UsageError('--since must be epoch milliseconds or an ISO 8601 date');
+  if (!Number.isSafeInteger(at)) throw new UsageError(`--${name} must be epoch milliseconds or an ISO 8601 date`);
   return at;
 }
 
@@ -120,4 +134,33 @@ function uuid(value: string, name: string): string {
 function keyId(value: string): string {
   if (!/^[0-9a-f]{24}$/.test(value)) throw new UsageError('--key must be a key id (24 hexadecimal characters)');
   return value;
+}
+
+/**
+ * `audit verify`: recomputes every chain (or the tenant's) and prints
+ * CONTRACT.md's document, with `reason` added inside firstBreak. Not intact,
+ * it still prints the document, and exits with status 1.
+ */
+async function auditVerify(tenantId: string | undefined, d: CliDependencies): Promise<CliOutput> {
+  // A mistyped tenant would otherwise read as an intact ledger of 0 streams.
+  if (tenantId !== undefined && (await d.store.readStream(streams.tenant(tenantId), { maxCount: 1 })).length === 0) throw notFound('tenant');
+  const { intact, streams: streamCount, events, firstBreak } = await verifyLedger(d.store, {
+    tenantId,
+    progress: (p) => d.progress(`audit verify: ${p.events} events, position ${p.position}/${p.head}, ${Math.round(p.ratePerSecond)} events/s`),
+  });
+  // CONTRACT.md's member order, `reason` last.
+  const at = firstBreak && { stream: firstBreak.stream, revision: firstBreak.revision, expected: firstBreak.expected, found: firstBreak.found, reason: firstBreak.reason };
+  return CliOutput.json({ intact, streams: streamCount, events, firstBreak: at }, intact ? 0 : 1);
+}
+
+/** `audit replay`: the consent's history from the store, as JSON or as a timeline; `--at` for what the ledger stated then. */
+async function auditReplay(options: Options, d: CliDependencies): Promise<unknown> {
+  const tenantId = uuid(required(options, 'tenant'), 'tenant');
+  const redecConsentId = uuid(required(options, 'consent'), 'consent');
+  if (options.format !== undefined && !['json', 'text'].includes(options.format)) throw new UsageError('--format is json or text');
+  const at = options.at === undefined ? undefined : instant(options.at, 'at');
+  const references = await readConsentReferences(d.readModel(), tenantId, redecConsentId);
+  const history = await consentHistory(d.store, tenantId, redecConsentId, references, { at, now: d.clock.now() });
+  if (!history) throw notFound('consent');
+  return options.format === 'text' ? new CliOutput(historyTimeline(history)) : history;
 }

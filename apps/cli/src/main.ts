@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
 import { createEventStore } from '@ledger/event-store';
 import { DomainError, createRedis, loadConfig, systemClock } from '@ledger/platform';
-import { ProjectionRunner } from '@ledger/projections';
+import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queuePrefix } from '@ledger/queues';
 import { Queue } from 'bullmq';
 import { PROJECTIONS } from '../../api/src/projections';
 import { UsageError } from './cli-error';
+import { CliOutput } from './cli-output';
 import { commands } from './commands';
 
 /**
@@ -36,14 +37,16 @@ async function main(argv: string[]): Promise<number> {
       store,
       clock: systemClock(config.clockOffsetMs),
       projections: () => new ProjectionRunner({ store, redis: connection(), prefix: config.redisPrefix, projections: PROJECTIONS }),
+      readModel: () => new ReadModel({ redis: connection(), prefix: config.redisPrefix }),
       queue: (name) => {
         if (!queues.has(name)) queues.set(name, new Queue(name, { connection: connection(), prefix: queuePrefix(config.redisPrefix) }));
         return queues.get(name)!;
       },
       progress: (line) => process.stderr.write(`${line}\n`),
     });
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    return 0;
+    const output = result instanceof CliOutput ? result : CliOutput.json(result);
+    process.stdout.write(output.stdout.endsWith('\n') ? output.stdout : `${output.stdout}\n`);
+    return output.status;
   } finally {
     await Promise.all([...queues.values()].map((queue) => queue.close()));
     await store.close();

@@ -101,25 +101,45 @@ export function hashEventText(
   );
 }
 
+/** Where a stream's chain stands: its last revision and that event's stored hash. */
+export interface ChainHead {
+  revision: number;
+  hash: string;
+}
+
 /**
  * Checks one stream's events (in revision order, from revision 0) and returns
  * the first break, or null when the chain is intact.
  */
 export function verifyStream(events: RecordedEvent[]): IntegrityBreak | null {
-  let previousHash: string | null = null;
-  for (const [index, event] of events.entries()) {
-    const at = { stream: event.streamId, revision: event.revision };
-    if (event.revision !== index) {
-      return { ...at, reason: 'revision', expected: String(index), found: String(event.revision) };
-    }
-    if (event.integrity.previousHash !== previousHash) {
-      return { ...at, reason: 'previous_hash', expected: previousHash, found: event.integrity.previousHash };
-    }
-    const expected = computeEventHash(previousHash, event);
-    if (event.integrity.hash !== expected) {
-      return { ...at, reason: 'hash', expected, found: event.integrity.hash };
-    }
-    previousHash = event.integrity.hash;
+  let head: ChainHead | null = null;
+  for (const event of events) {
+    const broken = verifyLink(head, event);
+    if (broken !== null) return broken;
+    head = { revision: event.revision, hash: event.integrity.hash };
+  }
+  return null;
+}
+
+/**
+ * The rule for one event, shared by `verifyStream` and `verifyLedger`: it is
+ * the revision after `head` (revision 0 when the stream has no event before
+ * it, so a stream whose first event was removed breaks too), it links to
+ * `head`'s stored hash, and its content hashes to its own stored hash.
+ */
+export function verifyLink(head: ChainHead | null, event: RecordedEvent): IntegrityBreak | null {
+  const at = { stream: event.streamId, revision: event.revision };
+  const revision = head === null ? 0 : head.revision + 1;
+  if (event.revision !== revision) {
+    return { ...at, reason: 'revision', expected: String(revision), found: String(event.revision) };
+  }
+  const previousHash = head === null ? null : head.hash;
+  if (event.integrity.previousHash !== previousHash) {
+    return { ...at, reason: 'previous_hash', expected: previousHash, found: event.integrity.previousHash };
+  }
+  const expected = computeEventHash(previousHash, event);
+  if (event.integrity.hash !== expected) {
+    return { ...at, reason: 'hash', expected, found: event.integrity.hash };
   }
   return null;
 }

@@ -6,3 +6,4 @@ export * from './interaction';
 export * from './obligation';
 export * from './streams';
 export * from './access';
+export * from './audit';

@@ -52,7 +52,7 @@ describe('confirm', () => {
 
   it('records exactly the outcome kind reported', () => {
     for (const outcome of [{ kind: 'accessed' as const, accessedAt: now + 10 }, { kind: 'failed' as const }, { kind: 'cancelled' as const }]) {
-      expect(decideConfirm(authorized, outcome, now + 20)).toEqual({ type: 'AccessConfirmed', data: { redecAccessId: 'acc-id', outcome, confirmedAt: now + 20 } });
+      expect(decideConfirm(authorized, outcome, now + 20)).toEqual({ type: 'AccessConfirmed', data: { redecAccessId: 'acc-id', redecConsentId: 'con-1', outcome, confirmedAt: now + 20 } });
     }
   });
 

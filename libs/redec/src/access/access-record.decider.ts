@@ -71,7 +71,7 @@ export function decideConfirm(record: AccessRecord | null, outcome: AccessOutcom
       throw fieldRefused('outcome.accessedAt', 'accessed_at_after_receipt', 'accessedAt is later than the receipt of the confirmation.');
     }
   }
-  return { type: 'AccessConfirmed', data: { redecAccessId: decision.redecAccessId, outcome, confirmedAt: now } };
+  return { type: 'AccessConfirmed', data: { redecAccessId: decision.redecAccessId, redecConsentId: decision.redecConsentId, outcome, confirmedAt: now } };
 }
 
 /** Spec 2.9: `accessed` needs `accessedAt`; `failed` and `cancelled` carry nothing else. */

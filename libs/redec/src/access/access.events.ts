@@ -29,7 +29,8 @@ export interface AccessDecided {
 /** Spec 2.9: what the bank reports after querying the registry, once per authorized access. */
 export interface AccessConfirmed {
   type: 'AccessConfirmed';
-  data: { redecAccessId: string; outcome: AccessOutcome; confirmedAt: number };
+  /** The consent is repeated here so that every fact of an access names the consent it used (audit replay). */
+  data: { redecAccessId: string; redecConsentId: string; outcome: AccessOutcome; confirmedAt: number };
 }
 
 export type AccessEvent = AccessDecided | AccessConfirmed;
