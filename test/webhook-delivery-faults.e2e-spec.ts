@@ -90,7 +90,8 @@ describe('webhook deliveries under faults', () => {
       await Promise.all(receivers.map((r) => r.close()));
       await environment.dispose();
     }
-  });
+    // Two starts of the service as a process from source, and a CLI run for tenant and key.
+  }, 90_000);
 
   describe('with Redis stopped while grants are recorded', () => {
     let redisServer: ChildProcess | undefined;
