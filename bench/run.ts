@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ScenarioResult, runEventStoreBench } from './event-store.bench';
+import { ProjectionRebuildResult, runProjectionRebuildBench } from './projection-rebuild.bench';
 import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyBench } from './webhook-latency.bench';
 
 /**
@@ -9,7 +10,7 @@ import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyB
  * `--` run only those benchmarks: `npm run bench -- webhook-latency`.
  */
 const TARGET_RATIO_64_WRITERS = 0.7;
-const BENCHMARKS = ['event-store', 'webhook-latency'] as const;
+const BENCHMARKS = ['event-store', 'webhook-latency', 'projection-rebuild'] as const;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -30,6 +31,13 @@ async function main(): Promise<void> {
     writeResults('webhook-latency.json', result);
     // Losing or repeating a delivery is a failure of the run, not a slow figure.
     if (!result.nothingLost) process.exitCode = 1;
+  }
+  if (runs('projection-rebuild')) {
+    const result = await runProjectionRebuildBench(log);
+    process.stdout.write(projectionRebuildSummary(result));
+    writeResults('projection-rebuild.json', result);
+    // A rebuild that is not deterministic, or models that miss facts, is a failure of the run, not a slow figure.
+    if (!result.digestsEqual || !result.documentsAsExpected) process.exitCode = 1;
   }
 }
 
@@ -79,6 +87,45 @@ function webhookLatencySummary(r: WebhookLatencyResult): string {
       `${c.baselineReceived} received; service warnings ${c.serviceWarnings}`,
     `nothing lost: ${r.nothingLost ? 'yes' : 'NO'}`,
     `target: grant-to-delivery p95 < ${TARGET_P95_MS} ms at ${r.grantsPerSecond} grants/s: ${r.targetMet ? 'met' : 'NOT met'} (${ms(r.grantToDeliveryMs.p95)})`,
+    '',
+  ].join('\n');
+}
+
+function projectionRebuildSummary(r: ProjectionRebuildResult): string {
+  const g = r.generation;
+  const b = r.baseline;
+  const s = (seconds: number) => `${seconds.toFixed(1)} s`.padStart(8);
+  const rebuildRows = (run: ProjectionRebuildResult['rebuilds'][number]) => [
+    `rebuild, ${run.label.padEnd(37)}${s(run.seconds - run.digestSeconds)}  ${format(run.eventsPerSecond)} events/s   ` +
+      `(+ digests ${s(run.digestSeconds).trim()}: ${format(run.eventsPerSecondWithDigests).trim()} events/s with them)`,
+    `  inside: last batch written at ${s(run.lastBatchSeconds).trim()}, readAll ${s(run.readAllSeconds).trim()}; CPU this process ${s(run.processCpuSeconds).trim()}, Redis ${s(run.redisCpuSeconds).trim()}; ` +
+      `${run.redisCommandsPerEvent.toFixed(2)} Redis commands per ledger event`,
+  ];
+  const documents = Object.entries(r.documents).map(
+    ([name, d]) =>
+      `${name} ${d.documents.toLocaleString('en-US')}` +
+      (d.expected === null ? '' : d.expected === d.documents ? ' (as generated)' : ` (NOT the ${d.expected.toLocaleString('en-US')} generated)`),
+  );
+  return [
+    '',
+    `Projection rebuild (issue 6): ${r.events.toLocaleString('en-US')} events, every projection of the service (${r.projections.join(', ')})`,
+    g.reused
+      ? 'ledger: reused (BENCH_REBUILD_LEDGER)'
+      : `ledger: generated in ${s(g.seconds).trim()} (${format(g.eventsPerSecond).trim()} events/s, not part of any figure): ${g.appends.toLocaleString('en-US')} appends, ` +
+        `${g.streams.toLocaleString('en-US')} streams, ${g.tenants} tenants, ${g.customers.toLocaleString('en-US')} customers, ` +
+        `${g.consents.toLocaleString('en-US')} consents, ${g.from} to ${g.through}, ${(g.bytes / 1e6).toFixed(0)} MB`,
+    ...rebuildRows(r.rebuilds[0]),
+    ...rebuildRows(r.rebuilds[1]),
+    `baseline: readAll pages of 1000, one pass         ${s(b.readSeconds)}  ${format(b.readEventsPerSecond)} events/s`,
+    `baseline: pipelined SET/SADD of the final models  ${s(b.writeSeconds)}  ${format(b.writesPerSecond)} writes/s ` +
+      `(${b.documents.toLocaleString('en-US')} documents, ${b.indexMembers.toLocaleString('en-US')} index members)`,
+    `baseline: read + write                            ${s(b.readSeconds + b.writeSeconds)}  ${format(b.eventsPerSecond)} events/s`,
+    `ratio: rebuild / baseline = ${r.ratio.toFixed(2)}   (${format(r.rebuildEventsPerSecond).trim()} / ${format(b.eventsPerSecond).trim()} events/s; rebuild: the slower run, digests excluded)`,
+    `digests: both rebuilds equal the in-memory fold of the same events: ${r.digestsEqual ? 'yes' : 'NO'}`,
+    `documents: ${documents.join(', ')}`,
+    `Redis memory of the models: ${(r.redis.bytes / 1e6).toFixed(0)} MB in ${r.redis.keys.toLocaleString('en-US')} keys (MEMORY USAGE); ` +
+      `used_memory grew ${(r.redis.usedMemoryDeltaBytes / 1e6).toFixed(0)} MB`,
+    `target: rebuild >= ${format(r.target).trim()} events/s: ${r.targetMet ? 'met' : 'NOT met'} (${format(r.rebuildEventsPerSecond).trim()})`,
     '',
   ].join('\n');
 }

@@ -6,7 +6,7 @@ import { BatchReader } from './batch-reader';
 import { digestModel, readGeneration } from './digest';
 import { createPointer, nextStep, readPointer } from './pointer';
 import { AnyDocumentProjection } from './projection';
-import { RebuildContext, RebuildProgress, rebuildProjection } from './rebuild';
+import { RebuildContext, RebuildProgress, rebuildProjection, rebuildProjections } from './rebuild';
 import { Pointer, RedisLayout } from './redis-layout';
 
 export type ProjectionLog = (level: 'warn' | 'error', message: string) => void;
@@ -127,14 +127,16 @@ export class ProjectionRunner {
   }
 
   /**
-   * Rebuilds the named projections (all by default) from position 0, one
-   * after the other, beside the live models, and switches to them.
+   * Rebuilds the named projections (all by default) from position 0 beside
+   * the live models, and switches to them, each when it has caught up. They
+   * are rebuilt together: each page of the log is read once for all of them.
    */
   async rebuild(names?: readonly string[], onProgress?: (progress: RebuildProgress) => void): Promise<RebuildResult[]> {
+    const projections = this.select(names);
+    const events = await rebuildProjections(this.context, projections, { onProgress });
     const results: RebuildResult[] = [];
-    for (const projection of this.select(names)) {
-      const events = await rebuildProjection(this.context, projection, { onProgress });
-      results.push({ name: projection.name, events, digest: await this.digest(projection.name) });
+    for (const [i, projection] of projections.entries()) {
+      results.push({ name: projection.name, events: events[i], digest: await this.digest(projection.name) });
     }
     return results;
   }

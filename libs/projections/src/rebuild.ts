@@ -6,7 +6,7 @@ import { deleteGeneration } from './generation-keys';
 import { OPEN_BUILDING, runScript, SWITCH_GENERATION } from './lua-scripts';
 import { readPointer } from './pointer';
 import { AnyDocumentProjection } from './projection';
-import { newGeneration, RedisLayout } from './redis-layout';
+import { newGeneration, Pointer, RedisLayout } from './redis-layout';
 
 export interface RebuildProgress {
   name: string;
@@ -52,49 +52,95 @@ export async function rebuildProjection(
   projection: AnyDocumentProjection,
   options: { onProgress?: (progress: RebuildProgress) => void; signal?: AbortSignal } = {},
 ): Promise<number> {
+  const [events] = await rebuildProjections(context, [projection], options);
+  return events;
+}
+
+/** One projection's generation being filled by `rebuildProjections`. */
+interface Building {
+  projection: AnyDocumentProjection;
+  key: string;
+  /** Where its generation stands; null once it is switched or no longer ours to fill. */
+  cursor: Pointer | null;
+  events: number;
+}
+
+/**
+ * `rebuildProjection` for several projections at once, each in its own
+ * generation with its own building pointer, checkpoint and switch, exactly as
+ * if rebuilt alone; but each page of the log is read (and parsed) once for
+ * all of them, and their batches are written concurrently. A projection whose
+ * generation is further ahead (resumed, or filled by another process) takes
+ * only the events past its own checkpoint. Returns the events each absorbed,
+ * in the order given.
+ */
+export async function rebuildProjections(
+  context: RebuildContext,
+  projections: readonly AnyDocumentProjection[],
+  options: { onProgress?: (progress: RebuildProgress) => void; signal?: AbortSignal } = {},
+): Promise<number[]> {
   const { store, redis, layout, batchSize, clock } = context;
-  const { name, version } = projection;
-  const buildingKey = layout.building(name);
-  const replaced = (await runScript(redis, OPEN_BUILDING, [buildingKey], [version, newGeneration()])) as string;
-  if (replaced) await deleteGeneration(redis, layout, name, replaced);
+  const builds: Building[] = [];
+  for (const projection of projections) {
+    const key = layout.building(projection.name);
+    const replaced = (await runScript(redis, OPEN_BUILDING, [key], [projection.version, newGeneration()])) as string;
+    if (replaced) await deleteGeneration(redis, layout, projection.name, replaced);
+    builds.push({ projection, key, cursor: await readPointer(redis, key), events: 0 });
+  }
 
   const startedAt = clock.now();
-  let events = 0;
-  let cursor = await readPointer(redis, buildingKey);
-  while (cursor !== null && !options.signal?.aborted) {
-    const page = await store.readAll({ after: cursor.checkpoint, maxCount: batchSize });
+  let active = builds.filter((b) => b.cursor !== null);
+  while (active.length > 0 && !options.signal?.aborted) {
+    const page = await store.readAll({ after: Math.min(...active.map((b) => b.cursor!.checkpoint)), maxCount: batchSize });
+    let refused = false;
     if (page.length > 0) {
-      if (!(await applyBatch(redis, layout, projection, buildingKey, cursor, page))) {
-        // Another process is filling the same generation: go on from where it got to.
-        const current = await readPointer(redis, buildingKey);
-        cursor = current?.generation === cursor.generation ? current : null;
-        continue;
-      }
-      cursor = { ...cursor, checkpoint: page[page.length - 1].position };
-      events += page.length;
-      options.onProgress?.(measureProgress(name, events, cursor.checkpoint, await store.headPosition(), clock.now() - startedAt));
+      const head = await store.headPosition();
+      await Promise.all(
+        active.map(async (b) => {
+          const cursor = b.cursor!;
+          const events = page[0].position > cursor.checkpoint ? page : page.filter((event) => event.position > cursor.checkpoint);
+          if (events.length === 0) return;
+          if (!(await applyBatch(redis, layout, b.projection, b.key, cursor, events))) {
+            // Another process is filling the same generation: go on from where it got to.
+            refused = true;
+            const current = await readPointer(redis, b.key);
+            b.cursor = current?.generation === cursor.generation ? current : null;
+            return;
+          }
+          b.cursor = { ...cursor, checkpoint: events[events.length - 1].position };
+          b.events += events.length;
+          options.onProgress?.(measureProgress(b.projection.name, b.events, b.cursor.checkpoint, head, clock.now() - startedAt));
+        }),
+      );
     }
+    active = active.filter((b) => b.cursor !== null);
     // A short page means we reached the head as it was when we read it. Under a
     // steady flow of appends the next page is never empty, so this is when to try.
-    if (page.length === batchSize) continue;
-    const [outcome, detail] = (await runScript(redis, SWITCH_GENERATION, [layout.pointer(name), buildingKey], [cursor.generation])) as string[];
-    switch (outcome) {
-      case 'switched':
-        if (detail) await deleteGeneration(redis, layout, name, detail);
-        return events;
-      case 'gone':
-        return events;
-      case 'superseded':
-        throw new Error(`projection ${name}: the live model is version ${detail}, newer than this code's version ${version}`);
-      case 'behind':
-        // The live model absorbed events appended since our last read; read them too.
-        if (Number(detail) > (await store.headPosition())) {
-          throw new Error(`projection ${name}: the live model is at position ${detail}, beyond the store's head; is this the store it was built from?`);
-        }
-        break;
-      default:
-        throw new Error(`projection ${name}: unexpected switch outcome ${String(outcome)}`);
+    if (refused || page.length === batchSize) continue;
+    for (const b of active) {
+      const { name, version } = b.projection;
+      const [outcome, detail] = (await runScript(redis, SWITCH_GENERATION, [layout.pointer(name), b.key], [b.cursor!.generation])) as string[];
+      switch (outcome) {
+        case 'switched':
+          if (detail) await deleteGeneration(redis, layout, name, detail);
+          b.cursor = null;
+          break;
+        case 'gone':
+          b.cursor = null;
+          break;
+        case 'superseded':
+          throw new Error(`projection ${name}: the live model is version ${detail}, newer than this code's version ${version}`);
+        case 'behind':
+          // The live model absorbed events appended since our last read; read them too.
+          if (Number(detail) > (await store.headPosition())) {
+            throw new Error(`projection ${name}: the live model is at position ${detail}, beyond the store's head; is this the store it was built from?`);
+          }
+          break;
+        default:
+          throw new Error(`projection ${name}: unexpected switch outcome ${String(outcome)}`);
+      }
     }
+    active = active.filter((b) => b.cursor !== null);
   }
-  return events;
+  return builds.map((b) => b.events);
 }

@@ -1,0 +1,420 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { extname, join, resolve } from 'node:path';
+import type { Redis } from 'ioredis';
+import { EventStore, RecordedEvent, SqliteEventStore } from '@ledger/event-store';
+import { createRedis, deleteKeysUnder } from '@ledger/platform';
+import { AnyDocumentProjection, ProjectionRunner } from '@ledger/projections';
+import { PROJECTIONS } from '../apps/api/src/projections';
+// The runner's own digest of a model's content (not exported by the library's index).
+import { ModelContent, digestModel } from '../libs/projections/src/digest';
+import { DEFAULT_LEDGER_EVENTS, GeneratedLedger } from './generate-ledger';
+
+/**
+ * Issue 6: rebuild throughput of every projection the service runs
+ * (apps/api/src/projections.ts, what `ledger projections rebuild` rebuilds)
+ * from a generated ledger of a million events into Redis, with the real
+ * ProjectionRunner, beside a baseline measured in the same run: one pass of
+ * `readAll` pages over the same events, plus one pipelined write of the same
+ * final documents and index members. See bench/README.md.
+ */
+
+export const TARGET_EVENTS_PER_SECOND = 50_000;
+/** The runner's default batch size: the baseline reads pages of the same size. */
+const PAGE_SIZE = 1000;
+/** Commands per pipeline in the baseline's write. */
+const PIPELINE_COMMANDS = 1000;
+
+export interface RebuildRun {
+  label: string;
+  /** ProjectionRunner.rebuild() of every projection, as the operator waits for it. */
+  seconds: number;
+  /** Of which the digests the runner computes for its answer (timed again on the final models). */
+  digestSeconds: number;
+  /** Ledger events / (seconds - digestSeconds): events read, folded and written into Redis, generations switched. */
+  eventsPerSecond: number;
+  /** Ledger events / seconds, digests included. */
+  eventsPerSecondWithDigests: number;
+  projections: Array<{ name: string; events: number; digest: string }>;
+  /** Spent inside the store's readAll (SQLite and JSON parsing, synchronous), all projections together. */
+  readAllSeconds: number;
+  /** From the start to the last batch written (the rest: switching generations, deleting the old ones, digests). */
+  lastBatchSeconds: number;
+  /** CPU during the rebuild: this process (user + system), and the Redis server's (INFO). */
+  processCpuSeconds: number;
+  redisCpuSeconds: number;
+  /** Redis commands processed during the rebuild (INFO; other clients of the same Redis would count too), per ledger event. */
+  redisCommandsPerEvent: number;
+}
+
+export interface ProjectionRebuildResult {
+  events: number;
+  generation: Omit<GeneratedLedger, 'file'> & { eventsPerSecond: number; reused: boolean };
+  projections: string[];
+  rebuilds: RebuildRun[];
+  /** The lower of the two rebuilds' throughputs (digests excluded). */
+  rebuildEventsPerSecond: number;
+  baseline: {
+    readSeconds: number;
+    readEventsPerSecond: number;
+    writeSeconds: number;
+    /** SET per document, SADD per index member: the final models' content, written once. */
+    documents: number;
+    indexMembers: number;
+    writesPerSecond: number;
+    /** Ledger events / (read + write seconds). */
+    eventsPerSecond: number;
+  };
+  /** rebuild / baseline throughput. */
+  ratio: number;
+  /** The two rebuilds' digests are equal, and equal to the digest of the same events folded in memory. */
+  digestsEqual: boolean;
+  /** Per projection: documents and index sets of the model, and what the generator says the documents must be where it knows. */
+  documents: Record<string, { documents: number; indexSets: number; expected: number | null }>;
+  documentsAsExpected: boolean;
+  redis: { keys: number; bytes: number; usedMemoryDeltaBytes: number };
+  target: number;
+  targetMet: boolean;
+}
+
+/**
+ * BENCH_REBUILD_EVENTS: the ledger's size (1,000,000). BENCH_REBUILD_LEDGER:
+ * a ledger file to reuse, or to generate and keep for the next run (by
+ * default a temporary one is generated and deleted).
+ */
+export async function runProjectionRebuildBench(log: (line: string) => void): Promise<ProjectionRebuildResult> {
+  const events = Number((process.env.BENCH_REBUILD_EVENTS ?? String(DEFAULT_LEDGER_EVENTS)).replace(/_/g, ''));
+  const keptLedger = process.env.BENCH_REBUILD_LEDGER ? resolve(process.env.BENCH_REBUILD_LEDGER) : undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-rebuild-'));
+  const file = keptLedger ?? join(dir, 'ledger.sqlite');
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const prefix = `bench:${randomUUID()}`;
+  const redis = createRedis(redisUrl, 'bench-projection-rebuild');
+  let store: SqliteEventStore | undefined;
+  try {
+    const generation = await prepareLedger(file, events, keptLedger !== undefined, log);
+    store = new SqliteEventStore(file);
+    const ledgerEvents = await store.headPosition();
+
+    // Outside the clock: every event read once (the file into the page cache), folded in memory by every projection.
+    log(`projection rebuild: folding ${ledgerEvents.toLocaleString('en-US')} events in memory (page cache, reference models)...`);
+    const folded = await foldInMemory(store, PROJECTIONS);
+    const expectedDigests = new Map([...folded].map(([name, content]) => [name, digestModel(content)]));
+
+    log('projection rebuild: baseline, one pass of readAll pages...');
+    const read = await measureRead(store, ledgerEvents);
+    log('projection rebuild: baseline, pipelined write of the final models...');
+    const write = await measureWrite(redis, `${prefix}:baseline`, folded);
+    folded.clear();
+
+    const timed = new TimedStore(store);
+    const runner = new ProjectionRunner({ store: timed, redis, prefix, projections: PROJECTIONS, log: (level, message) => log(`projections ${level}: ${message}`) });
+    const memoryBefore = await usedMemory(redis);
+    log(`projection rebuild: rebuilding ${PROJECTIONS.map((p) => p.name).join(', ')} into ${redisUrl} under ${prefix}...`);
+    const first = await measureRebuild('initial (empty Redis)', runner, timed, redis, ledgerEvents, log);
+    const redisMemory = await prefixMemory(redis, prefix);
+    const usedMemoryDeltaBytes = (await usedMemory(redis)) - memoryBefore;
+    log('projection rebuild: rebuilding again, beside the live models...');
+    const second = await measureRebuild('beside the live models', runner, timed, redis, ledgerEvents, log);
+    const digestsEqual = [first, second].every((run) => run.projections.every((p) => p.digest === expectedDigests.get(p.name)));
+    const documents = await documentCounts(runner, redis, prefix, generation);
+
+    const baselineEventsPerSecond = ledgerEvents / (read.seconds + write.seconds);
+    const rebuildEventsPerSecond = Math.min(first.eventsPerSecond, second.eventsPerSecond);
+    return {
+      events: ledgerEvents,
+      generation,
+      projections: PROJECTIONS.map((p) => p.name),
+      rebuilds: [first, second],
+      rebuildEventsPerSecond,
+      baseline: {
+        readSeconds: read.seconds,
+        readEventsPerSecond: ledgerEvents / read.seconds,
+        writeSeconds: write.seconds,
+        documents: write.documents,
+        indexMembers: write.indexMembers,
+        writesPerSecond: (write.documents + write.indexMembers) / write.seconds,
+        eventsPerSecond: baselineEventsPerSecond,
+      },
+      ratio: rebuildEventsPerSecond / baselineEventsPerSecond,
+      digestsEqual,
+      documents,
+      documentsAsExpected: Object.values(documents).every((d) => d.expected === null || d.expected === d.documents),
+      redis: { ...redisMemory, usedMemoryDeltaBytes },
+      target: TARGET_EVENTS_PER_SECOND,
+      targetMet: rebuildEventsPerSecond >= TARGET_EVENTS_PER_SECOND,
+    };
+  } finally {
+    await store?.close();
+    const deleted = await deleteKeysUnder(redis, prefix).catch(() => 0);
+    log(`projection rebuild: deleted ${deleted} Redis keys under ${prefix}`);
+    redis.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Generates the ledger, or reuses a kept one of the same size. Not part of any figure. */
+async function prepareLedger(file: string, events: number, keep: boolean, log: (line: string) => void): Promise<ProjectionRebuildResult['generation']> {
+  if (keep && existsSync(file)) {
+    const store = new SqliteEventStore(file);
+    const head = await store.headPosition();
+    await store.close();
+    if (head !== events) throw new Error(`${file} holds ${head} events, not BENCH_REBUILD_EVENTS=${events}; delete it or change one of them`);
+    log(`projection rebuild: reusing the ledger in ${file} (${head.toLocaleString('en-US')} events)`);
+    const unknown = { appends: 0, streams: 0, tenants: 0, customers: 0, consents: 0, eventTypes: {}, refusals: {}, from: '', through: '', seconds: 0, bytes: 0 };
+    return { events: head, ...unknown, eventsPerSecond: 0, reused: true };
+  }
+  log(`projection rebuild: generating a ledger of ${events.toLocaleString('en-US')} events in ${file}...`);
+  const { file: _file, ...ledger } = await generateInChildProcess(file, events, log);
+  return { ...ledger, eventsPerSecond: ledger.events / ledger.seconds, reused: false };
+}
+
+/**
+ * The generator's own command (generate-ledger.ts), in a process of its own:
+ * the heap and allocations it leaves behind (a million events' worth) would
+ * otherwise slow down every measurement made after it in this process.
+ */
+function generateInChildProcess(file: string, events: number, log: (line: string) => void): Promise<GeneratedLedger> {
+  const extension = extname(__filename);
+  // Under ts-node (development) the child needs the same loaders; compiled, the aliases are already resolved.
+  const loaders = extension === '.ts' ? ['--require', 'ts-node/register/transpile-only', '--require', 'tsconfig-paths/register'] : [];
+  const child = spawn(process.execPath, [...loaders, join(__dirname, `generate-ledger${extension}`), '--events', String(events), '--file', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    for (const line of chunk.split('\n').filter((l) => l.includes(' / '))) log(`projection rebuild: generated ${line.trim()}`);
+  });
+  return new Promise((resolvePromise, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolvePromise(JSON.parse(stdout) as GeneratedLedger);
+      else reject(new Error(`the ledger generator exited with ${code}: ${stderr.trim().split('\n').pop()}`));
+    });
+  });
+}
+
+async function measureRebuild(
+  label: string,
+  runner: ProjectionRunner,
+  store: TimedStore,
+  redis: Redis,
+  ledgerEvents: number,
+  log: (line: string) => void,
+): Promise<RebuildRun> {
+  let lastLogged = process.hrtime.bigint();
+  const readBefore = store.readAllNanos;
+  const redisBefore = await redisCounters(redis);
+  const cpuBefore = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  let lastBatch = started;
+  const results = await runner.rebuild(undefined, (progress) => {
+    const now = process.hrtime.bigint();
+    lastBatch = now;
+    if (now - lastLogged < 10_000_000_000n) return;
+    lastLogged = now;
+    log(`projection rebuild: ${progress.name} at ${progress.position.toLocaleString('en-US')} / ${progress.head.toLocaleString('en-US')}`);
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = process.cpuUsage(cpuBefore);
+  const redisAfter = await redisCounters(redis);
+
+  // Each result's digest was computed inside rebuild(); the same work once more splits its time out (and checks it is stable).
+  const digestStarted = process.hrtime.bigint();
+  for (const result of results) {
+    if ((await runner.digest(result.name)) !== result.digest) throw new Error(`projection ${result.name}: digest changed after the rebuild`);
+  }
+  const digestSeconds = Number(process.hrtime.bigint() - digestStarted) / 1e9;
+  for (const result of results) {
+    if (result.events !== ledgerEvents) throw new Error(`projection ${result.name}: the rebuild absorbed ${result.events} of ${ledgerEvents} events`);
+  }
+  const run: RebuildRun = {
+    label,
+    seconds,
+    digestSeconds,
+    eventsPerSecond: ledgerEvents / (seconds - digestSeconds),
+    eventsPerSecondWithDigests: ledgerEvents / seconds,
+    projections: results.map(({ name, events, digest }) => ({ name, events, digest })),
+    readAllSeconds: Number(store.readAllNanos - readBefore) / 1e9,
+    lastBatchSeconds: Number(lastBatch - started) / 1e9,
+    processCpuSeconds: (cpu.user + cpu.system) / 1e6,
+    redisCpuSeconds: redisAfter.cpuSeconds - redisBefore.cpuSeconds,
+    redisCommandsPerEvent: (redisAfter.commands - redisBefore.commands) / ledgerEvents,
+  };
+  log(`projection rebuild: ${label}: ${seconds.toFixed(1)} s (digests ${digestSeconds.toFixed(1)} s)`);
+  return run;
+}
+
+/**
+ * Every projection's model computed in memory, by its own route, evolve and
+ * indexes over every event in order: what a rebuild must produce, and the
+ * content the baseline writes.
+ */
+async function foldInMemory(store: EventStore, projections: readonly AnyDocumentProjection[]): Promise<Map<string, ModelContent>> {
+  const models = projections.map(() => new Map<string, unknown>());
+  await forEachPage(store, (page) => {
+    for (const event of page) {
+      projections.forEach((projection, p) => {
+        const docs = models[p];
+        for (const id of new Set(projection.route(event))) {
+          const next = projection.evolve(docs.get(id) ?? null, event);
+          if (next === null) docs.delete(id);
+          else docs.set(id, next);
+        }
+      });
+    }
+  });
+  const contents = new Map<string, ModelContent>();
+  projections.forEach((projection, p) => {
+    const docs = [...models[p]].map(([id, doc]) => ({ id, doc: JSON.parse(JSON.stringify(doc)) as unknown }));
+    const sets = new Map<string, { index: string; value: string; members: string[] }>();
+    for (const { id, doc } of docs) {
+      for (const { index, value } of projection.indexes?.(doc) ?? []) {
+        const key = `${index}:${value}`;
+        const set = sets.get(key) ?? { index, value, members: [] };
+        if (!set.members.includes(id)) set.members.push(id);
+        sets.set(key, set);
+      }
+    }
+    contents.set(projection.name, { docs, indexes: [...sets.values()] });
+  });
+  return contents;
+}
+
+/** The baseline's read: every event once, in the runner's page size, parsed as the runner receives it. */
+async function measureRead(store: EventStore, ledgerEvents: number): Promise<{ seconds: number }> {
+  const started = process.hrtime.bigint();
+  let read = 0;
+  await forEachPage(store, (page) => {
+    read += page.length;
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (read !== ledgerEvents) throw new Error(`the baseline read ${read} events, the ledger holds ${ledgerEvents}`);
+  return { seconds };
+}
+
+async function forEachPage(store: EventStore, handle: (page: RecordedEvent[]) => void): Promise<void> {
+  let after = 0;
+  for (;;) {
+    const page = await store.readAll({ after, maxCount: PAGE_SIZE });
+    if (page.length === 0) return;
+    handle(page);
+    after = page[page.length - 1].position;
+  }
+}
+
+/**
+ * The baseline's write: the final models' documents (SET) and index members
+ * (SADD, one per member as the runner adds them), pipelined, under a scratch
+ * prefix; deleted with DEL afterwards so Redis frees nothing in the
+ * background while the rebuild runs.
+ */
+async function measureWrite(redis: Redis, scratch: string, contents: Map<string, ModelContent>) {
+  const commands: Array<['set' | 'sadd', string, string]> = [];
+  for (const [name, content] of contents) {
+    for (const { id, doc } of content.docs) commands.push(['set', `${scratch}:${name}:doc:${id}`, JSON.stringify(doc)]);
+    for (const { index, value, members } of content.indexes) {
+      for (const member of members) commands.push(['sadd', `${scratch}:${name}:idx:${index}:${value}`, member]);
+    }
+  }
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < commands.length; i += PIPELINE_COMMANDS) {
+    const pipeline = redis.pipeline();
+    for (let j = i; j < Math.min(i + PIPELINE_COMMANDS, commands.length); j++) {
+      const [command, key, value] = commands[j];
+      if (command === 'set') pipeline.set(key, value);
+      else pipeline.sadd(key, value);
+    }
+    const failed = ((await pipeline.exec()) ?? []).find(([error]) => error);
+    if (failed) throw failed[0];
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const keys = [...new Set(commands.map(([, key]) => key))];
+  for (let i = 0; i < keys.length; i += PIPELINE_COMMANDS) await redis.del(...keys.slice(i, i + PIPELINE_COMMANDS));
+  const documents = commands.filter(([command]) => command === 'set').length;
+  return { seconds, documents, indexMembers: commands.length - documents };
+}
+
+async function documentCounts(runner: ProjectionRunner, redis: Redis, prefix: string, generation: ProjectionRebuildResult['generation']) {
+  const types = generation.eventTypes;
+  // Where one fact makes one document, the generator's counts say how many there must be.
+  const expected: Record<string, number> = generation.reused
+    ? {}
+    : { customers: types.CustomerRegistered ?? 0, configurations: types.ConfigurationPublished ?? 0, 'redec-consents': types.ConsentGranted ?? 0 };
+  const counts: ProjectionRebuildResult['documents'] = {};
+  for (const { name, generation: live } of await runner.status()) {
+    const base = `${prefix}:rm:${name}:${live}`;
+    counts[name] = {
+      documents: await countKeys(redis, `${base}:doc:*`),
+      indexSets: await countKeys(redis, `${base}:idx:*`),
+      expected: expected[name] ?? null,
+    };
+  }
+  return counts;
+}
+
+async function countKeys(redis: Redis, pattern: string): Promise<number> {
+  let count = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
+    cursor = next;
+    count += keys.length;
+  } while (cursor !== '0');
+  return count;
+}
+
+/** Sum of MEMORY USAGE over the prefix's keys: what the models take, whoever else uses the same Redis. */
+async function prefixMemory(redis: Redis, prefix: string): Promise<{ keys: number; bytes: number }> {
+  let keys = 0;
+  let bytes = 0;
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (batch.length === 0) continue;
+    const pipeline = redis.pipeline();
+    for (const key of batch) pipeline.call('MEMORY', 'USAGE', key, 'SAMPLES', '0');
+    for (const [error, reply] of (await pipeline.exec()) ?? []) {
+      if (error || reply === null) continue;
+      keys += 1;
+      bytes += Number(reply);
+    }
+  } while (cursor !== '0');
+  return { keys, bytes };
+}
+
+async function usedMemory(redis: Redis): Promise<number> {
+  return Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1] ?? 0);
+}
+
+async function redisCounters(redis: Redis): Promise<{ cpuSeconds: number; commands: number }> {
+  const info = await redis.info();
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return { cpuSeconds: field('used_cpu_user') + field('used_cpu_sys'), commands: field('total_commands_processed') };
+}
+
+/** The store as the runner sees it, timing readAll (synchronous work in the SQLite store: the query and JSON parsing). */
+class TimedStore implements EventStore {
+  readAllNanos = 0n;
+
+  constructor(private readonly store: EventStore) {}
+
+  append: EventStore['append'] = (...args) => this.store.append(...args);
+  readStream: EventStore['readStream'] = (...args) => this.store.readStream(...args);
+  subscribeToAll: EventStore['subscribeToAll'] = (...args) => this.store.subscribeToAll(...args);
+  headPosition: EventStore['headPosition'] = () => this.store.headPosition();
+  close: EventStore['close'] = () => this.store.close();
+
+  readAll: EventStore['readAll'] = (options) => {
+    const started = process.hrtime.bigint();
+    const page = this.store.readAll(options);
+    this.readAllNanos += process.hrtime.bigint() - started;
+    return page;
+  };
+}
