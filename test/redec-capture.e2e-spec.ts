@@ -19,7 +19,9 @@ describe('REDEC capture: configuration, interaction, grant, regulatory read', ()
 
   beforeAll(async () => {
     environment = testEnvironment();
-    api = await startApiApp(environment);
+    // No certificate worker here: the three reads compare the same consent, and a certificate stored between
+    // two of them would change its artifactStatus (readiness is redec-artifacts.e2e-spec.ts's subject).
+    api = await startApiApp(environment, { LEDGER_WORKERS: 'external' });
     key = (await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert'])).apiKey;
     const published = await api.http
       .post('/v1/configurations')
