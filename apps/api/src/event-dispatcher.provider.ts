@@ -1,0 +1,37 @@
+import { OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { EVENT_STORE, EventStore, RecordedEvent } from '@ledger/event-store';
+import { LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
+import { PROJECTIONS_REDIS } from '@ledger/projections';
+import { DispatchedJob, EventDispatcher, queueToken } from '@ledger/queues';
+
+/** Runs one EventDispatcher for the application's lifetime: started once every module is up, stopped at shutdown. */
+class DispatcherHost implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(private readonly dispatcher: EventDispatcher) {}
+
+  onApplicationBootstrap(): void {
+    this.dispatcher.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.dispatcher.stop();
+  }
+}
+
+/**
+ * The provider that follows the store and asks `queueName` for the jobs
+ * `jobsFor` names (DESIGN.md: facts leave the store only through a
+ * subscription). It runs in the API process, which owns the checkpoint.
+ */
+export function eventDispatcherProvider(
+  queueName: string,
+  jobsFor: (store: EventStore) => (event: RecordedEvent) => DispatchedJob[] | Promise<DispatchedJob[]>,
+): Provider {
+  return {
+    provide: `event-dispatcher:${queueName}`,
+    inject: [EVENT_STORE, PROJECTIONS_REDIS, LEDGER_CONFIG, queueToken(queueName)],
+    useFactory: (store: EventStore, redis: Redis, config: LedgerConfig, queue: Queue) =>
+      new DispatcherHost(new EventDispatcher({ store, redis, prefix: config.redisPrefix, name: queueName, queue, jobsFor: jobsFor(store) })),
+  };
+}
