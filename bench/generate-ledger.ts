@@ -527,6 +527,8 @@ class LedgerGenerator {
         obligationSourceSystem: 'core-loans',
         regulatoryProfile: 'baseline',
       },
+      embed: null,
+      gracePeriodDays: 0,
     };
     const configurationId = this.random.uuid();
     const [published] = decidePublication(
@@ -646,7 +648,7 @@ class LedgerGenerator {
     const { tenant } = customer;
     const configuration = template.configuration;
     const profile = this.profiles.get(configuration.redec!.regulatoryProfile) ?? null;
-    checkInteraction(configuration, profile, customer.state!.identifiers, 'customerId');
+    checkInteraction(configuration, profile, customer.state!.identifiers, 'customerId', 'redec');
     const interactionId = this.random.uuid();
     const events = decideCreateInteraction({ interactionId, customerId: customer.customerId, configuration, now: this.now });
     if (!this.append(redecStreams.interaction(tenant.tenantId, interactionId), events.map((e) => this.event(e, this.request(tenant))), 'no_stream')) return;
@@ -687,6 +689,7 @@ class LedgerGenerator {
       request,
       requestSha256: createHash('sha256').update(canonicalJson(request)).digest('hex'),
       interaction: { interactionId, customerId: customer.customerId },
+      capture: 'deferred_external',
       configuration,
       policy: grantPolicyOf(profile),
       existing: null,

@@ -54,6 +54,8 @@ describe('/v1/configurations', () => {
       channel: 'digital',
       captureTiming: 'deferred_external',
       redec,
+      embed: null,
+      gracePeriodDays: 0,
     });
     const second = await publish(admin, body({ templateKey: 'immutable', text: 'Second wording.', channel: 'phone' }));
     expect(second.status).toBe(201);
@@ -104,6 +106,10 @@ describe('/v1/configurations', () => {
       [body({ redec: { ...redec, targets: [] } }), [{ field: 'redec.targets', reason: 'too_few_items' }]],
       [body({ redec: { ...redec, regulatoryProfile: 'bank-phone' } }), [{ field: 'redec.regulatoryProfile', reason: 'unknown_regulatory_profile' }]],
       [body({ captureTiming: 'embedded', channel: 'phone' }), [{ field: 'captureTiming', reason: 'embedded_requires_digital_channel' }]],
+      [body({ embed: { allowedOrigins: ['https://bank.example'] } }), [{ field: 'embed', reason: 'embed_requires_embedded_capture' }]],
+      [body({ captureTiming: 'embedded', embed: { allowedOrigins: ['https://bank.example/path'] } }), [{ field: 'embed.allowedOrigins[0]', reason: 'invalid_origin' }]],
+      [body({ gracePeriodDays: 400 }), [{ field: 'gracePeriodDays', reason: expect.any(String) }]],
+      [body({ gracePeriodDays: 7 }), [{ field: 'gracePeriodDays', reason: 'grace_period_requires_earlier_version' }]],
       [{ title: 'x' }, [
         { field: 'templateKey', reason: 'required' },
         { field: 'text', reason: 'required' },

@@ -7,3 +7,4 @@ export * from './obligation';
 export * from './streams';
 export * from './access';
 export * from './audit';
+export * from './derived-id';

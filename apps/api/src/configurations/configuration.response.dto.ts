@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { CAPTURE_TIMINGS, CHANNELS } from '@ledger/redec';
 import type { ConfigurationContent, ConfigurationPublished } from '@ledger/redec';
-import { RedecTermsDto } from './publish/publish-configuration.request.dto';
+import { EmbedTermsDto, RedecTermsDto } from './publish/publish-configuration.request.dto';
 
 /** One published configuration version, as POST answers it and GET reads it back. */
 export class ConfigurationResponseDto {
@@ -15,6 +15,9 @@ export class ConfigurationResponseDto {
   @ApiProperty({ description: 'How consent is captured: `deferred_external` or `embedded`.', enum: CAPTURE_TIMINGS }) captureTiming!: ConfigurationContent['captureTiming'];
   @ApiProperty({ description: 'The REDEC terms as published, or null for a general (non-REDEC) consent.', type: RedecTermsDto, nullable: true })
   redec!: RedecTermsDto | null;
+  @ApiProperty({ description: 'Where the consent page of an embedded configuration may be framed and return to, or null.', type: EmbedTermsDto, nullable: true })
+  embed!: EmbedTermsDto | null;
+  @ApiProperty({ description: 'Days holders of an earlier version keep complying after this version is published.', type: 'integer', minimum: 0 }) gracePeriodDays!: number;
 }
 
 /** The same members in the same order whether answered at publication or read back; the tenant is never shown. */
@@ -29,5 +32,7 @@ export function configurationResponse(configuration: ConfigurationPublished['dat
     channel: configuration.channel,
     captureTiming: configuration.captureTiming,
     redec: configuration.redec,
+    embed: configuration.embed,
+    gracePeriodDays: configuration.gracePeriodDays,
   };
 }

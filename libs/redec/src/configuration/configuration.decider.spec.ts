@@ -19,6 +19,8 @@ const content = (overrides: Partial<ConfigurationContent> = {}): ConfigurationCo
   channel: 'digital',
   captureTiming: 'deferred_external',
   redec,
+  embed: null,
+  gracePeriodDays: 0,
   ...overrides,
 });
 const profiles = new ProfileCatalog([{ ...BASELINE_PROFILE, id: 'digital-only', channels: { digital: BASELINE_PROFILE.channels.digital } }]);
@@ -76,5 +78,26 @@ describe('configuration publication', () => {
       { field: 'captureTiming', reason: 'embedded_requires_digital_channel' },
     ]);
     expect(when(null, content({ captureTiming: 'embedded' }))).toMatchObject([{ data: { captureTiming: 'embedded' } }]);
+  });
+
+  it('frames the consent page only for embedded capture, from bare https (or loopback http) origins, each once', () => {
+    const embedded = (allowedOrigins: string[]) => content({ captureTiming: 'embedded', embed: { allowedOrigins } });
+    expect(when(null, embedded(['https://bank.example', 'http://localhost:8080']))).toMatchObject([{ data: { embed: { allowedOrigins: ['https://bank.example', 'http://localhost:8080'] } } }]);
+    expect(refusalOf(() => when(null, content({ embed: { allowedOrigins: ['https://bank.example'] } }))).errors).toEqual([{ field: 'embed', reason: 'embed_requires_embedded_capture' }]);
+    expect(
+      refusalOf(() => when(null, embedded(['https://bank.example/', 'http://bank.example', 'https://BANK.example', 'https://bank.example', "https://a'b.example", 'https://bank.example', 'https://*.bank.example']))).errors,
+    ).toEqual([
+      { field: 'embed.allowedOrigins[0]', reason: 'invalid_origin' },
+      { field: 'embed.allowedOrigins[1]', reason: 'invalid_origin' },
+      { field: 'embed.allowedOrigins[2]', reason: 'invalid_origin' },
+      { field: 'embed.allowedOrigins[4]', reason: 'invalid_origin' },
+      { field: 'embed.allowedOrigins[5]', reason: 'duplicate_origin' },
+      { field: 'embed.allowedOrigins[6]', reason: 'invalid_origin' },
+    ]);
+  });
+
+  it('gives a grace period only to a version that has an earlier one', () => {
+    expect(refusalOf(() => when(null, content({ gracePeriodDays: 30 }))).errors).toEqual([{ field: 'gracePeriodDays', reason: 'grace_period_requires_earlier_version' }]);
+    expect(when(given([published(1)]), content({ gracePeriodDays: 30 }))).toMatchObject([{ data: { version: 2, gracePeriodDays: 30 } }]);
   });
 });

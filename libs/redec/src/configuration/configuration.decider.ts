@@ -34,6 +34,8 @@ export interface PublishConfiguration {
 export function decidePublication(command: PublishConfiguration, state: ConfigurationTemplate | null, profiles: ProfileCatalog): ConfigurationEvent[] {
   const { configurationId, content } = command.data;
   const errors = checkConfigurationContent(content, profiles);
+  // A grace period lets holders of the previous version keep complying; the first version has no holders to wait for.
+  if (content.gracePeriodDays > 0 && !state) errors.push({ field: 'gracePeriodDays', reason: 'grace_period_requires_earlier_version' });
   if (errors.length > 0) throw validationError(`The configuration has ${errors.length} invalid field(s).`, { errors });
   return [
     {
@@ -47,6 +49,14 @@ function checkConfigurationContent(content: ConfigurationContent, profiles: Prof
   const errors: FieldError[] = [];
   // The embedded flow is the service's own consent page (CONTRACT.md, embed sessions): a web page is a digital channel.
   if (content.captureTiming === 'embedded' && content.channel !== 'digital') errors.push({ field: 'captureTiming', reason: 'embedded_requires_digital_channel' });
+  if (content.embed) {
+    if (content.captureTiming !== 'embedded') errors.push({ field: 'embed', reason: 'embed_requires_embedded_capture' });
+    content.embed.allowedOrigins.forEach((origin, index) => {
+      const field = `embed.allowedOrigins[${index}]`;
+      if (!isEmbedOrigin(origin)) errors.push({ field, reason: 'invalid_origin' });
+      else if (content.embed!.allowedOrigins.indexOf(origin) !== index) errors.push({ field, reason: 'duplicate_origin' });
+    });
+  }
   const redec = content.redec;
   if (!redec) return errors;
   redec.objectiveCodes.forEach((code, index) => {
@@ -59,4 +69,25 @@ function checkConfigurationContent(content: ConfigurationContent, profiles: Prof
   if (!profile) errors.push({ field: 'redec.regulatoryProfile', reason: 'unknown_regulatory_profile' });
   else if (!supportsChannel(profile, content.channel)) errors.push({ field: 'channel', reason: 'not_supported_by_regulatory_profile' });
   return errors;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const ORIGIN_SHAPE = /^https?:\/\/([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(:[0-9]{1,5})?$/;
+
+/**
+ * A bare origin exactly as a browser serializes it (`https://bank.example`,
+ * no path, no trailing slash, lower case): it is written into the page's
+ * Content-Security-Policy and compared with return URLs. https only, but for
+ * a loopback host, where a developer's own machine runs the integrator's site.
+ */
+export function isEmbedOrigin(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  // The URL parser lets `*`, `;` and quotes through in host names; none belongs in a CSP source.
+  if (url.origin !== value || !ORIGIN_SHAPE.test(value)) return false;
+  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
 }

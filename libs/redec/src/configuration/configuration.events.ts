@@ -19,6 +19,15 @@ export interface RedecTerms {
 
 export const CAPTURE_TIMINGS = ['deferred_external', 'embedded'] as const satisfies readonly CaptureTiming[];
 
+/**
+ * Where the service's consent page of an embedded configuration may be
+ * framed, and where it may send the data subject back: origins
+ * (`scheme://host[:port]`) of the integrator's sites.
+ */
+export interface EmbedTerms {
+  allowedOrigins: string[];
+}
+
 /** What the integrator publishes; `redec` is null for a general (non-REDEC) consent. */
 export interface ConfigurationContent {
   templateKey: string;
@@ -27,6 +36,13 @@ export interface ConfigurationContent {
   channel: Channel;
   captureTiming: CaptureTiming;
   redec: RedecTerms | null;
+  /** Only for `captureTiming: embedded`; null means the page may not be framed at all. */
+  embed: EmbedTerms | null;
+  /**
+   * Days during which holders of an earlier version still comply, while this
+   * version is a pending change for them (0: in force at publication).
+   */
+  gracePeriodDays: number;
 }
 
 /** The next version of a template, published. Immutable: a change is a new version with a new configurationId. */

@@ -12,6 +12,8 @@ const data: ConfigurationPublished['data'] = {
   channel: 'digital',
   captureTiming: 'deferred_external',
   redec: null,
+  embed: null,
+  gracePeriodDays: 0,
 };
 const recorded = (type: string, tenantId: string | null = 't1'): RecordedEvent =>
   ({ id: 'e1', type, data, metadata: { tenantId: tenantId ?? undefined, correlationId: 'c', recordedAt: 1, schemaVersion: 1 }, streamId: 's', revision: 0, position: 1, created: 1, integrity: { hash: 'h', previousHash: null } }) as RecordedEvent;
@@ -23,6 +25,12 @@ describe('configurations projection', () => {
     const document = configurationsProjection.evolve(null, event)!;
     expect(document).toEqual({ tenantId: 't1', ...data });
     expect(configurationsProjection.indexes!(document)).toEqual([{ index: 'template', value: 't1:redec-credit-evaluation' }]);
+  });
+
+  it('reads a version published before embed terms and grace periods as having none', () => {
+    const { embed: _embed, gracePeriodDays: _grace, ...earlier } = data;
+    const event = { ...recorded('ConfigurationPublished'), data: earlier };
+    expect(configurationsProjection.evolve(null, event)).toEqual({ tenantId: 't1', ...data, embed: null, gracePeriodDays: 0 });
   });
 
   it('ignores other facts and facts without a tenant', () => {

@@ -18,6 +18,9 @@ function templateIndexValue(tenantId: string, templateKey: string): string {
   return `${tenantId}:${templateKey}`;
 }
 
+/** What a version published before embed terms and grace periods existed has of them. */
+const BEFORE_EMBED_AND_GRACE: Pick<ConfigurationDocument, 'embed' | 'gracePeriodDays'> = { embed: null, gracePeriodDays: 0 };
+
 /**
  * Every published version, by id (what an interaction links to) and by
  * template (what compliance evaluates against: the latest version). A version
@@ -25,14 +28,15 @@ function templateIndexValue(tenantId: string, templateKey: string): string {
  */
 export const configurationsProjection: DocumentProjection<ConfigurationDocument> = {
   name: CONFIGURATIONS_PROJECTION,
-  version: 1,
+  // 2: versions published before embed terms and grace periods existed read as having none.
+  version: 2,
   route(event: RecordedEvent): string[] {
     if (event.type !== 'ConfigurationPublished' || !event.metadata.tenantId) return [];
     return [configurationDocumentId(event.metadata.tenantId, (event.data as ConfigurationPublished['data']).configurationId)];
   },
   evolve(document: ConfigurationDocument | null, recorded: RecordedEvent): ConfigurationDocument | null {
     const event = recorded as unknown as ConfigurationPublished;
-    return event.type === 'ConfigurationPublished' ? { tenantId: recorded.metadata.tenantId!, ...event.data } : document;
+    return event.type === 'ConfigurationPublished' ? { tenantId: recorded.metadata.tenantId!, ...BEFORE_EMBED_AND_GRACE, ...event.data } : document;
   },
   indexes(document: ConfigurationDocument): IndexEntry[] {
     return [{ index: BY_TEMPLATE, value: templateIndexValue(document.tenantId, document.templateKey) }];

@@ -54,6 +54,7 @@ function given(overrides: Partial<GrantInput> = {}, request: Partial<GrantInput[
     configuration: configuration(),
     policy: baseline,
     existing: null,
+    capture: 'deferred_external',
     ids: { redecConsentId: 'con-1', consentActionId: 'act-1', internalConsentCode: 'A1B2C3D4E5F6G7H8I9J0' },
     now,
     initialAccessValidUntil: (grantedAt) => grantedAt + 21 * DAY,
@@ -161,6 +162,14 @@ describe('grant', () => {
   it('needs a REDEC configuration captured outside the service', () => {
     expect(refusal(given({ configuration: configuration({ redec: null }) })).code).toBe('redec_configuration_required');
     expect(refusal(given({ configuration: configuration({ captureTiming: 'embedded' }) })).code).toBe('redec_capture_is_embedded');
+  });
+
+  it('records an embedded capture with the receipt of the acceptance as both grantedAt and recordedAt', () => {
+    const embedded = configuration({ captureTiming: 'embedded' });
+    const acceptedAt = now - 2000;
+    const grant = granted(given({ configuration: embedded, capture: 'embedded' }, { occurredAt: acceptedAt }));
+    expect(grant).toMatchObject({ captureTiming: 'embedded', grantedAt: acceptedAt, recordedAt: acceptedAt, initialAccessValidUntil: acceptedAt + 21 * DAY });
+    expect(refusal(given({ capture: 'embedded' })).code).toBe('configuration_not_embedded');
   });
 
   it('normalizes the representative RUT, masks it for documents, and refuses an invalid one', () => {

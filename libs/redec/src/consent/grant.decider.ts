@@ -42,6 +42,8 @@ export interface GrantableConfiguration {
     obligationSourceSystem: string;
     regulatoryProfile: string;
   } | null;
+  /** Embedded configurations only; absent in interactions frozen before embed terms existed. */
+  embed?: { allowedOrigins: string[] } | null;
 }
 
 /** The grant request after the HTTP layer validated its shape, protected the RUT and stored supplied bytes. */
@@ -65,6 +67,12 @@ export interface GrantInput {
   /** The grant already recorded on this interaction, if any. */
   existing: ConsentGranted['data'] | null;
   ids: { redecConsentId: string; consentActionId: string; internalConsentCode: string };
+  /**
+   * How this grant was captured; it must be the configuration's. Embedded
+   * capture is synchronous (spec 2.3): `occurredAt` is the service's receipt
+   * of the acceptance, and it is both `grantedAt` and `recordedAt`.
+   */
+  capture: CaptureTiming;
   /** Receipt time: the service clock when the request arrived. */
   now: number;
   initialAccessValidUntil: (grantedAt: number) => number;
@@ -89,8 +97,10 @@ export function decideGrant(input: GrantInput): GrantDecision {
   if (input.existing) return { kind: 'already_granted', grant: repeatedGrant(input.existing, input.requestSha256) };
   const redec = configuration.redec;
   if (!redec) throw conflict('redec_configuration_required', 'The interaction links to a configuration without a REDEC block.');
-  if (configuration.captureTiming !== 'deferred_external') {
-    throw conflict('redec_capture_is_embedded', 'This configuration captures consent in the embedded flow, not through grant.');
+  if (configuration.captureTiming !== input.capture) {
+    throw input.capture === 'deferred_external'
+      ? conflict('redec_capture_is_embedded', 'This configuration captures consent in the embedded flow, not through grant.')
+      : conflict('configuration_not_embedded', 'This configuration captures consent outside the service, through grant.');
   }
 
   if (request.occurredAt > now) {
@@ -144,7 +154,7 @@ export function decideGrant(input: GrantInput): GrantDecision {
         targets: redec.targets,
         obligationSourceSystem: redec.obligationSourceSystem,
         grantedAt,
-        recordedAt: now,
+        recordedAt: input.capture === 'embedded' ? grantedAt : now,
         initialAccessValidUntil: input.initialAccessValidUntil(grantedAt),
         sourceSystem: request.sourceSystem,
         sourceReference: request.sourceReference,

@@ -16,7 +16,7 @@ import type { GrantableConfiguration } from '../consent/grant.decider';
 import { ProfileCatalog } from '../profiles/profile-catalog';
 import { IdentifierForCheck } from '../profiles/regulatory-profile';
 import { redecStreams } from '../streams';
-import { checkInteraction, decideCreateInteraction } from './interaction.decider';
+import { InteractionPurpose, checkInteraction, decideCreateInteraction } from './interaction.decider';
 
 export interface InteractionDependencies {
   store: EventStore;
@@ -44,7 +44,8 @@ export async function createInteraction(
   deps: InteractionDependencies,
   request: CreateInteractionRequest,
   context: CommandContext & { tenantId: string },
-): Promise<CreateInteractionResult> {
+  purpose: InteractionPurpose,
+): Promise<CreateInteractionResult & { configuration: GrantableConfiguration }> {
   const { store } = deps;
   const { tenantId } = context;
   const found = await deps.findConfiguration(tenantId, request.configurationId);
@@ -57,12 +58,12 @@ export async function createInteraction(
   if ('customerId' in request) {
     const { state: customer } = await loadAggregate(store, streams.customer(tenantId, request.customerId), evolveCustomer);
     if (!customer) throw notFound('customer');
-    ({ configuration } = checkInteraction(found, profile, customer.identifiers, 'customerId'));
+    configuration = checkInteraction(found, profile, customer.identifiers, 'customerId', purpose);
     customerId = customer.customerId;
   } else {
     // Checked against the profile before resolving, so a refused interaction records no customer either.
     const identifiers: IdentifierForCheck[] = normalizeIdentifiers(request.identifiers, context.now);
-    ({ configuration } = checkInteraction(found, profile, identifiers, 'identifiers'));
+    configuration = checkInteraction(found, profile, identifiers, 'identifiers', purpose);
     const resolved = await resolveCustomer(store, deps.protection, { userReference: request.userReference, identifiers: request.identifiers }, context);
     customerId = resolved.customerId;
     customerCreated = resolved.created;
@@ -72,5 +73,5 @@ export async function createInteraction(
   const interactionId = randomUUID();
   const events = decideCreateInteraction({ interactionId, customerId, configuration, now: context.now });
   const appended = await store.append(redecStreams.interaction(tenantId, interactionId), events.map((e) => toNewEvent(e, context)), 'no_stream');
-  return { interactionId, customerId, configurationId: request.configurationId, customerCreated, position: Math.max(position, appended.position) };
+  return { interactionId, customerId, configurationId: request.configurationId, configuration, customerCreated, position: Math.max(position, appended.position) };
 }

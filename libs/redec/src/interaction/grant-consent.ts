@@ -3,7 +3,7 @@ import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
 import { CommandContext, ValueProtection, loadAggregate, toNewEvent } from '@ledger/ledger';
 import { conflict, notFound, validationError } from '@ledger/platform';
 import { BankingCalendar, initialAccessValidUntil } from '../calendar';
-import { ConsentGranted, EvidenceContent, GrantEvidence, GrantRepresentation } from '../consent/consent.events';
+import { CaptureTiming, ConsentGranted, EvidenceContent, GrantEvidence, GrantRepresentation } from '../consent/consent.events';
 import { GrantPolicy, GrantRequest, decideGrant, maskRut, normalizeRepresentativeRut, repeatedGrant } from '../consent/grant.decider';
 import { generateInternalConsentCode } from '../consent/internal-consent-code';
 import { ProfileCatalog } from '../profiles/profile-catalog';
@@ -70,6 +70,7 @@ export async function grantConsent(
   request: GrantConsentRequest,
   requestSha256: string,
   context: CommandContext & { tenantId: string },
+  capture: CaptureTiming = 'deferred_external',
 ): Promise<GrantConsentResult> {
   const { store } = deps;
   const { tenantId, now } = context;
@@ -104,6 +105,7 @@ export async function grantConsent(
       configuration: interaction.configuration,
       policy,
       existing: null,
+      capture,
       ids: { redecConsentId, consentActionId, internalConsentCode: generateInternalConsentCode() },
       now,
       initialAccessValidUntil: (grantedAt) => initialAccessValidUntil(grantedAt, deps.calendar),
@@ -151,7 +153,7 @@ function protectRepresentation(
 }
 
 /** Supplied bytes are stored now (content-addressed, so a retry stores nothing new); a reference elsewhere is recorded with its hash. */
-async function holdEvidence(blobs: GrantDependencies['blobs'], evidence: EvidenceInput): Promise<GrantEvidence> {
+export async function holdEvidence(blobs: GrantDependencies['blobs'], evidence: EvidenceInput): Promise<GrantEvidence> {
   if (evidence.kind === 'electronic') return evidence;
   const { contentBase64, externalReference, contentSha256, ...described } = evidence;
   let content: EvidenceContent;

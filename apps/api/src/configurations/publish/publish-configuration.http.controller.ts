@@ -23,7 +23,8 @@ export class PublishConfigurationHttpController {
     description:
       'Versions are numbered 1, 2, 3… per `templateKey` within the tenant; a published version never changes, and each has its own `configurationId`. ' +
       'Concurrent publications of one template get distinct consecutive versions. `redec.regulatoryProfile` must name a known Regulatory Profile that supports the `channel`; ' +
-      '`objectiveCodes` and `scopes[].scopeId` must be unique. Scope `consent:admin`. An optional Idempotency-Key replays the first answer exactly.',
+      '`objectiveCodes` and `scopes[].scopeId` must be unique. An `embedded` configuration may list `embed.allowedOrigins`, the sites that may frame its consent page and receive the data subject back. ' +
+      '`gracePeriodDays` (versions after the first) keeps holders of the earlier version compliant for that many days (docs/consent-compliance.md). Scope `consent:admin`. An optional Idempotency-Key replays the first answer exactly.',
   })
   @ApiCreatedResponse({ type: ConfigurationResponseDto, description: 'The published version, readable at once with GET /v1/configurations/{configurationId}.' })
   async publish(@Body() body: PublishConfigurationRequestDto): Promise<ConfigurationResponseDto> {
@@ -51,5 +52,7 @@ function toContent(body: PublishConfigurationRequestDto): ConfigurationContent {
           regulatoryProfile: redec.regulatoryProfile,
         }
       : null,
+    embed: body.embed ? { allowedOrigins: [...body.embed.allowedOrigins] } : null,
+    gracePeriodDays: body.gracePeriodDays ?? 0,
   };
 }

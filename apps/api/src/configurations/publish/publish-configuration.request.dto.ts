@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { CAPTURE_TIMINGS, CHANNELS } from '@ledger/redec';
 import type { ConfigurationContent } from '@ledger/redec';
 
@@ -83,6 +83,22 @@ export class RedecTermsDto {
   regulatoryProfile!: string;
 }
 
+export class EmbedTermsDto {
+  @ApiProperty({
+    description:
+      "Origins of the integrator's sites (`https://bank.example`, exactly as a browser writes an origin; `http://` only for localhost): they alone may frame the consent page (CSP frame-ancestors), and a session's `returnUrl` must be on one of them. Empty: the page is never framed.",
+    type: [String],
+    maxItems: 20,
+    example: ['https://www.bank.example'],
+  })
+  @IsDefined()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @MaxLength(200, { each: true })
+  allowedOrigins!: string[];
+}
+
 export class PublishConfigurationRequestDto {
   @ApiProperty({
     description: 'The template this publishes a version of. Versions are numbered 1, 2, 3… per template key within the tenant.',
@@ -127,4 +143,25 @@ export class PublishConfigurationRequestDto {
   @ValidateNested()
   @Type(() => RedecTermsDto)
   redec?: RedecTermsDto;
+
+  @ApiPropertyOptional({ type: EmbedTermsDto, description: 'Only with `captureTiming: embedded`: where the consent page may be framed and may return to.' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => EmbedTermsDto)
+  embed?: EmbedTermsDto;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 365,
+    default: 0,
+    description:
+      'Days during which a customer who accepted an earlier version of the template still complies; meanwhile this version is a `pendingVersionChange` for them. 0 (default): in force at publication. Not allowed on version 1.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(365)
+  gracePeriodDays?: number;
 }

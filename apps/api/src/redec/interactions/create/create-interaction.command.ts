@@ -3,12 +3,15 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { CLOCK, Clock, IdentifierProtection } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
-import { CreateInteractionRequest, CreateInteractionResult, ProfileCatalog, createInteraction, readConfiguration } from '@ledger/redec';
+import { CreateInteractionRequest, CreateInteractionResult, InteractionPurpose, ProfileCatalog, createInteraction, readConfiguration } from '@ledger/redec';
 import { ReadYourWrites } from '../../../read-your-writes';
 import { requestCommandContext } from '../../../request-command-context';
 
 export class CreateInteractionCommand {
-  constructor(readonly request: CreateInteractionRequest) {}
+  constructor(
+    readonly request: CreateInteractionRequest,
+    readonly purpose: Exclude<InteractionPurpose, 'embedded'>,
+  ) {}
 }
 
 @CommandHandler(CreateInteractionCommand)
@@ -22,7 +25,7 @@ export class CreateInteractionHandler implements ICommandHandler<CreateInteracti
     private readonly readYourWrites: ReadYourWrites,
   ) {}
 
-  async execute({ request }: CreateInteractionCommand): Promise<CreateInteractionResult> {
+  async execute({ request, purpose }: CreateInteractionCommand): Promise<CreateInteractionResult> {
     const result = await createInteraction(
       {
         store: this.store,
@@ -32,6 +35,7 @@ export class CreateInteractionHandler implements ICommandHandler<CreateInteracti
       },
       request,
       requestCommandContext(this.clock),
+      purpose,
     );
     await this.readYourWrites.waitFor(result.position);
     return result;

@@ -26,13 +26,13 @@ export class CreateInteractionHttpController {
   @ApiCreatedResponse({ type: CreateInteractionResponseDto })
   async create(@Body() body: CreateInteractionRequestDto, @CurrentPrincipal() principal: Principal): Promise<CreateInteractionResponseDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
-    const result = await this.commandBus.execute<CreateInteractionCommand, CreateInteractionResult>(new CreateInteractionCommand(customerReference(body)));
+    const result = await this.commandBus.execute<CreateInteractionCommand, CreateInteractionResult>(new CreateInteractionCommand(customerReference(body), 'redec'));
     return { interactionId: result.interactionId, customerId: result.customerId, configurationId: result.configurationId, customerCreated: result.customerCreated };
   }
 }
 
 /** Exactly one way to name the customer: `customerId`, or `userReference` with `identifiers`. */
-function customerReference(body: CreateInteractionRequestDto): CreateInteractionRequest {
+export function customerReference(body: CreateInteractionRequestDto): CreateInteractionRequest {
   const { configurationId, customerId, userReference, identifiers } = body;
   if (customerId !== undefined && userReference === undefined && identifiers === undefined) return { configurationId, customerId };
   if (customerId === undefined && userReference !== undefined && identifiers !== undefined) return { configurationId, userReference, identifiers };

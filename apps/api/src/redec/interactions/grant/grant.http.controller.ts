@@ -67,7 +67,7 @@ const EVIDENCE_FIELDS: Record<EvidenceDto['kind'], Array<keyof EvidenceDto>> = {
   physical_document: ['kind', 'digitizedAt', 'mediaType', 'contentBase64', 'externalReference', 'contentSha256'],
 };
 
-function toEvidence(evidence: EvidenceDto): EvidenceInput {
+export function toEvidence(evidence: EvidenceDto): EvidenceInput {
   const allowed = EVIDENCE_FIELDS[evidence.kind];
   const foreign: FieldError[] = (Object.keys(evidence) as Array<keyof EvidenceDto>)
     .filter((field) => evidence[field] !== undefined && !allowed.includes(field))
