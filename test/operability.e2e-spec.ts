@@ -122,6 +122,38 @@ describe('operability', () => {
     expect([...property(code, 'result').enum!].sort()).toEqual([...CONSENT_CODE_RESULTS].sort());
   });
 
+  it('documents the embed sessions, the compliance response and both kinds of a customer\'s consents', async () => {
+    type Schema = { $ref?: string; properties?: Record<string, Schema>; items?: Schema; enum?: string[]; oneOf?: Schema[]; anyOf?: Schema[] };
+    type Operation = { parameters?: Array<{ name: string; in: string; required?: boolean }>; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: Schema }> }> };
+    const document = (await api.http.get('/openapi.json')).body as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+    const resolve = (schema: Schema): Schema => {
+      if (schema.$ref) return resolve(document.components.schemas[schema.$ref.replace('#/components/schemas/', '')]);
+      if (schema.anyOf) return resolve(schema.anyOf.find((part) => (part as { type?: string }).type !== 'null')!);
+      return schema;
+    };
+    const fields = (schema: Schema) => Object.keys(resolve(schema).properties ?? {});
+    const operation = (method: string, path: string) => document.paths[path][method];
+    const responseOf = (method: string, path: string, status: string) => resolve(operation(method, path).responses[status].content!['application/json'].schema);
+
+    const sessions = operation('post', '/v1/embed/sessions');
+    expect(fields(sessions.requestBody!.content['application/json'].schema)).toEqual(
+      expect.arrayContaining(['configurationId', 'userReference', 'customerId', 'identifiers', 'returnUrl', 'dynamicReference']),
+    );
+    expect(fields(responseOf('post', '/v1/embed/sessions', '201'))).toEqual(expect.arrayContaining(['sessionId', 'customerId', 'url', 'expiresAt']));
+    expect(fields(responseOf('get', '/v1/embed/sessions/{sessionId}', '200'))).toEqual(expect.arrayContaining(['status', 'decidedAt', 'consent', 'dynamicReference']));
+
+    const complianceOperation = '/v1/customers/{customerId}/consent-compliance';
+    expect(operation('get', complianceOperation).parameters!.filter((p) => p.in === 'query').map((p) => [p.name, p.required])).toEqual([['templateKey', true]]);
+    const compliance = responseOf('get', complianceOperation, '200');
+    expect(fields(compliance).sort()).toEqual(['acceptedVersion', 'evaluatedVersion', 'pendingRequirements', 'pendingVersionChanges', 'status', 'templateKey']);
+    expect(resolve(compliance.properties!.status).enum).toEqual(['complies', 'partially_compliant', 'non_compliant']);
+
+    const consents = responseOf('get', '/v1/customers/{customerId}/consents', '200').properties!.consents.items!;
+    const kinds = consents.oneOf!.map((variant) => resolve(variant));
+    expect(kinds.map((kind) => resolve(kind.properties!.kind).enum)).toEqual([['redec'], ['general']]);
+    for (const kind of kinds) expect(Object.keys(kind.properties!)).toEqual(expect.arrayContaining(['templateKey', 'configurationVersion', 'status', 'grantedAt']));
+  });
+
   it('logs JSON lines that carry the request id, echoed in x-request-id', async () => {
     const response = await api.http.get('/health/live').set('x-request-id', 'trace-abc-123');
     expect(response.headers['x-request-id']).toBe('trace-abc-123');

@@ -6,7 +6,9 @@ import { QueuesModule } from '@ledger/queues';
 import { declaredQueues } from '../../worker/src/declared-queues';
 import { ConfigurationsModule } from './configurations/configurations.module';
 import { AuditModule } from './audit/audit.module';
+import { ConsentsModule } from './consents/consents.module';
 import { CustomersModule } from './customers/customers.module';
+import { EmbedModule } from './embed/embed.module';
 import { HealthController } from './health/health.controller';
 import { LedgerCoreModule } from './ledger-core.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -28,6 +30,8 @@ export class AppModule {
         CustomersModule,
         ConfigurationsModule.forRoot(config),
         RedecModule.forRoot(config),
+        ConsentsModule,
+        EmbedModule.forRoot(config),
         AuditModule,
         WebhookEndpointsModule,
         WebhooksDispatchModule,

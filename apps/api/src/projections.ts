@@ -1,3 +1,4 @@
+import { generalConsentsProjection } from '@ledger/consents';
 import { customersProjection } from '@ledger/ledger';
 import type { AnyDocumentProjection } from '@ledger/projections';
 import { configurationsProjection, consentReferencesProjection, consentsProjection, obligationsProjection } from '@ledger/redec';
@@ -13,4 +14,5 @@ export const PROJECTIONS: readonly AnyDocumentProjection[] = [
   consentsProjection,
   obligationsProjection,
   consentReferencesProjection,
+  generalConsentsProjection,
 ];

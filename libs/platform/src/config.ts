@@ -23,6 +23,12 @@ export interface LedgerConfig {
   profilesFile: string | undefined;
   /** Holidays beside the shipped table (LEDGER_HOLIDAYS_FILE), e.g. a newly declared one-off holiday. */
   holidaysFile: string | undefined;
+  /**
+   * Where the data subject's browser reaches this service (LEDGER_PUBLIC_URL):
+   * the base of the consent page URLs that embed sessions hand out. Without
+   * a trailing slash.
+   */
+  publicUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -53,7 +59,23 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     logLevel: env.LOG_LEVEL ?? 'info',
     profilesFile: env.LEDGER_PROFILES_FILE ? resolve(env.LEDGER_PROFILES_FILE) : undefined,
     holidaysFile: env.LEDGER_HOLIDAYS_FILE ? resolve(env.LEDGER_HOLIDAYS_FILE) : undefined,
+    publicUrl: parsePublicUrl(env.LEDGER_PUBLIC_URL ?? `http://${formatHost(env.HOST ?? '127.0.0.1')}:${env.PORT ?? '3000'}`),
   };
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function parsePublicUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('LEDGER_PUBLIC_URL must be an absolute http(s) URL');
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash) throw new ConfigError('LEDGER_PUBLIC_URL must be an http(s) URL without query or fragment');
+  return url.toString().replace(/\/+$/, '');
 }
 
 function parseInteger(name: string, raw: string): number {

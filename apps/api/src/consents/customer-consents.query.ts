@@ -1,10 +1,33 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { readCustomerGeneralConsents } from '@ledger/consents';
 import { CustomerDocument, customerDocumentId, customersProjection } from '@ledger/ledger';
 import { CLOCK, Clock, notFound } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
-import { regulatoryRepresentation } from '@ledger/redec';
-import { consentIndexes, findConsents } from '../consent-reads';
+import { ConsentState, regulatoryRepresentation } from '@ledger/redec';
+import { consentIndexes, findConsents } from '../redec/consents/consent-reads';
+import { GeneralConsentDto, generalConsentView } from './general-consent.dto';
+
+/** One REDEC consent of a customer: what it is (kind, template, version) beside its regulatory representation. */
+export type CustomerRedecConsent = ReturnType<typeof regulatoryRepresentation> & { kind: 'redec'; templateKey: string; configurationVersion: number };
+export type CustomerConsent = CustomerRedecConsent | GeneralConsentDto;
+
+/** Both kinds of a customer's consents, as their facts stand: what the list and compliance read. */
+export interface CustomerConsentStates {
+  redec: ConsentState[];
+  general: Awaited<ReturnType<typeof readCustomerGeneralConsents>>;
+}
+
+/** The customer's consents of both kinds, or 404 when the tenant has no such customer (another tenant's included). */
+export async function readCustomerConsents(readModel: ReadModel, tenantId: string, customerId: string): Promise<CustomerConsentStates> {
+  const customer = await readModel.getDocument<CustomerDocument>(customersProjection.name, customerDocumentId(tenantId, customerId));
+  if (!customer) throw notFound('customer');
+  const [redec, general] = await Promise.all([
+    findConsents(readModel, consentIndexes.customer(tenantId, customerId)),
+    readCustomerGeneralConsents(readModel, tenantId, customerId),
+  ]);
+  return { redec, general };
+}
 
 export class CustomerConsentsQuery {
   constructor(
@@ -12,9 +35,6 @@ export class CustomerConsentsQuery {
     readonly customerId: string,
   ) {}
 }
-
-/** One consent of a customer: what it is (kind, template, version) beside its regulatory representation. */
-export type CustomerConsent = ReturnType<typeof regulatoryRepresentation> & { kind: 'redec'; templateKey: string; configurationVersion: number };
 
 @QueryHandler(CustomerConsentsQuery)
 export class CustomerConsentsHandler implements IQueryHandler<CustomerConsentsQuery, { consents: CustomerConsent[] }> {
@@ -24,19 +44,17 @@ export class CustomerConsentsHandler implements IQueryHandler<CustomerConsentsQu
   ) {}
 
   async execute({ tenantId, customerId }: CustomerConsentsQuery): Promise<{ consents: CustomerConsent[] }> {
-    const customer = await this.readModel.getDocument<CustomerDocument>(customersProjection.name, customerDocumentId(tenantId, customerId));
-    if (!customer) throw notFound('customer');
+    const { redec, general } = await readCustomerConsents(this.readModel, tenantId, customerId);
     const now = this.clock.now();
-    const consents = await findConsents(this.readModel, consentIndexes.customer(tenantId, customerId));
-    return {
-      consents: consents
-        .map((consent) => ({
-          kind: 'redec' as const,
-          templateKey: consent.grant.templateKey,
-          configurationVersion: consent.grant.configurationVersion,
-          ...regulatoryRepresentation(consent, now),
-        }))
-        .sort((a, b) => a.grantedAt - b.grantedAt),
-    };
+    const consents: CustomerConsent[] = [
+      ...redec.map((consent) => ({
+        kind: 'redec' as const,
+        templateKey: consent.grant.templateKey,
+        configurationVersion: consent.grant.configurationVersion,
+        ...regulatoryRepresentation(consent, now),
+      })),
+      ...general.map(generalConsentView),
+    ];
+    return { consents: consents.sort((a, b) => a.grantedAt - b.grantedAt) };
   }
 }

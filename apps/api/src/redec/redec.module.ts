@@ -6,8 +6,6 @@ import { ConsentCertificatesModule } from './artifacts/consent-certificates.modu
 import { bankingCalendarProvider } from './banking-calendar.provider';
 import { ArtifactHttpController } from './consents/artifact/artifact.http.controller';
 import { EvidenceHttpController } from './consents/evidence/evidence.http.controller';
-import { CustomerConsentsHttpController } from './consents/customer-consents/customer-consents.http.controller';
-import { CustomerConsentsHandler } from './consents/customer-consents/customer-consents.query';
 import { GetConsentHttpController } from './consents/get/get-consent.http.controller';
 import { GetConsentHandler } from './consents/get/get-consent.query';
 import { LookupConsentsHttpController } from './consents/lookup/lookup-consents.http.controller';
@@ -41,7 +39,6 @@ export class RedecModule {
         GrantHttpController,
         GetConsentHttpController,
         LookupConsentsHttpController,
-        CustomerConsentsHttpController,
         EvidenceHttpController,
         ArtifactHttpController,
         BindObligationHttpController,
@@ -59,7 +56,6 @@ export class RedecModule {
         GrantConsentHandler,
         GetConsentHandler,
         LookupConsentsHandler,
-        CustomerConsentsHandler,
         BindObligationHandler,
         ConsentCodeHandler,
         RecordNotificationEvidenceHandler,

@@ -1,0 +1,130 @@
+import { Body, Controller, Get, Headers, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
+import { isUUID } from 'class-validator';
+import { ConsentPageSession, EmbedDecisionResult, OutcomePage, consentPageHeaders, renderConsentPage, renderOutcomePage } from '@ledger/embed';
+import { Public } from '@ledger/http';
+import { DomainError, IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
+import { DecideOnEmbedSessionCommand, ReadConsentPageQuery } from './embed-session.commands';
+
+/** The page's path: the tenant is in it because every stream is the tenant's; the token proves the right to open it. */
+export function consentPagePath(tenantId: string, sessionId: string): string {
+  return `/embed/${tenantId}/sessions/${sessionId}`;
+}
+
+const OUTCOME_STATUS: Record<OutcomePage, number> = { accepted: 200, declined: 200, expired: 410, already_used: 409, not_found: 404, refused: 403 };
+
+/** Domain refusals as the page shows them to the data subject: never a problem+json, never a detail of the session. */
+const OUTCOME_OF_CODE: Record<string, OutcomePage> = { NOT_FOUND: 'not_found', embed_session_expired: 'expired', embed_session_already_used: 'already_used' };
+
+interface DecisionForm {
+  token?: unknown;
+  csrf?: unknown;
+  decision?: unknown;
+}
+
+/**
+ * The consent page the data subject sees (embedded capture): served by the
+ * service, public (the data subject has no API key; the session's token is
+ * the credential), framed only by the configuration's allowed origins, and
+ * answered with a plain form POST that is refused from any other site.
+ */
+@ApiExcludeController()
+@Controller('embed')
+export class ConsentPageHttpController {
+  private readonly publicOrigin: string;
+
+  constructor(
+    private readonly queryBus: QueryBus,
+    private readonly commandBus: CommandBus,
+    private readonly protection: IdentifierProtection,
+    @Inject(LEDGER_CONFIG) config: LedgerConfig,
+  ) {
+    this.publicOrigin = new URL(config.publicUrl).origin;
+  }
+
+  @Get(':tenantId/sessions/:sessionId')
+  @Public()
+  async show(@Param('tenantId') tenantId: string, @Param('sessionId') sessionId: string, @Query('token') token: unknown, @Res() reply: FastifyReply): Promise<void> {
+    if (!isUUID(tenantId) || !isUUID(sessionId) || typeof token !== 'string') return outcome(reply, 'not_found');
+    let page: ConsentPageSession;
+    try {
+      page = await this.queryBus.execute(new ReadConsentPageQuery(tenantId, sessionId, token));
+    } catch (error) {
+      return refusal(reply, error);
+    }
+    const { session, status, configuration } = page;
+    if (status !== 'open') return outcome(reply, status === 'expired' ? 'expired' : 'already_used', session.allowedOrigins);
+    const html = renderConsentPage({
+      title: configuration.title,
+      text: configuration.text,
+      redec: configuration.redec && {
+        finalityCode: configuration.redec.finalityCode,
+        objectiveCodes: configuration.redec.objectiveCodes,
+        scopes: configuration.redec.scopes,
+        targets: configuration.redec.targets,
+      },
+      formAction: `${consentPagePath(tenantId, sessionId)}/decision`,
+      hiddenFields: { token, csrf: this.csrfToken(tenantId, sessionId) },
+      expiresAt: session.expiresAt,
+    });
+    const returnOrigins = session.returnUrl ? [new URL(session.returnUrl).origin] : [];
+    reply.status(200).headers(consentPageHeaders({ frameAncestors: session.allowedOrigins, formActionOrigins: returnOrigins })).send(html);
+  }
+
+  @Post(':tenantId/sessions/:sessionId/decision')
+  @Public()
+  async decide(
+    @Param('tenantId') tenantId: string,
+    @Param('sessionId') sessionId: string,
+    @Body() form: DecisionForm,
+    @Headers('origin') origin: string | undefined,
+    @Headers('sec-fetch-site') fetchSite: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    if (!isUUID(tenantId) || !isUUID(sessionId)) return outcome(reply, 'not_found');
+    const { token, csrf, decision } = form ?? {};
+    if (typeof token !== 'string' || typeof csrf !== 'string' || (decision !== 'accept' && decision !== 'decline')) return outcome(reply, 'refused');
+    // Cross-site request forgery: browsers say where a form post comes from; only the page itself may post.
+    if (!this.fromOwnPage(origin, fetchSite) || !this.csrfMatches(tenantId, sessionId, csrf)) return outcome(reply, 'refused');
+    let result: EmbedDecisionResult;
+    try {
+      result = await this.commandBus.execute(new DecideOnEmbedSessionCommand(tenantId, sessionId, token, decision === 'accept' ? 'accepted' : 'declined'));
+    } catch (error) {
+      return refusal(reply, error);
+    }
+    if (result.redirectUrl) {
+      reply.status(303).headers({ location: result.redirectUrl, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
+      return;
+    }
+    return outcome(reply, result.session.decision!.outcome, result.session.allowedOrigins);
+  }
+
+  private fromOwnPage(origin: string | undefined, fetchSite: string | undefined): boolean {
+    if (fetchSite !== undefined && fetchSite !== 'same-origin') return false;
+    return origin === undefined || origin === this.publicOrigin;
+  }
+
+  /** Bound to the session by a key only the service holds, so a form cannot be forged for it from outside. */
+  private csrfToken(tenantId: string, sessionId: string): string {
+    return this.protection.hash(tenantId, 'embed-csrf', sessionId);
+  }
+
+  private csrfMatches(tenantId: string, sessionId: string, presented: string): boolean {
+    const expected = Buffer.from(this.csrfToken(tenantId, sessionId));
+    const given = Buffer.from(presented);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+}
+
+function outcome(reply: FastifyReply, page: OutcomePage, frameAncestors: readonly string[] = []): void {
+  reply.status(OUTCOME_STATUS[page]).headers(consentPageHeaders({ frameAncestors, formActionOrigins: [] })).send(renderOutcomePage(page));
+}
+
+function refusal(reply: FastifyReply, error: unknown): void {
+  const page = error instanceof DomainError ? OUTCOME_OF_CODE[error.code] : undefined;
+  if (!page) throw error;
+  outcome(reply, page);
+}

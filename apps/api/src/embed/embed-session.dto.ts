@@ -1,0 +1,93 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import type { EmbedSessionStatus } from '@ledger/embed';
+import { IdentifierDto } from '../customers/resolve/resolve-customer.request.dto';
+
+export const DEFAULT_SESSION_SECONDS = 900;
+
+/** CONTRACT.md: `{ configurationId, userReference, identifiers }` or `{ configurationId, customerId }`, plus what the flow needs. */
+export class OpenEmbedSessionRequestDto {
+  @ApiProperty({ description: 'A published configuration with `captureTiming: embedded` (REDEC or general).', format: 'uuid' })
+  @IsUUID()
+  configurationId!: string;
+
+  @ApiPropertyOptional({ description: 'A customer of this tenant resolved earlier. Send this, or `userReference` with `identifiers`.', format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  customerId?: string;
+
+  @ApiPropertyOptional({ description: 'Resolves the customer inline with the rules of POST /v1/customers/resolve.', maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  userReference?: string;
+
+  @ApiPropertyOptional({
+    type: [IdentifierDto],
+    description: "With `userReference`. For a REDEC configuration the identifiers and their provenance must satisfy the channel under its Regulatory Profile.",
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(20)
+  @ValidateNested({ each: true })
+  @Type(() => IdentifierDto)
+  identifiers?: IdentifierDto[];
+
+  @ApiPropertyOptional({
+    description:
+      "Where the data subject's browser goes after deciding, with the signed result appended (`embed_session_id`, `status`, `reference`, `timestamp`, `signature`). https (http only on localhost), on one of the configuration's `embed.allowedOrigins` when it lists any. Without it the page shows the outcome itself.",
+    maxLength: 2048,
+    example: 'https://www.bank.example/consent/return',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  returnUrl?: string;
+
+  @ApiPropertyOptional({
+    description: "The integrator's own reference for this capture, returned in the redirect and the status, and recorded as the grant's sourceReference.",
+    maxLength: 200,
+  })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  dynamicReference?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 60, maximum: 3600, default: DEFAULT_SESSION_SECONDS, description: 'How long the page accepts a decision.' })
+  @IsOptional()
+  @IsInt()
+  @Min(60)
+  @Max(3600)
+  expiresInSeconds?: number;
+}
+
+export class OpenEmbedSessionResponseDto {
+  @ApiProperty({ format: 'uuid' }) sessionId!: string;
+  @ApiProperty({ format: 'uuid', description: 'The tenant-scoped customer the session is for.' }) customerId!: string;
+  @ApiProperty({ description: "The service's consent page for this session: single use, carries its own secret token; hand it only to the data subject." }) url!: string;
+  @ApiProperty({ type: 'integer', description: 'Epoch ms after which the page refuses a decision.' }) expiresAt!: number;
+  @ApiProperty({ description: 'Whether resolving the customer inline created it.' }) customerCreated!: boolean;
+  @ApiProperty({ description: 'Verifies the signature of the redirect to returnUrl (docs/embedded-capture.md). Shown only here.' }) resultSecret!: string;
+}
+
+export class EmbedSessionConsentDto {
+  @ApiProperty({ enum: ['redec', 'general'] }) kind!: 'redec' | 'general';
+  @ApiProperty({ format: 'uuid', description: 'The consent id: `redecConsentId` for REDEC (GET /v1/redec/consents/{id}), else GET /v1/consents/{id}.' }) consentId!: string;
+  @ApiPropertyOptional({ description: 'REDEC only.' }) internalConsentCode?: string;
+}
+
+export class EmbedSessionStatusDto {
+  @ApiProperty({ format: 'uuid' }) sessionId!: string;
+  @ApiProperty({ format: 'uuid' }) customerId!: string;
+  @ApiProperty({ format: 'uuid' }) configurationId!: string;
+  @ApiProperty({ enum: ['open', 'accepted', 'declined', 'expired'], description: '`expired`: no decision before expiresAt.' }) status!: EmbedSessionStatus;
+  @ApiProperty({ nullable: true, type: String }) dynamicReference!: string | null;
+  @ApiProperty({ type: 'integer' }) openedAt!: number;
+  @ApiProperty({ type: 'integer' }) expiresAt!: number;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'When the service received the decision; for an acceptance, the regulatory grantedAt.' }) decidedAt!: number | null;
+  @ApiProperty({ type: EmbedSessionConsentDto, nullable: true, description: 'The consent recorded on acceptance.' }) consent!: EmbedSessionConsentDto | null;
+}

@@ -1,0 +1,61 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { OpenedEmbedSession } from '@ledger/embed';
+import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
+import { LEDGER_CONFIG, LedgerConfig, Principal, Scopes } from '@ledger/platform';
+import { customerReference } from '../redec/interactions/create/create-interaction.http.controller';
+import { ResourceIdPipe } from '../resource-id.pipe';
+import { consentPagePath } from './consent-page.http.controller';
+import { EmbedSessionQuery, OpenEmbedSessionCommand } from './embed-session.commands';
+import { DEFAULT_SESSION_SECONDS, EmbedSessionStatusDto, OpenEmbedSessionRequestDto, OpenEmbedSessionResponseDto } from './embed-session.dto';
+
+@ApiTags('embed')
+@ApiBearerAuth()
+@Controller('v1/embed/sessions')
+export class EmbedSessionsHttpController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+    @Inject(LEDGER_CONFIG) private readonly config: LedgerConfig,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequireScopes(Scopes.WRITE)
+  @Idempotent({ required: false, protectResponse: true })
+  @ApiOperation({
+    summary: "Open a session on the service's consent page (embedded capture)",
+    description:
+      'Resolves the customer inline (`userReference` + `identifiers`, with the rules of customer resolution) or by `customerId`, on a configuration published with `captureTiming: embedded` (409 `configuration_not_embedded` otherwise). ' +
+      "Returns the page `url` for the data subject: short-lived (`expiresAt`) and single use. On acceptance the consent is recorded with grantedAt = the service's receipt of the acceptance; " +
+      'the browser is sent to `returnUrl` with a signed result, and GET /v1/embed/sessions/{sessionId} tells the outcome. Scope `consent:write` (and `consent:identity-assert` to send verification).',
+  })
+  @ApiCreatedResponse({ type: OpenEmbedSessionResponseDto })
+  async open(@Body() body: OpenEmbedSessionRequestDto, @CurrentPrincipal() principal: Principal): Promise<OpenEmbedSessionResponseDto> {
+    if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
+    const { returnUrl, dynamicReference, expiresInSeconds, ...customer } = body;
+    const opened = await this.commandBus.execute<OpenEmbedSessionCommand, OpenedEmbedSession>(
+      new OpenEmbedSessionCommand({
+        customer: customerReference(customer),
+        returnUrl: returnUrl ?? null,
+        dynamicReference: dynamicReference ?? null,
+        expiresInSeconds: expiresInSeconds ?? DEFAULT_SESSION_SECONDS,
+      }),
+    );
+    const { session } = opened;
+    const url = `${this.config.publicUrl}${consentPagePath(principal.tenantId, session.sessionId)}?token=${opened.pageToken}`;
+    return { sessionId: session.sessionId, customerId: session.customerId, url, expiresAt: session.expiresAt, customerCreated: opened.customerCreated, resultSecret: opened.resultSecret };
+  }
+
+  @Get(':sessionId')
+  @RequireScopes(Scopes.READ)
+  @ApiOperation({
+    summary: 'The status of an embed session and the consent it recorded',
+    description: '`open`, `accepted`, `declined` or `expired`. Once accepted, `consent` names the recorded consent. The authority on the outcome: a redirect only carries it.',
+  })
+  @ApiOkResponse({ type: EmbedSessionStatusDto })
+  status(@Param('sessionId', new ResourceIdPipe('embed session')) sessionId: string): Promise<EmbedSessionStatusDto> {
+    return this.queryBus.execute(new EmbedSessionQuery(sessionId));
+  }
+}

@@ -1,0 +1,212 @@
+import { escapeHtml, PAGE_STYLESHEET, renderConsentPage, renderOutcomePage, type ConsentPageView, type OutcomePage } from './consent-page';
+
+const view = (overrides: Partial<ConsentPageView> = {}): ConsentPageView => ({
+  title: 'Consentimiento REDEC',
+  text: 'Autorizo a Banco Ejemplo a consultar mi deuda consolidada.',
+  redec: {
+    finalityCode: 'F01',
+    objectiveCodes: ['01', '02'],
+    scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
+    targets: ['Banco Ejemplo S.A.', 'Financiera Dos'],
+  },
+  formAction: '/embed/sessions/ses_123/decision',
+  hiddenFields: { sessionToken: 'tok_abc', csrfToken: 'csrf_xyz' },
+  expiresAt: Date.parse('2026-11-22T17:05:00Z'),
+  ...overrides,
+});
+
+const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
+const tags = (page: string, name: string) => page.match(new RegExp(`<${name}\\b[^>]*>`, 'g')) ?? [];
+
+describe('escapeHtml', () => {
+  it('escapes the five characters that can break out of text or a quoted attribute', () => {
+    expect(escapeHtml(`<script>alert("x")</script> & 'y'`)).toBe('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;');
+  });
+
+  it('escapes an ampersand that already starts an entity, so the text reads literally', () => {
+    expect(escapeHtml('&lt;b&gt;')).toBe('&amp;lt;b&amp;gt;');
+  });
+
+  it('leaves other text, accents included, as it is', () => {
+    expect(escapeHtml('Información ñandú ✓ / = `')).toBe('Información ñandú ✓ / = `');
+  });
+});
+
+describe('renderConsentPage', () => {
+  it('is a Spanish (Chile) HTML document readable on a phone', () => {
+    const page = renderConsentPage(view());
+    expect(page.startsWith('<!doctype html>\n<html lang="es-CL">')).toBe(true);
+    expect(page).toContain('<meta charset="utf-8">');
+    expect(page).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    expect(page).toContain('<title>Consentimiento REDEC</title>');
+    expect(count(page, '<main>')).toBe(1);
+    expect(tags(page, 'h1')).toHaveLength(1);
+    expect(page).toContain('<h1>Consentimiento REDEC</h1>');
+  });
+
+  it('writes each line of the consent text as its own paragraph, without empty ones', () => {
+    const page = renderConsentPage(view({ text: 'Primero.\n\nSegundo.\r\nTercero.\n' }));
+    expect(page).toContain('<p>Primero.</p>');
+    expect(page).toContain('<p>Segundo.</p>');
+    expect(page).toContain('<p>Tercero.</p>');
+    expect(page).not.toContain('<p></p>');
+  });
+
+  it('shows purpose, objectives, data categories and targets of a REDEC consent under their headings', () => {
+    const page = renderConsentPage(view());
+    const headings = (page.match(/<h2>([^<]*)<\/h2>/g) ?? []).map((h) => h.replace(/<\/?h2>/g, ''));
+    expect(headings).toEqual(['Finalidad', 'Objetivos', 'Datos', 'Destinatarios']);
+    expect(page).toMatch(/<h2>Finalidad<\/h2>\s*<p>F01<\/p>/);
+    expect(page).toMatch(/<h2>Objetivos<\/h2>\s*<ul><li>01<\/li><li>02<\/li><\/ul>/);
+    expect(page).toMatch(/<h2>Datos<\/h2>\s*<ul><li>redec\.consolidated_debt_record<\/li><\/ul>/);
+    expect(page).toMatch(/<h2>Destinatarios<\/h2>\s*<ul><li>Banco Ejemplo S\.A\.<\/li><li>Financiera Dos<\/li><\/ul>/);
+  });
+
+  it('has no REDEC sections for a general consent', () => {
+    const page = renderConsentPage(view({ redec: null }));
+    expect(tags(page, 'h2')).toHaveLength(0);
+    expect(tags(page, 'section')).toHaveLength(0);
+    expect(page).not.toContain('Finalidad');
+  });
+
+  it('asks the question in a legend and offers accept then decline as two submit buttons of one POST form', () => {
+    const page = renderConsentPage(view());
+    expect(tags(page, 'form')).toEqual(['<form method="post" action="/embed/sessions/ses_123/decision">']);
+    expect(page).toMatch(/<fieldset>\s*<legend>¿Acepta otorgar este consentimiento\?<\/legend>/);
+    const buttons = page.match(/<button\b[^>]*>[^<]*<\/button>/g) ?? [];
+    expect(buttons).toEqual([
+      '<button type="submit" name="decision" value="accept" class="accept">Acepto</button>',
+      '<button type="submit" name="decision" value="decline" class="decline">No acepto</button>',
+    ]);
+    // Keyboard order is document order: the buttons sit inside the fieldset, inside the form, and nothing reorders them.
+    expect(page.indexOf('<fieldset>')).toBeLessThan(page.indexOf('<button'));
+    expect(page.lastIndexOf('</button>')).toBeLessThan(page.indexOf('</fieldset>'));
+    expect(page.indexOf('</fieldset>')).toBeLessThan(page.indexOf('</form>'));
+    expect(page).not.toContain('tabindex');
+  });
+
+  it('carries the hidden fields back in the form', () => {
+    const page = renderConsentPage(view());
+    expect(tags(page, 'input')).toEqual(['<input type="hidden" name="sessionToken" value="tok_abc">', '<input type="hidden" name="csrfToken" value="csrf_xyz">']);
+    expect(page.indexOf('<input')).toBeGreaterThan(page.indexOf('<form'));
+    expect(page.lastIndexOf('<input')).toBeLessThan(page.indexOf('</form>'));
+  });
+
+  it('escapes hidden field names and values and the form action, so none can leave its attribute', () => {
+    const page = renderConsentPage(
+      view({ formAction: '/embed/sessions/a"><script>x</script>/decision', hiddenFields: { 'x"><script>': `" onfocus='alert(1)' x="` } }),
+    );
+    expect(page).toContain('action="/embed/sessions/a&quot;&gt;&lt;script&gt;x&lt;/script&gt;/decision"');
+    expect(tags(page, 'input')).toEqual(['<input type="hidden" name="x&quot;&gt;&lt;script&gt;" value="&quot; onfocus=&#39;alert(1)&#39; x=&quot;">']);
+    expect(page).not.toContain('<script');
+  });
+
+  it('escapes every string shown as text', () => {
+    const hostile = (label: string) => `<img src=x onerror="${label}">'&`;
+    const page = renderConsentPage(
+      view({
+        title: hostile('title'),
+        text: hostile('text'),
+        redec: {
+          finalityCode: hostile('finality'),
+          objectiveCodes: [hostile('objective')],
+          scopes: [{ scopeId: 'redec-debt', dataCategoryCode: hostile('dataCategory') }],
+          targets: [hostile('target')],
+        },
+      }),
+    );
+    expect(page).not.toContain('<img');
+    for (const label of ['title', 'text', 'finality', 'objective', 'dataCategory', 'target']) {
+      expect(page).toContain(`&lt;img src=x onerror=&quot;${label}&quot;&gt;&#39;&amp;`);
+    }
+    expect(page).toContain('<title>&lt;img src=x onerror=&quot;title&quot;&gt;&#39;&amp;</title>');
+  });
+
+  it.each([
+    ['in summer time (UTC-3)', '2026-11-22T17:05:00Z', 'Este enlace vence a las 14:05 del 22-11-2026'],
+    ['in winter time (UTC-4)', '2026-07-15T18:05:00Z', 'Este enlace vence a las 14:05 del 15-07-2026'],
+    ['on the Santiago date, a day behind UTC late in the evening', '2026-11-23T02:30:00Z', 'Este enlace vence a las 23:30 del 22-11-2026'],
+    ['at midnight, on a 24-hour clock that starts at 00', '2026-01-01T03:00:00Z', 'Este enlace vence a las 00:00 del 01-01-2026'],
+    ['the last minute before summer time starts', '2026-09-06T03:59:00Z', 'Este enlace vence a las 23:59 del 05-09-2026'],
+    ['the first instant of summer time, when 00:00 becomes 01:00', '2026-09-06T04:00:00Z', 'Este enlace vence a las 01:00 del 06-09-2026'],
+    ['the first 23:30 of the night summer time ends', '2026-04-05T02:30:00Z', 'Este enlace vence a las 23:30 del 04-04-2026'],
+    ['the repeated 23:30 after summer time ends', '2026-04-05T03:30:00Z', 'Este enlace vence a las 23:30 del 04-04-2026'],
+    ['with the seconds dropped, never rounded up past the real end', '2026-11-22T17:05:59.999Z', 'Este enlace vence a las 14:05 del 22-11-2026'],
+  ])('shows the expiry in Santiago time %s', (_, instant, notice) => {
+    expect(renderConsentPage(view({ expiresAt: Date.parse(instant) }))).toContain(`${notice} (hora de Santiago).`);
+  });
+
+  it('loads nothing from anywhere: no script, link, image, url() or inline style attribute', () => {
+    const page = renderConsentPage(view());
+    for (const forbidden of ['<script', '<link', '<img', '<iframe', ' src=', ' href=', ' style=', 'url(', '@import']) {
+      expect(page).not.toContain(forbidden);
+    }
+  });
+
+  it('inlines PAGE_STYLESHEET as its one <style>', () => {
+    const page = renderConsentPage(view());
+    expect(page.match(/<style>([\s\S]*?)<\/style>/g)).toEqual([`<style>${PAGE_STYLESHEET}</style>`]);
+  });
+});
+
+describe('renderOutcomePage', () => {
+  it.each<[OutcomePage, string]>([
+    ['accepted', 'Consentimiento otorgado'],
+    ['declined', 'Consentimiento no otorgado'],
+    ['expired', 'Este enlace venció'],
+    ['already_used', 'Este enlace ya fue usado'],
+    ['not_found', 'Enlace no válido'],
+  ])('says what happened for %s, in a Spanish page with no form', (outcome, title) => {
+    const page = renderOutcomePage(outcome);
+    expect(page.startsWith('<!doctype html>\n<html lang="es-CL">')).toBe(true);
+    expect(page).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    expect(page).toContain(`<title>${title}</title>`);
+    expect(page).toContain(`<h1>${title}</h1>`);
+    expect(page).toMatch(/<main>\s*<h1>[^<]+<\/h1>\s*<p>[^<]+<\/p>\s*<\/main>/);
+    expect(page).not.toContain('<form');
+    expect(page.match(/<style>([\s\S]*?)<\/style>/g)).toEqual([`<style>${PAGE_STYLESHEET}</style>`]);
+  });
+});
+
+/** WCAG 2.x relative luminance and contrast ratio of two `#rrggbb` colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (hex: string) => {
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (light + 0.05) / (dark + 0.05);
+}
+
+describe('PAGE_STYLESHEET', () => {
+  const rule = (selector: string) => {
+    const body = PAGE_STYLESHEET.split('\n').find((line) => line.startsWith(`${selector}{`));
+    if (!body) throw new Error(`no rule for ${selector}`);
+    return body;
+  };
+  const colour = (selector: string, property: string) => {
+    const match = rule(selector).match(new RegExp(`[{;]${property}:(#[0-9a-f]{6})`));
+    if (!match) throw new Error(`no ${property} in ${selector}`);
+    return match[1];
+  };
+
+  it.each(['body', '.accept', '.decline'])('gives %s text a contrast of at least 4.5:1 with its background', (selector) => {
+    expect(contrast(colour(selector, 'color'), colour(selector, 'background'))).toBeGreaterThanOrEqual(4.5);
+  });
+
+  it('outlines a keyboard-focused button visibly, offset onto the page background', () => {
+    const focus = rule('button:focus-visible');
+    const outline = focus.match(/outline:(\d+)px solid (#[0-9a-f]{6})/);
+    expect(outline).not.toBeNull();
+    expect(Number(outline![1])).toBeGreaterThanOrEqual(2);
+    expect(contrast(outline![2], colour('body', 'background'))).toBeGreaterThanOrEqual(3);
+    expect(focus).toMatch(/outline-offset:[1-9]/);
+  });
+
+  it('keeps buttons at least 44px tall, wrapping to full width on a narrow screen, in a width-capped container', () => {
+    expect(rule('button')).toContain('min-height:44px');
+    expect(rule('button')).toMatch(/flex:1 1 \d+rem/);
+    expect(rule('.decision')).toContain('flex-wrap:wrap');
+    expect(rule('main')).toMatch(/max-width:\d+rem/);
+  });
+});

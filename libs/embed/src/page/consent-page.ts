@@ -1,0 +1,208 @@
+/**
+ * The hosted consent page of the embedded capture flow and the short pages
+ * that follow a decision. Plain HTML with one inline stylesheet and no script,
+ * image or font, so that it renders under `default-src 'none'` and the
+ * decision is an ordinary form POST that works without JavaScript.
+ */
+
+export interface ConsentPageView {
+  /** The configuration's title. */
+  title: string;
+  /** The consent text; each line becomes a paragraph. */
+  text: string;
+  /** REDEC terms; null for a general (non-REDEC) consent. */
+  redec: { finalityCode: string; objectiveCodes: string[]; scopes: { scopeId: string; dataCategoryCode: string }[]; targets: string[] } | null;
+  /** Path the form POSTs to, e.g. `/embed/sessions/<id>/decision`. */
+  formAction: string;
+  /** Hidden fields the POST must carry back (session token, csrf token). Names and values both escaped. */
+  hiddenFields: Record<string, string>;
+  /** When the session stops accepting a decision (epoch ms); shown to the person in America/Santiago local time. */
+  expiresAt: number;
+}
+
+export type OutcomePage = 'accepted' | 'declined' | 'expired' | 'already_used' | 'not_found' | 'refused';
+
+/*
+ * Colours (WCAG 2.x contrast ratios):
+ * - text #1a1a1a on #ffffff: 17.40:1
+ * - "Acepto": #ffffff on #0b3d91: 10.04:1
+ * - "No acepto": #0b3d91 on #ffffff, 2px #0b3d91 border: 10.04:1
+ * - fieldset border #595959 on #ffffff: 7.00:1
+ * - focus outline #1a1a1a, offset onto the #ffffff background: 17.40:1
+ * The two buttons differ by their words and by fill versus outline, never by
+ * hue alone; both are the same size so that declining is as easy as accepting.
+ *
+ * `flex: 1 1 12rem` puts the buttons side by side where two 12rem columns
+ * fit and stacks them full width on a phone (360px leaves about 290px).
+ * Sizes are in rem so that the person's own font size setting applies.
+ */
+export const PAGE_STYLESHEET = [
+  ':root{color-scheme:light}',
+  '*,*::before,*::after{box-sizing:border-box}',
+  'body{margin:0;background:#ffffff;color:#1a1a1a;font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;-webkit-text-size-adjust:100%}',
+  'main{max-width:40rem;margin:0 auto;padding:1.5rem 1rem 2rem;overflow-wrap:anywhere}',
+  'h1{font-size:1.5rem;line-height:1.25;margin:0 0 1rem}',
+  'h2{font-size:1.125rem;margin:1.5rem 0 .5rem}',
+  'p,ul{margin:0 0 .75rem}',
+  'ul{padding-left:1.25rem}',
+  'fieldset{border:1px solid #595959;border-radius:.5rem;margin:1.5rem 0 0;padding:1rem}',
+  'legend{font-weight:600;padding:0 .25rem}',
+  '.decision{display:flex;flex-wrap:wrap;gap:.75rem}',
+  'button{flex:1 1 12rem;min-height:44px;padding:.625rem 1rem;border:2px solid #0b3d91;border-radius:.5rem;font:inherit;font-weight:600;cursor:pointer}',
+  '.accept{background:#0b3d91;color:#ffffff}',
+  '.decline{background:#ffffff;color:#0b3d91}',
+  'button:focus-visible{outline:3px solid #1a1a1a;outline-offset:3px}',
+].join('\n');
+
+/** Escapes the five characters that can end a text run or a quoted attribute value. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character]);
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Markup this module wrote; every plain string interpolated into `html` is escaped instead. */
+class Markup {
+  constructor(readonly source: string) {}
+}
+
+/** Escaping by default: only a `Markup` passes through, so a dynamic string cannot reach the page unescaped by omission. */
+function html(literals: TemplateStringsArray, ...values: (string | Markup | readonly Markup[])[]): Markup {
+  let source = literals[0];
+  values.forEach((value, index) => {
+    source += interpolation(value) + literals[index + 1];
+  });
+  return new Markup(source);
+}
+
+function interpolation(value: string | Markup | readonly Markup[]): string {
+  if (value instanceof Markup) return value.source;
+  if (typeof value === 'string') return escapeHtml(value);
+  return value.map((markup) => markup.source).join('');
+}
+
+export function renderConsentPage(view: ConsentPageView): string {
+  const hiddenInputs = Object.entries(view.hiddenFields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  return htmlDocument(
+    view.title,
+    html`<h1>${view.title}</h1>
+${paragraphs(view.text)}
+${view.redec ? redecSections(view.redec) : []}
+<form method="post" action="${view.formAction}">
+${hiddenInputs}
+<fieldset>
+<legend>¿Acepta otorgar este consentimiento?</legend>
+<p>${expiryNotice(view.expiresAt)}</p>
+<div class="decision">
+<button type="submit" name="decision" value="accept" class="accept">Acepto</button>
+<button type="submit" name="decision" value="decline" class="decline">No acepto</button>
+</div>
+</fieldset>
+</form>`,
+  );
+}
+
+/** What the person reads after the decision or instead of the form; it names no configuration, customer or session. */
+const OUTCOMES: Record<OutcomePage, { title: string; message: string }> = {
+  accepted: {
+    title: 'Consentimiento otorgado',
+    message: 'Registramos que usted aceptó. Ya puede cerrar esta página.',
+  },
+  declined: {
+    title: 'Consentimiento no otorgado',
+    message: 'Registramos que usted no aceptó. Ya puede cerrar esta página.',
+  },
+  expired: {
+    title: 'Este enlace venció',
+    message: 'El plazo para responder terminó. Si aún desea responder, solicite un nuevo enlace a su institución.',
+  },
+  already_used: {
+    title: 'Este enlace ya fue usado',
+    message: 'Ya se registró una respuesta con este enlace. Cada enlace sirve una sola vez; si necesita responder de nuevo, solicite un nuevo enlace a su institución.',
+  },
+  not_found: {
+    title: 'Enlace no válido',
+    message: 'No encontramos esta solicitud. Revise que el enlace esté completo o solicite uno nuevo a su institución.',
+  },
+  // A cross-site form post or a form altered in transit: nothing was recorded.
+  refused: {
+    title: 'Respuesta no registrada',
+    message: 'No pudimos verificar que esta respuesta viniera de la página de consentimiento, por lo que no se registró. Vuelva a abrir el enlace que le entregó su institución.',
+  },
+};
+
+export function renderOutcomePage(outcome: OutcomePage): string {
+  const { title, message } = OUTCOMES[outcome];
+  return htmlDocument(title, html`<h1>${title}</h1>
+<p>${message}</p>`);
+}
+
+function htmlDocument(title: string, content: Markup): string {
+  return html`<!doctype html>
+<html lang="es-CL">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${new Markup(PAGE_STYLESHEET)}</style>
+</head>
+<body>
+<main>
+${content}
+</main>
+</body>
+</html>
+`.source;
+}
+
+function paragraphs(text: string): Markup[] {
+  return text
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .map((line) => html`<p>${line}</p>`);
+}
+
+function redecSections(redec: NonNullable<ConsentPageView['redec']>): Markup {
+  return html`<section>
+<h2>Finalidad</h2>
+<p>${redec.finalityCode}</p>
+</section>
+<section>
+<h2>Objetivos</h2>
+${list(redec.objectiveCodes)}
+</section>
+<section>
+<h2>Datos</h2>
+${list(redec.scopes.map((scope) => scope.dataCategoryCode))}
+</section>
+<section>
+<h2>Destinatarios</h2>
+${list(redec.targets)}
+</section>`;
+}
+
+function list(items: readonly string[]): Markup {
+  return html`<ul>${items.map((item) => html`<li>${item}</li>`)}</ul>`;
+}
+
+const SANTIAGO_CLOCK = new Intl.DateTimeFormat('es-CL', {
+  timeZone: 'America/Santiago',
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  // es-CL defaults to a 12-hour clock in current ICU data, and `hour12: false` writes midnight as 24:00.
+  hourCycle: 'h23',
+});
+
+/**
+ * Seconds are dropped, not rounded, so the time shown is never after the real
+ * end. The zone is named because Aysén and Magallanes keep another clock than
+ * Santiago's in winter.
+ */
+function expiryNotice(expiresAt: number): string {
+  const part = Object.fromEntries(SANTIAGO_CLOCK.formatToParts(expiresAt).map(({ type, value }) => [type, value]));
+  return `Este enlace vence a las ${part.hour}:${part.minute} del ${part.day}-${part.month}-${part.year} (hora de Santiago).`;
+}

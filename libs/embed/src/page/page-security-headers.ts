@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { PAGE_STYLESHEET } from './consent-page';
+
+/** The page's only permitted style: its own inline stylesheet, by hash, so no injected `<style>` or `style=` applies. */
+const STYLE_SOURCE = `'sha256-${createHash('sha256').update(PAGE_STYLESHEET, 'utf8').digest('base64')}'`;
+
+/**
+ * Nothing but the characters of a serialized http(s) origin. A `;` or `,`
+ * would end the directive and start another, whitespace or `*` would add or
+ * widen a source: either undoes the clickjacking protection of
+ * `frame-ancestors`.
+ */
+const ORIGIN_CHARACTERS = /^https?:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$/;
+
+/** Headers for every consent page response. */
+export function consentPageHeaders(options: { frameAncestors: readonly string[]; formActionOrigins: readonly string[] }): Record<string, string> {
+  const frameAncestors = options.frameAncestors.map((origin) => bareOrigin(origin, 'frameAncestors'));
+  const formActionOrigins = options.formActionOrigins.map((origin) => bareOrigin(origin, 'formActionOrigins'));
+  const policy = [
+    "default-src 'none'",
+    `style-src ${STYLE_SOURCE}`,
+    // Chromium applies form-action to the redirect that follows the POST too, so the integrator's return URL origins belong here.
+    ["form-action 'self'", ...formActionOrigins].join(' '),
+    `frame-ancestors ${frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'"}`,
+    "base-uri 'none'",
+  ].join('; ');
+  return {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': policy,
+    // X-Frame-Options cannot name a list of origins; with allowed origins, frame-ancestors alone decides.
+    ...(frameAncestors.length === 0 ? { 'X-Frame-Options': 'DENY' } : {}),
+    // The page's URL carries a single-use token: neither a cache nor a Referer may keep it.
+    'Cache-Control': 'no-store',
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+  };
+}
+
+/** The origin as given, once it is known to be exactly what a browser serializes (lower case, no default port, no path). */
+function bareOrigin(value: string, option: string): string {
+  if (!ORIGIN_CHARACTERS.test(value) || !isSerializedOrigin(value)) {
+    throw new Error(`${option}: ${JSON.stringify(value)} is not a bare origin (scheme://host[:port])`);
+  }
+  return value;
+}
+
+function isSerializedOrigin(value: string): boolean {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}

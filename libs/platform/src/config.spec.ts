@@ -1,0 +1,20 @@
+import { ConfigError, loadConfig } from './config';
+
+const base = { LEDGER_MASTER_KEY: 'a'.repeat(64), LEDGER_DATA_DIR: '/tmp/ledger-config-spec' };
+
+describe('LEDGER_PUBLIC_URL', () => {
+  it('defaults to the address the service listens on', () => {
+    expect(loadConfig({ ...base }).publicUrl).toBe('http://127.0.0.1:3000');
+    expect(loadConfig({ ...base, HOST: '::1', PORT: '8080' }).publicUrl).toBe('http://[::1]:8080');
+  });
+
+  it('keeps a path prefix without its trailing slash', () => {
+    expect(loadConfig({ ...base, LEDGER_PUBLIC_URL: 'https://consent.bank.example/ledger/' }).publicUrl).toBe('https://consent.bank.example/ledger');
+  });
+
+  it('refuses what cannot prefix a page URL', () => {
+    for (const value of ['consent.bank.example', 'ftp://x.example', 'https://x.example/?a=1', 'https://x.example/#top']) {
+      expect(() => loadConfig({ ...base, LEDGER_PUBLIC_URL: value })).toThrow(ConfigError);
+    }
+  });
+});

@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import { verifyResultQuery } from '@ledger/embed';
+import { ApiApp, startApiApp } from './support/api-app';
+import { TestEnvironment, testEnvironment } from './support/environment';
+import { expectProblem, expectValidationError, recordsNothingAtAll } from './support/expectations';
+import { REDEC_TERMS, rutOf } from './support/redec-fixtures';
+
+// Embedded capture through the real HTTP stack, SQLite store and Redis: the
+// session API, the consent page's protections (token, CSRF, frame-ancestors,
+// single use) and the consent recorded on acceptance. The page is driven by a
+// real browser in embedded-capture.browser.e2e-spec.ts; here its form is posted
+// as a browser would, so each protection can be broken on purpose.
+
+const PUBLIC_URL = 'http://127.0.0.1:3999';
+const INTEGRATOR = 'https://www.bank.example';
+
+describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
+  let environment: TestEnvironment;
+  let api: ApiApp;
+  let key: string;
+  let otherKey: string;
+  let redecEmbedded: { configurationId: string; templateKey: string };
+  let generalEmbedded: { configurationId: string; templateKey: string };
+  let deferred: string;
+
+  let nextRutBody = 21_000_000;
+  const freshRut = () => rutOf((nextRutBody += 7919));
+  const post = (path: string, body: unknown, apiKey = key) => api.http.post(path).set('Authorization', `Bearer ${apiKey}`).send(body as object);
+  const get = (path: string, apiKey = key) => api.http.get(path).set('Authorization', `Bearer ${apiKey}`);
+
+  async function publish(body: Record<string, unknown>): Promise<{ configurationId: string; templateKey: string }> {
+    const templateKey = `embedded-${randomUUID()}`;
+    const published = await post('/v1/configurations', {
+      templateKey,
+      title: 'Consulta al Registro de Deuda Consolidada',
+      text: 'Autorizo la consulta de mi deuda consolidada.\nPuedo revocar este consentimiento.',
+      channel: 'digital',
+      captureTiming: 'embedded',
+      redec: REDEC_TERMS,
+      embed: { allowedOrigins: [INTEGRATOR] },
+      ...body,
+    });
+    expect(published.status).toBe(201);
+    return { configurationId: published.body.configurationId, templateKey };
+  }
+
+  // The baseline profile asks the digital channel for an identifier verified by the integrator.
+  const verification = () => ({ method: 'clave_unica', sourceReference: `auth-${randomUUID()}`, verifiedAt: Date.now() - 60_000 });
+  const customer = () => ({ userReference: `cliente-${randomUUID()}`, identifiers: [{ system: 'cl-sii', type: 'rut', value: freshRut(), verification: verification() }] });
+  const open = (body: Record<string, unknown> = {}, apiKey = key) =>
+    post('/v1/embed/sessions', { configurationId: redecEmbedded.configurationId, ...customer(), returnUrl: `${INTEGRATOR}/consent/return?step=2`, dynamicReference: 'onboarding-77', ...body }, apiKey);
+
+  /** What the browser sends: the page's path, its hidden fields, and its own origin. */
+  async function pageOf(url: string) {
+    const { pathname, search } = new URL(url);
+    const page = await api.http.get(pathname + search);
+    const hidden = Object.fromEntries([...String(page.text).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]));
+    const action = /<form method="post" action="([^"]+)"/.exec(page.text)?.[1];
+    return { page, hidden, action };
+  }
+  function submit(action: string | undefined, form: Record<string, string>, headers: Record<string, string> = { origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin' }) {
+    return api.http.post(action!).set(headers).type('form').send(form);
+  }
+
+  beforeAll(async () => {
+    environment = testEnvironment();
+    // The certificate worker runs elsewhere, so a refused request can be checked to move nothing in the store.
+    api = await startApiApp(environment, { LEDGER_PUBLIC_URL: PUBLIC_URL, LEDGER_WORKERS: 'external' });
+    ({ apiKey: key } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']));
+    ({ apiKey: otherKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']));
+    redecEmbedded = await publish({});
+    generalEmbedded = await publish({ redec: undefined, title: 'Términos del servicio', text: 'Acepto los términos del servicio.' });
+    deferred = (await publish({ captureTiming: 'deferred_external', embed: undefined })).configurationId;
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await environment?.dispose();
+  });
+
+  it('resolves the customer inline and answers the session, a page URL on the public URL with a token, and its expiry', async () => {
+    const before = Date.now();
+    const opened = await open({ expiresInSeconds: 300 });
+    expect(opened.status).toBe(201);
+    expect(opened.body).toEqual({
+      sessionId: expect.any(String),
+      customerId: expect.any(String),
+      url: expect.stringMatching(new RegExp(`^${PUBLIC_URL}/embed/[0-9a-f-]{36}/sessions/${opened.body.sessionId}\\?token=[A-Za-z0-9_-]{43}$`)),
+      expiresAt: expect.any(Number),
+      customerCreated: true,
+      resultSecret: expect.stringMatching(/^embsec_/),
+    });
+    expect(opened.body.expiresAt).toBeGreaterThanOrEqual(before + 300_000);
+    expect(opened.body.expiresAt).toBeLessThanOrEqual(Date.now() + 300_000);
+    const status = await get(`/v1/embed/sessions/${opened.body.sessionId}`);
+    expect(status.body).toMatchObject({ status: 'open', customerId: opened.body.customerId, dynamicReference: 'onboarding-77', decidedAt: null, consent: null });
+  });
+
+  it('opens a session for a customer resolved earlier, by customerId', async () => {
+    const resolved = await post('/v1/customers/resolve', customer());
+    const opened = await post('/v1/embed/sessions', { configurationId: redecEmbedded.configurationId, customerId: resolved.body.customerId });
+    expect(opened.status).toBe(201);
+    expect(opened.body).toMatchObject({ customerId: resolved.body.customerId, customerCreated: false });
+  });
+
+  it('serves the configuration on a page only the allowed origins may frame, posting only to itself and the return origin', async () => {
+    const opened = await open();
+    const { page, hidden, action } = await pageOf(opened.body.url);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['content-security-policy']).toContain(`frame-ancestors ${INTEGRATOR}`);
+    expect(page.headers['content-security-policy']).toContain(`form-action 'self' ${INTEGRATOR}`);
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(page.headers['x-frame-options']).toBeUndefined();
+    expect(page.text).toContain('Consulta al Registro de Deuda Consolidada');
+    expect(page.text).toContain('Puedo revocar este consentimiento.');
+    expect(page.text).toContain('Banco Ejemplo');
+    expect(action).toBe(`${new URL(opened.body.url).pathname}/decision`);
+    expect(Object.keys(hidden).sort()).toEqual(['csrf', 'token']);
+  });
+
+  it('refuses to be framed at all when the configuration lists no origins', async () => {
+    const bare = await publish({ embed: undefined });
+    const opened = await open({ configurationId: bare.configurationId, returnUrl: 'https://anywhere.example/back' });
+    expect(opened.status).toBe(201);
+    const { page } = await pageOf(opened.body.url);
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(page.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('records the REDEC grant at the receipt of the acceptance and redirects with a signed result carrying only status and reference', async () => {
+    const opened = await open();
+    const { hidden, action } = await pageOf(opened.body.url);
+    const before = Date.now();
+    const decided = await submit(action, { ...hidden, decision: 'accept' });
+    const after = Date.now();
+    expect(decided.status).toBe(303);
+    const location = new URL(decided.headers.location);
+    expect(`${location.origin}${location.pathname}`).toBe(`${INTEGRATOR}/consent/return`);
+    expect([...location.searchParams.keys()]).toEqual(['step', 'embed_session_id', 'status', 'reference', 'timestamp', 'signature']);
+    expect(location.searchParams.get('status')).toBe('accepted');
+    expect(location.searchParams.get('reference')).toBe('onboarding-77');
+    const query = decided.headers.location.split('?')[1];
+    expect(verifyResultQuery(opened.body.resultSecret, query)).toBe(true);
+    expect(verifyResultQuery(opened.body.resultSecret, query.replace('status=accepted', 'status=declined'))).toBe(false);
+
+    const status = await get(`/v1/embed/sessions/${opened.body.sessionId}`);
+    expect(status.body).toMatchObject({ status: 'accepted', consent: { kind: 'redec', consentId: expect.any(String), internalConsentCode: expect.stringMatching(/^[0-9A-Z]{20}$/) } });
+    expect(status.body.decidedAt).toBeGreaterThanOrEqual(before);
+    expect(status.body.decidedAt).toBeLessThanOrEqual(after);
+    const consent = await get(`/v1/redec/consents/${status.body.consent.consentId}`);
+    expect(consent.body).toMatchObject({ status: 'granted', captureTiming: 'embedded', customerId: opened.body.customerId, grantedAt: status.body.decidedAt, finalityCode: '2' });
+    const evidence = await get(`/v1/redec/consents/${status.body.consent.consentId}/evidence`);
+    expect(evidence.body.canonicalTiming).toEqual({ clock: 'recorded_at', grantedAt: status.body.decidedAt });
+    const history = await api.store.readStream(`redec-consent-${(await api.store.readAll({ after: 0 })).find((e) => e.type === 'ConsentGranted' && (e.data as { redecConsentId: string }).redecConsentId === status.body.consent.consentId)!.metadata.tenantId}-${status.body.consent.consentId}`);
+    expect(history[0].data).toMatchObject({ grantedAt: status.body.decidedAt, recordedAt: status.body.decidedAt, sourceSystem: 'ledger-embedded-consent-page', sourceReference: 'onboarding-77' });
+  });
+
+  it('refuses a replay of a used session: the page and the form answer "already used" and record nothing', async () => {
+    const opened = await open();
+    const { hidden, action } = await pageOf(opened.body.url);
+    expect((await submit(action, { ...hidden, decision: 'decline' })).status).toBe(303);
+    const replayed = await recordsNothingAtAll(api, () => submit(action, { ...hidden, decision: 'accept' }));
+    expect(replayed.status).toBe(409);
+    expect(replayed.headers['content-type']).toBe('text/html; charset=utf-8');
+    const reopened = await pageOf(opened.body.url);
+    expect(reopened.page.status).toBe(409);
+    expect(reopened.action).toBeUndefined();
+    expect((await get(`/v1/embed/sessions/${opened.body.sessionId}`)).body).toMatchObject({ status: 'declined', consent: null });
+  });
+
+  it('refuses a decision posted from another site, without the CSRF token or with another session’s, recording nothing', async () => {
+    const opened = await open();
+    const { hidden, action } = await pageOf(opened.body.url);
+    const other = await pageOf((await open()).body.url);
+    const attempts = [
+      submit(action, { ...hidden, decision: 'accept' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }),
+      submit(action, { ...hidden, decision: 'accept' }, { origin: 'https://evil.example' }),
+      submit(action, { ...hidden, decision: 'accept' }, { 'sec-fetch-site': 'same-site' }),
+      submit(action, { token: hidden.token, decision: 'accept' }),
+      submit(action, { ...hidden, csrf: other.hidden.csrf, decision: 'accept' }),
+      submit(action, { ...hidden, decision: 'maybe' }),
+    ];
+    for (const attempt of attempts) {
+      const refused = await recordsNothingAtAll(api, () => attempt);
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('Respuesta no registrada');
+    }
+    expect((await get(`/v1/embed/sessions/${opened.body.sessionId}`)).body.status).toBe('open');
+  });
+
+  it('answers a wrong token, another tenant’s session id or a malformed path as an unknown session', async () => {
+    const opened = await open();
+    const { pathname } = new URL(opened.body.url);
+    const { hidden, action } = await pageOf(opened.body.url);
+    for (const path of [`${pathname}?token=${'A'.repeat(43)}`, pathname, `/embed/${randomUUID()}/sessions/${opened.body.sessionId}?token=${hidden.token}`, '/embed/x/sessions/y?token=z']) {
+      const page = await api.http.get(path);
+      expect(page.status).toBe(404);
+      expect(page.text).toContain('Enlace no válido');
+    }
+    expect((await recordsNothingAtAll(api, () => submit(action, { ...hidden, token: 'A'.repeat(43), decision: 'accept' }))).status).toBe(404);
+    expectProblem(await get(`/v1/embed/sessions/${opened.body.sessionId}`, otherKey), 404, 'NOT_FOUND');
+  });
+
+  it('records a general consent on acceptance, and without a returnUrl shows the outcome itself', async () => {
+    const opened = await open({ configurationId: generalEmbedded.configurationId, returnUrl: undefined, dynamicReference: undefined });
+    const { page, hidden, action } = await pageOf(opened.body.url);
+    expect(page.text).not.toContain('Finalidad');
+    const decided = await submit(action, { ...hidden, decision: 'accept' });
+    expect(decided.status).toBe(200);
+    expect(decided.text).toContain('Consentimiento otorgado');
+    const status = await get(`/v1/embed/sessions/${opened.body.sessionId}`);
+    expect(status.body).toMatchObject({ status: 'accepted', dynamicReference: null, consent: { kind: 'general', consentId: expect.any(String) } });
+    const consent = await get(`/v1/consents/${status.body.consent.consentId}`);
+    expect(consent.body).toMatchObject({
+      kind: 'general',
+      status: 'granted',
+      templateKey: generalEmbedded.templateKey,
+      configurationVersion: 1,
+      captureTiming: 'embedded',
+      grantedAt: status.body.decidedAt,
+      recordedAt: status.body.decidedAt,
+    });
+  });
+
+  it('refuses, recording nothing, a configuration not captured embedded, a return URL off the allowed origins, and bad fields', async () => {
+    expectProblem(await recordsNothingAtAll(api, () => open({ configurationId: deferred })), 409, 'configuration_not_embedded');
+    expectProblem(await recordsNothingAtAll(api, () => open({ configurationId: randomUUID() })), 404, 'NOT_FOUND');
+    expectValidationError(await recordsNothingAtAll(api, () => open({ returnUrl: 'https://evil.example/back' })), [{ field: 'returnUrl', reason: 'return_url_origin_not_allowed' }]);
+    expectValidationError(await recordsNothingAtAll(api, () => open({ returnUrl: 'http://www.bank.example/back' })), [{ field: 'returnUrl', reason: 'invalid_return_url' }]);
+    expectValidationError(await recordsNothingAtAll(api, () => open({ expiresInSeconds: 5 })), [{ field: 'expiresInSeconds', reason: expect.any(String) }]);
+    expectValidationError(await recordsNothingAtAll(api, () => open({ customerId: randomUUID() })), [{ field: 'userReference', reason: 'not_with_customer_id' }]);
+    expectProblem(await recordsNothingAtAll(api, () => open({}, otherKey)), 404, 'NOT_FOUND');
+  });
+
+  it('needs consent:write to open a session, and consent:identity-assert to send a verification', async () => {
+    const { apiKey: reader } = await api.tenantKey(['consent:read']);
+    expectProblem(await open({}, reader), 403, 'INSUFFICIENT_SCOPE');
+    const { apiKey: writerOnly } = await api.tenantKey(['consent:write']);
+    expectProblem(await recordsNothingAtAll(api, () => open({}, writerOnly)), 403, 'INSUFFICIENT_SCOPE');
+    expectProblem(await api.http.post('/v1/embed/sessions').send({}), 401, 'UNAUTHENTICATED');
+  });
+});
