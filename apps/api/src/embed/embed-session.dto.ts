@@ -1,41 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import type { EmbedSessionStatus } from '@ledger/embed';
-import { IdentifierDto } from '../customers/resolve/resolve-customer.request.dto';
+import { CreateInteractionRequestDto } from '../redec/interactions/create/create-interaction.request.dto';
 
 export const DEFAULT_SESSION_SECONDS = 900;
 
-/** CONTRACT.md: `{ configurationId, userReference, identifiers }` or `{ configurationId, customerId }`, plus what the flow needs. */
-export class OpenEmbedSessionRequestDto {
-  @ApiProperty({ description: 'A published configuration with `captureTiming: embedded` (REDEC or general).', format: 'uuid' })
-  @IsUUID()
-  configurationId!: string;
-
-  @ApiPropertyOptional({ description: 'A customer of this tenant resolved earlier. Send this, or `userReference` with `identifiers`.', format: 'uuid' })
-  @IsOptional()
-  @IsUUID()
-  customerId?: string;
-
-  @ApiPropertyOptional({ description: 'Resolves the customer inline with the rules of POST /v1/customers/resolve.', maxLength: 200 })
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
-  userReference?: string;
-
-  @ApiPropertyOptional({
-    type: [IdentifierDto],
-    description: "With `userReference`. For a REDEC configuration the identifiers and their provenance must satisfy the channel under its Regulatory Profile.",
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(20)
-  @ValidateNested({ each: true })
-  @Type(() => IdentifierDto)
-  identifiers?: IdentifierDto[];
-
+/** CONTRACT.md: the interaction's customer reference, plus what the flow needs. */
+export class OpenEmbedSessionRequestDto extends CreateInteractionRequestDto {
   @ApiPropertyOptional({
     description:
       "Where the data subject's browser goes after deciding, with the signed result appended (`embed_session_id`, `status`, `reference`, `timestamp`, `signature`). https (http only on localhost), on one of the configuration's `embed.allowedOrigins` when it lists any. Without it the page shows the outcome itself.",

@@ -3,9 +3,15 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
 import { IdentifierDto } from '../../../customers/resolve/resolve-customer.request.dto';
 
-/** Spec 2.2 and CONTRACT.md: `{ configurationId, userReference, identifiers }` or `{ configurationId, customerId }`. */
+/**
+ * Spec 2.2 and CONTRACT.md: `{ configurationId, userReference, identifiers }`
+ * or `{ configurationId, customerId }`; also the start of an embed session.
+ */
 export class CreateInteractionRequestDto {
-  @ApiProperty({ description: 'The published configuration (with a `redec` block) the interaction links to.', format: 'uuid' })
+  @ApiProperty({
+    description: 'The published configuration: with a `redec` block for /v1/redec/consent-interactions, without one for /v1/consent-interactions, `captureTiming: embedded` for an embed session.',
+    format: 'uuid',
+  })
   @IsUUID()
   configurationId!: string;
 
@@ -23,7 +29,7 @@ export class CreateInteractionRequestDto {
 
   @ApiPropertyOptional({
     type: [IdentifierDto],
-    description: "With `userReference`. The identifiers and their provenance must satisfy the configuration's channel under its Regulatory Profile.",
+    description: "With `userReference`. For a REDEC configuration the identifiers and their provenance must satisfy the configuration's channel under its Regulatory Profile.",
   })
   @IsOptional()
   @IsArray()
