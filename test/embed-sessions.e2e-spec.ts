@@ -110,7 +110,7 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.headers['content-security-policy']).toContain(`frame-ancestors ${INTEGRATOR}`);
     expect(page.headers['content-security-policy']).toContain(`form-action 'self' ${INTEGRATOR}`);
-    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(page.headers['referrer-policy']).toBe('same-origin');
     expect(page.headers['x-frame-options']).toBeUndefined();
     expect(page.text).toContain('Consulta al Registro de Deuda Consolidada');
     expect(page.text).toContain('Puedo revocar este consentimiento.');
@@ -163,6 +163,8 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
     const replayed = await recordsNothingAtAll(api, () => submit(action, { ...hidden, decision: 'accept' }));
     expect(replayed.status).toBe(409);
     expect(replayed.headers['content-type']).toBe('text/html; charset=utf-8');
+    // Shown where the decision was made, inside the integrator's frame.
+    expect(replayed.headers['content-security-policy']).toContain(`frame-ancestors ${INTEGRATOR}`);
     const reopened = await pageOf(opened.body.url);
     expect(reopened.page.status).toBe(409);
     expect(reopened.action).toBeUndefined();
@@ -228,6 +230,7 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
     expectProblem(await recordsNothingAtAll(api, () => open({ configurationId: randomUUID() })), 404, 'NOT_FOUND');
     expectValidationError(await recordsNothingAtAll(api, () => open({ returnUrl: 'https://evil.example/back' })), [{ field: 'returnUrl', reason: 'return_url_origin_not_allowed' }]);
     expectValidationError(await recordsNothingAtAll(api, () => open({ returnUrl: 'http://www.bank.example/back' })), [{ field: 'returnUrl', reason: 'invalid_return_url' }]);
+    expectValidationError(await recordsNothingAtAll(api, () => open({ returnUrl: `${INTEGRATOR}/back#done` })), [{ field: 'returnUrl', reason: 'invalid_return_url' }]);
     expectValidationError(await recordsNothingAtAll(api, () => open({ expiresInSeconds: 5 })), [{ field: 'expiresInSeconds', reason: expect.any(String) }]);
     expectValidationError(await recordsNothingAtAll(api, () => open({ customerId: randomUUID() })), [{ field: 'userReference', reason: 'not_with_customer_id' }]);
     expectProblem(await recordsNothingAtAll(api, () => open({}, otherKey)), 404, 'NOT_FOUND');

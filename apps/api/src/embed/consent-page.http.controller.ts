@@ -35,6 +35,8 @@ interface DecisionForm {
 @Controller('embed')
 export class ConsentPageHttpController {
   private readonly publicOrigin: string;
+  /** A path prefix of LEDGER_PUBLIC_URL (a reverse proxy's), which the form must post back through. */
+  private readonly publicPath: string;
 
   constructor(
     private readonly queryBus: QueryBus,
@@ -42,7 +44,9 @@ export class ConsentPageHttpController {
     private readonly protection: IdentifierProtection,
     @Inject(LEDGER_CONFIG) config: LedgerConfig,
   ) {
-    this.publicOrigin = new URL(config.publicUrl).origin;
+    const publicUrl = new URL(config.publicUrl);
+    this.publicOrigin = publicUrl.origin;
+    this.publicPath = publicUrl.pathname.replace(/\/$/, '');
   }
 
   @Get(':tenantId/sessions/:sessionId')
@@ -66,7 +70,7 @@ export class ConsentPageHttpController {
         scopes: configuration.redec.scopes,
         targets: configuration.redec.targets,
       },
-      formAction: `${consentPagePath(tenantId, sessionId)}/decision`,
+      formAction: `${this.publicPath}${consentPagePath(tenantId, sessionId)}/decision`,
       hiddenFields: { token, csrf: this.csrfToken(tenantId, sessionId) },
       expiresAt: session.expiresAt,
     });
@@ -86,20 +90,29 @@ export class ConsentPageHttpController {
   ): Promise<void> {
     if (!isUUID(tenantId) || !isUUID(sessionId)) return outcome(reply, 'not_found');
     const { token, csrf, decision } = form ?? {};
-    if (typeof token !== 'string' || typeof csrf !== 'string' || (decision !== 'accept' && decision !== 'decline')) return outcome(reply, 'refused');
+    if (typeof token !== 'string') return outcome(reply, 'not_found');
+    // The token is checked first, so that every later answer may be shown inside the integrator's frame.
+    let page: ConsentPageSession;
+    try {
+      page = await this.queryBus.execute(new ReadConsentPageQuery(tenantId, sessionId, token));
+    } catch (error) {
+      return refusal(reply, error);
+    }
+    const frameAncestors = page.session.allowedOrigins;
     // Cross-site request forgery: browsers say where a form post comes from; only the page itself may post.
-    if (!this.fromOwnPage(origin, fetchSite) || !this.csrfMatches(tenantId, sessionId, csrf)) return outcome(reply, 'refused');
+    const genuine = typeof csrf === 'string' && this.fromOwnPage(origin, fetchSite) && this.csrfMatches(tenantId, sessionId, csrf);
+    if (!genuine || (decision !== 'accept' && decision !== 'decline')) return outcome(reply, 'refused', frameAncestors);
     let result: EmbedDecisionResult;
     try {
       result = await this.commandBus.execute(new DecideOnEmbedSessionCommand(tenantId, sessionId, token, decision === 'accept' ? 'accepted' : 'declined'));
     } catch (error) {
-      return refusal(reply, error);
+      return refusal(reply, error, frameAncestors);
     }
     if (result.redirectUrl) {
       reply.status(303).headers({ location: result.redirectUrl, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
       return;
     }
-    return outcome(reply, result.session.decision!.outcome, result.session.allowedOrigins);
+    return outcome(reply, result.session.decision!.outcome, frameAncestors);
   }
 
   private fromOwnPage(origin: string | undefined, fetchSite: string | undefined): boolean {
@@ -123,8 +136,8 @@ function outcome(reply: FastifyReply, page: OutcomePage, frameAncestors: readonl
   reply.status(OUTCOME_STATUS[page]).headers(consentPageHeaders({ frameAncestors, formActionOrigins: [] })).send(renderOutcomePage(page));
 }
 
-function refusal(reply: FastifyReply, error: unknown): void {
+function refusal(reply: FastifyReply, error: unknown, frameAncestors: readonly string[] = []): void {
   const page = error instanceof DomainError ? OUTCOME_OF_CODE[error.code] : undefined;
   if (!page) throw error;
-  outcome(reply, page);
+  outcome(reply, page, page === 'not_found' ? [] : frameAncestors);
 }

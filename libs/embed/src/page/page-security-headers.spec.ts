@@ -62,7 +62,7 @@ describe('consentPageHeaders', () => {
   it('keeps the page and its single-use URL out of caches, Referer headers, sniffing and openers', () => {
     expect(consentPageHeaders(noOrigins)).toMatchObject({
       'Cache-Control': 'no-store',
-      'Referrer-Policy': 'no-referrer',
+      'Referrer-Policy': 'same-origin',
       'X-Content-Type-Options': 'nosniff',
       'Content-Type': 'text/html; charset=utf-8',
       'Cross-Origin-Opener-Policy': 'same-origin',

@@ -29,9 +29,10 @@ export function consentPageHeaders(options: { frameAncestors: readonly string[];
     'Content-Security-Policy': policy,
     // X-Frame-Options cannot name a list of origins; with allowed origins, frame-ancestors alone decides.
     ...(frameAncestors.length === 0 ? { 'X-Frame-Options': 'DENY' } : {}),
-    // The page's URL carries a single-use token: neither a cache nor a Referer may keep it.
+    // The page's URL carries a single-use token: neither a cache nor another site's Referer may keep it.
+    // Not `no-referrer`: under it Chromium sends `Origin: null` on the page's own form post, which the CSRF check needs.
     'Cache-Control': 'no-store',
-    'Referrer-Policy': 'no-referrer',
+    'Referrer-Policy': 'same-origin',
     'X-Content-Type-Options': 'nosniff',
     'Cross-Origin-Opener-Policy': 'same-origin',
   };

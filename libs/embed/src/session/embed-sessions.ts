@@ -60,6 +60,8 @@ export function checkReturnUrl(returnUrl: string, allowedOrigins: readonly strin
     throw fieldRefused('returnUrl', 'invalid_return_url', 'returnUrl is not an absolute URL.');
   }
   if (!isEmbedOrigin(origin)) throw fieldRefused('returnUrl', 'invalid_return_url', 'returnUrl must be https (http only on localhost).');
+  // The result is appended to the query; behind a fragment the browser would never send it.
+  if (returnUrl.includes('#')) throw fieldRefused('returnUrl', 'invalid_return_url', 'returnUrl must not have a fragment.');
   if (allowedOrigins.length > 0 && !allowedOrigins.includes(origin)) {
     throw fieldRefused('returnUrl', 'return_url_origin_not_allowed', "returnUrl is not on one of the configuration's embed.allowedOrigins.");
   }
