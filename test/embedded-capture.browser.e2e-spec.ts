@@ -1,0 +1,405 @@
+import { randomUUID } from 'node:crypto';
+import { Server, createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Frame, Page, Response } from 'playwright-core';
+import { embedStreams, verifyResultQuery } from '@ledger/embed';
+import { ApiApp, startApiApp } from './support/api-app';
+import { artifactPath, launchBrowser } from './support/browser';
+import { TestEnvironment, testEnvironment } from './support/environment';
+import { freePort } from './support/processes';
+import { redecConfiguration, rutOf } from './support/redec-fixtures';
+
+// Embedded capture as the data subject lives it: a real Chromium opens the
+// service's consent page (directly and inside an integrator's iframe),
+// decides with mouse and keyboard, and comes back to the integrator's site.
+// The service listens on a real port; the integrator sites are plain
+// node:http servers on other ports of the same loopback host, so each is a
+// distinct origin to the browser's Content-Security-Policy checks.
+
+/** An integrator's web site: a page framing the consent page, and the page the browser returns to. */
+interface IntegratorSite {
+  origin: string;
+  /** The request targets (`/return?...`, raw as the browser sent them) of every visit to /return. */
+  returns: string[];
+  close(): Promise<void>;
+}
+
+async function startIntegratorSite(): Promise<IntegratorSite> {
+  const returns: string[] = [];
+  const server: Server = createServer((request, response) => {
+    const target = request.url ?? '/';
+    const { pathname, searchParams } = new URL(target, 'http://integrator.invalid');
+    if (pathname === '/frame') {
+      const src = escapeAttribute(searchParams.get('src') ?? '');
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(
+        `<!doctype html><html lang="es-CL"><head><meta charset="utf-8"><title>Banco Ejemplo</title></head>` +
+          `<body><h1>Banco Ejemplo</h1><iframe id="consent" title="Consentimiento" src="${src}" width="640" height="900"></iframe></body></html>`,
+      );
+      return;
+    }
+    if (pathname === '/return') {
+      returns.push(target);
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end('<!doctype html><html lang="es-CL"><head><meta charset="utf-8"><title>Banco Ejemplo</title></head><body><h1>De vuelta en Banco Ejemplo</h1></body></html>');
+      return;
+    }
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    returns,
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Chromium keeps connections alive; without this close() waits for them to time out.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
+
+const REDEC_TITLE = 'Consulta al Registro de Deuda Consolidada';
+const REDEC_TEXT = 'Autorizo a Banco Ejemplo a consultar mi información en el Registro de Deuda Consolidada.';
+const GENERAL_TITLE = 'Términos y condiciones de la cuenta digital';
+const GENERAL_TEXT = 'Acepto los términos y condiciones de la cuenta digital de Banco Ejemplo.';
+
+/** What the browser reads where the form was: the outcome pages of libs/embed/src/page/consent-page.ts. */
+const ALREADY_USED_TITLE = 'Este enlace ya fue usado';
+
+describe('embedded capture in a real browser: the consent page, its decision and the way back to the integrator', () => {
+  let environment: TestEnvironment;
+  let api: ApiApp;
+  let browser: Browser;
+  let publicUrl: string;
+  let tenantId: string;
+  let key: string;
+  /** On the configurations' allowed origins. */
+  let integrator: IntegratorSite;
+  /** Not on them: it may not frame the page. */
+  let stranger: IntegratorSite;
+  let redecEmbedded: { configurationId: string; templateKey: string };
+  let generalEmbedded: { configurationId: string; templateKey: string };
+  const contexts: BrowserContext[] = [];
+
+  let nextRutBody = 23_000_000;
+  const verifiedRut = () => ({
+    system: 'cl-sii',
+    type: 'rut',
+    value: rutOf((nextRutBody += 7919)),
+    verification: { method: 'clave_unica', sourceReference: `auth-${randomUUID()}`, verifiedAt: Date.now() - 60_000 },
+  });
+  const auth = () => ({ Authorization: `Bearer ${key}` });
+  const get = (path: string) => api.http.get(path).set(auth());
+
+  async function publish(body: Record<string, unknown>): Promise<{ configurationId: string; templateKey: string }> {
+    const templateKey = `embedded-${randomUUID()}`;
+    const published = await api.http.post('/v1/configurations').set(auth()).send({ ...body, templateKey });
+    expect(published.status).toBe(201);
+    return { configurationId: published.body.configurationId, templateKey };
+  }
+
+  async function openSession(configurationId: string, options: { returnUrl?: string; dynamicReference?: string } = {}) {
+    const opened = await api.http
+      .post('/v1/embed/sessions')
+      .set(auth())
+      .send({ configurationId, userReference: `cliente-${randomUUID()}`, identifiers: [verifiedRut()], ...options });
+    expect(opened.status).toBe(201);
+    expect(opened.body.url.startsWith(`${publicUrl}/embed/${tenantId}/sessions/${opened.body.sessionId}?token=`)).toBe(true);
+    return opened.body as { sessionId: string; customerId: string; url: string; expiresAt: number; customerCreated: boolean; resultSecret: string };
+  }
+
+  async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
+    const context = await browser.newContext(options);
+    // Well under jest's 30 s, so a page that never comes is reported as such, not as a test timeout.
+    context.setDefaultTimeout(10_000);
+    contexts.push(context);
+    return context.newPage();
+  }
+
+  const button = (scope: Page | Frame, name: 'Acepto' | 'No acepto') => scope.getByRole('button', { name, exact: true });
+  const heading = (scope: Page | Frame) => scope.getByRole('heading', { level: 1 });
+  const sessionStatus = async (sessionId: string) => {
+    const status = await get(`/v1/embed/sessions/${sessionId}`);
+    expect(status.status).toBe(200);
+    return status.body;
+  };
+
+  /** Does `act` (a click, a key) and answers the service's response to the form post it makes: a redirect is not followed here. */
+  async function decisionResponse(scope: Page | Frame, act: () => Promise<void>): Promise<Response> {
+    const page = 'parentFrame' in scope ? scope.page() : scope;
+    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/decision')), act()]);
+    return response;
+  }
+
+  /** Presses Tab until `name` has the focus; the number of presses it took, or null if it never did. */
+  async function tabTo(page: Page, name: string, maxPresses: number): Promise<number | null> {
+    for (let presses = 1; presses <= maxPresses; presses++) {
+      await page.keyboard.press('Tab');
+      const focused = page.locator('button:focus');
+      if ((await focused.count()) === 1 && (await focused.textContent()) === name) return presses;
+    }
+    return null;
+  }
+
+  beforeAll(async () => {
+    const port = await freePort();
+    publicUrl = `http://127.0.0.1:${port}`;
+    environment = testEnvironment();
+    // The certificate worker runs elsewhere: the reads below compare one consent, unchanged between them.
+    api = await startApiApp(environment, { LEDGER_PUBLIC_URL: publicUrl, LEDGER_WORKERS: 'external' });
+    await api.app.listen(port, '127.0.0.1');
+    ({ tenantId, apiKey: key } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']));
+    [integrator, stranger] = await Promise.all([startIntegratorSite(), startIntegratorSite()]);
+    const embed = { allowedOrigins: [integrator.origin] };
+    redecEmbedded = await publish({ ...redecConfiguration(), captureTiming: 'embedded', embed });
+    generalEmbedded = await publish({ title: GENERAL_TITLE, text: GENERAL_TEXT, channel: 'digital', captureTiming: 'embedded', embed });
+    browser = await launchBrowser();
+  });
+
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all([integrator?.close(), stranger?.close()]);
+    await api?.close();
+    await environment?.dispose();
+  });
+
+  it('accepts a REDEC consent on the page, returns to the integrator with a signed result and records the grant at the receipt', async () => {
+    // A reference with a space, a slash and an ñ: the signature must survive the browser carrying the query.
+    const dynamicReference = `solicitud 42/ñ-${randomUUID().slice(0, 8)}`;
+    const session = await openSession(redecEmbedded.configurationId, { returnUrl: `${integrator.origin}/return`, dynamicReference });
+    const page = await newPage();
+
+    const response = await page.goto(session.url);
+    expect(response?.status()).toBe(200);
+    const policy = response?.headers()['content-security-policy'] ?? '';
+    expect(policy).toContain(`frame-ancestors ${integrator.origin}`);
+    expect(policy).toContain(`form-action 'self' ${integrator.origin}`);
+    expect(await heading(page).isVisible()).toBe(true);
+    expect(await heading(page).textContent()).toBe(REDEC_TITLE);
+    expect(await page.title()).toBe(REDEC_TITLE);
+    const main = (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+    expect(main).toContain(REDEC_TEXT);
+    expect(await page.getByRole('heading', { level: 2 }).allTextContents()).toEqual(['Finalidad', 'Objetivos', 'Datos', 'Destinatarios']);
+    expect(main).toContain('Destinatarios Banco Ejemplo');
+
+    await page.screenshot({ path: artifactPath('embedded-consent-page.png'), fullPage: true });
+
+    // Accessibility basics through the DOM and the accessibility tree.
+    expect(await page.locator('html').getAttribute('lang')).toBe('es-CL');
+    expect(await page.getByRole('heading', { level: 1 }).count()).toBe(1);
+    expect(await page.getByRole('group', { name: '¿Acepta otorgar este consentimiento?' }).count()).toBe(1);
+    const buttons = page.getByRole('button');
+    expect(await buttons.count()).toBe(2);
+    expect(await button(page, 'Acepto').count()).toBe(1);
+    expect(await button(page, 'No acepto').count()).toBe(1);
+    // Only the two decisions take the focus: the hidden fields carry the token, not the keyboard.
+    expect(await tabTo(page, 'Acepto', 3)).toBe(1);
+    expect(await page.locator('button:focus-visible').textContent()).toBe('Acepto');
+    expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).toBe('solid');
+    expect(await tabTo(page, 'No acepto', 1)).toBe(1);
+
+    const decided = await decisionResponse(page, () => button(page, 'Acepto').click());
+    expect(decided.status()).toBe(303);
+    await page.waitForURL((url) => url.origin === integrator.origin && url.pathname === '/return');
+    expect(await heading(page).textContent()).toBe('De vuelta en Banco Ejemplo');
+    expect(integrator.returns).toHaveLength(1);
+    const query = integrator.returns[0].slice('/return?'.length);
+    const result = new URLSearchParams(query);
+    expect(result.get('embed_session_id')).toBe(session.sessionId);
+    expect(result.get('status')).toBe('accepted');
+    expect(result.get('reference')).toBe(dynamicReference);
+    expect(verifyResultQuery(session.resultSecret, query)).toBe(true);
+    expect(verifyResultQuery(session.resultSecret, query.replace('status=accepted', 'status=declined'))).toBe(false);
+
+    const status = await sessionStatus(session.sessionId);
+    expect(status).toMatchObject({ sessionId: session.sessionId, customerId: session.customerId, status: 'accepted', dynamicReference });
+    expect(status.consent).toEqual({ kind: 'redec', consentId: expect.any(String), internalConsentCode: expect.stringMatching(/^[0-9A-Z]{20}$/) });
+    expect(status.decidedAt).toBeGreaterThanOrEqual(status.openedAt);
+    expect(result.get('timestamp')).toBe(String(Math.floor(status.decidedAt / 1000)));
+
+    const consent = await get(`/v1/redec/consents/${status.consent.consentId}`);
+    expect(consent.status).toBe(200);
+    expect(consent.body).toMatchObject({
+      redecConsentId: status.consent.consentId,
+      internalConsentCode: status.consent.internalConsentCode,
+      customerId: session.customerId,
+      status: 'granted',
+      channel: 'digital',
+      captureTiming: 'embedded',
+      grantedAt: status.decidedAt,
+    });
+
+    const compliance = await get(`/v1/customers/${session.customerId}/consent-compliance`).query({ templateKey: redecEmbedded.templateKey });
+    expect(compliance.status).toBe(200);
+    expect(compliance.body).toEqual({
+      templateKey: redecEmbedded.templateKey,
+      status: 'complies',
+      acceptedVersion: 1,
+      evaluatedVersion: 1,
+      pendingRequirements: [],
+      pendingVersionChanges: [],
+    });
+
+    const consents = await get(`/v1/customers/${session.customerId}/consents`);
+    expect(consents.status).toBe(200);
+    expect(consents.body.consents).toEqual([{ ...consent.body, kind: 'redec', templateKey: redecEmbedded.templateKey, configurationVersion: 1 }]);
+  });
+
+  it('lays the page out for a 360px phone: no sideways scrolling, the two decisions stacked, full width and touch-sized', async () => {
+    const session = await openSession(redecEmbedded.configurationId, { returnUrl: `${integrator.origin}/return` });
+    const page = await newPage({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    expect((await page.goto(session.url))?.status()).toBe(200);
+    await page.screenshot({ path: artifactPath('embedded-consent-page-mobile.png'), fullPage: true });
+
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    const accept = (await button(page, 'Acepto').boundingBox())!;
+    const decline = (await button(page, 'No acepto').boundingBox())!;
+    expect(decline.y).toBeGreaterThanOrEqual(accept.y + accept.height);
+    expect(decline.width).toBe(accept.width);
+    expect(accept.width).toBeGreaterThan(250);
+    expect(accept.x + accept.width).toBeLessThanOrEqual(360);
+    expect(accept.height).toBeGreaterThanOrEqual(44);
+    expect(decline.height).toBeGreaterThanOrEqual(44);
+  });
+
+  it('declines a general consent by keyboard without a return URL: the page tells the outcome and nothing is granted', async () => {
+    const session = await openSession(generalEmbedded.configurationId);
+    const page = await newPage();
+    const shown = await page.goto(session.url);
+    expect(shown?.status()).toBe(200);
+    // Without a return URL the form posts only to the page itself.
+    expect(shown?.headers()['content-security-policy']).toContain("form-action 'self';");
+    expect(await heading(page).textContent()).toBe(GENERAL_TITLE);
+    expect(await page.locator('main').innerText()).toContain(GENERAL_TEXT);
+    // A general consent has no REDEC terms to show.
+    expect(await page.getByRole('heading', { name: 'Destinatarios' }).count()).toBe(0);
+
+    expect(await tabTo(page, 'No acepto', 4)).not.toBeNull();
+    const decided = await decisionResponse(page, () => page.keyboard.press('Enter'));
+    expect(decided.request().postDataJSON()).toMatchObject({ decision: 'decline' });
+    expect(decided.status()).toBe(200);
+    await page.waitForLoadState('load');
+    expect(await heading(page).textContent()).toBe('Consentimiento no otorgado');
+    expect(await page.locator('main').innerText()).toContain('Registramos que usted no aceptó.');
+
+    const status = await sessionStatus(session.sessionId);
+    expect(status).toMatchObject({ status: 'declined', consent: null, decidedAt: expect.any(Number) });
+    const compliance = await get(`/v1/customers/${session.customerId}/consent-compliance`).query({ templateKey: generalEmbedded.templateKey });
+    expect(compliance.status).toBe(200);
+    expect(compliance.body).toEqual({
+      templateKey: generalEmbedded.templateKey,
+      status: 'non_compliant',
+      acceptedVersion: null,
+      evaluatedVersion: 1,
+      pendingRequirements: [{ code: 'acceptance_required', version: 1 }],
+      pendingVersionChanges: [],
+    });
+    const consents = await get(`/v1/customers/${session.customerId}/consents`);
+    expect(consents.status).toBe(200);
+    expect(consents.body).toEqual({ consents: [] });
+  });
+
+  it('refuses a second decision: the form replayed from another tab, the way back and the link again all show the link as used', async () => {
+    const session = await openSession(redecEmbedded.configurationId, { returnUrl: `${integrator.origin}/return`, dynamicReference: 'replay-1' });
+    const firstTab = await newPage();
+    const secondTab = await firstTab.context().newPage();
+    expect((await firstTab.goto(session.url))?.status()).toBe(200);
+    expect((await secondTab.goto(session.url))?.status()).toBe(200);
+    const returnsBefore = integrator.returns.length;
+
+    expect((await decisionResponse(firstTab, () => button(firstTab, 'Acepto').click())).status()).toBe(303);
+    await firstTab.waitForURL((url) => url.origin === integrator.origin && url.pathname === '/return');
+    const accepted = await sessionStatus(session.sessionId);
+    expect(accepted.status).toBe('accepted');
+
+    // The same form, still open in the other tab, now declines.
+    const replayed = await decisionResponse(secondTab, () => button(secondTab, 'No acepto').click());
+    expect(replayed.status()).toBe(409);
+    await secondTab.waitForLoadState('load');
+    expect(await heading(secondTab).textContent()).toBe(ALREADY_USED_TITLE);
+    expect(await button(secondTab, 'Acepto').count()).toBe(0);
+
+    // Back from the integrator's page: the page is not kept (no-store), so the browser asks again.
+    const back = await firstTab.goBack();
+    expect(back?.status()).toBe(409);
+    expect(await heading(firstTab).textContent()).toBe(ALREADY_USED_TITLE);
+    expect(await button(firstTab, 'Acepto').count()).toBe(0);
+
+    const again = await secondTab.goto(session.url);
+    expect(again?.status()).toBe(409);
+    expect(await heading(secondTab).textContent()).toBe(ALREADY_USED_TITLE);
+
+    expect(await sessionStatus(session.sessionId)).toEqual(accepted);
+    const facts = await api.store.readStream(embedStreams.session(tenantId, session.sessionId));
+    expect(facts.map((fact) => fact.type)).toEqual(['EmbedSessionOpened', 'EmbedSessionDecided']);
+    const consents = await get(`/v1/customers/${session.customerId}/consents`);
+    expect(consents.body.consents.map((c: { redecConsentId: string }) => c.redecConsentId)).toEqual([accepted.consent.consentId]);
+    expect(integrator.returns.length).toBe(returnsBefore + 1);
+  });
+
+  it("lets the configuration's allowed origin frame the page and decide in it, and no other site", async () => {
+    // Allowed: the page loads inside the integrator's iframe and the decision comes back into the frame.
+    const allowedSession = await openSession(redecEmbedded.configurationId, { returnUrl: `${integrator.origin}/return`, dynamicReference: 'framed-1' });
+    const framing = await newPage();
+    await framing.goto(`${integrator.origin}/frame?src=${encodeURIComponent(allowedSession.url)}`);
+    const allowedFrame = (await framing.locator('iframe#consent').elementHandle())!;
+    const consentFrame = (await allowedFrame.contentFrame())!;
+    await button(consentFrame, 'Acepto').waitFor({ state: 'visible' });
+    expect(consentFrame.url()).toBe(allowedSession.url);
+    expect(await heading(consentFrame).textContent()).toBe(REDEC_TITLE);
+    expect((await decisionResponse(consentFrame, () => button(consentFrame, 'Acepto').click())).status()).toBe(303);
+    await consentFrame.waitForURL((url) => url.origin === integrator.origin && url.pathname === '/return');
+    const framedReturn = new URL(consentFrame.url());
+    expect(framedReturn.searchParams.get('status')).toBe('accepted');
+    expect(framedReturn.searchParams.get('reference')).toBe('framed-1');
+    expect(verifyResultQuery(allowedSession.resultSecret, framedReturn.search.slice(1))).toBe(true);
+    expect((await sessionStatus(allowedSession.sessionId)).status).toBe('accepted');
+
+    // Not allowed: the service answers, and Chromium refuses to show the answer inside the other site's frame.
+    const strangerSession = await openSession(redecEmbedded.configurationId, { returnUrl: `${integrator.origin}/return` });
+    const attacked = await newPage();
+    const consentResponse = attacked.waitForResponse((r) => r.url() === strangerSession.url);
+    await attacked.goto(`${stranger.origin}/frame?src=${encodeURIComponent(strangerSession.url)}`);
+    const served = await consentResponse;
+    expect(served.status()).toBe(200);
+    expect(served.headers()['content-security-policy']).toContain(`frame-ancestors ${integrator.origin};`);
+    await attacked.waitForLoadState('load');
+    const blockedFrame = (await (await attacked.locator('iframe#consent').elementHandle())!.contentFrame())!;
+    expect(blockedFrame.url()).not.toBe(strangerSession.url);
+    expect(blockedFrame.url()).toMatch(/^chrome-error:\/\//);
+    expect(await blockedFrame.locator('button').count()).toBe(0);
+    expect((await sessionStatus(strangerSession.sessionId)).status).toBe('open');
+  });
+
+  it('explains a refused decision inside the frame too: the link used in another tab meanwhile', async () => {
+    const session = await openSession(redecEmbedded.configurationId, { returnUrl: `${integrator.origin}/return` });
+    const framing = await newPage();
+    await framing.goto(`${integrator.origin}/frame?src=${encodeURIComponent(session.url)}`);
+    const consentFrame = (await (await framing.locator('iframe#consent').elementHandle())!.contentFrame())!;
+    await button(consentFrame, 'No acepto').waitFor({ state: 'visible' });
+
+    // The same link, opened and accepted in a tab of its own before the framed page is answered.
+    const otherTab = await framing.context().newPage();
+    await otherTab.goto(session.url);
+    expect((await decisionResponse(otherTab, () => button(otherTab, 'Acepto').click())).status()).toBe(303);
+
+    const refused = await decisionResponse(consentFrame, () => button(consentFrame, 'No acepto').click());
+    expect(refused.status()).toBe(409);
+    // The page that says so must be allowed into the integrator's frame, or the person sees a browser error instead.
+    expect(refused.headers()['content-security-policy']).toContain(`frame-ancestors ${integrator.origin};`);
+    await consentFrame.waitForLoadState('load');
+    expect(consentFrame.url()).not.toMatch(/^chrome-error:/);
+    expect(await heading(consentFrame).textContent()).toBe(ALREADY_USED_TITLE);
+    expect((await sessionStatus(session.sessionId)).status).toBe('accepted');
+  });
+});
