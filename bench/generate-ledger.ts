@@ -23,6 +23,7 @@ import { DomainError, IdentifierProtection } from '@ledger/platform';
 import {
   AccessOutcome,
   AccessRequest,
+  BASELINE_PROFILE,
   BindingKind,
   Channel,
   ConfigurationContent,
@@ -33,7 +34,7 @@ import {
   GrantableConfiguration,
   NotificationReason,
   NotificationStatus,
-  ObligationBinding,
+  ObligationBindings,
   ProfileCatalog,
   RegulatoryProfile,
   bankingCalendar,
@@ -49,6 +50,7 @@ import {
   decideRegisterExtension,
   decideRevoke,
   evolveConsent,
+  evolveObligationBindings,
   generateInternalConsentCode,
   grantPolicyOf,
   initialAccessValidUntil,
@@ -357,7 +359,7 @@ class LedgerGenerator {
   private readonly validUntilByDay = new Map<string, number>();
   /** Uniqueness claims (reservation streams) and the customer each names. */
   private readonly claims = new Map<string, string>();
-  private readonly obligationRevisions = new Map<string, { revision: ExpectedRevision; bindings: ObligationBinding[] }>();
+  private readonly obligationRevisions = new Map<string, { revision: ExpectedRevision; bindings: ObligationBindings }>();
   private readonly store: SqliteEventStore;
   private readonly tenants: Tenant[] = [];
   private pending: Array<Promise<unknown>> = [];
@@ -865,6 +867,7 @@ class LedgerGenerator {
       existing: null,
       consent: state,
       consentRevision: consent.revision as number,
+      policy: consent.profile,
       request,
       requestSha256: createHash('sha256').update(canonicalJson(request)).digest('hex'),
       redecAccessId,
@@ -882,7 +885,7 @@ class LedgerGenerator {
         { kind: 'cancelled' as const, weight: 3 },
       ]).kind;
       const result: AccessOutcome = kind === 'accessed' ? { kind, accessedAt: this.now - this.random.between(0, 5000) } : { kind };
-      const confirmed = decideConfirm({ decision, confirmation: null }, result, this.now);
+      const confirmed = decideConfirm({ decision, confirmation: null }, consent.state, consent.profile, result, this.now);
       this.append(streamId, [this.event(confirmed, this.request(tenant))], 0);
     });
   }
@@ -904,7 +907,7 @@ class LedgerGenerator {
       sourceSystem: 'core-loans',
       ...(sourceReference || this.random.chance(0.7) ? { sourceReference: sourceReference || `disb-${this.random.hex(10)}` } : {}),
     };
-    if (!this.change(consent, (state) => decideRegisterExtension(state, request, creditExtensionId, this.now))) return;
+    if (!this.change(consent, (state) => decideRegisterExtension(state, { extensionEnded: false }, request, creditExtensionId, this.now))) return;
     if (this.random.chance(0.4)) this.agenda.schedule(this.now + this.random.between(1, 10) * DAY, () => this.bind(consent, 'core-loans', reference, 'consent'));
     const ends = this.random.chance(0.45);
     const endAt = this.now + this.random.between(20, 150) * DAY;
@@ -926,7 +929,7 @@ class LedgerGenerator {
           endReason === 'superseded_by_new_obligation'
             ? { endReason, supersededByObligationReference: `LN-${consent.tenant.code}-${this.random.digits(10)}` }
             : { endReason };
-        this.change(consent, (state) => decideEndExtension(state, creditExtensionId, end, this.now));
+        this.change(consent, (state) => decideEndExtension(state, consent.profile, creditExtensionId, end, this.now));
       });
     }
   }
@@ -942,13 +945,16 @@ class LedgerGenerator {
   /** POST /v1/redec/obligation-bindings, on the obligation's own stream at the revision read. */
   private bind(consent: ConsentRecord | null, sourceSystem: string, obligationReference: string, kind: BindingKind, tenant = consent!.tenant): void {
     const streamId = redecStreams.obligation(tenant.tenantId, sourceSystem, obligationReference);
-    const known = this.obligationRevisions.get(streamId) ?? { revision: 'no_stream' as ExpectedRevision, bindings: [] };
-    const request = { sourceSystem, obligationReference, kind, redecConsentId: kind === 'consent' ? consent!.redecConsentId : null };
+    const known = this.obligationRevisions.get(streamId) ?? { revision: 'no_stream' as ExpectedRevision, bindings: { bindings: [], annulled: [] } };
+    // A consent's obligation is the credit its extension was registered for; another was granted just now.
+    const extended = consent?.state.creditExtensions.find((e) => e.creditOperationReference === obligationReference);
+    const obligationGrantedAt = extended?.creditGrantedAt ?? this.now;
+    const request = { sourceSystem, obligationReference, kind, redecConsentId: kind === 'consent' ? consent!.redecConsentId : null, obligationGrantedAt };
     const bindingId = this.random.uuid();
-    const decision = decideBind(known.bindings, request, kind === 'consent' ? consent!.state : null, { bindingId }, this.now);
+    const decision = decideBind(known.bindings, request, kind === 'consent' ? consent!.state : null, BASELINE_PROFILE, { bindingId }, this.now);
     if (decision.kind !== 'bound') return;
     if (!this.append(streamId, [this.event(decision.event, this.request(tenant), bindingId)], known.revision)) return;
-    this.obligationRevisions.set(streamId, { revision: nextRevision(known.revision, 1), bindings: [...known.bindings, decision.event.data] });
+    this.obligationRevisions.set(streamId, { revision: nextRevision(known.revision, 1), bindings: evolveObligationBindings(known.bindings, decision.event) });
   }
 
   /** Obligations granted before REDEC, or without an applicable consent, bound by the bank; now and then a disagreeing second binding. */

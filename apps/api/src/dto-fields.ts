@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { IsDefined, IsInt, IsNotEmpty, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsDefined, IsInt, IsNotEmpty, IsString, IsUUID, Matches, isUUID, MaxLength, Min } from 'class-validator';
 
 /** Required, non-empty text with a bound: the shape of every reference and code the API takes. */
 export function Text(maxLength = 200): PropertyDecorator {
@@ -15,4 +16,14 @@ export function EpochMs(): PropertyDecorator {
 export const SHA256_HEX = /^[0-9a-f]{64}$/;
 export function Sha256Hex(): PropertyDecorator {
   return applyDecorators(IsDefined(), IsString(), Matches(SHA256_HEX));
+}
+
+/** Ids the service issues are lower-case UUIDs; a UUID sent in capitals names the same resource (ResourceIdPipe does the same for path ids). */
+export function UuidInLowerCase(): PropertyDecorator {
+  return Transform(({ value }) => (typeof value === 'string' && isUUID(value) ? value.toLowerCase() : value));
+}
+
+/** An id the service issued, sent in a body: a UUID, taken in lower case. */
+export function IssuedId(): PropertyDecorator {
+  return applyDecorators(UuidInLowerCase(), IsUUID());
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ProjectionRunner } from '@ledger/projections';
+import { unavailable } from '@ledger/platform';
 
 /** docs/decisions/0005-read-your-writes.md */
 export const READ_YOUR_WRITES_TIMEOUT_MS = 5_000;
@@ -19,5 +20,16 @@ export class ReadYourWrites {
     if (position === null) return;
     const projected = await this.projections.waitForPosition(position, READ_YOUR_WRITES_TIMEOUT_MS);
     if (!projected) this.logger.warn(`read model did not reach position ${position} within ${READ_YOUR_WRITES_TIMEOUT_MS} ms`);
+  }
+
+  /**
+   * Waits until the read model has processed `position`, and refuses
+   * (503) past the bound: for a rule that reads the read model, an answer
+   * taken on a model that lags behind would not be a decision on the facts.
+   */
+  async caughtUpWith(position: number): Promise<void> {
+    if (!(await this.projections.waitForPosition(position, READ_YOUR_WRITES_TIMEOUT_MS))) {
+      throw unavailable('read_model_behind', 'The read model has not caught up with the ledger; retry shortly.');
+    }
   }
 }

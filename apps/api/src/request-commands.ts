@@ -27,4 +27,9 @@ export class RequestCommands {
     await this.readYourWrites.waitFor(position);
     return result;
   }
+
+  /** Returns once the read model holds every fact committed before this call (503 otherwise). */
+  async readModelCaughtUp(): Promise<void> {
+    await this.readYourWrites.caughtUpWith(await this.store.headPosition());
+  }
 }

@@ -6,6 +6,7 @@ export * from './customers/customer.events';
 export * from './customers/customer.decider';
 export * from './customers/identifier-input';
 export * from './customers/rut';
+export * from './customers/customer-id';
 export * from './customers/resolve-customer';
 export * from './customers/customers.projection';
 export * from './load-aggregate';

@@ -16,7 +16,7 @@ import { CreateInteractionHttpController } from './interactions/create/create-in
 import { CreateInteractionHandler } from './interactions/create/create-interaction.command';
 import { GrantConsentHandler } from './interactions/grant/grant.command';
 import { GrantHttpController } from './interactions/grant/grant.http.controller';
-import { BindObligationHandler } from './obligations/bind/bind-obligation.command';
+import { AnnulBindingHandler, BindObligationHandler } from './obligations/bind/bind-obligation.command';
 import { BindObligationHttpController } from './obligations/bind/bind-obligation.http.controller';
 import { ConsentCodeHttpController } from './obligations/consent-code/consent-code.http.controller';
 import { ConsentCodeHandler } from './obligations/consent-code/consent-code.query';
@@ -24,7 +24,7 @@ import { AuthorizeAccessHandler, ConfirmAccessHandler } from './accesses/access.
 import { AccessesHttpController } from './accesses/accesses.http.controller';
 import { RevokeConsentHandler } from './consents/revoke/revoke.command';
 import { RevokeHttpController } from './consents/revoke/revoke.http.controller';
-import { EndCreditExtensionHandler, RegisterCreditExtensionHandler } from './consents/credit-extensions/credit-extension.commands';
+import { AnnulCreditExtensionHandler, EndCreditExtensionHandler, RegisterCreditExtensionHandler } from './consents/credit-extensions/credit-extension.commands';
 import { CreditExtensionsHttpController } from './consents/credit-extensions/credit-extensions.http.controller';
 
 /** The REDEC boundary: interactions, grant, the consent's lifecycle, access coordination and the regulatory reads. */
@@ -57,11 +57,13 @@ export class RedecModule {
         GetConsentHandler,
         LookupConsentsHandler,
         BindObligationHandler,
+        AnnulBindingHandler,
         ConsentCodeHandler,
         RecordNotificationEvidenceHandler,
         RevokeConsentHandler,
         RegisterCreditExtensionHandler,
         EndCreditExtensionHandler,
+        AnnulCreditExtensionHandler,
         AuthorizeAccessHandler,
         ConfirmAccessHandler,
       ],

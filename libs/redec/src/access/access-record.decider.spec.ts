@@ -1,14 +1,19 @@
 import { refusalOf } from '@ledger/platform/testing';
-import { facts, given, grantedAt, state } from '../consent/testing/consent-fixtures';
+import { ConsentState } from '../consent/consent.state';
+import { facts, given, grantedAt, state, validUntil } from '../consent/testing/consent-fixtures';
 import { accessRequest } from './testing/access-fixtures';
-import { AccessRecord, evolveAccess } from './access.events';
-import { CALLER_CLOCK_TOLERANCE_MS, accessOutcome, decideAuthorize, decideConfirm } from './access-record.decider';
+import { AccessOutcome, AccessRecord, evolveAccess } from './access.events';
+import { AccessPolicy, accessOutcome, decideAuthorize, decideConfirm } from './access-record.decider';
 
 const DAY = 86_400_000;
+const MINUTE = 60_000;
 const now = grantedAt + DAY;
+const policy: AccessPolicy = { callerClockSkewMs: 5 * MINUTE, authorizationTtlMs: 10 * MINUTE };
+const SKEW = policy.callerClockSkewMs;
 const request = accessRequest({ reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: 'op-1', assertedAt: now - 1000 } });
 const authorize = (overrides: Partial<Parameters<typeof decideAuthorize>[0]> = {}) =>
-  decideAuthorize({ existing: null, consent: state, consentRevision: 0, request, requestSha256: 'sha-1', redecAccessId: 'acc-id', now, ...overrides });
+  decideAuthorize({ existing: null, consent: state, consentRevision: 0, policy, request, requestSha256: 'sha-1', redecAccessId: 'acc-id', now, ...overrides });
+const confirm = (record: AccessRecord | null, outcome: AccessOutcome, at: number, consent: ConsentState = state) => decideConfirm(record, consent, policy, outcome, at);
 const recorded = (outcome = authorize()): AccessRecord => {
   if (outcome.replayed) throw new Error('expected a new decision');
   return evolveAccess(null, outcome.event)!;
@@ -20,14 +25,14 @@ describe('authorize: the decision as a fact', () => {
       replayed: false,
       event: {
         type: 'AccessDecided',
-        data: { redecAccessId: 'acc-id', redecConsentId: 'con-1', request, requestSha256: 'sha-1', status: 'authorized', denyReasonCode: null, decidedAt: now, consentRevision: 4 },
+        data: { redecAccessId: 'acc-id', redecConsentId: 'con-1', request, requestSha256: 'sha-1', status: 'authorized', denyReasonCode: null, decidedAt: now, expiresAt: now + 10 * MINUTE, consentRevision: 4 },
       },
     });
   });
 
   it('records a denial with its reason, and no consent revision when there is no consent', () => {
     const outcome = authorize({ consent: null, consentRevision: null });
-    expect(outcome).toMatchObject({ replayed: false, event: { data: { status: 'denied', denyReasonCode: 'redec_consent_not_found', consentRevision: null } } });
+    expect(outcome).toMatchObject({ replayed: false, event: { data: { status: 'denied', denyReasonCode: 'redec_consent_not_found', expiresAt: null, consentRevision: null } } });
   });
 
   it('answers the same request with the recorded decision, even after the consent changed', () => {
@@ -40,10 +45,10 @@ describe('authorize: the decision as a fact', () => {
     expect(refusalOf(() => authorize({ existing: recorded(), requestSha256: 'sha-2' })).code).toBe('redec_access_request_conflict');
   });
 
-  it('refuses an assertedAt later than the receipt beyond the caller clock tolerance', () => {
+  it("refuses an assertedAt later than the receipt beyond the profile's caller clock skew", () => {
     const at = (assertedAt: number) => authorize({ request: { ...request, reportingObligation: { ...request.reportingObligation, assertedAt } } });
-    expect(at(now + CALLER_CLOCK_TOLERANCE_MS).replayed).toBe(false);
-    expect(refusalOf(() => at(now + CALLER_CLOCK_TOLERANCE_MS + 1))).toMatchObject({ code: 'VALIDATION_ERROR', reason: 'asserted_at_after_receipt' });
+    expect(at(now + SKEW).replayed).toBe(false);
+    expect(refusalOf(() => at(now + SKEW + 1))).toMatchObject({ code: 'VALIDATION_ERROR', reason: 'asserted_at_after_receipt' });
   });
 });
 
@@ -52,24 +57,63 @@ describe('confirm', () => {
 
   it('records exactly the outcome kind reported', () => {
     for (const outcome of [{ kind: 'accessed' as const, accessedAt: now + 10 }, { kind: 'failed' as const }, { kind: 'cancelled' as const }]) {
-      expect(decideConfirm(authorized, outcome, now + 20)).toEqual({ type: 'AccessConfirmed', data: { redecAccessId: 'acc-id', redecConsentId: 'con-1', outcome, confirmedAt: now + 20 } });
+      expect(confirm(authorized, outcome, now + 20)).toEqual({ type: 'AccessConfirmed', data: { redecAccessId: 'acc-id', redecConsentId: 'con-1', outcome, confirmedAt: now + 20 } });
     }
   });
 
   it('confirms only an authorized access, and only once', () => {
-    expect(refusalOf(() => decideConfirm(null, { kind: 'failed' }, now)).code).toBe('NOT_FOUND');
+    expect(refusalOf(() => confirm(null, { kind: 'failed' }, now)).code).toBe('NOT_FOUND');
     const denied = recorded(authorize({ consent: null }));
-    expect(refusalOf(() => decideConfirm(denied, { kind: 'cancelled' }, now)).code).toBe('redec_access_not_authorized');
-    const confirmed = evolveAccess(authorized, decideConfirm(authorized, { kind: 'failed' }, now))!;
-    expect(refusalOf(() => decideConfirm(confirmed, { kind: 'failed' }, now)).code).toBe('redec_access_already_confirmed');
+    expect(refusalOf(() => confirm(denied, { kind: 'cancelled' }, now)).code).toBe('redec_access_not_authorized');
+    const confirmed = evolveAccess(authorized, confirm(authorized, { kind: 'failed' }, now))!;
+    expect(refusalOf(() => confirm(confirmed, { kind: 'failed' }, now)).code).toBe('redec_access_already_confirmed');
   });
 
-  it('bounds accessedAt by the authorization and the receipt, within the caller clock tolerance', () => {
-    const accessed = (accessedAt: number) => () => decideConfirm(authorized, { kind: 'accessed', accessedAt }, now + 1000);
-    expect(accessed(now - CALLER_CLOCK_TOLERANCE_MS)()).toMatchObject({ type: 'AccessConfirmed' });
-    expect(accessed(now + 1000 + CALLER_CLOCK_TOLERANCE_MS)()).toMatchObject({ type: 'AccessConfirmed' });
-    expect(refusalOf(accessed(now - CALLER_CLOCK_TOLERANCE_MS - 1))).toMatchObject({ reason: 'accessed_at_before_authorization', errors: [{ field: 'outcome.accessedAt', reason: 'accessed_at_before_authorization' }] });
-    expect(refusalOf(accessed(now + 1001 + CALLER_CLOCK_TOLERANCE_MS))).toMatchObject({ reason: 'accessed_at_after_receipt' });
+  it("bounds accessedAt by the authorization and the receipt, within the profile's caller clock skew", () => {
+    const accessed = (accessedAt: number) => () => confirm(authorized, { kind: 'accessed', accessedAt }, now + 1000);
+    expect(accessed(now - SKEW)()).toMatchObject({ type: 'AccessConfirmed' });
+    expect(accessed(now + 1000 + SKEW)()).toMatchObject({ type: 'AccessConfirmed' });
+    expect(refusalOf(accessed(now - SKEW - 1))).toMatchObject({ reason: 'accessed_at_before_authorization', errors: [{ field: 'outcome.accessedAt', reason: 'accessed_at_before_authorization' }] });
+    expect(refusalOf(accessed(now + 1001 + SKEW))).toMatchObject({ reason: 'accessed_at_after_receipt' });
+  });
+
+  describe('an access after the authorization could no longer be used', () => {
+    const expiresAt = authorized.decision.expiresAt!;
+
+    it('is refused once the authorization expired', () => {
+      expect(confirm(authorized, { kind: 'accessed', accessedAt: expiresAt }, expiresAt + MINUTE)).toMatchObject({ type: 'AccessConfirmed' });
+      expect(refusalOf(() => confirm(authorized, { kind: 'accessed', accessedAt: expiresAt + 1 }, expiresAt + MINUTE))).toMatchObject({ kind: 'conflict', code: 'redec_authorization_expired' });
+    });
+
+    it('is refused after a revocation, even one recorded after the decision, or after the window', () => {
+      const revokedAt = now + MINUTE;
+      const revoked = given(facts.revocation(revokedAt, true));
+      expect(confirm(authorized, { kind: 'accessed', accessedAt: revokedAt - 1 }, now + 2 * MINUTE, revoked)).toMatchObject({ type: 'AccessConfirmed' });
+      expect(refusalOf(() => confirm(authorized, { kind: 'accessed', accessedAt: revokedAt }, now + 2 * MINUTE, revoked)).code).toBe('redec_authorization_expired');
+      const lastMinute = recorded(authorize({ now: validUntil - MINUTE }));
+      expect(refusalOf(() => confirm(lastMinute, { kind: 'accessed', accessedAt: validUntil + 1 }, validUntil + MINUTE)).code).toBe('redec_authorization_expired');
+    });
+
+    it('is refused after the obligation of a lifecycle access ended', () => {
+      const manage = accessRequest({ consentAuthorizationMode: 'credit_lifecycle_extension', accessPurpose: 'manage_existing_obligation', reportingObligation: { ...request.reportingObligation, assertedAt: now } });
+      const extended = given(facts.extension('x-op-1', 'op-1', grantedAt + 1000));
+      const access = recorded(authorize({ consent: extended, request: manage }));
+      const ended = given(facts.extension('x-op-1', 'op-1', grantedAt + 1000), facts.extensionEnded('x-op-1', now + MINUTE));
+      expect(confirm(access, { kind: 'accessed', accessedAt: now + MINUTE - 1 }, now + 2 * MINUTE, ended)).toMatchObject({ type: 'AccessConfirmed' });
+      expect(refusalOf(() => confirm(access, { kind: 'accessed', accessedAt: now + MINUTE }, now + 2 * MINUTE, ended)).code).toBe('redec_authorization_expired');
+    });
+
+    it('judges an access a little before the decision (clock skew) as of the decision', () => {
+      const revokedBefore = given(facts.revocation(now - MINUTE, true));
+      expect(confirm(authorized, { kind: 'accessed', accessedAt: now - 2 * MINUTE }, now + MINUTE)).toMatchObject({ type: 'AccessConfirmed' });
+      expect(refusalOf(() => confirm(authorized, { kind: 'accessed', accessedAt: now - 2 * MINUTE }, now + MINUTE, revokedBefore)).code).toBe('redec_authorization_expired');
+    });
+
+    it('still takes `failed` and `cancelled`', () => {
+      const revoked = given(facts.revocation(now, true));
+      expect(confirm(authorized, { kind: 'failed' }, expiresAt + DAY, revoked)).toMatchObject({ type: 'AccessConfirmed' });
+      expect(confirm(authorized, { kind: 'cancelled' }, expiresAt + DAY, revoked)).toMatchObject({ type: 'AccessConfirmed' });
+    });
   });
 });
 

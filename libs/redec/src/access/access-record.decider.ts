@@ -1,15 +1,14 @@
 import { conflict, fieldRefused, notFound } from '@ledger/platform';
+import { checkNotAfterReceipt } from '../consent/caller-instants';
 import { ConsentState } from '../consent/consent.state';
-import { AccessRequest, decideAccess } from './access.decider';
+import { AccessRequest, decideAccess, denyReasonAt } from './access.decider';
 import { AccessConfirmed, AccessDecided, AccessOutcome, AccessRecord } from './access.events';
 
-/**
- * How far ahead of the service clock a caller's instant may be. The bank's
- * clock is not ours: an `accessedAt` taken right after our decision, or an
- * `assertedAt` taken right before the request, can read a little later than
- * our clock without being false.
- */
-export const CALLER_CLOCK_TOLERANCE_MS = 5 * 60_000;
+/** What the consent's Regulatory Profile says about accesses (spec 8 leaves the values to the profile). */
+export interface AccessPolicy {
+  callerClockSkewMs: number;
+  authorizationTtlMs: number;
+}
 
 export type AuthorizeOutcome = { replayed: true; decision: AccessDecided['data'] } | { replayed: false; event: AccessDecided };
 
@@ -17,27 +16,27 @@ export type AuthorizeOutcome = { replayed: true; decision: AccessDecided['data']
  * Spec 2.8 and CONTRACT: an access request is identified by its
  * sourceSystem + sourceReference. The same request again answers the
  * recorded decision; the same pair with another body is a conflict. A new
- * request is decided on the consent as it stands now.
+ * request is decided on the consent as it stands now, and an authorization
+ * may be used until `expiresAt`.
  */
 export function decideAuthorize(input: {
   existing: AccessRecord | null;
   consent: ConsentState | null;
   consentRevision: number | null;
+  policy: AccessPolicy;
   request: AccessRequest;
   requestSha256: string;
   redecAccessId: string;
   now: number;
 }): AuthorizeOutcome {
-  const { existing, consent, request, requestSha256, now } = input;
+  const { existing, consent, request, requestSha256, policy, now } = input;
   if (existing) {
     if (existing.decision.requestSha256 !== requestSha256) {
       throw conflict('redec_access_request_conflict', 'This sourceSystem and sourceReference already identify a different access request.');
     }
     return { replayed: true, decision: existing.decision };
   }
-  if (request.reportingObligation.assertedAt > now + CALLER_CLOCK_TOLERANCE_MS) {
-    throw fieldRefused('reportingObligation.assertedAt', 'asserted_at_after_receipt', 'reportingObligation.assertedAt is later than the receipt of the request.');
-  }
+  checkNotAfterReceipt('reportingObligation.assertedAt', 'asserted_at_after_receipt', request.reportingObligation.assertedAt, now, policy.callerClockSkewMs);
   const decision = decideAccess(consent, request, now);
   return {
     replayed: false,
@@ -51,24 +50,36 @@ export function decideAuthorize(input: {
         status: decision.status,
         denyReasonCode: decision.status === 'denied' ? decision.denyReasonCode : null,
         decidedAt: now,
+        expiresAt: decision.status === 'authorized' ? now + policy.authorizationTtlMs : null,
         consentRevision: consent ? input.consentRevision : null,
       },
     },
   };
 }
 
-/** Spec 2.9 and rule 10: only an authorized access is confirmed, once, with exactly one outcome kind. */
-export function decideConfirm(record: AccessRecord | null, outcome: AccessOutcome, now: number): AccessConfirmed {
+/**
+ * Spec 2.9 and rule 10: only an authorized access is confirmed, once, with
+ * exactly one outcome kind. `accessed` is refused once the authorization
+ * expired, or when the consent had stopped enabling that access by
+ * `accessedAt` (a revocation, the window's end, the obligation's end): the
+ * registry must not have been queried then. `failed` and `cancelled` report
+ * that it was not, and are always taken.
+ */
+export function decideConfirm(record: AccessRecord | null, consent: ConsentState | null, policy: AccessPolicy, outcome: AccessOutcome, now: number): AccessConfirmed {
   if (!record) throw notFound('access');
   const { decision } = record;
   if (decision.status !== 'authorized') throw conflict('redec_access_not_authorized', 'Only an authorized access can be confirmed.');
   if (record.confirmation) throw conflict('redec_access_already_confirmed', 'The outcome of this access was already confirmed.');
   if (outcome.kind === 'accessed') {
-    if (outcome.accessedAt < decision.decidedAt - CALLER_CLOCK_TOLERANCE_MS) {
+    const { accessedAt } = outcome;
+    if (accessedAt < decision.decidedAt - policy.callerClockSkewMs) {
       throw fieldRefused('outcome.accessedAt', 'accessed_at_before_authorization', 'accessedAt precedes the authorization.');
     }
-    if (outcome.accessedAt > now + CALLER_CLOCK_TOLERANCE_MS) {
-      throw fieldRefused('outcome.accessedAt', 'accessed_at_after_receipt', 'accessedAt is later than the receipt of the confirmation.');
+    checkNotAfterReceipt('outcome.accessedAt', 'accessed_at_after_receipt', accessedAt, now, policy.callerClockSkewMs);
+    // An access a little before the decision (clock skew) was covered by it: the consent is judged from the decision on.
+    const at = Math.max(accessedAt, decision.decidedAt);
+    if ((decision.expiresAt !== null && accessedAt > decision.expiresAt) || !consent || denyReasonAt(consent, decision.request, at) !== null) {
+      throw conflict('redec_authorization_expired', 'The authorization could no longer be used at accessedAt: it had expired, or the consent had stopped enabling this access.');
     }
   }
   return { type: 'AccessConfirmed', data: { redecAccessId: decision.redecAccessId, redecConsentId: decision.redecConsentId, outcome, confirmedAt: now } };

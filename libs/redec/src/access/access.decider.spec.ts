@@ -32,9 +32,12 @@ describe('access authorization', () => {
       expect(decideAccess(state, request(overrides), now)).toEqual({ status: 'denied', denyReasonCode });
     });
 
-    it('denies after an effective revocation, not after one kept without effect', () => {
-      expect(decideAccess(given(revocation(true)), request(), grantedAt + 3 * DAY)).toEqual({ status: 'denied', denyReasonCode: 'redec_consent_revoked' });
-      expect(decideAccess(given(extension('op-1'), revocation(false)), request(), grantedAt + 3 * DAY)).toEqual({ status: 'authorized' });
+    it('denies from revokedAt on, after an effective revocation and after one kept without effect alike', () => {
+      const revokedAt = grantedAt + 2 * DAY;
+      for (const consent of [given(revocation(true)), given(extension('op-1'), revocation(false))]) {
+        expect(decideAccess(consent, request(), revokedAt - 1)).toEqual({ status: 'authorized' });
+        expect(decideAccess(consent, request(), revokedAt)).toEqual({ status: 'denied', denyReasonCode: 'redec_consent_revoked' });
+      }
     });
 
     it('denies an unknown consent rather than failing', () => {
@@ -61,6 +64,14 @@ describe('access authorization', () => {
       ['no extension at all', [], manage('op-1')],
     ])('denies %s', (_case, events, access) => {
       expect(decideAccess(given(...events), access, grantedAt + 4 * DAY)).toEqual({ status: 'denied', denyReasonCode: 'redec_no_active_extension_for_obligation' });
+    });
+
+    it('authorizes the exact obligation while a revocation is kept without effect, and denies it revoked once it took effect', () => {
+      const kept = given(extension('op-1'), revocation(false));
+      expect(decideAccess(kept, manage('op-1'), grantedAt + 4 * DAY)).toEqual({ status: 'authorized' });
+      expect(decideAccess(kept, manage('op-2'), grantedAt + 4 * DAY)).toEqual({ status: 'denied', denyReasonCode: 'redec_no_active_extension_for_obligation' });
+      const tookEffect = given(extension('op-1'), revocation(false), ended('op-1'));
+      expect(decideAccess(tookEffect, manage('op-1'), grantedAt + 4 * DAY)).toEqual({ status: 'denied', denyReasonCode: 'redec_consent_revoked' });
     });
 
     it("denies an objective other than the extension's", () => {

@@ -1,6 +1,6 @@
 import { fieldRefused } from '@ledger/platform';
 import { ConsentState } from '../consent/consent.state';
-import { deriveStatus } from '../consent/regulatory-representation';
+import { extensionCovering, initialWindowClosedAt, revocationEffect } from '../consent/enablement';
 
 export type ConsentAuthorizationMode = 'initial_window' | 'credit_lifecycle_extension';
 export type AccessPurpose = 'manage_existing_obligation' | 'evaluate_new_credit';
@@ -57,26 +57,33 @@ export function decideAccess(consent: ConsentState | null, request: AccessReques
   if (!consent) return deny('redec_consent_not_found');
   // Rule 7: an auditable denial, decided before anything else about the consent.
   if (request.accessPurpose === 'evaluate_new_credit') return deny('redec_credit_extension_purpose_not_obligation_management');
-  if (deriveStatus(consent, now).status === 'revoked') return deny('redec_consent_revoked');
-
-  if (request.consentAuthorizationMode === 'initial_window') {
-    if (now > consent.grant.initialAccessValidUntil) return deny('redec_initial_window_expired');
-  } else {
-    // The extension covers only the exact obligation it arose from.
-    const obligation = request.reportingObligation;
-    const extension = consent.creditExtensions.find(
-      (e) =>
-        e.status === 'active' &&
-        e.creditOperationReference === obligation.sourceReference &&
-        obligation.sourceSystem === consent.grant.obligationSourceSystem,
-    );
-    if (!extension) return deny('redec_no_active_extension_for_obligation');
-    if (extension.objectiveCode !== request.objectiveCode) return deny('redec_objective_not_granted');
-  }
+  const reason = denyReasonAt(consent, request, now);
+  if (reason) return deny(reason);
 
   const scope = consent.grant.scopes.find((s) => s.scopeId === request.scopeId);
   if (!scope) return deny('redec_scope_not_granted');
   if (scope.dataCategoryCode !== request.dataCategoryCode) return deny('redec_data_category_not_granted');
   if (!consent.grant.objectiveCodes.includes(request.objectiveCode)) return deny('redec_objective_not_granted');
   return { status: 'authorized' };
+}
+
+/**
+ * Why the consent did not enable this access at `at`, as its facts now
+ * stand, or null when it did: in `initial_window` mode the window, which any
+ * revocation closes; in `credit_lifecycle_extension` mode an extension
+ * covering exactly the obligation, with the access's objective. The same
+ * rule decides an authorization and whether its confirmation came too late.
+ */
+export function denyReasonAt(
+  consent: ConsentState,
+  request: Pick<AccessRequest, 'consentAuthorizationMode' | 'reportingObligation' | 'objectiveCode'>,
+  at: number,
+): DenyReasonCode | null {
+  if (request.consentAuthorizationMode === 'initial_window') return initialWindowClosedAt(consent, at);
+  const { sourceSystem, sourceReference } = request.reportingObligation;
+  const extension = extensionCovering(consent, { sourceSystem, obligationReference: sourceReference }, at);
+  if (!extension) return revocationEffect(consent)?.effective ? 'redec_consent_revoked' : 'redec_no_active_extension_for_obligation';
+  // The extension covers only the exact obligation it arose from, under its own objective.
+  if (extension.objectiveCode !== request.objectiveCode) return 'redec_objective_not_granted';
+  return null;
 }

@@ -22,6 +22,8 @@ export interface AccessDecided {
     status: 'authorized' | 'denied';
     denyReasonCode: DenyReasonCode | null;
     decidedAt: number;
+    /** Until when an `authorized` decision may be used to query the registry (the profile's authorizationTtlMs after decidedAt); null when denied. */
+    expiresAt: number | null;
     consentRevision: number | null;
   };
 }

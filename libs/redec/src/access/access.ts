@@ -4,10 +4,11 @@ import { createHash } from 'node:crypto';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { derivedUuid } from '../derived-id';
+import { BASELINE_PROFILE, ProfileCatalog } from '../profiles/profile-catalog';
 import { redecStreams } from '../streams';
 import { AccessRequest, checkAccessRequest } from './access.decider';
 import { AccessDecided, AccessEvent, AccessOutcome, AccessRecord, evolveAccess } from './access.events';
-import { decideAuthorize, decideConfirm } from './access-record.decider';
+import { AccessPolicy, decideAuthorize, decideConfirm } from './access-record.decider';
 
 type Context = CommandContext & { tenantId: string };
 
@@ -29,18 +30,21 @@ export interface AuthorizeResult {
  * before answering, so no answer goes out that is not a fact. Any fault on
  * the way is an error, never `authorized`.
  */
-export async function authorizeAccess(store: EventStore, request: AccessRequest, context: Context): Promise<AuthorizeResult> {
+export interface AccessDependencies {
+  store: EventStore;
+  profiles: ProfileCatalog;
+}
+
+export async function authorizeAccess({ store, profiles }: AccessDependencies, request: AccessRequest, context: Context): Promise<AuthorizeResult> {
   checkAccessRequest(request);
   const redecAccessId = redecAccessIdFor(context.tenantId, request.sourceSystem, request.sourceReference);
   const stream = redecStreams.access(context.tenantId, redecAccessId);
   const requestSha256 = createHash('sha256').update(canonicalJson(request)).digest('hex');
   const decide = async () => {
     const { state: existing } = await loadAggregate(store, stream, evolveAccess);
-    const { state: consent, expectedRevision } = await loadAggregate(store, redecStreams.consent(context.tenantId, request.redecConsentId), (state: ConsentState | null, event: ConsentEvent) =>
-      evolveConsent(state, event, context.tenantId),
-    );
+    const { state: consent, expectedRevision } = await loadConsent(store, context.tenantId, request.redecConsentId);
     const consentRevision = typeof expectedRevision === 'number' ? expectedRevision : null;
-    return decideAuthorize({ existing, consent, consentRevision, request, requestSha256, redecAccessId, now: context.now });
+    return decideAuthorize({ existing, consent, consentRevision, policy: accessPolicy(profiles, consent), request, requestSha256, redecAccessId, now: context.now });
   };
 
   const outcome = await decide();
@@ -57,8 +61,9 @@ export async function authorizeAccess(store: EventStore, request: AccessRequest,
   }
 }
 
-/** Spec 2.9: records the outcome the bank reports for an authorized access. */
-export async function confirmAccess(store: EventStore, redecAccessId: string, outcome: AccessOutcome, context: Context): Promise<{ record: AccessRecord; position: number }> {
+/** Spec 2.9: records the outcome the bank reports for an authorized access, judged on the consent's facts as they stand. */
+export async function confirmAccess(deps: AccessDependencies, redecAccessId: string, outcome: AccessOutcome, context: Context): Promise<{ record: AccessRecord; position: number }> {
+  const { store } = deps;
   const stream = redecStreams.access(context.tenantId, redecAccessId);
   const recorded = await store.readStream(stream);
   const record = recorded.reduce<AccessRecord | null>((state, e) => evolveAccess(state, e as unknown as AccessEvent), null);
@@ -66,12 +71,29 @@ export async function confirmAccess(store: EventStore, redecAccessId: string, ou
   const [earlier] = factsOfSameRequest(recorded, context);
   if (record && earlier) return { record, position: earlier.position };
 
-  const confirmed = decideConfirm(record, outcome, context.now);
+  const consent = record && (await loadConsent(store, context.tenantId, record.decision.redecConsentId)).state;
+  const confirmed = decideConfirm(record, consent, accessPolicy(deps.profiles, consent), outcome, context.now);
   // Appending at the revision read makes a concurrent second confirmation fail instead of being kept.
   const appended = await store.append(stream, [toNewEvent(confirmed, context)], recorded[recorded.length - 1].revision).catch((error: unknown) => {
     if (error instanceof WrongExpectedVersionError) return null;
     throw error;
   });
-  if (!appended) return confirmAccess(store, redecAccessId, outcome, context);
+  if (!appended) return confirmAccess(deps, redecAccessId, outcome, context);
   return { record: evolveAccess(record, confirmed)!, position: appended.position };
+}
+
+function loadConsent(store: EventStore, tenantId: string, redecConsentId: string) {
+  return loadAggregate(store, redecStreams.consent(tenantId, redecConsentId), (state: ConsentState | null, event: ConsentEvent) => evolveConsent(state, event, tenantId));
+}
+
+/**
+ * The consent's profile decides the authorization's lifetime and the bank's
+ * clock skew. A request naming no consent of the tenant is still held to the
+ * baseline's skew, and a consent whose profile this deployment no longer
+ * loads is too: the skew only bounds what the bank may state, never what is
+ * authorized.
+ */
+function accessPolicy(profiles: ProfileCatalog, consent: ConsentState | null): AccessPolicy {
+  const profile = (consent && profiles.get(consent.grant.regulatoryProfile)) ?? BASELINE_PROFILE;
+  return { callerClockSkewMs: profile.callerClockSkewMs, authorizationTtlMs: profile.authorizationTtlMs };
 }

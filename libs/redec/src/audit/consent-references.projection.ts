@@ -8,12 +8,13 @@ export interface ConsentReferences {
 
 const NAME = 'redec-consent-references';
 
-/** The consent a fact of another stream is about, if any (an access decision or confirmation, a binding of kind consent). */
+/** The consent a fact of another stream is about, if any (an access decision or confirmation, a binding of kind consent or its annulment). */
 function referencedConsent(event: RecordedEvent): string | null {
   switch (event.type) {
     case 'AccessDecided':
     case 'AccessConfirmed':
     case 'ObligationBound':
+    case 'ObligationBindingAnnulled':
       return (event.data as { redecConsentId?: string | null }).redecConsentId ?? null;
     default:
       return null;
@@ -28,7 +29,7 @@ const documentId = (tenantId: string, redecConsentId: string) => `${tenantId}:${
  */
 export const consentReferencesProjection: DocumentProjection<ConsentReferences> = {
   name: NAME,
-  version: 1,
+  version: 2,
   route(event: RecordedEvent): string[] {
     const redecConsentId = referencedConsent(event);
     const { tenantId } = event.metadata;

@@ -99,9 +99,11 @@ export interface ArtifactStored {
 }
 
 /**
- * Spec 2.12: the data subject revoked. `effective` is false when a credit had
- * been granted before the revocation (an active credit extension): the
- * revocation is kept as a fact but the consent keeps its status (spec 3).
+ * Spec 2.12: the data subject revoked. `effective` says whether the
+ * revocation stopped the consent when it was recorded: it is kept without
+ * effect while a credit extension is active (spec 3: an `extended` consent is
+ * not revocable). Whether it is in effect later is derived from the facts
+ * that follow (`revocationEffect`), never from this flag.
  */
 export interface RevocationRecorded {
   type: 'RevocationRecorded';
@@ -121,14 +123,26 @@ export interface RevocationRecorded {
 }
 
 /**
- * Spec 3: a credit granted before the accepted revokedAt, registered later,
- * leaves the revocation `effective: false` with `correctedAt`. Append-only:
- * the revocation fact itself never changes. There is no correction
- * notification (spec rule 9).
+ * Spec 3: a fact made an effective revocation ineffective again: a credit
+ * granted before the accepted revokedAt, registered later, or an extension
+ * whose end was annulled. Append-only: the revocation fact itself never
+ * changes, and there is no correction notification (spec rule 9).
  */
 export interface RevocationCorrected {
   type: 'RevocationCorrected';
   data: { redecConsentId: string; creditExtensionId: string; correctedAt: number };
+}
+
+/**
+ * A revocation kept without effect took effect: the last active extension
+ * ended (or was annulled). Recorded with the fact that caused it, so the audit
+ * trail shows when the data subject's will prevailed; `effectiveAt` is the
+ * instant the consent stopped enabling access, which the retention floor
+ * counts from.
+ */
+export interface RevocationTookEffect {
+  type: 'RevocationTookEffect';
+  data: { redecConsentId: string; consentActionId: string; effectiveAt: number };
 }
 
 /**
@@ -157,16 +171,51 @@ export interface CreditExtensionRegistered {
 export const CREDIT_EXTENSION_END_REASONS = ['obligation_extinguished', 'acceleration_executed', 'superseded_by_new_obligation'] as const;
 export type CreditExtensionEndReason = (typeof CREDIT_EXTENSION_END_REASONS)[number];
 
-/** Spec 2.10: reported once. A superseding obligation does not inherit the consent. */
+/** The obligation an extension arose from, carried by each fact about the extension so the obligation's read model can follow it. */
+interface ExtensionObligation {
+  redecConsentId: string;
+  creditExtensionId: string;
+  obligationSourceSystem: string;
+  creditOperationReference: string;
+}
+
+/**
+ * Spec 2.10: reported once. `endedAt` is when the obligation ended at the
+ * bank (the request's `occurredAt`, default its receipt). A superseding
+ * obligation does not inherit the consent.
+ */
 export interface CreditExtensionEnded {
   type: 'CreditExtensionEnded';
-  data: {
-    redecConsentId: string;
-    creditExtensionId: string;
+  data: ExtensionObligation & {
     endReason: CreditExtensionEndReason;
     supersededByObligationReference: string | null;
     endedAt: number;
   };
+}
+
+/** Why and on whose reference a recorded fact is annulled: an annulment is a fact too, never an erasure. */
+export interface Annulment {
+  reason: string;
+  sourceReference: string;
+  annulledAt: number;
+}
+
+/**
+ * A credit extension registered by mistake: the read and the consent-code
+ * lookup behave as if it had never been registered (with its end and any
+ * correction it caused); its facts stay in the stream for the audit.
+ */
+export interface CreditExtensionAnnulled {
+  type: 'CreditExtensionAnnulled';
+  /** `supersededByObligationReference` of its end in force, if any: that obligation is no longer kept from the consent. */
+  data: ExtensionObligation & Annulment & { supersededByObligationReference: string | null };
+}
+
+/** The end of an extension reported by mistake: the extension is active again. */
+export interface CreditExtensionEndAnnulled {
+  type: 'CreditExtensionEndAnnulled';
+  /** `supersededByObligationReference` of the annulled end, if any: that obligation is no longer kept from the consent. */
+  data: ExtensionObligation & Annulment & { supersededByObligationReference: string | null };
 }
 
 export type NotificationReason = 'grant' | 'revoke';
@@ -203,8 +252,11 @@ export type ConsentEvent =
   | ArtifactStored
   | RevocationRecorded
   | RevocationCorrected
+  | RevocationTookEffect
   | CreditExtensionRegistered
   | CreditExtensionEnded
+  | CreditExtensionAnnulled
+  | CreditExtensionEndAnnulled
   | NotificationEvidenceRecorded;
 
 /** Every fact of a consent's stream, for routing. */
@@ -213,7 +265,10 @@ export const CONSENT_EVENT_TYPES: ReadonlySet<string> = new Set<ConsentEvent['ty
   'ArtifactStored',
   'RevocationRecorded',
   'RevocationCorrected',
+  'RevocationTookEffect',
   'CreditExtensionRegistered',
   'CreditExtensionEnded',
+  'CreditExtensionAnnulled',
+  'CreditExtensionEndAnnulled',
   'NotificationEvidenceRecorded',
 ]);

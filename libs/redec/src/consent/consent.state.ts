@@ -13,10 +13,12 @@ export interface ConsentRevocation {
   consentActionId: string;
   revokedAt: number;
   channel: string;
-  /** As recorded: whether the revocation stopped the consent when it was accepted. */
-  effective: boolean;
-  /** Set when a later-registered credit, granted before revokedAt, made it ineffective. */
-  correctedAt: number | null;
+  /**
+   * The corrections in force: registrations (or end annulments) that made the
+   * revocation ineffective again. A correction goes with its extension when
+   * that extension is annulled.
+   */
+  corrections: Array<{ creditExtensionId: string; correctedAt: number }>;
 }
 
 export interface CreditExtension {
@@ -44,7 +46,10 @@ export interface ConsentState {
   grant: Omit<ConsentGranted['data'], 'grantRequestSha256'>;
   artifact: ConsentArtifact;
   revocation: ConsentRevocation | null;
+  /** The extensions in force, ended or not; an annulled one is not here, as if it had never been registered. */
   creditExtensions: CreditExtension[];
+  /** Annulled extensions, kept only so that a second annulment or an end of one is refused for what it is. */
+  annulledCreditExtensions: CreditExtension[];
   /** Append-only, in the order recorded (spec rule 8). */
   notifications: NotificationEvidence[];
 }
@@ -61,6 +66,7 @@ export function evolveConsent(state: ConsentState | null, event: ConsentEvent, t
         artifact: { ...grant.artifact, size: content?.origin === 'held' ? content.size : null },
         revocation: null,
         creditExtensions: [],
+        annulledCreditExtensions: [],
         notifications: [],
       };
     }
@@ -69,11 +75,16 @@ export function evolveConsent(state: ConsentState | null, event: ConsentEvent, t
       return state && { ...state, artifact: { ...state.artifact, status: 'ready', contentSha256, size, mediaType } };
     }
     case 'RevocationRecorded': {
-      const { consentActionId, revokedAt, channel, effective } = event.data;
-      return state && { ...state, revocation: { consentActionId, revokedAt, channel, effective, correctedAt: null } };
+      const { consentActionId, revokedAt, channel } = event.data;
+      return state && { ...state, revocation: { consentActionId, revokedAt, channel, corrections: [] } };
     }
-    case 'RevocationCorrected':
-      return state && state.revocation && { ...state, revocation: { ...state.revocation, effective: false, correctedAt: event.data.correctedAt } };
+    case 'RevocationCorrected': {
+      const { creditExtensionId, correctedAt } = event.data;
+      return state && state.revocation && { ...state, revocation: { ...state.revocation, corrections: [...state.revocation.corrections, { creditExtensionId, correctedAt }] } };
+    }
+    case 'RevocationTookEffect':
+      // A record of a change the other facts already make (revocationEffect): it changes nothing by itself.
+      return state;
     case 'CreditExtensionRegistered': {
       const { creditExtensionId, objectiveCode, creditOperationReference, creditGrantedAt, extendedAt } = event.data;
       const extension = { creditExtensionId, objectiveCode, creditOperationReference, creditGrantedAt, extendedAt };
@@ -82,14 +93,21 @@ export function evolveConsent(state: ConsentState | null, event: ConsentEvent, t
     }
     case 'CreditExtensionEnded': {
       const { creditExtensionId, endReason, endedAt, supersededByObligationReference } = event.data;
-      return (
-        state && {
-          ...state,
-          creditExtensions: state.creditExtensions.map((e) =>
-            e.creditExtensionId === creditExtensionId ? { ...e, status: 'ended' as const, endReason, endedAt, supersededByObligationReference } : e,
-          ),
-        }
-      );
+      return state && withExtension(state, creditExtensionId, (e) => ({ ...e, status: 'ended', endReason, endedAt, supersededByObligationReference }));
+    }
+    case 'CreditExtensionEndAnnulled':
+      return state && withExtension(state, event.data.creditExtensionId, (e) => ({ ...e, status: 'active', endReason: null, endedAt: null, supersededByObligationReference: null }));
+    case 'CreditExtensionAnnulled': {
+      const { creditExtensionId } = event.data;
+      const annulled = state?.creditExtensions.find((e) => e.creditExtensionId === creditExtensionId);
+      if (!state || !annulled) return state;
+      const { revocation } = state;
+      return {
+        ...state,
+        creditExtensions: state.creditExtensions.filter((e) => e !== annulled),
+        annulledCreditExtensions: [...state.annulledCreditExtensions, annulled],
+        revocation: revocation && { ...revocation, corrections: revocation.corrections.filter((c) => c.creditExtensionId !== creditExtensionId) },
+      };
     }
     case 'NotificationEvidenceRecorded': {
       const { redecConsentId: _consent, ...evidence } = event.data;
@@ -100,4 +118,8 @@ export function evolveConsent(state: ConsentState | null, event: ConsentEvent, t
       return unexpected;
     }
   }
+}
+
+function withExtension(state: ConsentState, creditExtensionId: string, change: (extension: CreditExtension) => CreditExtension): ConsentState {
+  return { ...state, creditExtensions: state.creditExtensions.map((e) => (e.creditExtensionId === creditExtensionId ? change(e) : e)) };
 }

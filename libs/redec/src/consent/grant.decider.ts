@@ -11,6 +11,7 @@ import {
   GrantRepresentation,
   ReportableObligationSnapshot,
 } from './consent.events';
+import { checkOccurredAt } from './caller-instants';
 
 /** What the grant needs of the interaction's Regulatory Profile. */
 export interface GrantPolicy {
@@ -103,12 +104,7 @@ export function decideGrant(input: GrantInput): GrantDecision {
       : conflict('configuration_not_embedded', 'This configuration captures consent outside the service, through grant.');
   }
 
-  if (request.occurredAt > now) {
-    throw fieldRefused('occurredAt', 'occurred_at_after_receipt', 'occurredAt is later than the receipt of the grant.');
-  }
-  if (now - request.occurredAt > policy.maxOccurredAtSkewMs) {
-    throw fieldRefused('occurredAt', 'occurred_at_beyond_profile_skew', `occurredAt lies further back than the ${policy.profileId} profile allows.`);
-  }
+  checkOccurredAt('occurredAt', request.occurredAt, now, { id: policy.profileId, maxOccurredAtSkewMs: policy.maxOccurredAtSkewMs });
   const evidence = request.evidence;
   if (!policy.acceptsEvidence(configuration.channel, evidence.kind)) {
     throw fieldRefused('evidence.kind', 'evidence_kind_not_accepted_for_channel', `The ${policy.profileId} profile does not accept this evidence on the ${configuration.channel} channel.`);
@@ -116,6 +112,10 @@ export function decideGrant(input: GrantInput): GrantDecision {
   // Rule 4: a call recording must match occurredAt; a paper original's digitization date is never compared.
   if (evidence.kind === 'audio_recording' && Math.abs(evidence.recordedAt - request.occurredAt) > policy.recordingToleranceMs) {
     throw fieldRefused('evidence.recordedAt', 'recording_outside_tolerance', 'The recording instant does not match occurredAt within the profile tolerance.');
+  }
+  // Not compared with occurredAt (rule 4), but a digitization that has not happened yet is not a fact.
+  if (evidence.kind === 'physical_document' && evidence.digitizedAt > now) {
+    throw fieldRefused('evidence.digitizedAt', 'digitized_at_after_receipt', 'digitizedAt is later than the receipt of the grant.');
   }
 
   const scopes = subset('scopeIds', request.scopeIds, redec.scopes, (s) => s.scopeId);

@@ -10,3 +10,5 @@ export * from './change-consent';
 export * from './consent-lifecycle';
 export * from './notification-evidence.decider';
 export * from './record-notification-evidence';
+export * from './enablement';
+export * from './caller-instants';

@@ -1,4 +1,6 @@
+import { CreditExtensionEndReason } from './consent.events';
 import { ConsentState, CreditExtension } from './consent.state';
+import { revocationEffect } from './enablement';
 
 export type ConsentStatus = 'granted' | 'extended' | 'revoked' | 'expired';
 
@@ -26,38 +28,46 @@ export interface RegulatoryRepresentation {
 export interface RevocationView {
   revokedAt: number;
   channel: string;
+  /** Whether the revocation stops the consent now: never false on a `revoked` consent. */
   effective: boolean;
+  /** When it took effect (the floor counts from there); null while kept without effect. */
+  effectiveAt: number | null;
+  /** When a correction in force last made it ineffective; null when none. */
   correctedAt: number | null;
 }
 
-export function revocationView(revocation: ConsentState['revocation']): RevocationView | null {
-  return revocation && { revokedAt: revocation.revokedAt, channel: revocation.channel, effective: revocation.effective, correctedAt: revocation.correctedAt };
+export function revocationView(state: ConsentState): RevocationView | null {
+  const { revocation } = state;
+  const effect = revocationEffect(state);
+  if (!revocation || !effect) return null;
+  const lastCorrection = revocation.corrections[revocation.corrections.length - 1];
+  return { revokedAt: revocation.revokedAt, channel: revocation.channel, ...effect, correctedAt: lastCorrection?.correctedAt ?? null };
 }
 
-export type RetentionBasis = 'effective_revocation' | 'loss_of_validity' | 'obligation_extinguished';
+/** What the retention floor counts from: the effective revocation, the end of the initial window, or how the last obligation ended. */
+export type RetentionBasis = 'revocation' | 'loss_of_validity' | CreditExtensionEndReason;
 
 /** Spec 2.5: a minimum conservation floor of 5 years from the effective revocation, the loss of validity or the extinction of the obligation. */
 export const RETENTION_YEARS = 5;
 
 /**
- * Status and retention as of `now` (docs/decisions/0015):
- * - `revoked` while a revocation is in force; its floor runs from revokedAt;
+ * Status and retention as of `now` (docs/decisions/0015 and 0023):
+ * - `revoked` once a revocation is in effect; the floor runs from its
+ *   `effectiveAt` (`revocation`);
  * - `extended` while a credit extension is active; no floor;
- * - once every extension has ended, a revocation kept without effect takes
- *   effect (`revoked`), its floor running from the obligation's extinction;
  * - otherwise `granted` through the initial window and `expired` after it,
- *   the floor running from the later of the loss of validity and the
- *   extinction of the last obligation.
+ *   the floor running from the later of the loss of validity and the end of
+ *   the last obligation, named by how it ended.
  */
 export function deriveStatus(state: ConsentState, now: number): { status: ConsentStatus; retentionUntil: number | null; retentionBasis: RetentionBasis | null } {
-  const { revocation, creditExtensions, grant } = state;
-  if (revocation?.effective) return retained('revoked', revocation.revokedAt, 'effective_revocation');
+  const { creditExtensions, grant } = state;
+  const effect = revocationEffect(state);
+  if (effect?.effective) return retained('revoked', effect.effectiveAt!, 'revocation');
   if (creditExtensions.some((e) => e.status === 'active')) return { status: 'extended', retentionUntil: null, retentionBasis: null };
-  const lastExtinction = Math.max(...creditExtensions.map((e) => e.endedAt ?? -Infinity));
-  if (revocation && lastExtinction > -Infinity) return retained('revoked', lastExtinction, 'obligation_extinguished');
   if (now <= grant.initialAccessValidUntil) return { status: 'granted', retentionUntil: null, retentionBasis: null };
-  return lastExtinction > grant.initialAccessValidUntil
-    ? retained('expired', lastExtinction, 'obligation_extinguished')
+  const lastEnded = creditExtensions.reduce<CreditExtension | null>((last, e) => (last && last.endedAt! >= e.endedAt! ? last : e), null);
+  return lastEnded && lastEnded.endedAt! > grant.initialAccessValidUntil
+    ? retained('expired', lastEnded.endedAt!, lastEnded.endReason!)
     : retained('expired', grant.initialAccessValidUntil, 'loss_of_validity');
 }
 
@@ -80,7 +90,7 @@ export function regulatoryRepresentation(state: ConsentState, now: number): Regu
     finalityCode: grant.finalityCode,
     mediumCode: grant.mediumCode,
     objectiveCodes: grant.objectiveCodes,
-    revocation: revocationView(state.revocation),
+    revocation: revocationView(state),
     creditExtensions: state.creditExtensions,
     artifactStatus: state.artifact.status,
     retentionUntil: derived.retentionUntil,

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/event-store';
 import { CommandContext, factsOfSameRequest, loadAggregate, toNewEvent } from '@ledger/ledger';
-import { conflict } from '@ledger/platform';
+import { conflict, notFound } from '@ledger/platform';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
+import { AnnulRequest } from '../consent/lifecycle.decider';
+import { ObligationRef } from '../consent/enablement';
+import { BASELINE_PROFILE, ProfileCatalog } from '../profiles/profile-catalog';
 import { redecStreams } from '../streams';
-import { BindObligationRequest, decideBind } from './bind.decider';
-import { ObligationBinding, ObligationBound } from './obligation.events';
+import { BindObligationRequest, decideAnnulBinding, decideBind } from './bind.decider';
+import { ObligationBinding, ObligationBindingAnnulled, ObligationBindings, ObligationBound, ObligationEvent, evolveObligationBindings } from './obligation.events';
 
 export interface BindObligationResult {
   binding: ObligationBinding;
@@ -28,21 +31,24 @@ const ATTEMPTS = 5;
  * so a consent granted a moment ago is already bindable.
  */
 export async function bindObligation(
-  deps: { store: EventStore },
+  deps: { store: EventStore; profiles: ProfileCatalog },
   request: BindObligationRequest,
   context: CommandContext & { tenantId: string },
 ): Promise<BindObligationResult> {
   const { store } = deps;
   const { tenantId } = context;
   const stream = redecStreams.obligation(tenantId, request.sourceSystem, request.obligationReference);
-  // What the decision reads of the consent (its code, its obligation source system) is frozen at grant: loaded once.
+  // Loaded once, before the obligation's stream: a change of the consent racing this binding is ordered after it, as if it had come a moment later.
   const consent = request.kind === 'consent' && request.redecConsentId ? await loadConsent(store, tenantId, request.redecConsentId) : null;
+  // A kind without a consent has no profile of its own: the bank's clock is held to the baseline's skew.
+  const profile = consent ? deps.profiles.get(consent.grant.regulatoryProfile) : BASELINE_PROFILE;
+  if (!profile) throw conflict('regulatory_profile_unavailable', `The consent's Regulatory Profile is not loaded in this deployment.`);
   const bindingId = randomUUID();
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     const recorded = await store.readStream(stream);
     const [earlier] = factsOfSameRequest(recorded, context);
-    if (earlier) return { binding: bindingOf(earlier), position: earlier.position };
-    const decision = decideBind(recorded.map(bindingOf), request, consent, { bindingId }, context.now);
+    if (earlier) return { binding: (earlier as unknown as ObligationBound).data, position: earlier.position };
+    const decision = decideBind(foldBindings(recorded), request, consent, profile, { bindingId }, context.now);
     if (decision.kind === 'already_bound') return { binding: decision.binding, position: null };
     const expectedRevision = recorded.length === 0 ? 'no_stream' : recorded[recorded.length - 1].revision;
     try {
@@ -61,6 +67,41 @@ async function loadConsent(store: EventStore, tenantId: string, redecConsentId: 
   return (await loadAggregate(store, redecStreams.consent(tenantId, redecConsentId), evolve)).state;
 }
 
-function bindingOf(event: RecordedEvent): ObligationBinding {
-  return (event as unknown as ObligationBound).data;
+export interface AnnulBindingResult {
+  annulment: ObligationBindingAnnulled['data'];
+  position: number;
+}
+
+/**
+ * Annuls a binding recorded by mistake. The binding is found by id through
+ * `obligationOf` (the read model: a binding answered to the bank is in it),
+ * then decided on the obligation's stream, at the revision read.
+ */
+export async function annulBinding(
+  deps: { store: EventStore; obligationOf(tenantId: string, bindingId: string): Promise<ObligationRef | null> },
+  bindingId: string,
+  request: AnnulRequest,
+  context: CommandContext & { tenantId: string },
+): Promise<AnnulBindingResult> {
+  const obligation = await deps.obligationOf(context.tenantId, bindingId);
+  if (!obligation) throw notFound('binding');
+  const stream = redecStreams.obligation(context.tenantId, obligation.sourceSystem, obligation.obligationReference);
+  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+    const recorded = await deps.store.readStream(stream);
+    const [earlier] = factsOfSameRequest(recorded, context);
+    if (earlier) return { annulment: (earlier as unknown as ObligationBindingAnnulled).data, position: earlier.position };
+    const event = decideAnnulBinding(foldBindings(recorded), bindingId, request, context.now);
+    try {
+      const appended = await deps.store.append(stream, [toNewEvent(event, context)], recorded.length === 0 ? 'no_stream' : recorded[recorded.length - 1].revision);
+      return { annulment: event.data, position: appended.position };
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) continue;
+      throw error;
+    }
+  }
+  throw conflict('redec_obligation_busy', 'The obligation is being changed by concurrent requests; retry shortly.');
+}
+
+function foldBindings(recorded: readonly RecordedEvent[]): ObligationBindings {
+  return recorded.reduce<ObligationBindings>((state, event) => evolveObligationBindings(state, event as unknown as ObligationEvent), { bindings: [], annulled: [] });
 }

@@ -11,6 +11,7 @@ const binding = (kind: BindingKind, internalConsentCode: string | null = null): 
   kind,
   redecConsentId: internalConsentCode && `con-${internalConsentCode}`,
   internalConsentCode,
+  obligationGrantedAt: 1_764_000_000_000,
   boundAt: 1_764_000_000_000 + next,
 });
 

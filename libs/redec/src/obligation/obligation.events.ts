@@ -1,10 +1,11 @@
+import type { Annulment } from '../consent/consent.events';
+
 /**
  * Spec 2.11: what the bank confirmed a granted obligation is reported under.
  * `legacy_pre_redec` and `no_applicable_consent` are kinds, not codes: their
  * twenty 9s and twenty 0s are written only when the lookup answers.
  */
 export type BindingKind = 'consent' | 'legacy_pre_redec' | 'no_applicable_consent';
-
 export const BINDING_KINDS: readonly BindingKind[] = ['consent', 'legacy_pre_redec', 'no_applicable_consent'];
 
 /** One binding of an obligation (its source system and reference), as recorded. */
@@ -17,6 +18,8 @@ export interface ObligationBinding {
   redecConsentId: string | null;
   /** The consent's code, frozen when bound; set only for kind `consent`. */
   internalConsentCode: string | null;
+  /** When the bank granted the obligation: the consent must have enabled access for it then. */
+  obligationGrantedAt: number;
   boundAt: number;
 }
 
@@ -29,4 +32,34 @@ export interface ObligationBinding {
 export interface ObligationBound {
   type: 'ObligationBound';
   data: ObligationBinding;
+}
+
+/** A binding recorded by mistake: the lookup behaves as if it had never been recorded; the fact stays for the audit. */
+export interface ObligationBindingAnnulled {
+  type: 'ObligationBindingAnnulled';
+  data: Pick<ObligationBinding, 'bindingId' | 'sourceSystem' | 'obligationReference' | 'redecConsentId'> & Annulment;
+}
+
+export type ObligationEvent = ObligationBound | ObligationBindingAnnulled;
+
+/** An obligation's stream folded: its bindings in force, in the order recorded, and those annulled. */
+export interface ObligationBindings {
+  bindings: ObligationBinding[];
+  annulled: ObligationBinding[];
+}
+
+export function evolveObligationBindings(state: ObligationBindings | null, event: ObligationEvent): ObligationBindings {
+  const { bindings, annulled } = state ?? { bindings: [], annulled: [] };
+  switch (event.type) {
+    case 'ObligationBound':
+      return { bindings: [...bindings, event.data], annulled };
+    case 'ObligationBindingAnnulled': {
+      const { bindingId } = event.data;
+      return { bindings: bindings.filter((b) => b.bindingId !== bindingId), annulled: [...annulled, ...bindings.filter((b) => b.bindingId === bindingId)] };
+    }
+    default: {
+      const unexpected: never = event;
+      return unexpected;
+    }
+  }
 }

@@ -1,16 +1,34 @@
 import type { RecordedEvent } from '@ledger/event-store';
-import type { DocumentProjection, ReadModel } from '@ledger/projections';
-import { CreditExtensionRegistered } from '../consent/consent.events';
-import { ObligationBinding, ObligationBound } from './obligation.events';
+import type { DocumentProjection, IndexEntry, ReadModel } from '@ledger/projections';
+import { ConsentEvent } from '../consent/consent.events';
+import { ObligationRef } from '../consent/enablement';
+import { ConsentCode, consentCodeFor } from './consent-code';
+import { ObligationBinding, ObligationEvent } from './obligation.events';
 import { obligationKey } from './obligation-key';
 
-/** Every binding of one reportable obligation of a tenant. */
+/** Everything the ledger knows about one reportable obligation of a tenant. */
 export interface ObligationDocument {
   tenantId: string;
   sourceSystem: string;
   obligationReference: string;
-  /** In the order recorded; more than one that disagree make the lookup `ambiguous`. */
+  /** Explicit bindings in force, in the order recorded. */
   bindings: ObligationBinding[];
+  /** Credit extensions of this obligation in force; each is also the obligation's exact binding (spec 2.11). */
+  creditExtensions: ObligationExtension[];
+  /** Extensions (of other obligations) whose end named this one as superseding them: it does not inherit their consent (spec 2.10). */
+  supersededExtensions: Array<{ redecConsentId: string; creditExtensionId: string }>;
+  /** Explicit bindings annulled, still findable by id so that a second annulment is answered for what it is. */
+  annulledBindingIds: string[];
+}
+
+export interface ObligationExtension {
+  redecConsentId: string;
+  creditExtensionId: string;
+  internalConsentCode: string;
+  creditGrantedAt: number;
+  extendedAt: number;
+  /** Its end is in force: the obligation is not extended again, on any consent. */
+  ended: boolean;
 }
 
 export const OBLIGATIONS_PROJECTION = 'redec-obligations';
@@ -19,54 +37,150 @@ export function obligationDocumentId(tenantId: string, sourceSystem: string, obl
   return `${tenantId}:${obligationKey(sourceSystem, obligationReference)}`;
 }
 
+/** Index of explicit bindings by id (annulled ones included), so a binding can be annulled by its id alone. */
+const bindingIndex = (tenantId: string, bindingId: string): IndexEntry => ({ index: 'binding', value: `${tenantId}:${bindingId}` });
+/** Index of the obligations whose lookup is `unresolved` or `ambiguous`: the bank's reconciliation list. */
+const reconciliationIndex = (tenantId: string): IndexEntry => ({ index: 'reconciliation', value: tenantId });
+
+type Fact = ObligationEvent | ConsentEvent;
+
 /**
- * The binding a fact records: an explicit one, or (spec 2.11) the one a
- * credit extension produces for the exact obligation it arose from, which
- * lives in the consent's stream and is the same relation.
+ * The obligations a fact is about: the one it binds or whose extension it
+ * changes, and the one named as superseding that extension, if any.
  */
-function bindingOf(event: RecordedEvent): ObligationBinding | null {
-  const fact = event as unknown as ObligationBound | CreditExtensionRegistered;
+function obligationsOf(fact: Fact): ObligationRef[] {
   switch (fact.type) {
     case 'ObligationBound':
-      return fact.data;
-    case 'CreditExtensionRegistered': {
-      const { creditExtensionId, obligationSourceSystem, creditOperationReference, redecConsentId, internalConsentCode, extendedAt } = fact.data;
-      return {
-        bindingId: creditExtensionId,
-        sourceSystem: obligationSourceSystem,
-        obligationReference: creditOperationReference,
-        kind: 'consent',
-        redecConsentId,
-        internalConsentCode,
-        boundAt: extendedAt,
-      };
+    case 'ObligationBindingAnnulled':
+      return [fact.data];
+    case 'CreditExtensionRegistered':
+      return [{ sourceSystem: fact.data.obligationSourceSystem, obligationReference: fact.data.creditOperationReference }];
+    case 'CreditExtensionEnded':
+    case 'CreditExtensionEndAnnulled':
+    case 'CreditExtensionAnnulled': {
+      const { obligationSourceSystem: sourceSystem, creditOperationReference, supersededByObligationReference } = fact.data;
+      const own = { sourceSystem, obligationReference: creditOperationReference };
+      return supersededByObligationReference === null ? [own] : [own, { sourceSystem, obligationReference: supersededByObligationReference }];
     }
     default:
-      return null;
+      return [];
   }
 }
 
-/** The bindings of every obligation, one document per tenant, source system and obligation reference: what the consent-code lookup reads. */
+/**
+ * One document per tenant, source system and obligation reference, with
+ * every binding and extension fact about it: what the consent-code lookup,
+ * the registration of an extension (ended anywhere?) and the reconciliation
+ * list read.
+ */
 export const obligationsProjection: DocumentProjection<ObligationDocument> = {
   name: OBLIGATIONS_PROJECTION,
-  version: 1,
+  version: 2,
   route(event: RecordedEvent): string[] {
-    const binding = bindingOf(event);
     const { tenantId } = event.metadata;
-    if (!binding || !tenantId) return [];
-    return [obligationDocumentId(tenantId, binding.sourceSystem, binding.obligationReference)];
+    if (!tenantId) return [];
+    return obligationsOf(event as unknown as Fact).map((o) => obligationDocumentId(tenantId, o.sourceSystem, o.obligationReference));
   },
   evolve(document: ObligationDocument | null, event: RecordedEvent): ObligationDocument | null {
-    const binding = bindingOf(event);
-    if (!binding) return document;
-    const { sourceSystem, obligationReference } = binding;
-    const bound = document ?? { tenantId: event.metadata.tenantId!, sourceSystem, obligationReference, bindings: [] };
-    return { ...bound, bindings: [...bound.bindings, binding] };
+    const fact = event as unknown as Fact;
+    const obligations = obligationsOf(fact);
+    if (obligations.length === 0) return document;
+    // A fact about an extension reaches two documents: its own obligation's, which exists since the registration, and the superseding one's.
+    const own = !document ? obligations.length === 1 : document.obligationReference === obligations[0].obligationReference && document.sourceSystem === obligations[0].sourceSystem;
+    const { sourceSystem, obligationReference } = own ? obligations[0] : obligations[1];
+    const doc: ObligationDocument = document ?? {
+      tenantId: event.metadata.tenantId!,
+      sourceSystem,
+      obligationReference,
+      bindings: [],
+      creditExtensions: [],
+      supersededExtensions: [],
+      annulledBindingIds: [],
+    };
+    return own ? evolveOwn(doc, fact) : evolveSuperseding(doc, fact);
+  },
+  indexes(document: ObligationDocument): IndexEntry[] {
+    const { tenantId } = document;
+    const explicit = document.bindings.map((b) => bindingIndex(tenantId, b.bindingId));
+    const annulled = document.annulledBindingIds.map((id) => bindingIndex(tenantId, id));
+    const { result } = lookupOf(document);
+    return [...explicit, ...annulled, ...(result === 'unresolved' || result === 'ambiguous' ? [reconciliationIndex(tenantId)] : [])];
   },
 };
 
-/** The obligation's bindings in the tenant; none when it has none (another tenant's included). */
-export async function readObligationBindings(readModel: ReadModel, tenantId: string, sourceSystem: string, obligationReference: string): Promise<ObligationBinding[]> {
-  const document = await readModel.getDocument<ObligationDocument>(OBLIGATIONS_PROJECTION, obligationDocumentId(tenantId, sourceSystem, obligationReference));
-  return document?.bindings ?? [];
+function evolveOwn(doc: ObligationDocument, fact: Fact): ObligationDocument {
+  switch (fact.type) {
+    case 'ObligationBound':
+      return { ...doc, bindings: [...doc.bindings, fact.data] };
+    case 'ObligationBindingAnnulled': {
+      const { bindingId } = fact.data;
+      return { ...doc, bindings: doc.bindings.filter((b) => b.bindingId !== bindingId), annulledBindingIds: [...doc.annulledBindingIds, bindingId] };
+    }
+    case 'CreditExtensionRegistered': {
+      const { redecConsentId, creditExtensionId, internalConsentCode, creditGrantedAt, extendedAt } = fact.data;
+      return { ...doc, creditExtensions: [...doc.creditExtensions, { redecConsentId, creditExtensionId, internalConsentCode, creditGrantedAt, extendedAt, ended: false }] };
+    }
+    case 'CreditExtensionEnded':
+    case 'CreditExtensionEndAnnulled': {
+      const ended = fact.type === 'CreditExtensionEnded';
+      return { ...doc, creditExtensions: doc.creditExtensions.map((e) => (e.creditExtensionId === fact.data.creditExtensionId ? { ...e, ended } : e)) };
+    }
+    case 'CreditExtensionAnnulled':
+      return { ...doc, creditExtensions: doc.creditExtensions.filter((e) => e.creditExtensionId !== fact.data.creditExtensionId) };
+    default:
+      return doc;
+  }
+}
+
+function evolveSuperseding(doc: ObligationDocument, fact: Fact): ObligationDocument {
+  if (fact.type === 'CreditExtensionEnded') {
+    const { redecConsentId, creditExtensionId } = fact.data;
+    return { ...doc, supersededExtensions: [...doc.supersededExtensions, { redecConsentId, creditExtensionId }] };
+  }
+  if (fact.type === 'CreditExtensionEndAnnulled' || fact.type === 'CreditExtensionAnnulled') {
+    return { ...doc, supersededExtensions: doc.supersededExtensions.filter((s) => s.creditExtensionId !== fact.data.creditExtensionId) };
+  }
+  return doc;
+}
+
+/**
+ * Spec 2.11: every binding in force of the obligation, the exact binding each
+ * credit extension produces (its id the extension's) among them.
+ */
+export function bindingsOf(document: Pick<ObligationDocument, 'sourceSystem' | 'obligationReference' | 'bindings' | 'creditExtensions'>): ObligationBinding[] {
+  const { sourceSystem, obligationReference } = document;
+  return [
+    ...document.bindings,
+    ...document.creditExtensions.map(
+      (e): ObligationBinding => ({
+        bindingId: e.creditExtensionId,
+        sourceSystem,
+        obligationReference,
+        kind: 'consent',
+        redecConsentId: e.redecConsentId,
+        internalConsentCode: e.internalConsentCode,
+        obligationGrantedAt: e.creditGrantedAt,
+        boundAt: e.extendedAt,
+      }),
+    ),
+  ];
+}
+
+/** The consent-code lookup of an obligation: its bindings, less those to consents it superseded an obligation of. */
+export function lookupOf(document: ObligationDocument | null): ConsentCode {
+  if (!document) return consentCodeFor([]);
+  const notInherited = new Set(document.supersededExtensions.map((s) => s.redecConsentId));
+  return consentCodeFor(bindingsOf(document).filter((b) => b.redecConsentId === null || !notInherited.has(b.redecConsentId)));
+}
+
+/** The obligation's document in the tenant; null when the ledger knows nothing of it (another tenant's included). */
+export function readObligation(readModel: ReadModel, tenantId: string, obligation: ObligationRef): Promise<ObligationDocument | null> {
+  return readModel.getDocument<ObligationDocument>(OBLIGATIONS_PROJECTION, obligationDocumentId(tenantId, obligation.sourceSystem, obligation.obligationReference));
+}
+
+/** The obligation an explicit binding of the tenant belongs to (annulled ones included); null when there is no such binding. */
+export async function findObligationOfBinding(readModel: ReadModel, tenantId: string, bindingId: string): Promise<ObligationRef | null> {
+  const { index, value } = bindingIndex(tenantId, bindingId);
+  const [document] = await readModel.findByIndex<ObligationDocument>(OBLIGATIONS_PROJECTION, index, value);
+  return document ? { sourceSystem: document.sourceSystem, obligationReference: document.obligationReference } : null;
 }

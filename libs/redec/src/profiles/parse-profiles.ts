@@ -51,12 +51,19 @@ export function parseRegulatoryProfile(raw: unknown, path: string, problems: str
     problems.push(`${path}: must be an object`);
     return null;
   }
-  closed(raw, ['id', 'version', 'description', 'maxOccurredAtSkewMs', 'recordingToleranceMs', 'mediumCodes', 'channels'], path, problems);
+  closed(
+    raw,
+    ['id', 'version', 'description', 'maxOccurredAtSkewMs', 'recordingToleranceMs', 'callerClockSkewMs', 'authorizationTtlMs', 'mediumCodes', 'channels'],
+    path,
+    problems,
+  );
   const id = matching(raw.id, PROFILE_ID, `${path}.id`, 'lower-case letters, digits, "-" or "_", at most 64', problems);
   integer(raw.version, 1, `${path}.version`, problems);
   if (raw.description !== undefined && typeof raw.description !== 'string') problems.push(`${path}.description: must be a string`);
   integer(raw.maxOccurredAtSkewMs, 1, `${path}.maxOccurredAtSkewMs`, problems);
   integer(raw.recordingToleranceMs, 0, `${path}.recordingToleranceMs`, problems);
+  integer(raw.callerClockSkewMs, 0, `${path}.callerClockSkewMs`, problems);
+  integer(raw.authorizationTtlMs, 1, `${path}.authorizationTtlMs`, problems);
 
   if (!isObject(raw.mediumCodes)) {
     problems.push(`${path}.mediumCodes: must be an object with a code for each of ${EVIDENCE_KINDS.join(', ')}`);
@@ -81,6 +88,8 @@ export function parseRegulatoryProfile(raw: unknown, path: string, problems: str
     ...(profile.description !== undefined ? { description: profile.description } : {}),
     maxOccurredAtSkewMs: profile.maxOccurredAtSkewMs,
     recordingToleranceMs: profile.recordingToleranceMs,
+    callerClockSkewMs: profile.callerClockSkewMs,
+    authorizationTtlMs: profile.authorizationTtlMs,
     mediumCodes: { ...profile.mediumCodes },
     channels: Object.fromEntries(
       Object.entries(profile.channels).map(([channel, rules]) => [

@@ -12,6 +12,8 @@ const phoneOnly = {
   description: 'Phone sales, identity checked by the call agent',
   maxOccurredAtSkewMs: 86_400_000,
   recordingToleranceMs: 60_000,
+  callerClockSkewMs: 120_000,
+  authorizationTtlMs: 300_000,
   mediumCodes: { electronic: '1', audio_recording: '2', physical_document: '3' },
   channels: { phone: { evidenceKinds: ['audio_recording'], identifiers: [{ type: 'rut', verificationRequired: true, acceptedVerificationMethods: ['agent_check'] }], revocationIdentityAssurance: ['caller_verified'] } },
 };
@@ -40,6 +42,8 @@ describe('parseProfilesDocument', () => {
           version: 0,
           maxOccurredAtSkewMs: '7 days',
           recordingToleranceMs: -1,
+          callerClockSkewMs: undefined,
+          authorizationTtlMs: 0,
           mediumCodes: { electronic: '1', audio_recording: '' },
           colour: 'red',
           channels: {
@@ -57,6 +61,8 @@ describe('parseProfilesDocument', () => {
       'profiles[0].version: must be an integer of at least 1',
       'profiles[0].maxOccurredAtSkewMs: must be an integer of at least 1',
       'profiles[0].recordingToleranceMs: must be an integer of at least 0',
+      'profiles[0].callerClockSkewMs: must be an integer of at least 0',
+      'profiles[0].authorizationTtlMs: must be an integer of at least 1',
       'profiles[0].mediumCodes.audio_recording: must be 1 to 10 letters or digits',
       'profiles[0].mediumCodes.physical_document: must be 1 to 10 letters or digits',
       'profiles[0].channels.fax: unknown property',

@@ -23,6 +23,11 @@ describe('the baseline Regulatory Profile', () => {
     expect(BASELINE_PROFILE.recordingToleranceMs).toBe(5 * MINUTE);
   });
 
+  it("gives the bank's clock 5 minutes of skew and an authorization 10 minutes of life", () => {
+    expect(BASELINE_PROFILE.callerClockSkewMs).toBe(5 * MINUTE);
+    expect(BASELINE_PROFILE.authorizationTtlMs).toBe(10 * MINUTE);
+  });
+
   it.each([
     ['digital', 'electronic', true],
     ['digital', 'audio_recording', false],

@@ -48,6 +48,14 @@ export interface RegulatoryProfile {
   maxOccurredAtSkewMs: number;
   /** Spec 4 rule 4: how far a call recording's instant may be from `occurredAt` (baseline 5 minutes). */
   recordingToleranceMs: number;
+  /**
+   * How much later than the service clock an instant the bank's clock
+   * produced may read without being false (`accessedAt`, `assertedAt`,
+   * `obligationGrantedAt`): the two clocks are not the same (baseline 5 minutes).
+   */
+  callerClockSkewMs: number;
+  /** How long an `authorized` access decision may be used: its `expiresAt` is `decidedAt` plus this (baseline 10 minutes). */
+  authorizationTtlMs: number;
   /** The REDEC medium code of each evidence kind: the medium is derived from the evidence, never sent. */
   mediumCodes: Record<EvidenceKind, string>;
   channels: Partial<Record<Channel, ChannelRules>>;

@@ -1,5 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AccessOutcome, AccessRecord, AccessRequest, AuthorizeResult, authorizeAccess, confirmAccess } from '@ledger/redec';
+import { AccessOutcome, AccessRecord, AccessRequest, AuthorizeResult, ProfileCatalog, authorizeAccess, confirmAccess } from '@ledger/redec';
 import { RequestCommands } from '../../request-commands';
 
 export class AuthorizeAccessCommand {
@@ -17,18 +17,24 @@ export class ConfirmAccessCommand {
 
 @CommandHandler(AuthorizeAccessCommand)
 export class AuthorizeAccessHandler implements ICommandHandler<AuthorizeAccessCommand, AuthorizeResult> {
-  constructor(private readonly commands: RequestCommands) {}
+  constructor(
+    private readonly commands: RequestCommands,
+    private readonly profiles: ProfileCatalog,
+  ) {}
 
   execute({ request }: AuthorizeAccessCommand): Promise<AuthorizeResult> {
-    return authorizeAccess(this.commands.store, request, this.commands.context());
+    return authorizeAccess({ store: this.commands.store, profiles: this.profiles }, request, this.commands.context());
   }
 }
 
 @CommandHandler(ConfirmAccessCommand)
 export class ConfirmAccessHandler implements ICommandHandler<ConfirmAccessCommand, AccessRecord> {
-  constructor(private readonly commands: RequestCommands) {}
+  constructor(
+    private readonly commands: RequestCommands,
+    private readonly profiles: ProfileCatalog,
+  ) {}
 
   async execute({ redecAccessId, outcome }: ConfirmAccessCommand): Promise<AccessRecord> {
-    return (await confirmAccess(this.commands.store, redecAccessId, outcome, this.commands.context())).record;
+    return (await confirmAccess({ store: this.commands.store, profiles: this.profiles }, redecAccessId, outcome, this.commands.context())).record;
   }
 }

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsIn, IsObject, IsOptional, Matches, ValidateNested } from 'class-validator';
 import { ACCESS_OUTCOME_KINDS, DENY_REASON_CODES } from '@ledger/redec';
-import { EpochMs, Text } from '../../dto-fields';
+import { EpochMs, Text, UuidInLowerCase } from '../../dto-fields';
 
 const MODES = ['initial_window', 'credit_lifecycle_extension'] as const;
 const PURPOSES = ['manage_existing_obligation', 'evaluate_new_credit'] as const;
@@ -36,6 +36,7 @@ export class AuthorizeAccessRequestDto {
   consentAuthorizationMode!: (typeof MODES)[number];
 
   @ApiProperty({ format: 'uuid', description: 'The consent being used. An unknown one, or one of another tenant, is `denied` with `redec_consent_not_found`.' })
+  @UuidInLowerCase()
   @Text(64)
   redecConsentId!: string;
 
@@ -83,7 +84,8 @@ export class AccessDecisionDto {
   @ApiPropertyOptional({
     enum: DENY_REASON_CODES,
     description:
-      'Present when denied. `redec_consent_not_found`: no such consent in the tenant. `redec_consent_revoked`: an effective revocation. ' +
+      'Present when denied. `redec_consent_not_found`: no such consent in the tenant. `redec_consent_revoked`: in `initial_window`, any revocation recorded before now (effective or kept without effect); ' +
+      'in `credit_lifecycle_extension`, an effective revocation. ' +
       '`redec_initial_window_expired`: initial_window after initialAccessValidUntil. `redec_credit_extension_purpose_not_obligation_management`: accessPurpose evaluate_new_credit. ' +
       '`redec_no_active_extension_for_obligation`: no active extension for exactly this obligation. `redec_scope_not_granted`, `redec_data_category_not_granted`, ' +
       '`redec_objective_not_granted`: not what the consent (or the extension) grants.',
@@ -91,6 +93,11 @@ export class AccessDecisionDto {
   denyReasonCode?: string;
   @ApiProperty({ format: 'uuid' }) redecConsentId!: string;
   @ApiProperty({ type: 'integer', description: 'When the service decided (epoch ms).' }) decidedAt!: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: "Present when authorized: until when the authorization may be used (epoch ms), decidedAt plus the Regulatory Profile's authorizationTtlMs. An `accessed` confirmation after it is 409 `redec_authorization_expired`.",
+  })
+  expiresAt?: number;
   @ApiProperty({ enum: MODES }) consentAuthorizationMode!: string;
   @ApiPropertyOptional({ enum: PURPOSES }) accessPurpose?: string;
   @ApiProperty() scopeId!: string;

@@ -21,9 +21,11 @@ export class AccessesHttpController {
     summary: 'Decide whether a registry access is authorized (spec 2.8)',
     description:
       'Answers `authorized` or `denied`; only `authorized` lets the reporter query the registry, and a timeout or error is never an authorization. ' +
-      'Decided on the consent\'s recorded facts and the clock, independent of artifact readiness. `initial_window`: the consent is valid now (until initialAccessValidUntil, not effectively revoked) ' +
-      'for a granted scope, data category and objective. `credit_lifecycle_extension`: requires accessPurpose; only `manage_existing_obligation` for the exact obligation of an active extension ' +
-      "(reportingObligation.sourceSystem the consent's obligation source system, reportingObligation.sourceReference the extension's creditOperationReference) is authorized. " +
+      'Decided on the consent\'s recorded facts and the clock, independent of artifact readiness. `initial_window`: the consent is in its initial window now (until initialAccessValidUntil) ' +
+      'and no revocation was recorded before now, effective or kept without effect (denied `redec_consent_revoked`), for a granted scope, data category and objective. ' +
+      '`credit_lifecycle_extension`: requires accessPurpose; only `manage_existing_obligation` for the exact obligation of an active extension ' +
+      "(reportingObligation.sourceSystem the consent's obligation source system, reportingObligation.sourceReference the extension's creditOperationReference) is authorized, " +
+      'also while a revocation is kept without effect. An authorization carries `expiresAt`: decidedAt plus the Regulatory Profile\'s authorizationTtlMs (baseline 10 minutes). ' +
       'Every decision is recorded. The request is identified by sourceSystem + sourceReference: the same request again answers the same decision with `replayed: true` (200); ' +
       'the same pair with a different body is 409 `redec_access_request_conflict`. Scope `consent:runtime`.',
   })
@@ -56,8 +58,10 @@ export class AccessesHttpController {
   @ApiOperation({
     summary: 'Confirm the outcome of an authorized access (spec 2.9)',
     description:
-      'Exactly one outcome kind: `accessed` (with accessedAt, not before the authorization nor after the receipt, within 5 minutes of clock tolerance), `failed` or `cancelled`. ' +
+      "Exactly one outcome kind: `accessed` (with accessedAt, not before the authorization nor after the receipt, within the Regulatory Profile's callerClockSkewMs, baseline 5 minutes), `failed` or `cancelled`. " +
       'Only an authorized access can be confirmed (409 `redec_access_not_authorized`), once (409 `redec_access_already_confirmed`). ' +
+      '`accessed` with an accessedAt after the decision\'s `expiresAt`, or after the consent stopped enabling that access (a revocation, the end of the initial window, the end of the obligation), ' +
+      'is 409 `redec_authorization_expired`: the registry must not have been queried then. `failed` and `cancelled` are always taken. ' +
       'An optional Idempotency-Key makes a retry answer the first confirmation. Scope `consent:runtime`.',
   })
   @ApiOkResponse({ type: ConfirmAccessResponseDto })
@@ -76,6 +80,7 @@ function decisionView(decision: AccessDecided['data']): AccessDecisionDto {
     ...(decision.denyReasonCode ? { denyReasonCode: decision.denyReasonCode } : {}),
     redecConsentId: decision.redecConsentId,
     decidedAt: decision.decidedAt,
+    ...(decision.expiresAt !== null ? { expiresAt: decision.expiresAt } : {}),
     consentAuthorizationMode: request.consentAuthorizationMode,
     ...(request.accessPurpose ? { accessPurpose: request.accessPurpose } : {}),
     scopeId: request.scopeId,

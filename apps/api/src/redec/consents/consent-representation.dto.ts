@@ -19,7 +19,15 @@ export class ConsentRepresentationDto {
   @ApiProperty({ type: [CreditExtensionDto], description: 'Credit extensions (spec 2.10), in the order registered.' }) creditExtensions!: CreditExtensionDto[];
   @ApiProperty({ enum: ['pending', 'ready'] }) artifactStatus!: string;
   @ApiProperty({ type: 'integer', nullable: true, description: 'Minimum retention floor; null while valid or extended. Not a deletion date.' }) retentionUntil!: number | null;
-  @ApiProperty({ type: 'string', nullable: true, description: 'Basis of the floor, e.g. `loss_of_validity`.' }) retentionBasis!: string | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    enum: ['revocation', 'loss_of_validity', 'obligation_extinguished', 'acceleration_executed', 'superseded_by_new_obligation'],
+    description:
+      'Basis of the floor: `revocation` (5 years from revocation.effectiveAt), `loss_of_validity` (from initialAccessValidUntil), or how the last obligation ended when it ended after the window ' +
+      '(from its endedAt). Null while the consent enables access.',
+  })
+  retentionBasis!: string | null;
 }
 
 export class ConsentListDto {

@@ -10,7 +10,7 @@ export class CreditExtensionDto {
   @ApiProperty({ type: 'integer', description: 'When the service registered the extension (epoch ms).' }) extendedAt!: number;
   @ApiProperty({ enum: ['active', 'ended'] }) status!: string;
   @ApiProperty({ type: 'string', nullable: true, enum: ['obligation_extinguished', 'acceleration_executed', 'superseded_by_new_obligation'] }) endReason!: string | null;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'When the end was reported (epoch ms).' }) endedAt!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: "When the obligation ended (epoch ms): the end request's occurredAt, or its receipt." }) endedAt!: number | null;
   @ApiProperty({ type: 'string', nullable: true, description: 'With `superseded_by_new_obligation`: the new obligation, which does not inherit the consent.' })
   supersededByObligationReference!: string | null;
 }
@@ -20,4 +20,17 @@ export class CreditExtensionResponseDto extends CreditExtensionDto {
   @ApiProperty({ format: 'uuid' }) redecConsentId!: string;
   @ApiProperty({ enum: ['granted', 'extended', 'revoked', 'expired'] }) consentStatus!: string;
   @ApiProperty({ type: RevocationDto, nullable: true, description: 'A correction shows here as `effective: false` with `correctedAt`.' }) revocation!: RevocationDto | null;
+}
+
+/** The answer to an annulment: what was annulled, and the consent as it stands after. */
+export class CreditExtensionAnnulmentResponseDto {
+  @ApiProperty({ format: 'uuid' }) redecConsentId!: string;
+  @ApiProperty({ format: 'uuid' }) creditExtensionId!: string;
+  @ApiProperty({ enum: ['credit_extension', 'credit_extension_end'], description: 'The registration (the extension is gone from the read) or its end (the extension is active again).' })
+  annulled!: string;
+  @ApiProperty() reason!: string;
+  @ApiProperty() sourceReference!: string;
+  @ApiProperty({ type: 'integer', description: 'When the service recorded the annulment (epoch ms).' }) annulledAt!: number;
+  @ApiProperty({ enum: ['granted', 'extended', 'revoked', 'expired'] }) consentStatus!: string;
+  @ApiProperty({ type: RevocationDto, nullable: true }) revocation!: RevocationDto | null;
 }

@@ -1,4 +1,4 @@
-import { ConsentEvent, ConsentGranted } from '../consent.events';
+import { ConsentEvent, ConsentGranted, CreditExtensionEnded } from '../consent.events';
 import { ConsentState, evolveConsent } from '../consent.state';
 
 /** A granted electronic consent for specs of the rules that read consents. */
@@ -78,8 +78,18 @@ export const facts = {
       sourceReference: `ref-${creditExtensionId}`,
     },
   }),
-  extensionEnded: (creditExtensionId: string, endedAt: number): ConsentEvent => ({
+  /** The end of the extension `creditExtensionId`; name its creditOperationReference for specs of what follows the obligation. */
+  extensionEnded: (creditExtensionId: string, endedAt: number, overrides: Partial<CreditExtensionEnded['data']> = {}): ConsentEvent => ({
     type: 'CreditExtensionEnded',
-    data: { redecConsentId: 'con-1', creditExtensionId, endReason: 'obligation_extinguished', supersededByObligationReference: null, endedAt },
+    data: {
+      redecConsentId: 'con-1',
+      creditExtensionId,
+      obligationSourceSystem: 'core-loans',
+      creditOperationReference: `op-of-${creditExtensionId}`,
+      endReason: 'obligation_extinguished',
+      supersededByObligationReference: null,
+      endedAt,
+      ...overrides,
+    },
   }),
 };

@@ -47,4 +47,14 @@ export class EndCreditExtensionRequestDto {
   @IsOptional()
   @Text()
   supersededByObligationReference?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    description:
+      "When the obligation ended at the bank (epoch ms); the receipt when absent. Not after the receipt, not before the credit was granted, and not further back than the Regulatory Profile's maxOccurredAtSkewMs (baseline 7 days). " +
+      'It is the extension\'s `endedAt`, and the retention floor counts from it.',
+  })
+  @IsOptional()
+  @EpochMs()
+  occurredAt?: number;
 }

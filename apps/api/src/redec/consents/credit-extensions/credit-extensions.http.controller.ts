@@ -3,10 +3,11 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Idempotent, RequireScopes } from '@ledger/http';
 import { Scopes } from '@ledger/platform';
-import { CreditExtensionAnswer } from '@ledger/redec';
-import { CreditExtensionResponseDto } from '../credit-extension.dto';
-import { EndCreditExtensionCommand, RegisterCreditExtensionCommand } from './credit-extension.commands';
+import { CreditExtensionAnnulmentAnswer, CreditExtensionAnswer } from '@ledger/redec';
+import { CreditExtensionAnnulmentResponseDto, CreditExtensionResponseDto } from '../credit-extension.dto';
+import { AnnulCreditExtensionCommand, EndCreditExtensionCommand, RegisterCreditExtensionCommand } from './credit-extension.commands';
 import { EndCreditExtensionRequestDto, RegisterCreditExtensionRequestDto } from './credit-extension.request.dto';
+import { AnnulRequestDto } from '../../annul-request.dto';
 import { ResourceIdPipe } from '../../../resource-id.pipe';
 
 @ApiTags('redec')
@@ -24,11 +25,14 @@ export class CreditExtensionsHttpController {
     description:
       'The bank confirms a credit was granted under this consent: the consent becomes `extended` and authorizations in mode `credit_lifecycle_extension` cover that exact obligation. ' +
       "Registering produces the obligation's binding (spec 2.11): `GET /v1/redec/reportable-obligations/consent-code` with the consent's obligation source system and this creditOperationReference answers the consent's internal code. " +
-      "customerTenantId must be the consent's customer (422 `redec_credit_extension_customer_mismatch`); the objective must be granted (422 `redec_objective_not_granted`); " +
+      "customerTenantId must be the consent's customer (422 `redec_credit_extension_customer_mismatch`; a UUID compares without regard to case); the objective must be granted (422 `redec_objective_not_granted`); " +
       'the credit must have been granted inside the initial window (422 `redec_credit_granted_outside_initial_window`) and not after the receipt (400). ' +
-      'A credit granted before an accepted revocation corrects it (append-only: `effective: false`, `correctedAt`) and needs a non-empty sourceReference ' +
-      '(422 `redec_revocation_correction_requires_source_reference`); a credit granted after an effective revocation cannot extend the consent (409 `redec_consent_revoked`). ' +
-      'An active extension for the same creditOperationReference is 409 `redec_credit_extension_already_registered`. Idempotency-Key required.',
+      'A credit granted at or after the instant of any revocation of the consent, effective or kept, cannot extend it (422 `redec_credit_granted_after_revocation`). ' +
+      'A credit granted before an effective revocation corrects it (append-only: `effective: false`, `correctedAt`) and needs a non-empty sourceReference ' +
+      '(422 `redec_revocation_correction_requires_source_reference`). ' +
+      'An obligation named as `supersededByObligationReference` by the end of one of this consent\'s extensions does not inherit it (422 `redec_superseding_obligation_does_not_inherit_consent`). ' +
+      'An active extension for the same creditOperationReference is 409 `redec_credit_extension_already_registered`; an obligation whose extension ended, on any consent of the tenant, ' +
+      'is 409 `redec_credit_extension_already_ended` (its end is reported once). Idempotency-Key required.',
   })
   @ApiCreatedResponse({ type: CreditExtensionResponseDto })
   register(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @Body() body: RegisterCreditExtensionRequestDto): Promise<CreditExtensionAnswer> {
@@ -44,9 +48,12 @@ export class CreditExtensionsHttpController {
   @ApiOperation({
     summary: 'Report the end of a credit extension, once (spec 2.10)',
     description:
-      '`supersededByObligationReference` is required with `superseded_by_new_obligation` and refused with the other reasons; the new obligation does not inherit the consent. ' +
-      'A second end is 409 `redec_credit_extension_already_ended`; an exact retry with the same Idempotency-Key answers the first end. ' +
-      'Once every extension has ended the consent is `expired`, or `revoked` when a revocation was kept without effect (docs/decisions/0015).',
+      '`supersededByObligationReference` is required with `superseded_by_new_obligation` and refused with the other reasons; the new obligation does not inherit the consent: ' +
+      'it can not be extended or bound to it, and the consent-code lookup never answers this consent\'s code for it. ' +
+      '`occurredAt` (optional, default the receipt) is when the obligation ended: it becomes `endedAt`. ' +
+      'A second end is 409 `redec_credit_extension_already_ended`; an exact retry with the same Idempotency-Key answers the first end; an annulled extension is 409 `redec_credit_extension_annulled`. ' +
+      'Once every extension has ended the consent is `expired` (retentionBasis: how the last obligation ended, or `loss_of_validity`), or `revoked` when a revocation was kept without effect: ' +
+      'it takes effect at `endedAt` (`revocation.effective: true`, `revocation.effectiveAt`), recorded as a `RevocationTookEffect` fact (docs/decisions/0023).',
   })
   @ApiOkResponse({ type: CreditExtensionResponseDto })
   end(
@@ -54,7 +61,49 @@ export class CreditExtensionsHttpController {
     @Param('creditExtensionId', new ResourceIdPipe('credit extension')) creditExtensionId: string,
     @Body() body: EndCreditExtensionRequestDto,
   ): Promise<CreditExtensionAnswer> {
-    const { endReason, supersededByObligationReference } = body;
-    return this.commandBus.execute(new EndCreditExtensionCommand(redecConsentId, creditExtensionId, { endReason, supersededByObligationReference }));
+    const { endReason, supersededByObligationReference, occurredAt } = body;
+    return this.commandBus.execute(new EndCreditExtensionCommand(redecConsentId, creditExtensionId, { endReason, supersededByObligationReference, occurredAt }));
+  }
+
+  @Post(':creditExtensionId/annul')
+  @HttpCode(200)
+  @RequireScopes(Scopes.ADMIN)
+  @Idempotent({ required: true })
+  @ApiOperation({
+    summary: 'Annul a credit extension registered by mistake',
+    description:
+      'Append-only: the registration (and its end, and any revocation correction it caused) stays in the stream and in the audit replay, while the regulatory read and the consent-code lookup behave as if ' +
+      'it had never been registered; the obligation can be registered again. When it was the last active extension over a revocation kept without effect, the revocation takes effect. ' +
+      'A second annulment is 409 `redec_credit_extension_annulled`; an annulment is never annulled. Scope `consent:admin`; Idempotency-Key required.',
+  })
+  @ApiOkResponse({ type: CreditExtensionAnnulmentResponseDto })
+  annul(
+    @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
+    @Param('creditExtensionId', new ResourceIdPipe('credit extension')) creditExtensionId: string,
+    @Body() body: AnnulRequestDto,
+  ): Promise<CreditExtensionAnnulmentAnswer> {
+    const { reason, sourceReference } = body;
+    return this.commandBus.execute(new AnnulCreditExtensionCommand(redecConsentId, creditExtensionId, 'credit_extension', { reason, sourceReference }));
+  }
+
+  @Post(':creditExtensionId/end/annul')
+  @HttpCode(200)
+  @RequireScopes(Scopes.ADMIN)
+  @Idempotent({ required: true })
+  @ApiOperation({
+    summary: 'Annul the end of a credit extension reported by mistake',
+    description:
+      'Append-only: the end stays in the stream and in the audit replay, while the read and the lookup behave as if it had not been reported: the extension is active again (and can be ended anew), ' +
+      'an obligation it named as superseding is no longer kept from the consent, and a revocation that took effect at that end is kept without effect again (recorded as a `RevocationCorrected` fact). ' +
+      'An extension without an end in force is 409 `redec_credit_extension_not_ended`; an annulled extension is 409 `redec_credit_extension_annulled`. Scope `consent:admin`; Idempotency-Key required.',
+  })
+  @ApiOkResponse({ type: CreditExtensionAnnulmentResponseDto })
+  annulEnd(
+    @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
+    @Param('creditExtensionId', new ResourceIdPipe('credit extension')) creditExtensionId: string,
+    @Body() body: AnnulRequestDto,
+  ): Promise<CreditExtensionAnnulmentAnswer> {
+    const { reason, sourceReference } = body;
+    return this.commandBus.execute(new AnnulCreditExtensionCommand(redecConsentId, creditExtensionId, 'credit_extension_end', { reason, sourceReference }));
   }
 }

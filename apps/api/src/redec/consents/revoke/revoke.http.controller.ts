@@ -22,8 +22,10 @@ export class RevokeHttpController {
     summary: 'Record the revocation of a consent (spec 2.12)',
     description:
       'Idempotency-Key required, stable per revocation: a retry answers the first revocation. A granted consent becomes `revoked` and stops enabling new accesses. ' +
-      'When a credit had been granted before the revocation (an active credit extension), the revocation is kept as a fact with `effective: false` and the status is unchanged. ' +
-      'occurredAt may be neither before the grant nor after the receipt; identityAssurance must be one the consent\'s Regulatory Profile accepts on the channel. ' +
+      'While a credit extension is active (an `extended` consent is not revocable, spec 3), the revocation is kept as a fact with `effective: false` and the status is unchanged; ' +
+      'it still ends every `initial_window` authorization from revokedAt, and takes effect when the last extension ends. ' +
+      "occurredAt may be neither after the receipt, nor before the grant, nor further back than the Regulatory Profile's maxOccurredAtSkewMs (baseline 7 days): 400. " +
+      'identityAssurance must be one the consent\'s Regulatory Profile accepts on the channel. ' +
       'A second revocation is 409 `redec_consent_already_revoked`. The bank is told to notify the data subject through the `redec.notification.required` webhook (reason `revoke`).',
   })
   @ApiCreatedResponse({ type: RevocationResponseDto })

@@ -36,7 +36,7 @@ export class RevocationResponseDto {
   @ApiProperty({ enum: CHANNELS }) channel!: string;
   @ApiProperty({ enum: REVOCATION_SOURCE_TYPES }) sourceType!: string;
   @ApiProperty() identityAssurance!: string;
-  @ApiProperty({ description: 'False when a credit granted before the revocation keeps the consent: the revocation is kept as a fact and the status is unchanged.' })
+  @ApiProperty({ description: 'False when a credit extension is active: the revocation is kept as a fact, the status is unchanged, and it takes effect when the last extension ends.' })
   effective!: boolean;
   @ApiProperty({ type: 'integer', description: 'When the service received the revocation (epoch ms).' }) recordedAt!: number;
   @ApiProperty({ enum: ['granted', 'extended', 'revoked', 'expired'], description: 'The consent status once the revocation is recorded.' }) consentStatus!: string;

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { IdentifierDto } from '../../../customers/resolve/resolve-customer.request.dto';
+import { IssuedId } from '../../../dto-fields';
 
 /**
  * Spec 2.2 and CONTRACT.md: `{ configurationId, userReference, identifiers }`
@@ -12,12 +13,12 @@ export class CreateInteractionRequestDto {
     description: 'The published configuration: with a `redec` block for /v1/redec/consent-interactions, without one for /v1/consent-interactions, `captureTiming: embedded` for an embed session.',
     format: 'uuid',
   })
-  @IsUUID()
+  @IssuedId()
   configurationId!: string;
 
   @ApiPropertyOptional({ description: 'A customer of this tenant resolved earlier. Send this, or `userReference` with `identifiers`.', format: 'uuid' })
   @IsOptional()
-  @IsUUID()
+  @IssuedId()
   customerId?: string;
 
   @ApiPropertyOptional({ description: 'Resolves the customer inline with the rules of POST /v1/customers/resolve.', maxLength: 200 })

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsUUID } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
 import { BINDING_KINDS, BindingKind } from '@ledger/redec';
-import { Text } from '../../../dto-fields';
+import { EpochMs, IssuedId, Text } from '../../../dto-fields';
 
 /** CONTRACT.md, "Reportable-obligation bindings": closed; the kind decides whether a consent is named. */
 export class BindObligationRequestDto {
@@ -22,8 +22,17 @@ export class BindObligationRequestDto {
 
   @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'Required with kind `consent`; absent or null with the other kinds.' })
   @IsOptional()
-  @IsUUID()
+  @IssuedId()
   redecConsentId?: string | null;
+
+  @ApiProperty({
+    type: 'integer',
+    description:
+      "When the bank granted the obligation (epoch ms); not after the receipt beyond the Regulatory Profile's callerClockSkewMs. With kind `consent`, the consent must have enabled access " +
+      'for the obligation at that instant: inside its initial window and before any revocation, or extended for exactly that obligation (422 `redec_consent_not_valid_at_obligation_grant`).',
+  })
+  @EpochMs()
+  obligationGrantedAt!: number;
 }
 
 /** A recorded binding. The twenty 9s or 0s are not part of it: they exist only in the consent-code lookup. */
@@ -46,6 +55,19 @@ export class ObligationBindingDto {
   @ApiProperty({ type: String, nullable: true, description: "The consent's 20-character internal code, frozen when bound; set only for kind `consent`." })
   internalConsentCode!: string | null;
 
+  @ApiProperty({ type: 'integer', description: 'When the bank granted the obligation (epoch ms).' })
+  obligationGrantedAt!: number;
+
   @ApiProperty({ type: 'integer', description: 'When the binding was recorded (epoch ms).' })
   boundAt!: number;
+}
+
+/** The answer to annulling a binding. */
+export class BindingAnnulmentDto {
+  @ApiProperty({ format: 'uuid' }) bindingId!: string;
+  @ApiProperty() sourceSystem!: string;
+  @ApiProperty() obligationReference!: string;
+  @ApiProperty() reason!: string;
+  @ApiProperty() sourceReference!: string;
+  @ApiProperty({ type: 'integer', description: 'When the service recorded the annulment (epoch ms).' }) annulledAt!: number;
 }

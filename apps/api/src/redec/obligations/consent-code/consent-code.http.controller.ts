@@ -21,7 +21,8 @@ export class ConsentCodeHttpController {
       '`consent_code`: `consentCode` is the internal code frozen for that obligation; ' +
       '`legacy_pre_redec`: `consentCode` is the 20-character fixed-width field of twenty `9`; ' +
       '`no_applicable_consent`: `consentCode` is the 20-character field of twenty `0`; ' +
-      '`unresolved` (no binding) or `ambiguous` (bindings that disagree): `consentCode` is null, and the bank must stop generating RDC01/RDC02 for the obligation and reconcile the data. ' +
+      '`unresolved` (no binding in force) or `ambiguous` (bindings that disagree): `consentCode` is null, and the bank must stop generating RDC01/RDC02 for the obligation and reconcile the data. ' +
+      'Annulled bindings and extensions count as never recorded. An obligation named as `supersededByObligationReference` by the end of an extension does not inherit that consent: a binding of it to that consent is not counted (spec 2.10). ' +
       'The 9s and 0s are written only here; they are never stored as codes.',
   })
   @ApiOkResponse({ type: ConsentCodeDto, description: 'Every result, `unresolved` and `ambiguous` included, is an answer, not an error.' })

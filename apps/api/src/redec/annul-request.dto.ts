@@ -1,0 +1,13 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Text } from '../dto-fields';
+
+/** CONTRACT.md, "Annulments": why a fact recorded by mistake is annulled, and the bank's reference for the correction. */
+export class AnnulRequestDto {
+  @ApiProperty({ description: 'Why the fact is annulled, for the audit trail.', maxLength: 500 })
+  @Text(500)
+  reason!: string;
+
+  @ApiProperty({ description: "The bank's reference for this correction.", maxLength: 200 })
+  @Text()
+  sourceReference!: string;
+}
