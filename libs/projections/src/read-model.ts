@@ -23,7 +23,7 @@ export class ReadModel {
     return json === null ? null : (JSON.parse(json) as T);
   }
 
-  /** The documents listed under `value` in `index`, ordered by id. */
+  /** Every document listed under `value` in `index`, ordered by sort key, then id. */
   async findByIndex<T>(name: string, index: string, value: string): Promise<T[]> {
     const docs = (await runScript(
       this.options.redis,
