@@ -1,4 +1,4 @@
-import { indexMember, parseIndexMember } from './index-member';
+import { cursorOf, indexMember, InvalidCursorError, memberOfCursor, parseIndexMember } from './index-member';
 
 describe('index members', () => {
   it('sort byte by byte (as Redis orders them) in (sort key, id) order, a key before the keys it is a prefix of', () => {
@@ -34,5 +34,27 @@ describe('index members', () => {
     ['a non-ASCII character', 'ñandú'],
   ])('refuse a sort key with %s', (_case, sortKey) => {
     expect(() => indexMember(sortKey, 't1:a')).toThrow('an index sort key must be printable ASCII');
+  });
+});
+
+describe('index cursors', () => {
+  it('stand for the member they were made of, in URL-safe characters', () => {
+    const member = indexMember('0000001764000000000', 't1:ñ/+?');
+    const cursor = cursorOf(member);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(memberOfCursor(cursor)).toBe(member);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['not base64url', 'AGE+'],
+    ['padded', `${cursorOf(indexMember('1', 'a'))}=`],
+    ['with characters the decoder would skip', `${cursorOf(indexMember('1', 'a'))}!`],
+    ['not canonical (unused bits set)', 'AGF'],
+    ['without a separator', cursorOf('t1:a')],
+    ['with a sort key outside printable ASCII', cursorOf('ñ\0t1:a')],
+    ['not UTF-8', Buffer.from([0xff, 0x00, 0x61]).toString('base64url')],
+  ])('refuse a cursor that is %s', (_case, cursor) => {
+    expect(() => memberOfCursor(cursor)).toThrow(InvalidCursorError);
   });
 });

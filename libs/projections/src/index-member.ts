@@ -28,3 +28,31 @@ export function parseIndexMember(member: string): { sortKey?: string; id: string
   const id = member.slice(separator + 1);
   return sortKey === '' ? { id } : { sortKey, id };
 }
+
+/** A cursor into an index: the last member a page read, opaque to callers (base64url, so it fits a URL). */
+export function cursorOf(member: string): string {
+  return Buffer.from(member, 'utf8').toString('base64url');
+}
+
+/**
+ * The member a cursor stands for. Node's base64url decoder skips what it
+ * cannot read, so a cursor is accepted only when it is exactly the encoding
+ * of the member it decodes to, and that member is well formed.
+ */
+export function memberOfCursor(cursor: string): string {
+  const member = Buffer.from(cursor, 'base64url').toString('utf8');
+  const separator = member.indexOf(SEPARATOR);
+  if (cursorOf(member) !== cursor || separator < 0 || !SORT_KEY.test(member.slice(0, separator))) {
+    throw new InvalidCursorError();
+  }
+  return member;
+}
+
+/** A cursor `pageByIndex` did not hand out: the caller's input, not a fault of the model (HTTP: 400). */
+export class InvalidCursorError extends Error {
+  override name = 'InvalidCursorError';
+
+  constructor() {
+    super('not a cursor of an index page');
+  }
+}
