@@ -219,14 +219,53 @@ describe('findByIndex', () => {
     expect(found.map((d) => d.stream)).toEqual(['s1', 's10', 's2']);
   });
 
-  it('reads a generation written before indexes were sorted sets (a set of ids), in id order, while it is still live', async () => {
-    const layout = new RedisLayout(env.prefix);
-    const name = streamCounts().name;
-    for (const id of ['t1:s2', 't1:s10', 't1:s1']) {
-      await env.redis.set(layout.doc(name, 'g0', id), JSON.stringify({ id }));
+});
+
+describe('a model written before indexes were sorted sets', () => {
+  let env: TestEnvironment;
+  let layout: RedisLayout;
+  const name = streamCounts().name;
+  const ids = ['t1:s2', 't1:s10', 't1:s1'];
+
+  beforeEach(() => {
+    env = new TestEnvironment();
+    layout = new RedisLayout(env.prefix);
+  });
+
+  afterEach(async () => {
+    await env.dispose();
+  });
+
+  /** What the previous release left: documents, a set of ids per index value, and the pointer, all of version 1. */
+  async function writeSetGeneration(checkpoint: number): Promise<void> {
+    for (const id of ids) {
+      const stream = id.slice('t1:'.length);
+      await env.redis.set(layout.doc(name, 'g0', id), JSON.stringify({ tenantId: 't1', stream, count: 1, lastType: 'Opened' }));
       await env.redis.sadd(layout.index(name, 'g0', 'lastType', 't1:Opened'), id);
     }
-    await env.redis.hset(layout.pointer(name), { version: 1, generation: 'g0', checkpoint: 0 });
-    expect(await env.readModel.findByIndex(name, 'lastType', 't1:Opened')).toEqual([{ id: 't1:s1' }, { id: 't1:s10' }, { id: 't1:s2' }]);
+    await env.redis.hset(layout.pointer(name), { version: 1, generation: 'g0', checkpoint });
+  }
+
+  it('is read by findByIndex in id order while it is still live (this version rebuilding it)', async () => {
+    await writeSetGeneration(0);
+    const found = await env.readModel.findByIndex<{ stream: string }>(name, 'lastType', 't1:Opened');
+    expect(found.map((d) => d.stream)).toEqual(['s1', 's10', 's2']);
+  });
+
+  it('is rebuilt into sorted sets once the projection version is bumped, and its sets are deleted', async () => {
+    let position = 0;
+    for (const id of ids) position = await env.append(id.slice('t1:'.length), 'Opened');
+    await writeSetGeneration(position);
+
+    const runner = env.runner({ projections: [streamCounts(2)] });
+    runner.start();
+    expect(await runner.ready(10_000)).toBe(true);
+    const [status] = await runner.status();
+    expect(status).toMatchObject({ version: 2, checkpoint: position });
+    expect(await env.keyCount(`${env.prefix}:rm:${name}:g0:*`)).toBe(0);
+    expect(await env.redis.type(layout.index(name, status.generation!, 'lastType', 't1:Opened'))).toBe('zset');
+    const page = await env.readModel.pageByIndex<{ stream: string }>(name, 'lastType', 't1:Opened', { limit: 10 });
+    expect(page.documents.map((d) => d.stream)).toEqual(['s1', 's10', 's2']);
+    expect(await runner.digest(name)).toBe(await env.referenceDigest(streamCounts(2)));
   });
 });
