@@ -8,8 +8,9 @@ import { EventStore, RecordedEvent, SqliteEventStore } from '@ledger/event-store
 import { createRedis, deleteKeysUnder } from '@ledger/platform';
 import { AnyDocumentProjection, ProjectionRunner } from '@ledger/projections';
 import { PROJECTIONS } from '../apps/api/src/projections';
-// The runner's own digest of a model's content (not exported by the library's index).
+// The runner's own digest of a model's content and index members (not exported by the library's index).
 import { ModelContent, digestModel } from '../libs/projections/src/digest';
+import { indexMember } from '../libs/projections/src/index-member';
 import { DEFAULT_LEDGER_EVENTS, GeneratedLedger } from './generate-ledger';
 
 /**
@@ -63,7 +64,7 @@ export interface ProjectionRebuildResult {
     readSeconds: number;
     readEventsPerSecond: number;
     writeSeconds: number;
-    /** SET per document, SADD per index member: the final models' content, written once. */
+    /** SET per document, ZADD per index member: the final models' content, written once. */
     documents: number;
     indexMembers: number;
     writesPerSecond: number;
@@ -279,16 +280,18 @@ async function foldInMemory(store: EventStore, projections: readonly AnyDocument
   const contents = new Map<string, ModelContent>();
   projections.forEach((projection, p) => {
     const docs = [...models[p]].map(([id, doc]) => ({ id, doc: JSON.parse(JSON.stringify(doc)) as unknown }));
-    const sets = new Map<string, { index: string; value: string; members: string[] }>();
+    // Keyed by index member, so an entry listed twice is one member, as in the sorted set.
+    const indexes = new Map<string, { index: string; value: string; members: Map<string, { id: string; sortKey?: string }> }>();
     for (const { id, doc } of docs) {
-      for (const { index, value } of projection.indexes?.(doc) ?? []) {
+      for (const { index, value, sortKey } of projection.indexes?.(doc) ?? []) {
         const key = `${index}:${value}`;
-        const set = sets.get(key) ?? { index, value, members: [] };
-        if (!set.members.includes(id)) set.members.push(id);
-        sets.set(key, set);
+        const entries = indexes.get(key) ?? { index, value, members: new Map() };
+        entries.members.set(indexMember(sortKey, id), { id, sortKey });
+        indexes.set(key, entries);
       }
     }
-    contents.set(projection.name, { docs, indexes: [...sets.values()] });
+    const indexContent = [...indexes.values()].map(({ index, value, members }) => ({ index, value, members: [...members.values()] }));
+    contents.set(projection.name, { docs, indexes: indexContent });
   });
   return contents;
 }
@@ -317,16 +320,16 @@ async function forEachPage(store: EventStore, handle: (page: RecordedEvent[]) =>
 
 /**
  * The baseline's write: the final models' documents (SET) and index members
- * (SADD, one per member as the runner adds them), pipelined, under a scratch
+ * (ZADD, one per member as the runner adds them), pipelined, under a scratch
  * prefix; deleted with DEL afterwards so Redis frees nothing in the
  * background while the rebuild runs.
  */
 async function measureWrite(redis: Redis, scratch: string, contents: Map<string, ModelContent>) {
-  const commands: Array<['set' | 'sadd', string, string]> = [];
+  const commands: Array<['set' | 'zadd', string, string]> = [];
   for (const [name, content] of contents) {
     for (const { id, doc } of content.docs) commands.push(['set', `${scratch}:${name}:doc:${id}`, JSON.stringify(doc)]);
     for (const { index, value, members } of content.indexes) {
-      for (const member of members) commands.push(['sadd', `${scratch}:${name}:idx:${index}:${value}`, member]);
+      for (const { id, sortKey } of members) commands.push(['zadd', `${scratch}:${name}:idx:${index}:${value}`, indexMember(sortKey, id)]);
     }
   }
   const started = process.hrtime.bigint();
@@ -335,7 +338,7 @@ async function measureWrite(redis: Redis, scratch: string, contents: Map<string,
     for (let j = i; j < Math.min(i + PIPELINE_COMMANDS, commands.length); j++) {
       const [command, key, value] = commands[j];
       if (command === 'set') pipeline.set(key, value);
-      else pipeline.sadd(key, value);
+      else pipeline.zadd(key, 0, value);
     }
     const failed = ((await pipeline.exec()) ?? []).find(([error]) => error);
     if (failed) throw failed[0];

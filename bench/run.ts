@@ -116,7 +116,7 @@ function projectionRebuildSummary(r: ProjectionRebuildResult): string {
         `${g.consents.toLocaleString('en-US')} consents, ${g.from} to ${g.through}, ${(g.bytes / 1e6).toFixed(0)} MB`,
     ...r.rebuilds.flatMap(rebuildRows),
     `baseline: readAll pages of 1000, one pass         ${s(b.readSeconds)}  ${format(b.readEventsPerSecond)} events/s`,
-    `baseline: pipelined SET/SADD of the final models  ${s(b.writeSeconds)}  ${format(b.writesPerSecond)} writes/s ` +
+    `baseline: pipelined SET/ZADD of the final models  ${s(b.writeSeconds)}  ${format(b.writesPerSecond)} writes/s ` +
       `(${b.documents.toLocaleString('en-US')} documents, ${b.indexMembers.toLocaleString('en-US')} index members)`,
     `baseline: read + write                            ${s(b.readSeconds + b.writeSeconds)}  ${format(b.eventsPerSecond)} events/s`,
     `ratio: rebuild / baseline = ${r.ratio.toFixed(2)}   (${format(r.rebuildEventsPerSecond).trim()} / ${format(b.eventsPerSecond).trim()} events/s; medians of ${r.rebuilds.length} rounds, digests excluded)`,

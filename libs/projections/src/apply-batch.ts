@@ -1,12 +1,13 @@
 import type { RecordedEvent } from '@ledger/event-store';
 import type { Redis } from 'ioredis';
+import { indexMember } from './index-member';
 import { APPLY_BATCH, runScript } from './lua-scripts';
 import { AnyDocumentProjection, BatchWrites, diffBatch, evolveBatch, touchedIds } from './projection';
 import { Pointer, RedisLayout } from './redis-layout';
 
 interface Operation {
   key: string;
-  op: 'set' | 'del' | 'sadd' | 'srem';
+  op: 'set' | 'del' | 'zadd' | 'zrem';
   value: string;
 }
 
@@ -51,7 +52,7 @@ function toOperations(layout: RedisLayout, name: string, generation: string, wri
   return [
     ...writes.put.map(({ id, doc }): Operation => ({ key: layout.doc(name, generation, id), op: 'set', value: JSON.stringify(doc) })),
     ...writes.remove.map((id): Operation => ({ key: layout.doc(name, generation, id), op: 'del', value: '' })),
-    ...writes.indexRemove.map((e): Operation => ({ key: indexKey(e.index, e.value), op: 'srem', value: e.id })),
-    ...writes.indexAdd.map((e): Operation => ({ key: indexKey(e.index, e.value), op: 'sadd', value: e.id })),
+    ...writes.indexRemove.map((e): Operation => ({ key: indexKey(e.index, e.value), op: 'zrem', value: indexMember(e.sortKey, e.id) })),
+    ...writes.indexAdd.map((e): Operation => ({ key: indexKey(e.index, e.value), op: 'zadd', value: indexMember(e.sortKey, e.id) })),
   ];
 }

@@ -23,7 +23,7 @@ function script(lua: string): LuaScript {
  * checkpoint the writer read its documents at; then moves the checkpoint.
  * KEYS[1] pointer; KEYS[i+1] the key written by operation i.
  * ARGV[1] expected generation, ARGV[2] expected checkpoint, ARGV[3] new checkpoint,
- * then per operation i: ARGV[2i+2] set | del | sadd | srem, ARGV[2i+3] its value.
+ * then per operation i: ARGV[2i+2] set | del | zadd | zrem, ARGV[2i+3] its value (a document, or an index member).
  * Returns 1 when applied, 0 when the pointer had moved (nothing written).
  */
 export const APPLY_BATCH = script(`
@@ -33,8 +33,8 @@ for i = 1, #KEYS - 1 do
   local key, op, value = KEYS[i + 1], ARGV[2 * i + 2], ARGV[2 * i + 3]
   if op == 'set' then redis.call('SET', key, value)
   elseif op == 'del' then redis.call('DEL', key)
-  elseif op == 'sadd' then redis.call('SADD', key, value)
-  elseif op == 'srem' then redis.call('SREM', key, value)
+  elseif op == 'zadd' then redis.call('ZADD', key, 0, value)
+  elseif op == 'zrem' then redis.call('ZREM', key, value)
   else return redis.error_reply('unknown operation ' .. tostring(op)) end
 end
 redis.call('HSET', KEYS[1], 'checkpoint', ARGV[3])
@@ -97,23 +97,67 @@ if not generation then return false end
 return redis.call('GET', ARGV[1] .. generation .. ARGV[2])
 `);
 
+/** Lua: the document id at the end of an index member, after the first NUL (see index-member.ts). */
+const MEMBER_ID = `
+local function member_id(member)
+  return string.sub(member, string.find(member, '\\0', 1, true) + 1)
+end
+`;
+
 /**
- * Reads the documents of the live generation listed in one index set.
+ * Reads the documents of the live generation listed in one index.
  * KEYS[1] pointer; ARGV[1] model base, ARGV[2] index suffix, ARGV[3] document suffix before the id.
- * Returns the documents' JSON ordered by document id.
+ * Returns the documents' JSON in index order (sort key, then id).
  */
-export const READ_INDEX = script(`
+export const READ_INDEX = script(`${MEMBER_ID}
 local generation = redis.call('HGET', KEYS[1], 'generation')
 if not generation then return {} end
 local base = ARGV[1] .. generation
-local ids = redis.call('SMEMBERS', base .. ARGV[2])
-table.sort(ids)
+local key = base .. ARGV[2]
+local ids = {}
+if redis.call('TYPE', key).ok == 'set' then
+  -- A generation written before indexes were sorted sets (decision 0021) holds sets of ids, and
+  -- stays live while this version rebuilds it: read it in the order it had, by id.
+  ids = redis.call('SMEMBERS', key)
+  table.sort(ids)
+else
+  for i, member in ipairs(redis.call('ZRANGE', key, '-', '+', 'BYLEX')) do ids[i] = member_id(member) end
+end
 local docs = {}
 for _, id in ipairs(ids) do
   local doc = redis.call('GET', base .. ARGV[3] .. id)
   if doc then docs[#docs + 1] = doc end
 end
 return docs
+`);
+
+/**
+ * Reads one page of an index of the live generation: up to ARGV[5] documents
+ * listed after ARGV[4] ('-' for the first page, else '(' and the member the
+ * previous page ended with). Members without a document are skipped and more
+ * are read in their place, so only the last page is short.
+ * KEYS[1] pointer; ARGV[1] model base, ARGV[2] index suffix, ARGV[3] document suffix before the id.
+ * Returns {the documents' JSON, the last member read, or nil when no member follows it}.
+ */
+export const READ_INDEX_PAGE = script(`${MEMBER_ID}
+local generation = redis.call('HGET', KEYS[1], 'generation')
+if not generation then return {{}, false} end
+local base = ARGV[1] .. generation
+local key, from, limit = base .. ARGV[2], ARGV[4], tonumber(ARGV[5])
+local docs, last = {}, false
+while #docs < limit do
+  local wanted = limit - #docs
+  local members = redis.call('ZRANGE', key, from, '+', 'BYLEX', 'LIMIT', 0, wanted)
+  for _, member in ipairs(members) do
+    local doc = redis.call('GET', base .. ARGV[3] .. member_id(member))
+    if doc then docs[#docs + 1] = doc end
+    last = member
+  end
+  if #members < wanted then return {docs, false} end
+  from = '(' .. last
+end
+if #redis.call('ZRANGE', key, from, '+', 'BYLEX', 'LIMIT', 0, 1) == 0 then return {docs, false} end
+return {docs, last}
 `);
 
 /** Runs a script by its hash, sending the source only when Redis does not have it cached (after a restart). */

@@ -1,5 +1,6 @@
+import { ranked, Ranked } from '../test/ranked.projection';
 import { recorded, streamCounts, StreamCount } from '../test/stream-counts.projection';
-import { diffBatch, evolveBatch, touchedIds } from './projection';
+import { diffBatch, DocumentProjection, evolveBatch, touchedIds } from './projection';
 
 const projection = streamCounts();
 
@@ -69,5 +70,39 @@ describe('diffBatch', () => {
   it('writes nothing for a document that ends as it started', () => {
     const writes = diffBatch(projection, new Map([['t1:a', opened], ['t1:b', null]]), new Map([['t1:a', { ...opened }], ['t1:b', null]]));
     expect(writes).toEqual({ put: [], remove: [], indexAdd: [], indexRemove: [] });
+  });
+});
+
+describe('diffBatch with sort keys', () => {
+  const projection = ranked();
+  const first: Ranked = { tenantId: 't1', stream: 'a', rank: '0002' };
+
+  it('adds a new document under its sort key', () => {
+    expect(diffBatch(projection, new Map([['t1:a', null]]), new Map([['t1:a', first]])).indexAdd).toEqual([
+      { index: 'rank', value: 't1', sortKey: '0002', id: 't1:a' },
+    ]);
+  });
+
+  it('moves a document whose sort key changed: the entry under the old key is removed, the one under the new key added', () => {
+    const writes = diffBatch(projection, new Map([['t1:a', first]]), new Map([['t1:a', { ...first, rank: '0010' }]]));
+    expect(writes.indexRemove).toEqual([{ index: 'rank', value: 't1', sortKey: '0002', id: 't1:a' }]);
+    expect(writes.indexAdd).toEqual([{ index: 'rank', value: 't1', sortKey: '0010', id: 't1:a' }]);
+  });
+
+  it('keeps an entry whose value and sort key did not change, an empty sort key being none', () => {
+    const renamed = { ...first, stream: 'b' };
+    expect(diffBatch(projection, new Map([['t1:a', first]]), new Map([['t1:a', renamed]]))).toMatchObject({ indexAdd: [], indexRemove: [] });
+    const optional: DocumentProjection<Ranked> = {
+      ...projection,
+      indexes: (doc) => [{ index: 'rank', value: doc.tenantId, ...(doc.rank === 'none' ? {} : { sortKey: doc.rank }) }],
+    };
+    const writes = diffBatch(optional, new Map([['t1:a', { ...first, rank: 'none' }]]), new Map([['t1:a', { ...first, rank: '' }]]));
+    expect(writes).toEqual({ put: [{ id: 't1:a', doc: { ...first, rank: '' } }], remove: [], indexAdd: [], indexRemove: [] });
+  });
+
+  it('removes a deleted document from under its sort key', () => {
+    expect(diffBatch(projection, new Map([['t1:a', first]]), new Map([['t1:a', null]])).indexRemove).toEqual([
+      { index: 'rank', value: 't1', sortKey: '0002', id: 't1:a' },
+    ]);
   });
 });

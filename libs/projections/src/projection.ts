@@ -1,9 +1,19 @@
 import type { RecordedEvent } from '@ledger/event-store';
 
-/** One exact-match lookup a document is findable under. */
+/**
+ * One lookup a document is findable under: the documents listed under an
+ * index's value, in the order of their sort keys, then of their ids.
+ */
 export interface IndexEntry {
   index: string;
   value: string;
+  /**
+   * Where the document stands among the value's documents. Without one (or
+   * empty), documents are ordered by id, ahead of those with one. Printable
+   * ASCII, compared character by character, so the projection makes keys of
+   * fixed width (a zero-padded epoch ms, not a bare number: "9" sorts after "10").
+   */
+  sortKey?: string;
 }
 
 /**
@@ -20,7 +30,7 @@ export interface DocumentProjection<TDoc> {
   route(event: RecordedEvent): string[];
   /** The next document (null deletes it). Pure. */
   evolve(doc: TDoc | null, event: RecordedEvent): TDoc | null;
-  /** Exact-match secondary indexes the document is findable under; index names contain no `:`. */
+  /** Secondary indexes the document is findable under; index names contain no `:`. */
   indexes?(doc: TDoc): IndexEntry[];
 }
 
@@ -63,7 +73,7 @@ export function evolveBatch<TDoc>(
   return docs;
 }
 
-/** The writes that turn the `before` documents into the `after` ones, index sets included. */
+/** The writes that turn the `before` documents into the `after` ones, index entries included. */
 export function diffBatch<TDoc>(
   projection: DocumentProjection<TDoc>,
   before: ReadonlyMap<string, TDoc | null>,
@@ -75,6 +85,7 @@ export function diffBatch<TDoc>(
     if (JSON.stringify(previous) === JSON.stringify(next)) continue;
     if (next === null) writes.remove.push(id);
     else writes.put.push({ id, doc: next });
+    // An entry moved to another sort key is another member: the old one is removed, the new one added.
     const oldEntries = indexEntriesOf(projection, previous);
     const newEntries = indexEntriesOf(projection, next);
     for (const [key, entry] of newEntries) if (!oldEntries.has(key)) writes.indexAdd.push({ ...entry, id });
@@ -85,5 +96,5 @@ export function diffBatch<TDoc>(
 
 function indexEntriesOf<TDoc>(projection: DocumentProjection<TDoc>, doc: TDoc | null): Map<string, IndexEntry> {
   const entries = doc === null || !projection.indexes ? [] : projection.indexes(doc);
-  return new Map(entries.map((entry) => [`${entry.index}:${entry.value}`, entry]));
+  return new Map(entries.map((entry) => [JSON.stringify([entry.index, entry.value, entry.sortKey ?? '']), entry]));
 }

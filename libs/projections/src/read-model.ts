@@ -1,6 +1,13 @@
 import type { Redis } from 'ioredis';
-import { READ_DOCUMENT, READ_INDEX, runScript } from './lua-scripts';
+import { cursorOf, memberOfCursor } from './index-member';
+import { READ_DOCUMENT, READ_INDEX, READ_INDEX_PAGE, runScript } from './lua-scripts';
 import { docSuffix, indexSuffix, RedisLayout } from './redis-layout';
+
+/** One page of an index's documents, and where the next one starts (null after the last). */
+export interface IndexPage<T> {
+  documents: T[];
+  nextCursor: string | null;
+}
 
 /**
  * Reads the live generation of a projection's model. Each read resolves the
@@ -23,7 +30,7 @@ export class ReadModel {
     return json === null ? null : (JSON.parse(json) as T);
   }
 
-  /** The documents listed under `value` in `index`, ordered by id. */
+  /** Every document listed under `value` in `index`, ordered by sort key, then id. */
   async findByIndex<T>(name: string, index: string, value: string): Promise<T[]> {
     const docs = (await runScript(
       this.options.redis,
@@ -32,5 +39,34 @@ export class ReadModel {
       [this.layout.modelBase(name), indexSuffix(index, value), docSuffix('')],
     )) as string[];
     return docs.map((json) => JSON.parse(json) as T);
+  }
+
+  /**
+   * Up to `limit` documents listed under `value` in `index`, in the order of
+   * `findByIndex`, after the page `after` ended (from the first without it).
+   * A page is short only when it is the last; `nextCursor` is null when no
+   * entry follows the page.
+   *
+   * Each page is read from one generation in one step. A cursor is a place
+   * in the order, not a snapshot: it stays valid across writes and
+   * generation switches, and a document whose sort key changes between two
+   * pages can show up on both or on neither.
+   *
+   * An entry whose document is missing (only a Redis that lost part of its
+   * data has one) is skipped and the page filled from the entries after it;
+   * if only such entries follow a full page, the page after it is empty.
+   *
+   * Throws InvalidCursorError when `after` is not a cursor this method returned.
+   */
+  async pageByIndex<T>(name: string, index: string, value: string, page: { after?: string | null; limit: number }): Promise<IndexPage<T>> {
+    if (!Number.isInteger(page.limit) || page.limit < 1) throw new RangeError(`page limit must be a positive integer, not ${page.limit}`);
+    const from = page.after == null ? '-' : `(${memberOfCursor(page.after)}`;
+    const [docs, last] = (await runScript(
+      this.options.redis,
+      READ_INDEX_PAGE,
+      [this.layout.pointer(name)],
+      [this.layout.modelBase(name), indexSuffix(index, value), docSuffix(''), from, page.limit],
+    )) as [string[], string | null];
+    return { documents: docs.map((json) => JSON.parse(json) as T), nextCursor: last === null ? null : cursorOf(last) };
   }
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
  *   {prefix}:projection:{name}                      pointer hash { version, generation, checkpoint }
  *   {prefix}:projection:{name}:building             the same for a generation being rebuilt
  *   {prefix}:rm:{name}:{generation}:doc:{id}        a document (JSON)
- *   {prefix}:rm:{name}:{generation}:idx:{index}:{value}   a set of document ids
+ *   {prefix}:rm:{name}:{generation}:idx:{index}:{value}   a sorted set of index members (index-member.ts)
  *
  * `checkpoint` is the position of the last event the generation has absorbed.
  */

@@ -29,7 +29,8 @@ const BEFORE_EMBED_AND_GRACE: Pick<ConfigurationDocument, 'embed' | 'gracePeriod
 export const configurationsProjection: DocumentProjection<ConfigurationDocument> = {
   name: CONFIGURATIONS_PROJECTION,
   // 2: versions published before embed terms and grace periods existed read as having none.
-  version: 2,
+  // 3: indexes are sorted sets (decision 0021).
+  version: 3,
   route(event: RecordedEvent): string[] {
     if (event.type !== 'ConfigurationPublished' || !event.metadata.tenantId) return [];
     return [configurationDocumentId(event.metadata.tenantId, (event.data as ConfigurationPublished['data']).configurationId)];

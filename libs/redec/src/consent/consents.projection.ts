@@ -17,7 +17,8 @@ export const consentIndexes = {
 /** The REDEC consents of every tenant, one document per consent with its folded state. */
 export const consentsProjection = {
   name: 'redec-consents',
-  version: 2,
+  // 3: indexes are sorted sets (decision 0021).
+  version: 3,
   route(event: RecordedEvent): string[] {
     if (!CONSENT_EVENT_TYPES.has(event.type) || !event.metadata.tenantId) return [];
     return [consentDocumentId(event.metadata.tenantId, (event.data as { redecConsentId: string }).redecConsentId)];
