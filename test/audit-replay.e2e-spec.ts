@@ -68,8 +68,10 @@ describe('audit replay of a consent', () => {
     );
     expect(extension.status).toBe(201);
     // The same obligation bound to the neighbour too: its binding is a fact of the neighbour's, not of this consent's.
-    expect((await post('/v1/redec/reportable-obligations/bindings', { sourceSystem: 'core-loans', obligationReference: 'loan-1', kind: 'consent', redecConsentId: neighbour.redecConsentId }, true)).status).toBe(201);
-    expect((await post('/v1/redec/reportable-obligations/bindings', { sourceSystem: 'core-loans', obligationReference: 'loan-2', kind: 'consent', redecConsentId: consent.redecConsentId }, true)).status).toBe(201);
+    const obligationGrantedAt = Date.now() - MINUTE;
+    const binding = (obligationReference: string, redecConsentId: string) => ({ sourceSystem: 'core-loans', obligationReference, kind: 'consent', redecConsentId, obligationGrantedAt });
+    expect((await post('/v1/redec/reportable-obligations/bindings', binding('loan-1', neighbour.redecConsentId), true)).status).toBe(201);
+    expect((await post('/v1/redec/reportable-obligations/bindings', binding('loan-2', consent.redecConsentId), true)).status).toBe(201);
     const revoked = await post(`/v1/redec/consents/${consent.redecConsentId}/revoke`, { channel: 'digital', occurredAt: Date.now() - 1000, sourceType: 'direct', identityAssurance: 'client_authenticated' }, true);
     expect(revoked.body.effective).toBe(false);
     expect(
@@ -113,6 +115,7 @@ describe('audit replay of a consent', () => {
       'RevocationRecorded',
       'NotificationEvidenceRecorded',
       'CreditExtensionEnded',
+      'RevocationTookEffect',
     ]);
     const positions = events.map((e: { position: number }) => e.position);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -122,9 +125,10 @@ describe('audit replay of a consent', () => {
       // Recorded through the API: the actor is the integrator's key id.
       expect(event.actor).toMatch(/^[0-9a-f]{24}$/);
     }
-    expect(events.map((e: { state: { status: string } }) => e.state.status)).toEqual(['granted', 'granted', 'granted', 'extended', 'extended', 'extended', 'extended', 'revoked']);
-    expect(events[5].state.revocation).toMatchObject({ effective: false });
-    expect(representation).toMatchObject({ redecConsentId: consent.redecConsentId, status: 'revoked', retentionBasis: 'obligation_extinguished' });
+    expect(events.map((e: { state: { status: string } }) => e.state.status)).toEqual(['granted', 'granted', 'granted', 'extended', 'extended', 'extended', 'extended', 'revoked', 'revoked']);
+    expect(events[5].state.revocation).toMatchObject({ effective: false, effectiveAt: null });
+    expect(events[8].data).toEqual({ redecConsentId: consent.redecConsentId, consentActionId: events[5].data.consentActionId, effectiveAt: events[7].data.endedAt });
+    expect(representation).toMatchObject({ redecConsentId: consent.redecConsentId, status: 'revoked', retentionBasis: 'revocation', revocation: { effective: true, effectiveAt: events[7].data.endedAt } });
     // The neighbour's binding of the same obligation is not this consent's fact.
     expect(events.filter((e: { type: string; data: { redecConsentId?: string } }) => e.type === 'ObligationBound').map((e: { data: { obligationReference: string } }) => e.data.obligationReference)).toEqual(['loan-2']);
   });
@@ -160,7 +164,7 @@ describe('audit replay of a consent', () => {
     expect(response.headers['content-type']).toMatch(/^text\/plain/);
     const lines = response.text.trim().split('\n');
     expect(lines[0]).toContain(consent.redecConsentId);
-    expect(lines.slice(1, -1)).toHaveLength(8);
+    expect(lines.slice(1, -1)).toHaveLength(9);
     expect(lines[1]).toMatch(/^\d{4}-\d\d-\d\dT.*ConsentGranted.*status granted/);
     expect(lines.at(-1)).toMatch(/^status revoked/);
   });

@@ -171,6 +171,8 @@ describe('/v1/configurations', () => {
       version: 1,
       maxOccurredAtSkewMs: 86_400_000,
       recordingToleranceMs: 60_000,
+      callerClockSkewMs: 60_000,
+      authorizationTtlMs: 120_000,
       mediumCodes: { electronic: '1', audio_recording: '2', physical_document: '3' },
       channels: { phone: { evidenceKinds: ['audio_recording'], identifiers: [{ type: 'rut', verificationRequired: true }], revocationIdentityAssurance: ['client_authenticated'] } },
     };

@@ -86,7 +86,7 @@ describe('operability', () => {
       const answer = responseOf('post', authorize, status);
       expect(fields(answer).sort()).toEqual(['decision', 'replayed']);
       const decision = property(answer, 'decision');
-      expect(fields(decision)).toEqual(expect.arrayContaining(['redecAccessId', 'status', 'denyReasonCode', 'redecConsentId', 'decidedAt']));
+      expect(fields(decision)).toEqual(expect.arrayContaining(['redecAccessId', 'status', 'denyReasonCode', 'redecConsentId', 'decidedAt', 'expiresAt']));
       expect([...property(decision, 'denyReasonCode').enum!].sort()).toEqual([...DENY_REASON_CODES].sort());
     }
     const outcome = property(requestOf('post', '/v1/redec/accesses/{redecAccessId}/confirm'), 'outcome');
@@ -97,13 +97,14 @@ describe('operability', () => {
     const extensions = '/v1/redec/consents/{redecConsentId}/credit-extensions';
     expect(fields(requestOf('post', extensions)).sort()).toEqual(['creditGrantedAt', 'creditOperationReference', 'customerTenantId', 'objectiveCode', 'sourceReference', 'sourceSystem']);
     const end = requestOf('post', `${extensions}/{creditExtensionId}/end`);
-    expect(fields(end).sort()).toEqual(['endReason', 'supersededByObligationReference']);
+    expect(fields(end).sort()).toEqual(['endReason', 'occurredAt', 'supersededByObligationReference']);
     expect(property(end, 'endReason').enum).toEqual(['obligation_extinguished', 'acceleration_executed', 'superseded_by_new_obligation']);
     const extensionRecord = ['creditExtensionId', 'objectiveCode', 'creditOperationReference', 'creditGrantedAt', 'extendedAt', 'status', 'endReason', 'endedAt'];
     expect(fields(responseOf('post', extensions, '201'))).toEqual(expect.arrayContaining(extensionRecord));
     const representation = responseOf('get', '/v1/redec/consents/{redecConsentId}', '200');
     expect(fields(property(representation, 'creditExtensions').items!)).toEqual(expect.arrayContaining(extensionRecord));
-    expect(fields(property(representation, 'revocation')).sort()).toEqual(['channel', 'correctedAt', 'effective', 'revokedAt']);
+    expect(fields(property(representation, 'revocation')).sort()).toEqual(['channel', 'correctedAt', 'effective', 'effectiveAt', 'revokedAt']);
+    expect(property(representation, 'retentionBasis').enum!.filter((basis) => basis !== null)).toEqual(['revocation', 'loss_of_validity', 'obligation_extinguished', 'acceleration_executed', 'superseded_by_new_obligation']);
 
     const evidence = '/v1/redec/consents/{redecConsentId}/notification-evidence';
     // consentActionId and internalConsentCode appear too, documented as never to be sent.
@@ -112,7 +113,26 @@ describe('operability', () => {
     );
     expect(fields(responseOf('post', evidence, '201'))).toEqual(expect.arrayContaining(['consentActionId', 'internalConsentCode']));
 
-    expect(fields(requestOf('post', '/v1/redec/reportable-obligations/bindings')).sort()).toEqual(['kind', 'obligationReference', 'redecConsentId', 'sourceSystem']);
+    expect(fields(requestOf('post', '/v1/redec/reportable-obligations/bindings')).sort()).toEqual(['kind', 'obligationGrantedAt', 'obligationReference', 'redecConsentId', 'sourceSystem']);
+
+    // Every refusal of the lifecycle is declared on its operation by status and code (issue 12's codes among them).
+    const problemCodes = (method: string, path: string, status: string) => {
+      const schema = operation(method, path).responses[status]?.content?.['application/problem+json']?.schema;
+      return schema ? property(schema, 'code').enum : undefined;
+    };
+    const extension = `${extensions}/{creditExtensionId}`;
+    expect(problemCodes('post', extensions, '422')).toEqual(expect.arrayContaining(['redec_credit_granted_after_revocation', 'redec_superseding_obligation_does_not_inherit_consent']));
+    expect(problemCodes('post', extensions, '409')).toEqual(expect.arrayContaining(['redec_credit_extension_already_ended']));
+    expect(problemCodes('post', '/v1/redec/reportable-obligations/bindings', '422')).toEqual(
+      expect.arrayContaining(['redec_consent_not_valid_at_obligation_grant', 'redec_superseding_obligation_does_not_inherit_consent']),
+    );
+    expect(problemCodes('post', '/v1/redec/accesses/{redecAccessId}/confirm', '409')).toEqual(expect.arrayContaining(['redec_authorization_expired']));
+    expect(problemCodes('post', `${extension}/annul`, '409')).toEqual(['redec_credit_extension_annulled']);
+    expect(problemCodes('post', `${extension}/end/annul`, '409')).toEqual(['redec_credit_extension_not_ended', 'redec_credit_extension_annulled']);
+    expect(problemCodes('post', '/v1/redec/reportable-obligations/bindings/{bindingId}/annul', '409')).toEqual(['redec_binding_already_annulled']);
+    for (const annul of [`${extension}/annul`, `${extension}/end/annul`, '/v1/redec/reportable-obligations/bindings/{bindingId}/annul']) {
+      expect(fields(requestOf('post', annul)).sort()).toEqual(['reason', 'sourceReference']);
+    }
     const lookup = '/v1/redec/reportable-obligations/consent-code';
     expect(operation('get', lookup).parameters!.filter((p) => p.in === 'query').map((p) => [p.name, p.required])).toEqual(
       expect.arrayContaining([['sourceSystem', true], ['obligationReference', true]]),

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { issueApiKey } from '@ledger/ledger';
 import { Scope } from '@ledger/platform';
-import { DENY_REASON_CODES, DenyReasonCode, redecStreams } from '@ledger/redec';
+import { BASELINE_PROFILE, DENY_REASON_CODES, DenyReasonCode, redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
@@ -15,6 +17,8 @@ import { GrantedConsent, redecConsents } from './support/redec-consents';
 // and every artifact stays `pending`, which shows the decision does not wait
 // for it.
 const NO_BACKGROUND_WRITES = { LEDGER_WORKERS: 'external' };
+/** A Regulatory Profile like the baseline whose authorizations live one second, so that an expiry is seen inside a test. */
+const SHORT_LIVED = { ...BASELINE_PROFILE, id: 'short-lived-authorizations', authorizationTtlMs: 1_000 };
 
 const MINUTE = 60_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -127,7 +131,9 @@ describe('REDEC access authorization and confirmation', () => {
 
   beforeAll(async () => {
     environment = testEnvironment();
-    api = await startApiApp(environment, NO_BACKGROUND_WRITES);
+    const profilesFile = join(environment.dataDir, 'profiles.json');
+    writeFileSync(profilesFile, JSON.stringify({ profiles: [SHORT_LIVED] }));
+    api = await startApiApp(environment, { ...NO_BACKGROUND_WRITES, LEDGER_PROFILES_FILE: profilesFile });
     ({ tenantId, apiKey: key } = await api.tenantKey(SETUP_SCOPES));
     const operator = { actor: 'cli:test', correlationId: 'test', now: Date.now() };
     const sameTenant = async (scopes: Scope[]) => (await issueApiKey(api.store, { tenantId, scopes }, operator)).apiKey;
@@ -153,6 +159,8 @@ describe('REDEC access authorization and confirmation', () => {
       status: 'authorized',
       redecConsentId: consent.redecConsentId,
       decidedAt: expect.any(Number),
+      // The baseline profile's authorizationTtlMs.
+      expiresAt: response.body.decision.decidedAt + 10 * MINUTE,
       consentAuthorizationMode: 'initial_window',
       scopeId: request.scopeId,
       dataCategoryCode: request.dataCategoryCode,
@@ -533,5 +541,79 @@ describe('REDEC access authorization and confirmation', () => {
     // consent:runtime alone is enough for both.
     expectNewDecision(await authorize(request, runtimeOnly), consent, 'authorized');
     expect((await confirm(redecAccessId, { outcome: { kind: 'cancelled' } }, { apiKey: runtimeOnly })).status).toBe(200);
+  });
+
+  // Issue 12: an authorization is used at once or not at all, and a revocation, kept or not, stops the initial window.
+  describe('regulatory invariants (decision 0023)', () => {
+    const accessed = (accessedAt: number) => ({ outcome: { kind: 'accessed', accessedAt } });
+    async function revokeAt(consent: GrantedConsent, occurredAt: number) {
+      const revoked = await api.http
+        .post(`/v1/redec/consents/${consent.redecConsentId}/revoke`)
+        .set({ ...auth(), 'Idempotency-Key': randomUUID() })
+        .send({ channel: 'digital', occurredAt, sourceType: 'direct', identityAssurance: 'client_authenticated' });
+      expect(revoked.status).toBe(201);
+      return revoked.body;
+    }
+
+    it('a revocation kept without effect denies every initial_window access from revokedAt, while the extension still covers its exact obligation', async () => {
+      const consent = await consents.grant();
+      const { creditOperationReference } = await registerExtension(consent);
+      expect(await revokeAt(consent, Date.now() - 1_000)).toMatchObject({ effective: false, consentStatus: 'extended' });
+      expectNewDecision(await authorize(initialWindow(consent.redecConsentId)), consent, 'denied', 'redec_consent_revoked');
+      expectNewDecision(await authorize(manageObligation(consent.redecConsentId, creditOperationReference)), consent, 'authorized');
+      expectNewDecision(await authorize(manageObligation(consent.redecConsentId, `op-${randomUUID()}`)), consent, 'denied', 'redec_no_active_extension_for_obligation');
+      expectNewDecision(
+        await authorize(manageObligation(consent.redecConsentId, creditOperationReference, { accessPurpose: 'evaluate_new_credit' })),
+        consent,
+        'denied',
+        'redec_credit_extension_purpose_not_obligation_management',
+      );
+    });
+
+    it('confirming `accessed` after the consent stopped enabling the access is 409 redec_authorization_expired; failed and cancelled are taken', async () => {
+      const consent = await consents.grant();
+      const decided = await authorize(initialWindow(consent.redecConsentId));
+      expectNewDecision(decided, consent, 'authorized');
+      const { redecAccessId, decidedAt } = decided.body.decision;
+      // The revocation reaches the ledger after the decision, back-dated to a moment after it.
+      const revokedAt = decidedAt + 1;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await revokeAt(consent, revokedAt);
+      expectProblem(await recordsNothing(() => confirm(redecAccessId, accessed(revokedAt + 1))), 409, 'redec_authorization_expired');
+      const before = await confirm(redecAccessId, accessed(decidedAt));
+      expect(before.status).toBe(200);
+
+      const second = await authorize(initialWindow(consent.redecConsentId));
+      expectNewDecision(second, consent, 'denied', 'redec_consent_revoked');
+      const other = await authorizedAccess();
+      expect((await confirm(other.redecAccessId, { outcome: { kind: 'failed' } })).status).toBe(200);
+    });
+
+    it("confirming `accessed` after the obligation of a lifecycle access ended is 409", async () => {
+      const consent = await consents.grant();
+      const { creditExtensionId, creditOperationReference } = await registerExtension(consent);
+      const decided = await authorize(manageObligation(consent.redecConsentId, creditOperationReference));
+      expectNewDecision(decided, consent, 'authorized');
+      const { redecAccessId, decidedAt } = decided.body.decision;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const ended = await api.http
+        .post(`/v1/redec/consents/${consent.redecConsentId}/credit-extensions/${creditExtensionId}/end`)
+        .set({ ...auth(), 'Idempotency-Key': randomUUID() })
+        .send({ endReason: 'obligation_extinguished', occurredAt: decidedAt + 1 });
+      expect(ended.status).toBe(200);
+      expectProblem(await recordsNothing(() => confirm(redecAccessId, accessed(decidedAt + 2))), 409, 'redec_authorization_expired');
+      expect((await confirm(redecAccessId, { outcome: { kind: 'cancelled' } })).status).toBe(200);
+    });
+
+    it("an authorization expires after the profile's authorizationTtlMs: `accessed` later than expiresAt is 409", async () => {
+      const shortLived = redecConsents(api, key, { regulatoryProfile: SHORT_LIVED.id });
+      const consent = await shortLived.grant();
+      const first = await authorize(initialWindow(consent.redecConsentId));
+      expectNewDecision(first, consent, 'authorized');
+      const { redecAccessId, decidedAt, expiresAt } = first.body.decision;
+      expect(expiresAt).toBe(decidedAt + SHORT_LIVED.authorizationTtlMs);
+      expectProblem(await recordsNothing(() => confirm(redecAccessId, accessed(expiresAt + 1))), 409, 'redec_authorization_expired');
+      expect((await confirm(redecAccessId, accessed(expiresAt))).body).toMatchObject({ status: 'accessed' });
+    });
   });
 });

@@ -285,6 +285,13 @@ describe('REDEC grant rules and regulatory reads', () => {
       configurations.inPerson,
     );
     expect(digitizedLongBefore.grantedAt).toBe(occurredAt);
+
+    // A digitization that has not happened yet is not a fact (issue 12).
+    const interactionId = await openInteraction(configurations.inPerson);
+    const future = await recordsNothing(() =>
+      grant(interactionId, grantBody({ occurredAt, evidence: { kind: 'physical_document', digitizedAt: Date.now() + DAY, mediaType: 'application/pdf', contentBase64: audioBytes.toString('base64') } })),
+    );
+    expectValidationError(future, [{ field: 'evidence.digitizedAt', reason: 'digitized_at_after_receipt' }]);
   });
 
   it('rule 4: evidence bytes are supplied, or referenced with their hash; a hash that does not match the bytes is refused', async () => {

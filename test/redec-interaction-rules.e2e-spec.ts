@@ -122,6 +122,11 @@ describe('REDEC consent interactions: POST /v1/redec/consent-interactions', () =
     expect(grant.status).toBe(201);
     const read = await api.http.get(`/v1/redec/consents/${grant.body.redecConsentId}`).set('Authorization', `Bearer ${key}`);
     expect(read.body.customerId).toBe(resolved.body.customerId);
+
+    // Ids are UUIDs: in capitals they name the same customer and configuration.
+    const shouted = await openInteraction({ configurationId: configurationId.toUpperCase(), customerId: resolved.body.customerId.toUpperCase() });
+    expect(shouted.status).toBe(201);
+    expect(shouted.body).toMatchObject({ customerId: resolved.body.customerId, configurationId });
   });
 
   it('takes exactly one way to name the customer: both or neither is 400 with field errors and records nothing', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { issueApiKey } from '@ledger/ledger';
-import { addYears } from '@ledger/redec';
+import { BASELINE_PROFILE, addYears, redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact } from './support/expectations';
@@ -16,6 +16,7 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
   let environment: TestEnvironment;
   let api: ApiApp;
   let key: string;
+  let tenantId: string;
   let readerOnly: string;
   let consents: ReturnType<typeof redecConsents>;
   let other: { key: string; consent: GrantedConsent };
@@ -64,6 +65,7 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
     api = await startApiApp(environment, NO_BACKGROUND_WRITES);
     const tenant = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']);
     key = tenant.apiKey;
+    tenantId = tenant.tenantId;
     const operator = { actor: 'cli:test', correlationId: 'test', now: Date.now() };
     readerOnly = (await issueApiKey(api.store, { tenantId: tenant.tenantId, scopes: ['consent:read', 'consent:runtime'] }, operator)).apiKey;
     consents = redecConsents(api, key);
@@ -97,9 +99,9 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
       const representation = await read(consent);
       expect(representation).toMatchObject({
         status: 'revoked',
-        revocation: { revokedAt: body.occurredAt, channel: 'digital', effective: true, correctedAt: null },
+        revocation: { revokedAt: body.occurredAt, channel: 'digital', effective: true, effectiveAt: body.occurredAt, correctedAt: null },
         retentionUntil: addYears(body.occurredAt, 5),
-        retentionBasis: 'effective_revocation',
+        retentionBasis: 'revocation',
       });
     });
 
@@ -247,7 +249,7 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
         expect(response.status).toBe(201);
         expect(response.body).toMatchObject({ consentStatus: 'extended' });
         // The revocation in the regulatory read's shape (spec 2.5).
-        expect(response.body.revocation).toEqual({ revokedAt, channel: 'digital', effective: false, correctedAt: expect.any(Number) });
+        expect(response.body.revocation).toEqual({ revokedAt, channel: 'digital', effective: false, effectiveAt: null, correctedAt: expect.any(Number) });
         // Rule 9: no correction notice; the regulatory read reflects the right state.
         expect(await read(consent)).toMatchObject({
           status: 'extended',
@@ -267,11 +269,13 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
         expect(await read(consent)).toMatchObject({ status: 'revoked', revocation: { effective: true, correctedAt: null }, creditExtensions: [] });
       });
 
-      it('a credit granted after an effective revocation cannot extend the consent', async () => {
+      it('a credit granted at or after an effective revocation cannot extend the consent: 422 redec_credit_granted_after_revocation', async () => {
         const consent = await granted();
         const revokedAt = Date.now() - MINUTE;
         await revoke(consent, revocation({ occurredAt: revokedAt }));
-        expectProblem(await recordsNothing(() => register(consent, extension(consent, { creditGrantedAt: revokedAt + 1 }))), 409, 'redec_consent_revoked');
+        for (const creditGrantedAt of [revokedAt, revokedAt + 1]) {
+          expectProblem(await recordsNothing(() => register(consent, extension(consent, { creditGrantedAt }))), 422, 'redec_credit_granted_after_revocation');
+        }
       });
     });
 
@@ -291,12 +295,23 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
         expect((await read(consent)).creditExtensions[0]).toMatchObject({ status: 'ended', endReason: 'obligation_extinguished', endedAt: response.body.endedAt });
       });
 
-      it('after the end, a revocation kept without effect takes effect, with the floor from the extinction of the obligation', async () => {
+      it('after the end, a revocation kept without effect takes effect at endedAt, recorded as a fact, with the floor from then', async () => {
         const { consent, creditExtensionId } = await extended();
         expect((await revoke(consent, revocation())).body.effective).toBe(false);
+        const before = await api.store.headPosition();
         const ended = await end(consent, creditExtensionId, { endReason: 'acceleration_executed' });
-        expect(ended.body.consentStatus).toBe('revoked');
-        expect(await read(consent)).toMatchObject({ status: 'revoked', retentionUntil: addYears(ended.body.endedAt, 5), retentionBasis: 'obligation_extinguished', revocation: { effective: false } });
+        expect(ended.body).toMatchObject({ consentStatus: 'revoked', revocation: { effective: true, effectiveAt: ended.body.endedAt } });
+        expect(await read(consent)).toMatchObject({
+          status: 'revoked',
+          revocation: { effective: true, effectiveAt: ended.body.endedAt },
+          retentionUntil: addYears(ended.body.endedAt, 5),
+          retentionBasis: 'revocation',
+        });
+        const recorded = (await api.store.readAll({ after: before })).filter((e) => e.streamId === redecStreams.consent(tenantId, consent.redecConsentId));
+        expect(recorded.map((e) => [e.type, e.data])).toEqual([
+          ['CreditExtensionEnded', expect.objectContaining({ creditExtensionId, endReason: 'acceleration_executed', endedAt: ended.body.endedAt })],
+          ['RevocationTookEffect', { redecConsentId: consent.redecConsentId, consentActionId: expect.any(String), effectiveAt: ended.body.endedAt }],
+        ]);
       });
 
       it('takes supersededByObligationReference only, and always, with superseded_by_new_obligation', async () => {
@@ -332,6 +347,169 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
         const { consent } = await extended();
         expectProblem(await recordsNothing(() => end(consent, randomUUID(), { endReason: 'obligation_extinguished' })), 404, 'NOT_FOUND');
         expectProblem(await recordsNothing(() => end(other.consent, randomUUID(), { endReason: 'obligation_extinguished' })), 404, 'NOT_FOUND');
+      });
+    });
+  });
+
+  // Issue 12: the holes through which a revoked or superseded consent still enabled access. Each
+  // test drives the lifecycle through HTTP into a state the law forbids and shows it refused.
+  describe('regulatory invariants (decision 0023)', () => {
+    const annul = (consent: GrantedConsent, creditExtensionId: string, what: 'annul' | 'end/annul', options?: Parameters<typeof post>[2]) =>
+      post(`/v1/redec/consents/${consent.redecConsentId}/credit-extensions/${creditExtensionId}/${what}`, { reason: 'registered by mistake', sourceReference: `ticket-${randomUUID()}` }, options);
+    /** A consent extended for one credit, then revoked: the revocation is kept without effect. */
+    async function keptRevocation() {
+      const consent = await granted();
+      const registered = await register(consent, extension(consent));
+      expect(registered.status).toBe(201);
+      const revoked = await revoke(consent, revocation({ occurredAt: Date.now() - 30_000 }));
+      expect(revoked.body).toMatchObject({ effective: false, consentStatus: 'extended' });
+      return { consent, creditExtensionId: registered.body.creditExtensionId as string, reference: registered.body.creditOperationReference as string, revokedAt: revoked.body.revokedAt as number };
+    }
+
+    it('a kept revocation accepts no new extension for a credit granted at or after it (422 redec_credit_granted_after_revocation), and still one granted before it', async () => {
+      const { consent, revokedAt } = await keptRevocation();
+      for (const creditGrantedAt of [revokedAt, revokedAt + 1]) {
+        expectProblem(await recordsNothing(() => register(consent, extension(consent, { creditGrantedAt }))), 422, 'redec_credit_granted_after_revocation');
+      }
+      expect((await register(consent, extension(consent, { creditGrantedAt: revokedAt - 1 }))).status).toBe(201);
+      expect((await read(consent)).creditExtensions).toHaveLength(2);
+    });
+
+    it('an obligation whose extension ended is not registered again, on this consent or on another of the tenant: 409 redec_credit_extension_already_ended', async () => {
+      const consent = await granted();
+      const body = extension(consent);
+      const registered = await register(consent, body);
+      await end(consent, registered.body.creditExtensionId, { endReason: 'obligation_extinguished' });
+      expectProblem(await recordsNothing(() => register(consent, body)), 409, 'redec_credit_extension_already_ended');
+      const another = await granted();
+      expectProblem(await recordsNothing(() => register(another, extension(another, { creditOperationReference: body.creditOperationReference }))), 409, 'redec_credit_extension_already_ended');
+      expect(await read(consent)).toMatchObject({ status: 'granted', creditExtensions: [{ status: 'ended' }] });
+    });
+
+    it("the superseding obligation does not inherit the consent: no extension of it (422), no binding of it (422), and the lookup never answers the consent's code", async () => {
+      const consent = await granted();
+      const registered = await register(consent, extension(consent));
+      const superseding = `op-${randomUUID()}`;
+      // Bound before the end, the superseding obligation would still resolve to this consent.
+      const bindBody = { sourceSystem: 'core-loans', obligationReference: superseding, kind: 'consent', redecConsentId: consent.redecConsentId, obligationGrantedAt: Date.now() - 1000 };
+      const runtime = { apiKey: readerOnly };
+      expect((await post('/v1/redec/reportable-obligations/bindings', bindBody, runtime)).status).toBe(201);
+      expect((await consentCode('core-loans', superseding)).body).toMatchObject({ result: 'consent_code' });
+
+      await end(consent, registered.body.creditExtensionId, { endReason: 'superseded_by_new_obligation', supersededByObligationReference: superseding });
+      expect((await consentCode('core-loans', superseding)).body).toMatchObject({ result: 'unresolved', consentCode: null });
+      expectProblem(await recordsNothing(() => register(consent, extension(consent, { creditOperationReference: superseding }))), 422, 'redec_superseding_obligation_does_not_inherit_consent');
+      expectProblem(await recordsNothing(() => post('/v1/redec/reportable-obligations/bindings', { ...bindBody, obligationGrantedAt: Date.now() - 500 }, runtime)), 422, 'redec_superseding_obligation_does_not_inherit_consent');
+      expect((await consentCode('core-loans', superseding)).body).toMatchObject({ result: 'unresolved', consentCode: null });
+    });
+
+    it("the end's occurredAt is when the obligation ended: endedAt and the retention floor follow it; it is bounded like every caller instant", async () => {
+      const consent = await granted();
+      const registered = await register(consent, extension(consent));
+      const { creditExtensionId, creditGrantedAt } = registered.body;
+      const now = Date.now();
+      expectValidationError(await recordsNothing(() => end(consent, creditExtensionId, { endReason: 'obligation_extinguished', occurredAt: now + MINUTE })), [{ field: 'occurredAt', reason: 'occurred_at_after_receipt' }]);
+      expectValidationError(await recordsNothing(() => end(consent, creditExtensionId, { endReason: 'obligation_extinguished', occurredAt: creditGrantedAt - 1 })), [
+        { field: 'occurredAt', reason: 'occurred_at_before_credit_granted' },
+      ]);
+      expectValidationError(await recordsNothing(() => end(consent, creditExtensionId, { endReason: 'obligation_extinguished', occurredAt: now - BASELINE_PROFILE.maxOccurredAtSkewMs - MINUTE })), [
+        { field: 'occurredAt', reason: 'occurred_at_beyond_profile_skew' },
+      ]);
+      await revoke(consent, revocation({ occurredAt: creditGrantedAt + 1000 }));
+      const occurredAt = creditGrantedAt + 5000;
+      const ended = await end(consent, creditExtensionId, { endReason: 'obligation_extinguished', occurredAt });
+      expect(ended.body).toMatchObject({ endedAt: occurredAt, consentStatus: 'revoked', revocation: { effective: true, effectiveAt: occurredAt } });
+      expect(await read(consent)).toMatchObject({ retentionUntil: addYears(occurredAt, 5), retentionBasis: 'revocation' });
+    });
+
+    it('a revocation may be neither back-dated further than the profile allows nor before the grant, and a back-dated one never cuts off a live extension', async () => {
+      const consent = await granted();
+      const now = Date.now();
+      expectValidationError(await recordsNothing(() => revoke(consent, revocation({ occurredAt: now - BASELINE_PROFILE.maxOccurredAtSkewMs - MINUTE }))), [
+        { field: 'occurredAt', reason: 'occurred_at_beyond_profile_skew' },
+      ]);
+      expectValidationError(await recordsNothing(() => revoke(consent, revocation({ occurredAt: consent.grantedAt - 1 }))), [{ field: 'occurredAt', reason: 'occurred_at_before_grant' }]);
+      const registered = await register(consent, extension(consent, { creditGrantedAt: now - MINUTE }));
+      // Back-dated before the credit was granted: kept without effect, the extension lives on.
+      const revoked = await revoke(consent, revocation({ occurredAt: now - 90_000 }));
+      expect(revoked.body).toMatchObject({ effective: false, consentStatus: 'extended' });
+      expect(await read(consent)).toMatchObject({ status: 'extended', creditExtensions: [{ creditExtensionId: registered.body.creditExtensionId, status: 'active' }] });
+    });
+
+    it("takes the customer's id in any letter case, since it is a UUID", async () => {
+      const consent = await granted();
+      expect((await register(consent, extension(consent, { customerTenantId: consent.customerId.toUpperCase() }))).status).toBe(201);
+      expectProblem(await recordsNothing(() => register(consent, extension(consent, { customerTenantId: `${consent.customerId}x` }))), 422, 'redec_credit_extension_customer_mismatch');
+    });
+
+    it('never reads revoked with effective: false', async () => {
+      const { consent } = await keptRevocation();
+      expect(await read(consent)).toMatchObject({ status: 'extended', revocation: { effective: false, effectiveAt: null }, retentionUntil: null, retentionBasis: null });
+    });
+
+    describe('annulments (consent:admin, append-only)', () => {
+      it('of an extension: gone from the read and the lookup, the facts kept; the obligation can be registered again', async () => {
+        const consent = await granted();
+        const body = extension(consent);
+        const registered = await register(consent, body);
+        const { creditExtensionId } = registered.body;
+        expectProblem(await recordsNothing(() => annul(consent, creditExtensionId, 'annul', { apiKey: readerOnly })), 403, 'INSUFFICIENT_SCOPE');
+        expectProblem(await recordsNothing(() => annul(consent, creditExtensionId, 'annul', { idempotencyKey: null })), 400, 'IDEMPOTENCY_KEY_REQUIRED');
+        const annulled = await annul(consent, creditExtensionId, 'annul');
+        expect(annulled.status).toBe(200);
+        expect(annulled.body).toEqual({
+          redecConsentId: consent.redecConsentId,
+          creditExtensionId,
+          annulled: 'credit_extension',
+          reason: 'registered by mistake',
+          sourceReference: expect.any(String),
+          annulledAt: expect.any(Number),
+          consentStatus: 'granted',
+          revocation: null,
+        });
+        expect(await read(consent)).toMatchObject({ status: 'granted', creditExtensions: [] });
+        expect((await consentCode('core-loans', body.creditOperationReference)).body).toMatchObject({ result: 'unresolved' });
+        const facts = await api.store.readStream(redecStreams.consent(tenantId, consent.redecConsentId));
+        expect(facts.map((e) => e.type)).toEqual(['ConsentGranted', 'CreditExtensionRegistered', 'CreditExtensionAnnulled']);
+        expectProblem(await recordsNothing(() => annul(consent, creditExtensionId, 'annul')), 409, 'redec_credit_extension_annulled');
+        expectProblem(await recordsNothing(() => end(consent, creditExtensionId, { endReason: 'obligation_extinguished' })), 409, 'redec_credit_extension_annulled');
+        expect((await register(consent, body)).status).toBe(201);
+        expect((await consentCode('core-loans', body.creditOperationReference)).body).toMatchObject({ result: 'consent_code', consentCode: consent.internalConsentCode });
+      });
+
+      it('of the last extension over a kept revocation: the revocation takes effect from revokedAt', async () => {
+        const { consent, creditExtensionId, revokedAt } = await keptRevocation();
+        const annulled = await annul(consent, creditExtensionId, 'annul');
+        expect(annulled.body).toMatchObject({ consentStatus: 'revoked', revocation: { effective: true, effectiveAt: revokedAt } });
+        expect(await read(consent)).toMatchObject({ status: 'revoked', retentionBasis: 'revocation', retentionUntil: addYears(revokedAt, 5) });
+      });
+
+      it('of an end: the extension is active again and the revocation that end made effective is kept again; it can be ended anew', async () => {
+        const { consent, creditExtensionId } = await keptRevocation();
+        expectProblem(await recordsNothing(() => annul(consent, creditExtensionId, 'end/annul')), 409, 'redec_credit_extension_not_ended');
+        await end(consent, creditExtensionId, { endReason: 'superseded_by_new_obligation', supersededByObligationReference: `op-${randomUUID()}` });
+        expect((await read(consent)).status).toBe('revoked');
+        const annulled = await annul(consent, creditExtensionId, 'end/annul');
+        expect(annulled.body).toMatchObject({ annulled: 'credit_extension_end', consentStatus: 'extended', revocation: { effective: false, effectiveAt: null, correctedAt: annulled.body.annulledAt } });
+        expect(await read(consent)).toMatchObject({ status: 'extended', creditExtensions: [{ status: 'active', endReason: null, endedAt: null, supersededByObligationReference: null }] });
+        expectProblem(await recordsNothing(() => annul(consent, creditExtensionId, 'end/annul')), 409, 'redec_credit_extension_not_ended');
+        expect((await end(consent, creditExtensionId, { endReason: 'obligation_extinguished' })).body).toMatchObject({ consentStatus: 'revoked' });
+      });
+
+      it('answers an exact retry with the same key, and 404 for an extension the consent never had', async () => {
+        const consent = await granted();
+        const registered = await register(consent, extension(consent));
+        const idempotencyKey = randomUUID();
+        const body = { reason: 'duplicate', sourceReference: 'ticket-1' };
+        const path = `/v1/redec/consents/${consent.redecConsentId}/credit-extensions/${registered.body.creditExtensionId}/annul`;
+        const first = await post(path, body, { idempotencyKey });
+        const retry = await recordsNothing(() => post(path, body, { idempotencyKey }));
+        expect([retry.status, retry.body]).toEqual([200, first.body]);
+        expectProblem(await recordsNothing(() => annul(consent, randomUUID(), 'annul')), 404, 'NOT_FOUND');
+        expectValidationError(await recordsNothing(() => post(path.replace(registered.body.creditExtensionId, randomUUID()), { reason: '' })), [
+          { field: 'reason', reason: 'must_not_be_empty' },
+          { field: 'sourceReference', reason: 'required' },
+        ]);
       });
     });
   });

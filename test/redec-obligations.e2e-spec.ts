@@ -29,6 +29,7 @@ describe('REDEC reportable-obligation bindings and the consent-code lookup', () 
   let key: string;
   let withoutRuntime: string;
   let withoutRead: string;
+  let withoutAdmin: string;
   let consentA: GrantedConsent;
   let consentB: GrantedConsent;
   let other: { key: string; consent: GrantedConsent };
@@ -40,13 +41,21 @@ describe('REDEC reportable-obligation bindings and the consent-code lookup', () 
     const idempotencyKey = options.idempotencyKey === undefined ? randomUUID() : options.idempotencyKey;
     return (idempotencyKey === null ? post : post.set('Idempotency-Key', idempotencyKey)).send(body);
   };
+  /** When the bindings' obligations were granted: just after the consents, while they are in their initial window. */
+  let obligationGrantedAt: number;
   const toConsent = (consent: GrantedConsent, obligationReference: string, sourceSystem = SOURCE_SYSTEM) => ({
     sourceSystem,
     obligationReference,
     kind: 'consent',
     redecConsentId: consent.redecConsentId,
+    obligationGrantedAt,
   });
-  const asKind = (kind: 'legacy_pre_redec' | 'no_applicable_consent', obligationReference: string, sourceSystem = SOURCE_SYSTEM) => ({ sourceSystem, obligationReference, kind });
+  const asKind = (kind: 'legacy_pre_redec' | 'no_applicable_consent', obligationReference: string, sourceSystem = SOURCE_SYSTEM) => ({
+    sourceSystem,
+    obligationReference,
+    kind,
+    obligationGrantedAt,
+  });
   const consentCode = (query: Record<string, string>, apiKey = key) => api.http.get('/v1/redec/reportable-obligations/consent-code').query(query).set(auth(apiKey));
   const codeOf = (obligationReference: string, sourceSystem = SOURCE_SYSTEM, apiKey = key) => consentCode({ sourceSystem, obligationReference }, apiKey);
   const obligationFacts = (obligationReference: string, sourceSystem = SOURCE_SYSTEM, tenant = tenantId) =>
@@ -62,9 +71,11 @@ describe('REDEC reportable-obligation bindings and the consent-code lookup', () 
     const sameTenant = async (scopes: Scope[]) => (await issueApiKey(api.store, { tenantId, scopes }, operator)).apiKey;
     withoutRuntime = await sameTenant(ALL_SCOPES.filter((s) => s !== 'consent:runtime'));
     withoutRead = await sameTenant(ALL_SCOPES.filter((s) => s !== 'consent:read'));
+    withoutAdmin = await sameTenant(ALL_SCOPES.filter((s) => s !== 'consent:admin'));
     const consents = redecConsents(api, key);
     consentA = await consents.grant();
     consentB = await consents.grant();
+    obligationGrantedAt = Date.now();
     const otherKey = (await api.tenantKey(ALL_SCOPES)).apiKey;
     other = { key: otherKey, consent: await redecConsents(api, otherKey).grant() };
   });
@@ -86,6 +97,7 @@ describe('REDEC reportable-obligation bindings and the consent-code lookup', () 
         kind: 'consent',
         redecConsentId: consentA.redecConsentId,
         internalConsentCode: consentA.internalConsentCode,
+        obligationGrantedAt,
         boundAt: expect.any(Number),
       });
 
@@ -185,9 +197,11 @@ describe('REDEC reportable-obligation bindings and the consent-code lookup', () 
       ['with an empty obligationReference', { sourceSystem: SOURCE_SYSTEM, obligationReference: '', kind: 'legacy_pre_redec' }, [{ field: 'obligationReference', reason: 'must_not_be_empty' }]],
       ['with an unknown field', { sourceSystem: SOURCE_SYSTEM, obligationReference: 'op-1', kind: 'legacy_pre_redec', customerId: randomUUID() }, [{ field: 'customerId', reason: 'unknown_property' }]],
       ['with a redecConsentId that is not a consent id', { sourceSystem: SOURCE_SYSTEM, obligationReference: 'op-1', kind: 'consent', redecConsentId: 'con-1' }, [{ field: 'redecConsentId', reason: 'is_uuid' }]],
-      ['of kind consent without redecConsentId', { sourceSystem: SOURCE_SYSTEM, obligationReference: 'op-1', kind: 'consent' }, [{ field: 'redecConsentId', reason: 'required' }]],
-      ['of kind legacy_pre_redec with a redecConsentId', { sourceSystem: SOURCE_SYSTEM, obligationReference: 'op-1', kind: 'legacy_pre_redec', redecConsentId: randomUUID() }, [{ field: 'redecConsentId', reason: 'not_for_binding_kind' }]],
-      ['of kind no_applicable_consent with a redecConsentId', { sourceSystem: SOURCE_SYSTEM, obligationReference: 'op-1', kind: 'no_applicable_consent', redecConsentId: randomUUID() }, [{ field: 'redecConsentId', reason: 'not_for_binding_kind' }]],
+      ['without obligationGrantedAt', { sourceSystem: SOURCE_SYSTEM, obligationReference: 'op-1', kind: 'legacy_pre_redec' }, [{ field: 'obligationGrantedAt', reason: 'required' }]],
+      ['with an obligationGrantedAt that is not epoch ms', { sourceSystem: SOURCE_SYSTEM, obligationReference: 'op-1', kind: 'legacy_pre_redec', obligationGrantedAt: '2026-11-23' }, [{ field: 'obligationGrantedAt', reason: 'must_be_integer' }]],
+      ['of kind consent without redecConsentId', { sourceSystem: SOURCE_SYSTEM, obligationReference: 'op-1', kind: 'consent', obligationGrantedAt: Date.now() }, [{ field: 'redecConsentId', reason: 'required' }]],
+      ['of kind legacy_pre_redec with a redecConsentId', { sourceSystem: SOURCE_SYSTEM, obligationReference: 'op-1', kind: 'legacy_pre_redec', redecConsentId: randomUUID(), obligationGrantedAt: Date.now() }, [{ field: 'redecConsentId', reason: 'not_for_binding_kind' }]],
+      ['of kind no_applicable_consent with a redecConsentId', { sourceSystem: SOURCE_SYSTEM, obligationReference: 'op-1', kind: 'no_applicable_consent', redecConsentId: randomUUID(), obligationGrantedAt: Date.now() }, [{ field: 'redecConsentId', reason: 'not_for_binding_kind' }]],
     ])('a binding %s is 400 VALIDATION_ERROR naming the field, and records no binding', async (_, body, errors) => {
       expectValidationError(await recordsNoFact(api, () => bind(body)), errors);
     });
@@ -266,5 +280,113 @@ describe('REDEC reportable-obligation bindings and the consent-code lookup', () 
     expect(await runner.digest('redec-obligations')).toBe(digest);
     expect((await codeOf(resolved)).body).toMatchObject({ result: 'consent_code', consentCode: consentA.internalConsentCode });
     expect((await codeOf(ambiguous)).body).toMatchObject({ result: 'ambiguous', consentCode: null });
+  });
+
+  // Issue 12: a binding never hands the bank a code the consent does not cover.
+  describe('a consent binding needs the consent to have enabled access when the obligation was granted (decision 0023)', () => {
+    const notValid = 'redec_consent_not_valid_at_obligation_grant';
+    const revoke = (consent: GrantedConsent, occurredAt: number) =>
+      api.http
+        .post(`/v1/redec/consents/${consent.redecConsentId}/revoke`)
+        .set({ ...auth(key), 'Idempotency-Key': randomUUID() })
+        .send({ channel: 'digital', occurredAt, sourceType: 'direct', identityAssurance: 'client_authenticated' });
+
+    it('refuses an obligation granted before the consent, or at or after its revocation, recording nothing; one granted in between is bound', async () => {
+      const consent = await redecConsents(api, key).grant();
+      const at = (obligationGrantedAt: number) => ({ ...toConsent(consent, freshReference()), obligationGrantedAt });
+      expectProblem(await recordsNoFact(api, () => bind(at(consent.grantedAt - 1))), 422, notValid);
+      const revokedAt = Date.now() - 1_000;
+      expect((await revoke(consent, revokedAt)).status).toBe(201);
+      for (const obligationGrantedAt of [revokedAt, revokedAt + 500]) {
+        const refused = await recordsNoFact(api, () => bind(at(obligationGrantedAt)));
+        expectProblem(refused, 422, notValid);
+      }
+      const before = at(revokedAt - 1);
+      expect((await bind(before)).status).toBe(201);
+      expect((await codeOf(before.obligationReference)).body).toMatchObject({ result: 'consent_code', consentCode: consent.internalConsentCode });
+    });
+
+    it('binds, after a kept revocation, only the exact obligation an extension covers', async () => {
+      const consent = await redecConsents(api, key).grant();
+      const reference = freshReference();
+      const extended = await api.http
+        .post(`/v1/redec/consents/${consent.redecConsentId}/credit-extensions`)
+        .set({ ...auth(key), 'Idempotency-Key': randomUUID() })
+        .send({ customerTenantId: consent.customerId, objectiveCode: '02', creditOperationReference: reference, creditGrantedAt: consent.grantedAt + 1_000, sourceSystem: SOURCE_SYSTEM });
+      expect(extended.status).toBe(201);
+      expect((await revoke(consent, Date.now() - 1_000)).body).toMatchObject({ effective: false });
+      const now = Date.now();
+      expect((await bind({ ...toConsent(consent, reference), obligationGrantedAt: now })).status).toBe(201);
+      expectProblem(await recordsNoFact(api, () => bind({ ...toConsent(consent, freshReference()), obligationGrantedAt: now })), 422, notValid);
+    });
+
+    it("refuses an obligationGrantedAt later than the receipt beyond the profile's caller clock skew", async () => {
+      const late = await recordsNoFact(api, () => bind({ ...asKind('legacy_pre_redec', freshReference()), obligationGrantedAt: Date.now() + 10 * 60_000 }));
+      expectValidationError(late, [{ field: 'obligationGrantedAt', reason: 'obligation_granted_after_receipt' }]);
+    });
+  });
+
+  describe('annulling a binding recorded by mistake (consent:admin, append-only)', () => {
+    const annul = (bindingId: string, options: { apiKey?: string; idempotencyKey?: string | null } = {}) => {
+      const post = api.http.post(`/v1/redec/reportable-obligations/bindings/${bindingId}/annul`).set(auth(options.apiKey ?? key));
+      const idempotencyKey = options.idempotencyKey === undefined ? randomUUID() : options.idempotencyKey;
+      return (idempotencyKey === null ? post : post.set('Idempotency-Key', idempotencyKey)).send({ reason: 'bound by mistake', sourceReference: 'ticket-7' });
+    };
+
+    it('leaves the lookup as if the binding had not been recorded, keeps the fact, and is answered once', async () => {
+      const obligationReference = freshReference();
+      const legacy = await bind(asKind('legacy_pre_redec', obligationReference));
+      await bind(toConsent(consentA, obligationReference));
+      expect((await codeOf(obligationReference)).body).toMatchObject({ result: 'ambiguous' });
+
+      expectProblem(await recordsNothing(() => annul(legacy.body.bindingId, { apiKey: withoutAdmin })), 403, 'INSUFFICIENT_SCOPE');
+      expectProblem(await recordsNothing(() => annul(legacy.body.bindingId, { idempotencyKey: null })), 400, 'IDEMPOTENCY_KEY_REQUIRED');
+      const annulled = await annul(legacy.body.bindingId);
+      expect(annulled.status).toBe(200);
+      expect(annulled.body).toEqual({
+        bindingId: legacy.body.bindingId,
+        sourceSystem: SOURCE_SYSTEM,
+        obligationReference,
+        redecConsentId: null,
+        reason: 'bound by mistake',
+        sourceReference: 'ticket-7',
+        annulledAt: expect.any(Number),
+      });
+      expect((await codeOf(obligationReference)).body).toMatchObject({ result: 'consent_code', consentCode: consentA.internalConsentCode });
+      expect((await obligationFacts(obligationReference)).map((e) => e.type)).toEqual(['ObligationBound', 'ObligationBound', 'ObligationBindingAnnulled']);
+
+      expectProblem(await recordsNoFact(api, () => annul(legacy.body.bindingId)), 409, 'redec_binding_already_annulled');
+      expectProblem(await recordsNoFact(api, () => annul(randomUUID())), 404, 'NOT_FOUND');
+      expectProblem(await recordsNoFact(api, () => annul('not-a-binding')), 404, 'NOT_FOUND');
+      // Another tenant's binding is not found here.
+      const theirs = await bind(asKind('legacy_pre_redec', freshReference()), { apiKey: other.key });
+      expectProblem(await recordsNoFact(api, () => annul(theirs.body.bindingId)), 404, 'NOT_FOUND');
+    });
+
+    it('leaves an obligation whose only binding was annulled unresolved, and takes the same binding again as new', async () => {
+      const obligationReference = freshReference();
+      const first = await bind(toConsent(consentA, obligationReference));
+      await annul(first.body.bindingId);
+      expect((await codeOf(obligationReference)).body).toMatchObject({ result: 'unresolved', consentCode: null });
+      const again = await bind(toConsent(consentA, obligationReference));
+      expect(again.status).toBe(201);
+      expect(again.body.bindingId).not.toBe(first.body.bindingId);
+      expect((await codeOf(obligationReference)).body).toMatchObject({ result: 'consent_code' });
+    });
+  });
+
+  // Last: it restarts the service with its clock 40 days ahead, past every consent's initial window.
+  describe('after the initial window', () => {
+    it('refuses to bind an obligation granted after the consent expired, and still binds one granted while it was valid', async () => {
+      const consent = await redecConsents(api, key).grant();
+      const grantedWhileValid = Date.now();
+      await api.close();
+      api = await startApiApp(environment, { ...NO_BACKGROUND_WRITES, LEDGER_CLOCK_OFFSET_MS: String(40 * 86_400_000) });
+      const shiftedNow = Date.now() + 40 * 86_400_000;
+      expect((await api.http.get(`/v1/redec/consents/${consent.redecConsentId}`).set(auth(key))).body.status).toBe('expired');
+      const expired = await recordsNoFact(api, () => bind({ ...toConsent(consent, freshReference()), obligationGrantedAt: shiftedNow - 60_000 }));
+      expectProblem(expired, 422, 'redec_consent_not_valid_at_obligation_grant');
+      expect((await bind({ ...toConsent(consent, freshReference()), obligationGrantedAt: grantedWhileValid })).status).toBe(201);
+    });
   });
 });

@@ -19,15 +19,19 @@ export interface GrantedConsent {
  * Grants REDEC consents through the API, as an integrator would: one
  * published configuration (baseline profile, objectives 02 and 03, scope
  * `redec-debt`, obligation source system `core-loans`), then per consent a
- * verified customer, an interaction and an electronic grant. The key needs
+ * verified customer, an interaction and an electronic grant (another profile
+ * than baseline when `options` names one). The key needs
  * consent:admin, consent:write and consent:identity-assert.
  */
-export function redecConsents(api: ApiApp, apiKey: string) {
+export function redecConsents(api: ApiApp, apiKey: string, options: { regulatoryProfile?: string } = {}) {
   const auth = { Authorization: `Bearer ${apiKey}` };
   let configurationId: Promise<string> | undefined;
 
   async function publish(): Promise<string> {
-    const published = await api.http.post('/v1/configurations').set(auth).send(redecConfiguration({ templateKey: `redec-${randomUUID()}` }));
+    const published = await api.http
+      .post('/v1/configurations')
+      .set(auth)
+      .send(redecConfiguration({ templateKey: `redec-${randomUUID()}`, ...(options.regulatoryProfile ? { redec: { regulatoryProfile: options.regulatoryProfile } } : {}) }));
     if (published.status !== 201) throw new Error(`publish: ${published.status} ${JSON.stringify(published.body)}`);
     return published.body.configurationId as string;
   }

@@ -8,6 +8,7 @@ import { AccessDecided, AccessRecord, AuthorizeResult, accessOutcome } from '@le
 import { AccessDecisionDto, AuthorizeAccessRequestDto, AuthorizeAccessResponseDto, ConfirmAccessRequestDto, ConfirmAccessResponseDto } from './access.dto';
 import { AuthorizeAccessCommand, ConfirmAccessCommand } from './access.commands';
 import { ResourceIdPipe } from '../../resource-id.pipe';
+import { ProblemResponses } from '../../openapi/problem-responses';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -65,6 +66,7 @@ export class AccessesHttpController {
       'An optional Idempotency-Key makes a retry answer the first confirmation. Scope `consent:runtime`.',
   })
   @ApiOkResponse({ type: ConfirmAccessResponseDto })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_access_not_authorized', 'redec_access_already_confirmed', 'redec_authorization_expired'] })
   async confirm(@Param('redecAccessId', new ResourceIdPipe('access')) redecAccessId: string, @Body() body: ConfirmAccessRequestDto): Promise<ConfirmAccessResponseDto> {
     const outcome = accessOutcome(body.outcome);
     const { decision, confirmation } = await this.commandBus.execute<ConfirmAccessCommand, AccessRecord>(new ConfirmAccessCommand(redecAccessId, outcome));

@@ -9,6 +9,7 @@ import { AnnulCreditExtensionCommand, EndCreditExtensionCommand, RegisterCreditE
 import { EndCreditExtensionRequestDto, RegisterCreditExtensionRequestDto } from './credit-extension.request.dto';
 import { AnnulRequestDto } from '../../annul-request.dto';
 import { ResourceIdPipe } from '../../../resource-id.pipe';
+import { ProblemResponses } from '../../../openapi/problem-responses';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -34,6 +35,19 @@ export class CreditExtensionsHttpController {
       'An active extension for the same creditOperationReference is 409 `redec_credit_extension_already_registered`; an obligation whose extension ended, on any consent of the tenant, ' +
       'is 409 `redec_credit_extension_already_ended` (its end is reported once). Idempotency-Key required.',
   })
+  @ProblemResponses({
+    404: ['NOT_FOUND'],
+    409: ['redec_credit_extension_already_registered', 'redec_credit_extension_already_ended'],
+    422: [
+      'redec_credit_extension_customer_mismatch',
+      'redec_objective_not_granted',
+      'redec_credit_granted_outside_initial_window',
+      'redec_credit_granted_after_revocation',
+      'redec_superseding_obligation_does_not_inherit_consent',
+      'redec_revocation_correction_requires_source_reference',
+    ],
+    503: ['read_model_behind'],
+  })
   @ApiCreatedResponse({ type: CreditExtensionResponseDto })
   register(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @Body() body: RegisterCreditExtensionRequestDto): Promise<CreditExtensionAnswer> {
     const { customerTenantId, objectiveCode, creditOperationReference, creditGrantedAt, sourceSystem, sourceReference } = body;
@@ -55,6 +69,7 @@ export class CreditExtensionsHttpController {
       'Once every extension has ended the consent is `expired` (retentionBasis: how the last obligation ended, or `loss_of_validity`), or `revoked` when a revocation was kept without effect: ' +
       'it takes effect at `endedAt` (`revocation.effective: true`, `revocation.effectiveAt`), recorded as a `RevocationTookEffect` fact (docs/decisions/0023).',
   })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_credit_extension_already_ended', 'redec_credit_extension_annulled', 'regulatory_profile_unavailable'] })
   @ApiOkResponse({ type: CreditExtensionResponseDto })
   end(
     @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
@@ -77,6 +92,7 @@ export class CreditExtensionsHttpController {
       'A second annulment is 409 `redec_credit_extension_annulled`; an annulment is never annulled. Scope `consent:admin`; Idempotency-Key required.',
   })
   @ApiOkResponse({ type: CreditExtensionAnnulmentResponseDto })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_credit_extension_annulled'] })
   annul(
     @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
     @Param('creditExtensionId', new ResourceIdPipe('credit extension')) creditExtensionId: string,
@@ -98,6 +114,7 @@ export class CreditExtensionsHttpController {
       'An extension without an end in force is 409 `redec_credit_extension_not_ended`; an annulled extension is 409 `redec_credit_extension_annulled`. Scope `consent:admin`; Idempotency-Key required.',
   })
   @ApiOkResponse({ type: CreditExtensionAnnulmentResponseDto })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_credit_extension_not_ended', 'redec_credit_extension_annulled'] })
   annulEnd(
     @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
     @Param('creditExtensionId', new ResourceIdPipe('credit extension')) creditExtensionId: string,

@@ -7,6 +7,7 @@ import { Scopes } from '@ledger/platform';
 import { AnnulBindingResult, BindObligationResult } from '@ledger/redec';
 import { AnnulRequestDto } from '../../annul-request.dto';
 import { ResourceIdPipe } from '../../../resource-id.pipe';
+import { ProblemResponses } from '../../../openapi/problem-responses';
 import { AnnulBindingCommand, BindObligationCommand } from './bind-obligation.command';
 import { BindObligationRequestDto, BindingAnnulmentDto, ObligationBindingDto } from './bind-obligation.request.dto';
 
@@ -31,6 +32,10 @@ export class BindObligationHttpController {
   })
   @ApiCreatedResponse({ type: ObligationBindingDto, description: 'The binding was recorded.' })
   @ApiOkResponse({ type: ObligationBindingDto, description: 'The same binding was already recorded: the first one.' })
+  @ProblemResponses({
+    404: ['NOT_FOUND'],
+    422: ['redec_obligation_source_system_mismatch', 'redec_superseding_obligation_does_not_inherit_consent', 'redec_consent_not_valid_at_obligation_grant'],
+  })
   async bind(@Body() body: BindObligationRequestDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<ObligationBindingDto> {
     const { sourceSystem, obligationReference, kind, redecConsentId, obligationGrantedAt } = body;
     const request = { sourceSystem, obligationReference, kind, redecConsentId, obligationGrantedAt };
@@ -60,6 +65,7 @@ export class BindObligationHttpController {
       'The binding a credit extension produces is annulled with the extension (POST .../credit-extensions/{creditExtensionId}/annul). Scope `consent:admin`; Idempotency-Key required.',
   })
   @ApiOkResponse({ type: BindingAnnulmentDto })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_binding_already_annulled'] })
   async annul(@Param('bindingId', new ResourceIdPipe('binding')) bindingId: string, @Body() body: AnnulRequestDto): Promise<BindingAnnulmentDto> {
     const { reason, sourceReference } = body;
     const { annulment } = await this.commandBus.execute<AnnulBindingCommand, AnnulBindingResult>(new AnnulBindingCommand(bindingId, { reason, sourceReference }));
