@@ -133,6 +133,17 @@ describe('operability', () => {
     for (const annul of [`${extension}/annul`, `${extension}/end/annul`, '/v1/redec/reportable-obligations/bindings/{bindingId}/annul']) {
       expect(fields(requestOf('post', annul)).sort()).toEqual(['reason', 'sourceReference']);
     }
+    // The operator lists: paged, with the items CONTRACT.md names.
+    const overdue = responseOf('get', '/v1/redec/notifications/overdue', '200');
+    expect(fields(overdue).sort()).toEqual(['items', 'nextCursor']);
+    expect(fields(property(overdue, 'items').items!)).toEqual(expect.arrayContaining(['redecConsentId', 'internalConsentCode', 'reason', 'actionAt', 'consentActionId']));
+    const reconciliation = responseOf('get', '/v1/redec/reportable-obligations/reconciliation', '200');
+    expect(fields(property(reconciliation, 'items').items!).sort()).toEqual(['obligationReference', 'redecConsentIds', 'result', 'sourceSystem']);
+    expect(operation('get', '/v1/redec/notifications/overdue').parameters!.filter((p) => p.in === 'query').map((p) => [p.name, Boolean(p.required)]).sort()).toEqual([
+      ['afterBankingDays', true],
+      ['cursor', false],
+      ['limit', false],
+    ]);
     const lookup = '/v1/redec/reportable-obligations/consent-code';
     expect(operation('get', lookup).parameters!.filter((p) => p.in === 'query').map((p) => [p.name, p.required])).toEqual(
       expect.arrayContaining([['sourceSystem', true], ['obligationReference', true]]),

@@ -27,3 +27,8 @@ export function UuidInLowerCase(): PropertyDecorator {
 export function IssuedId(): PropertyDecorator {
   return applyDecorators(UuidInLowerCase(), IsUUID());
 }
+
+/** A query-string integer: digits only become a number; anything else stays text and fails `must_be_integer`. */
+export function QueryInteger(): PropertyDecorator {
+  return Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value));
+}

@@ -137,27 +137,30 @@ return docs
  * previous page ended with). Members without a document are skipped and more
  * are read in their place, so only the last page is short.
  * KEYS[1] pointer; ARGV[1] model base, ARGV[2] index suffix, ARGV[3] document suffix before the id.
- * Returns {the documents' JSON, the last member read, or nil when no member follows it}.
+ * Returns {the documents' JSON, the member each was listed under, the last member read, or nil when no member follows it}.
  */
 export const READ_INDEX_PAGE = script(`${MEMBER_ID}
 local generation = redis.call('HGET', KEYS[1], 'generation')
-if not generation then return {{}, false} end
+if not generation then return {{}, {}, false} end
 local base = ARGV[1] .. generation
 local key, from, limit = base .. ARGV[2], ARGV[4], tonumber(ARGV[5])
-local docs, last = {}, false
+local docs, read, last = {}, {}, false
 while #docs < limit do
   local wanted = limit - #docs
   local members = redis.call('ZRANGE', key, from, '+', 'BYLEX', 'LIMIT', 0, wanted)
   for _, member in ipairs(members) do
     local doc = redis.call('GET', base .. ARGV[3] .. member_id(member))
-    if doc then docs[#docs + 1] = doc end
+    if doc then
+      docs[#docs + 1] = doc
+      read[#read + 1] = member
+    end
     last = member
   end
-  if #members < wanted then return {docs, false} end
+  if #members < wanted then return {docs, read, false} end
   from = '(' .. last
 end
-if #redis.call('ZRANGE', key, from, '+', 'BYLEX', 'LIMIT', 0, 1) == 0 then return {docs, false} end
-return {docs, last}
+if #redis.call('ZRANGE', key, from, '+', 'BYLEX', 'LIMIT', 0, 1) == 0 then return {docs, read, false} end
+return {docs, read, last}
 `);
 
 /** Runs a script by its hash, sending the source only when Redis does not have it cached (after a restart). */

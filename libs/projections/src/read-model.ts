@@ -1,11 +1,12 @@
 import type { Redis } from 'ioredis';
-import { cursorOf, memberOfCursor } from './index-member';
+import { cursorOf, memberOfCursor, parseIndexMember } from './index-member';
 import { READ_DOCUMENT, READ_INDEX, READ_INDEX_PAGE, runScript } from './lua-scripts';
 import { docSuffix, indexSuffix, RedisLayout } from './redis-layout';
 
-/** One page of an index's documents, and where the next one starts (null after the last). */
+/** One page of an index's entries, each a document with the sort key it is listed under, and where the next page starts (null after the last). */
 export interface IndexPage<T> {
-  documents: T[];
+  /** A document may be listed more than once, under different sort keys. */
+  entries: Array<{ sortKey: string | null; document: T }>;
   nextCursor: string | null;
 }
 
@@ -42,7 +43,7 @@ export class ReadModel {
   }
 
   /**
-   * Up to `limit` documents listed under `value` in `index`, in the order of
+   * Up to `limit` entries listed under `value` in `index`, in the order of
    * `findByIndex`, after the page `after` ended (from the first without it).
    * A page is short only when it is the last; `nextCursor` is null when no
    * entry follows the page.
@@ -61,12 +62,13 @@ export class ReadModel {
   async pageByIndex<T>(name: string, index: string, value: string, page: { after?: string | null; limit: number }): Promise<IndexPage<T>> {
     if (!Number.isInteger(page.limit) || page.limit < 1) throw new RangeError(`page limit must be a positive integer, not ${page.limit}`);
     const from = page.after == null ? '-' : `(${memberOfCursor(page.after)}`;
-    const [docs, last] = (await runScript(
+    const [docs, members, last] = (await runScript(
       this.options.redis,
       READ_INDEX_PAGE,
       [this.layout.pointer(name)],
       [this.layout.modelBase(name), indexSuffix(index, value), docSuffix(''), from, page.limit],
-    )) as [string[], string | null];
-    return { documents: docs.map((json) => JSON.parse(json) as T), nextCursor: last === null ? null : cursorOf(last) };
+    )) as [string[], string[], string | null];
+    const entries = docs.map((json, i) => ({ sortKey: parseIndexMember(members[i]).sortKey ?? null, document: JSON.parse(json) as T }));
+    return { entries, nextCursor: last === null ? null : cursorOf(last) };
   }
 }

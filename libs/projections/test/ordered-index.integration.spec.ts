@@ -23,6 +23,8 @@ async function allPages(readModel: ReadModel, limit: number): Promise<Array<Inde
 /** Index order: sort key, then id (`t1:` and the stream). */
 const byRankThenId = (a: Ranked, b: Ranked) => (a.rank !== b.rank ? (a.rank < b.rank ? -1 : 1) : a.stream < b.stream ? -1 : 1);
 const streams = (documents: Ranked[]) => documents.map((d) => d.stream);
+/** A page's documents, in order. */
+const documentsOf = <T>(page: IndexPage<T>): T[] => page.entries.map((e) => e.document);
 
 describe('ordered indexes against SQLite and Redis', () => {
   let env: TestEnvironment;
@@ -54,13 +56,15 @@ describe('ordered indexes against SQLite and Redis', () => {
 
   it('pages through 25 documents 10 at a time: every id once, in (sort key, id) order, and no cursor after the last page', async () => {
     const pages = await allPages(env.readModel, 10);
-    expect(pages.map((p) => [p.documents.length, p.nextCursor === null])).toEqual([
+    expect(pages.map((p) => [documentsOf(p).length, p.nextCursor === null])).toEqual([
       [10, false],
       [10, false],
       [5, true],
     ]);
-    const listed = pages.flatMap((p) => p.documents);
+    const listed = pages.flatMap((p) => documentsOf(p));
     expect(new Set(streams(listed)).size).toBe(25);
+    // Each entry says the sort key it is listed under: the projection's rank here.
+    expect(pages.flatMap((p) => p.entries).every((e) => e.sortKey === e.document.rank)).toBe(true);
     expect(listed).toEqual([...listed].sort(byRankThenId));
     expect(listed.slice(0, 3).map((d) => [d.rank, d.stream])).toEqual([
       ['0000', 's00'],
@@ -72,7 +76,7 @@ describe('ordered indexes against SQLite and Redis', () => {
 
   it('ends on a full page when the documents fill the pages exactly, instead of handing out a cursor to an empty one', async () => {
     const pages = await allPages(env.readModel, 5);
-    expect(pages.map((p) => p.documents.length)).toEqual([5, 5, 5, 5, 5]);
+    expect(pages.map((p) => documentsOf(p).length)).toEqual([5, 5, 5, 5, 5]);
     expect(pages[4].nextCursor).toBeNull();
   });
 
@@ -81,7 +85,7 @@ describe('ordered indexes against SQLite and Redis', () => {
     expect(before[0].stream).toBe('s00');
     await settle(await rank('s00', '9999'));
 
-    const listed = (await allPages(env.readModel, 10)).flatMap((p) => p.documents);
+    const listed = (await allPages(env.readModel, 10)).flatMap((p) => documentsOf(p));
     expect(listed).toHaveLength(25);
     expect(listed.filter((d) => d.stream === 's00')).toEqual([{ tenantId: 't1', stream: 's00', rank: '9999' }]);
     expect(listed[24].stream).toBe('s00');
@@ -91,7 +95,7 @@ describe('ordered indexes against SQLite and Redis', () => {
 
   it('removes a deleted document from the index', async () => {
     await settle((await env.store.append('s07', [newEvent('Closed')], 'any')).position);
-    const listed = (await allPages(env.readModel, 10)).flatMap((p) => p.documents);
+    const listed = (await allPages(env.readModel, 10)).flatMap((p) => documentsOf(p));
     expect(listed).toHaveLength(24);
     expect(streams(listed)).not.toContain('s07');
     expect(streams(await env.readModel.findByIndex<Ranked>(NAME, 'rank', 't1'))).not.toContain('s07');
@@ -105,12 +109,12 @@ describe('ordered indexes against SQLite and Redis', () => {
 
     const rest = await env.readModel.pageByIndex<Ranked>(NAME, 'rank', 't1', { after: first.nextCursor, limit: 20 });
     expect(rest.nextCursor).toBeNull();
-    expect([...first.documents, ...rest.documents]).toEqual(await env.readModel.findByIndex<Ranked>(NAME, 'rank', 't1'));
+    expect([...documentsOf(first), ...documentsOf(rest)]).toEqual(await env.readModel.findByIndex<Ranked>(NAME, 'rank', 't1'));
   });
 
   it('answers an empty last page for a value nothing is listed under, or a projection without a model', async () => {
-    expect(await env.readModel.pageByIndex(NAME, 'rank', 't2', { limit: 10 })).toEqual({ documents: [], nextCursor: null });
-    expect(await env.readModel.pageByIndex('none', 'rank', 't1', { limit: 10 })).toEqual({ documents: [], nextCursor: null });
+    expect(await env.readModel.pageByIndex(NAME, 'rank', 't2', { limit: 10 })).toEqual({ entries: [], nextCursor: null });
+    expect(await env.readModel.pageByIndex('none', 'rank', 't1', { limit: 10 })).toEqual({ entries: [], nextCursor: null });
   });
 
   it('refuses a cursor it did not hand out with InvalidCursorError', async () => {
@@ -155,7 +159,7 @@ describe('index pages of generations written directly', () => {
     await point(env.redis, 'g1');
 
     const first = await page(null, 3);
-    expect(first.documents).toEqual([0, 1, 2].map((i) => ({ generation: 'g1', i })));
+    expect(documentsOf(first)).toEqual([0, 1, 2].map((i) => ({ generation: 'g1', i })));
 
     // A rebuild's switch, then the deletion of the generation it retired, key by key, from another connection;
     // pages are read one after another meanwhile, so their steps and the switch's interleave.
@@ -170,31 +174,33 @@ describe('index pages of generations written directly', () => {
     const pages: Array<IndexPage<{ generation: string; i: number }>> = [];
     while (!switched) pages.push(await page(null, 6));
     await switching;
-    for (const { documents, nextCursor } of [...pages, await page(null, 6)]) {
+    for (const listed of [...pages, await page(null, 6)]) {
+      const { nextCursor } = listed;
+      const documents = documentsOf(listed);
       expect(documents.map((d) => d.i)).toEqual([0, 1, 2, 3, 4, 5]);
       expect(new Set(documents.map((d) => d.generation)).size).toBe(1);
       expect(nextCursor).toBeNull();
     }
 
     const rest = await page(first.nextCursor, 10);
-    expect(rest).toEqual({ documents: [3, 4, 5].map((i) => ({ generation: 'g2', i })), nextCursor: null });
+    expect([documentsOf(rest), rest.nextCursor]).toEqual([[3, 4, 5].map((i) => ({ generation: 'g2', i })), null]);
   });
 
   it('skips entries whose document is missing and fills the page from the entries after them', async () => {
     await writeGeneration('g1', 10, [2, 3]);
     await point(env.redis, 'g1');
     const first = await page(null, 4);
-    expect(first.documents.map((d) => d.i)).toEqual([0, 1, 4, 5]);
+    expect(documentsOf(first).map((d) => d.i)).toEqual([0, 1, 4, 5]);
     const second = await page(first.nextCursor, 4);
-    expect(second).toEqual({ documents: [6, 7, 8, 9].map((i) => ({ generation: 'g1', i })), nextCursor: null });
+    expect([documentsOf(second), second.nextCursor]).toEqual([[6, 7, 8, 9].map((i) => ({ generation: 'g1', i })), null]);
   });
 
   it('answers an empty last page when only entries without a document follow a full page', async () => {
     await writeGeneration('g1', 6, [5]);
     await point(env.redis, 'g1');
     const first = await page(null, 5);
-    expect(first.documents).toHaveLength(5);
-    expect(await page(first.nextCursor, 5)).toEqual({ documents: [], nextCursor: null });
+    expect(documentsOf(first)).toHaveLength(5);
+    expect(await page(first.nextCursor, 5)).toEqual({ entries: [], nextCursor: null });
   });
 });
 
@@ -265,7 +271,7 @@ describe('a model written before indexes were sorted sets', () => {
     expect(await env.keyCount(`${env.prefix}:rm:${name}:g0:*`)).toBe(0);
     expect(await env.redis.type(layout.index(name, status.generation!, 'lastType', 't1:Opened'))).toBe('zset');
     const page = await env.readModel.pageByIndex<{ stream: string }>(name, 'lastType', 't1:Opened', { limit: 10 });
-    expect(page.documents.map((d) => d.stream)).toEqual(['s1', 's10', 's2']);
+    expect(documentsOf(page).map((d) => d.stream)).toEqual(['s1', 's10', 's2']);
     expect(await runner.digest(name)).toBe(await env.referenceDigest(streamCounts(2)));
   });
 });

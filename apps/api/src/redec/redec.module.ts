@@ -26,6 +26,8 @@ import { RevokeConsentHandler } from './consents/revoke/revoke.command';
 import { RevokeHttpController } from './consents/revoke/revoke.http.controller';
 import { AnnulCreditExtensionHandler, EndCreditExtensionHandler, RegisterCreditExtensionHandler } from './consents/credit-extensions/credit-extension.commands';
 import { CreditExtensionsHttpController } from './consents/credit-extensions/credit-extensions.http.controller';
+import { OverdueNotificationsHttpController } from './notifications/overdue-notifications.http.controller';
+import { ReconciliationHttpController } from './obligations/reconciliation/reconciliation.http.controller';
 
 /** The REDEC boundary: interactions, grant, the consent's lifecycle, access coordination and the regulatory reads. */
 @Module({})
@@ -47,6 +49,8 @@ export class RedecModule {
         RevokeHttpController,
         CreditExtensionsHttpController,
         AccessesHttpController,
+        OverdueNotificationsHttpController,
+        ReconciliationHttpController,
       ],
       providers: [
         bankingCalendarProvider(config),

@@ -7,6 +7,6 @@ export {
   type HolidayKind,
   type HolidayTable,
 } from './holiday-table';
-export { INITIAL_ACCESS_BANKING_DAYS, initialAccessValidUntil } from './initial-access';
+export { INITIAL_ACCESS_BANKING_DAYS, endOfBankingDaysAfter, initialAccessValidUntil } from './initial-access';
 export { HOLIDAYS_FILE_ENV, loadHolidayFile } from './load-holiday-file';
 export { SANTIAGO_TIME_ZONE, endOfLocalDay, localDateOf } from './local-time';

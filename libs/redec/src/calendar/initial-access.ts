@@ -11,5 +11,10 @@ export const INITIAL_ACCESS_BANKING_DAYS = 15;
  * grant came at 00:00:01; see docs/decisions/0011-banking-calendar.md.
  */
 export function initialAccessValidUntil(grantedAt: number, calendar: BankingCalendar): number {
-  return endOfLocalDay(calendar.addBankingDays(localDateOf(grantedAt), INITIAL_ACCESS_BANKING_DAYS));
+  return endOfBankingDaysAfter(grantedAt, INITIAL_ACCESS_BANKING_DAYS, calendar);
+}
+
+/** The end (23:59:59.999, America/Santiago) of the `days`-th banking business day after the local day of `instant`, which is day 0. */
+export function endOfBankingDaysAfter(instant: number, days: number, calendar: BankingCalendar): number {
+  return endOfLocalDay(calendar.addBankingDays(localDateOf(instant), days));
 }

@@ -10,5 +10,7 @@ export * from './change-consent';
 export * from './consent-lifecycle';
 export * from './notification-evidence.decider';
 export * from './record-notification-evidence';
+export * from './notification-duties';
+export * from './overdue-notifications';
 export * from './enablement';
 export * from './caller-instants';

@@ -3,4 +3,5 @@ export * from './obligation-key';
 export * from './bind.decider';
 export * from './consent-code';
 export * from './obligations.projection';
+export * from './reconciliation';
 export * from './bind-obligation';

@@ -39,8 +39,9 @@ export function obligationDocumentId(tenantId: string, sourceSystem: string, obl
 
 /** Index of explicit bindings by id (annulled ones included), so a binding can be annulled by its id alone. */
 const bindingIndex = (tenantId: string, bindingId: string): IndexEntry => ({ index: 'binding', value: `${tenantId}:${bindingId}` });
-/** Index of the obligations whose lookup is `unresolved` or `ambiguous`: the bank's reconciliation list. */
-const reconciliationIndex = (tenantId: string): IndexEntry => ({ index: 'reconciliation', value: tenantId });
+/** Index of the obligations whose lookup is `unresolved` or `ambiguous`: the bank's reconciliation list (reconciliation.ts). */
+export const RECONCILIATION_INDEX = 'reconciliation';
+const reconciliationIndex = (tenantId: string): IndexEntry => ({ index: RECONCILIATION_INDEX, value: tenantId });
 
 type Fact = ObligationEvent | ConsentEvent;
 

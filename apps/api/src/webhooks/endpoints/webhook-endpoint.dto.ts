@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { MAX_ROTATION_OVERLAP_MS, DEFAULT_ROTATION_OVERLAP_MS, NOTIFICATION_REQUIRED } from '@ledger/webhooks';
-import { Text } from '../../dto-fields';
+import { QueryInteger, Text } from '../../dto-fields';
 
 /** The event types an endpoint may subscribe to: spec 6 shows one. */
 export const WEBHOOK_EVENT_TYPES = [NOTIFICATION_REQUIRED] as const;
@@ -65,13 +64,11 @@ export class RotateWebhookSecretRequestDto {
   overlapSeconds?: number;
 }
 
-/** A query-string integer: digits only become a number; anything else stays text and fails `must_be_integer`. */
-const DecimalDigits = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value));
 
 export class ListDeliveriesQueryDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_DELIVERIES_PAGE, default: DEFAULT_DELIVERIES_PAGE, description: 'Attempts per page.' })
   @IsOptional()
-  @DecimalDigits()
+  @QueryInteger()
   @IsInt()
   @Min(1)
   @Max(MAX_DELIVERIES_PAGE)
