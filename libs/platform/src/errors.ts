@@ -89,3 +89,15 @@ export function unprocessable(code: string, detail: string): DomainError {
 export function unavailable(code: string, detail: string): DomainError {
   return new DomainError('unavailable', code, detail);
 }
+
+/**
+ * The same refusal, for one part of a larger request (an item of a
+ * Multi-Consent decision): each field error is renamed by `fieldOf` (e.g.
+ * `evidence.kind` → `items[1].redec.evidence.kind`), a refusal that named no
+ * field names `part` with its code as the reason, and the detail says which
+ * part it was.
+ */
+export function refusalOfPart(error: DomainError, part: string, fieldOf: (field: string) => string = (field) => `${part}.${field}`): DomainError {
+  const errors = error.errors?.length ? error.errors.map(({ field, reason }) => ({ field: fieldOf(field), reason })) : [{ field: part, reason: error.reason ?? error.code }];
+  return new DomainError(error.kind, error.code, `${part}: ${error.detail}`, { reason: error.reason, errors });
+}
