@@ -83,8 +83,12 @@ export async function grantConsent(
   return recordGrant(deps, interaction, prepared, requestSha256, { ...context, causationId: interactionId }, { capture, receivedAt: context.now });
 }
 
-/** The grant request as recorded: the representative's RUT protected, supplied bytes stored. */
-export async function prepareGrantRequest(deps: Pick<GrantDependencies, 'protection' | 'blobs'>, tenantId: string, request: GrantConsentRequest): Promise<GrantRequest> {
+/** A grant request (or the part of one an item of a decision sends) as recorded: the representative's RUT protected, supplied bytes stored. */
+export async function prepareGrantRequest<R extends Pick<GrantConsentRequest, 'representation' | 'evidence'>>(
+  deps: Pick<GrantDependencies, 'protection' | 'blobs'>,
+  tenantId: string,
+  request: R,
+): Promise<Omit<R, 'representation' | 'evidence'> & Pick<GrantRequest, 'representation' | 'evidence'>> {
   return {
     ...request,
     representation: protectRepresentation(deps.protection, tenantId, request.representation),
