@@ -115,7 +115,7 @@ describe('a Multi-Consent decision', () => {
   });
 
   it('checks the customer’s identifiers against every REDEC item’s channel and profile, unless they were checked when the session opened', () => {
-    const unverified = { identifiers: [{ ...verifiedRut, verification: undefined }], field: 'identifiers' as const };
+    const unverified = { identifiers: [{ ...verifiedRut, verification: null }], field: 'identifiers' as const };
     const refused = refusalOf(() => decideConsentDecision(given([item(general), item(redec)], { identity: unverified })));
     expect([refused.reason, refused.errors]).toEqual(['identifiers_do_not_satisfy_profile', [{ field: 'identifiers[0].verification', reason: 'verification_required' }]]);
     expect(decideConsentDecision(given([item(general)], { identity: unverified }))).toHaveLength(1);

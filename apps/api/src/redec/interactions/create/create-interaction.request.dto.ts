@@ -4,17 +4,11 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsNotEmpty, IsOptional, IsString, 
 import { IdentifierDto } from '../../../customers/resolve/resolve-customer.request.dto';
 
 /**
- * Spec 2.2 and CONTRACT.md: `{ configurationId, userReference, identifiers }`
- * or `{ configurationId, customerId }`; also the start of an embed session.
+ * Spec 2.2 and CONTRACT.md: the customer by `customerId`, or resolved inline
+ * from `userReference` + `identifiers`. Interactions, embed sessions and
+ * Multi-Consent decisions name the customer this way.
  */
-export class CreateInteractionRequestDto {
-  @ApiProperty({
-    description: 'The published configuration: with a `redec` block for /v1/redec/consent-interactions, without one for /v1/consent-interactions, `captureTiming: embedded` for an embed session.',
-    format: 'uuid',
-  })
-  @IsUUID()
-  configurationId!: string;
-
+export class CustomerReferenceDto {
   @ApiPropertyOptional({ description: 'A customer of this tenant resolved earlier. Send this, or `userReference` with `identifiers`.', format: 'uuid' })
   @IsOptional()
   @IsUUID()
@@ -38,6 +32,16 @@ export class CreateInteractionRequestDto {
   @ValidateNested({ each: true })
   @Type(() => IdentifierDto)
   identifiers?: IdentifierDto[];
+}
+
+/** `{ configurationId, userReference, identifiers }` or `{ configurationId, customerId }`; also the start of an embed session. */
+export class CreateInteractionRequestDto extends CustomerReferenceDto {
+  @ApiProperty({
+    description: 'The published configuration: with a `redec` block for /v1/redec/consent-interactions, without one for /v1/consent-interactions, `captureTiming: embedded` for an embed session.',
+    format: 'uuid',
+  })
+  @IsUUID()
+  configurationId!: string;
 }
 
 export class CreateInteractionResponseDto {
