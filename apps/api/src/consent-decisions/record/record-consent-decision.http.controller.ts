@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { CompletedConsentDecision, ConsentDecisionRequest } from '@ledger/consents';
 import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
 import { DomainError, Principal, Scopes, refusalOfPart } from '@ledger/platform';
@@ -30,6 +30,7 @@ export class RecordConsentDecisionHttpController {
       'Idempotency-Key required: it names the decision, so an exact retry answers the same, also after a failure between the decision and its consents (the retry records what is missing). ' +
       'Errors: 400 VALIDATION_ERROR, 404 NOT_FOUND (customer, or a configuration of another tenant, named in `errors`), 409 for a configuration that cannot be decided here (e.g. `redec_capture_is_embedded`), 409 CUSTOMER_IDENTITY_CONFLICT.',
   })
+  @ApiHeader({ name: 'Idempotency-Key', required: true, description: 'Names the decision: 1 to 255 visible ASCII characters, new for each decision.' })
   @ApiCreatedResponse({ type: ConsentDecisionDto })
   async record(@Body() body: RecordConsentDecisionRequestDto, @CurrentPrincipal() principal: Principal): Promise<ConsentDecisionDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
