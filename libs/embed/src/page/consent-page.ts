@@ -68,6 +68,7 @@ export const PAGE_STYLESHEET = [
   'button:focus-visible{outline:3px solid #1a1a1a;outline-offset:3px}',
   'h3{font-size:1rem;margin:1rem 0 .25rem}',
   '.item{border-top:1px solid #595959;margin-top:1.5rem;padding-top:.5rem}',
+  'form>p{margin-top:1.5rem}',
   '.choice{display:flex;flex-wrap:wrap;gap:.25rem 1.5rem}',
   '.choice label{display:flex;align-items:center;gap:.5rem;min-height:44px;cursor:pointer}',
   '.choice input{width:1.25rem;height:1.25rem;margin:0;accent-color:#0b3d91}',
