@@ -106,7 +106,7 @@ export async function createInteractions(
     }),
   );
   let position = subject.position;
-  const interactions = [];
+  const interactions: Array<{ interactionId: string; configuration: GrantableConfiguration }> = [];
   for (const configuration of subject.checked) {
     const interactionId = randomUUID();
     const events = decideCreateInteraction({ interactionId, customerId: subject.customerId, configuration, now: context.now });
@@ -116,4 +116,3 @@ export async function createInteractions(
   }
   return { customerId: subject.customerId, customerCreated: subject.customerCreated, position, interactions };
 }
-
