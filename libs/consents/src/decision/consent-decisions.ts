@@ -10,6 +10,7 @@ import {
   customerOfRequest,
   derivedUuid,
   prepareGrantRequest,
+  profileOf,
   recordGrant,
 } from '@ledger/redec';
 import { recordGeneralGrant } from '../general-consent.commands';
@@ -48,7 +49,7 @@ export interface CompletedConsentDecision {
 }
 
 /** The evidence a general consent derived from a decision sent to the API keeps: the decision (its id the reference) is its record. */
-export const CONSENT_DECISION_EVIDENCE_METHOD = 'consent_decision';
+const CONSENT_DECISION_EVIDENCE_METHOD = 'consent_decision';
 
 /**
  * A decision sent to the API is named by its Idempotency-Key: a retry after
@@ -88,7 +89,7 @@ export async function recordConsentDecision(deps: DecisionDependencies, request:
     items.push({
       configurationId: item.configurationId,
       configuration,
-      profile: (configuration?.redec && deps.profiles.get(configuration.redec.regulatoryProfile)) || null,
+      profile: profileOf(deps.profiles, configuration),
       interactionId: decisionItemInteractionId(tenantId, decisionId, item.configurationId),
       decision: item.decision,
       redec: item.redec && (await prepareItemGrant(deps, tenantId, item.redec, `items[${index}]`)),

@@ -19,6 +19,7 @@ import {
   derivedUuid,
   evolveInteraction,
   isEmbedOrigin,
+  profileOf,
   redecConsentIdFor,
   redecStreams,
 } from '@ledger/redec';
@@ -177,7 +178,7 @@ async function recordSessionDecision(deps: EmbedDependencies, session: EmbedSess
     items: session.items.map((item, index) => ({
       configurationId: item.configurationId,
       configuration: configurations[index],
-      profile: (configurations[index].redec && deps.profiles.get(configurations[index].redec.regulatoryProfile)) || null,
+      profile: profileOf(deps.profiles, configurations[index]),
       interactionId: item.interactionId,
       decision: decisions[index],
       redec: item.consentKind === 'redec' && decisions[index] === 'accepted' ? { representation: null, evidence } : undefined,

@@ -16,6 +16,7 @@ import type { GrantableConfiguration } from '../consent/grant.decider';
 import { ProfileCatalog } from '../profiles/profile-catalog';
 import { IdentifierForCheck } from '../profiles/regulatory-profile';
 import { redecStreams } from '../streams';
+import { profileOf } from './grant-consent';
 import { InteractionPurpose, checkInteraction, decideCreateInteraction } from './interaction.decider';
 
 export interface InteractionDependencies {
@@ -100,8 +101,7 @@ export async function createInteractions(
   const found = await Promise.all(request.configurationIds.map((id) => deps.findConfiguration(tenantId, id)));
   const subject = await customerOfRequest(deps, request.customer, context, (identifiers, field) =>
     found.map((configuration, index) => {
-      const profile = (configuration?.redec && deps.profiles.get(configuration.redec.regulatoryProfile)) || null;
-      const check = () => checkInteraction(configuration, profile, identifiers, field, purpose);
+      const check = () => checkInteraction(configuration, profileOf(deps.profiles, configuration), identifiers, field, purpose);
       return configurationField ? refusingAs(configurationField(index), check) : check();
     }),
   );

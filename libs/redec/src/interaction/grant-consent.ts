@@ -60,10 +60,15 @@ export function grantPolicyOf(profile: RegulatoryProfile): GrantPolicy {
 /** What a grant is recorded on: the data subject and the configuration version frozen for them (an interaction, or an item of a Multi-Consent decision). */
 export type GrantSubject = Pick<Interaction, 'interactionId' | 'customerId' | 'configuration'>;
 
+/** A REDEC configuration's Regulatory Profile; null for a general configuration, or a profile this deployment has not loaded. */
+export function profileOf(profiles: ProfileCatalog, configuration: GrantableConfiguration | null): RegulatoryProfile | null {
+  return (configuration?.redec && profiles.get(configuration.redec.regulatoryProfile)) || null;
+}
+
 /** The grant policy of a REDEC configuration's Regulatory Profile. */
 export function grantPolicyFor(profiles: ProfileCatalog, configuration: GrantableConfiguration): GrantPolicy {
   // Configurations are only published with a loaded profile; a profile removed since is a deployment fault.
-  const profile = configuration.redec && profiles.get(configuration.redec.regulatoryProfile);
+  const profile = profileOf(profiles, configuration);
   if (!profile) throw conflict('regulatory_profile_unavailable', `The configuration's Regulatory Profile is not loaded in this deployment.`);
   return grantPolicyOf(profile);
 }
