@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { verifyResultQuery } from '@ledger/embed';
+import { embedDecisionIdFor, embedStreams, verifyResultQuery } from '@ledger/embed';
+import { consentStreams } from '@ledger/consents';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
-import { expectProblem, expectValidationError, recordsNothingAtAll } from './support/expectations';
+import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
 import { REDEC_TERMS, rutOf } from './support/redec-fixtures';
 
 // Embedded capture through the real HTTP stack, SQLite store and Redis: the
@@ -19,6 +20,7 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
   let api: ApiApp;
   let key: string;
   let otherKey: string;
+  let tenantId: string;
   let redecEmbedded: { configurationId: string; templateKey: string };
   let generalEmbedded: { configurationId: string; templateKey: string };
   let deferred: string;
@@ -66,7 +68,7 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
     environment = testEnvironment();
     // The certificate worker runs elsewhere, so a refused request can be checked to move nothing in the store.
     api = await startApiApp(environment, { LEDGER_PUBLIC_URL: PUBLIC_URL, LEDGER_WORKERS: 'external' });
-    ({ apiKey: key } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']));
+    ({ apiKey: key, tenantId } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']));
     ({ apiKey: otherKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']));
     redecEmbedded = await publish({});
     generalEmbedded = await publish({ redec: undefined, title: 'Términos del servicio', text: 'Acepto los términos del servicio.' });
@@ -242,5 +244,131 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
     const { apiKey: writerOnly } = await api.tenantKey(['consent:write']);
     expectProblem(await recordsNothingAtAll(api, () => open({}, writerOnly)), 403, 'INSUFFICIENT_SCOPE');
     expectProblem(await api.http.post('/v1/embed/sessions').send({}), 401, 'UNAUTHENTICATED');
+  });
+
+  describe('a session of several configurations', () => {
+    const openSeveral = (configurationIds: string[], body: Record<string, unknown> = {}) => open({ configurationId: undefined, configurationIds, ...body });
+    const radios = (text: string) => [...text.matchAll(/<input type="radio" name="([^"]+)" value="([^"]+)" required>/g)].map((m) => `${m[1]}=${m[2]}`);
+
+    it('offers them on one page, each decided on its own, recorded as one decision, with a signed redirect naming each', async () => {
+      const opened = await openSeveral([redecEmbedded.configurationId, generalEmbedded.configurationId]);
+      expect(opened.status).toBe(201);
+      const { page, hidden, action } = await pageOf(opened.body.url);
+      expect(page.status).toBe(200);
+      expect(page.headers['content-security-policy']).toContain(`frame-ancestors ${INTEGRATOR}`);
+      expect(page.text).toContain('Consulta al Registro de Deuda Consolidada');
+      expect(page.text).toContain('Acepto los términos del servicio.');
+      expect(radios(page.text)).toEqual(['decision-0=accept', 'decision-0=decline', 'decision-1=accept', 'decision-1=decline']);
+      expect(Object.keys(hidden).sort()).toEqual(['csrf', 'token']);
+      expect((await get(`/v1/embed/sessions/${opened.body.sessionId}`)).body).toMatchObject({ status: 'open', configurationId: null, decisionId: null, items: [
+        { configurationId: redecEmbedded.configurationId, decision: null, consent: null },
+        { configurationId: generalEmbedded.configurationId, decision: null, consent: null },
+      ] });
+
+      const decided = await submit(action, { ...hidden, 'decision-0': 'accept', 'decision-1': 'decline' });
+      expect(decided.status).toBe(303);
+      const location = new URL(decided.headers.location);
+      expect([...location.searchParams.keys()]).toEqual(['step', 'embed_session_id', 'status', 'accepted', 'declined', 'reference', 'timestamp', 'signature']);
+      expect([location.searchParams.get('status'), location.searchParams.get('accepted'), location.searchParams.get('declined')]).toEqual([
+        'partially_accepted',
+        redecEmbedded.configurationId,
+        generalEmbedded.configurationId,
+      ]);
+      expect(verifyResultQuery(opened.body.resultSecret, decided.headers.location.split('?')[1])).toBe(true);
+
+      const status = await get(`/v1/embed/sessions/${opened.body.sessionId}`);
+      expect(status.body).toMatchObject({
+        status: 'partially_accepted',
+        configurationId: null,
+        consent: null,
+        decisionId: expect.any(String),
+        items: [
+          { configurationId: redecEmbedded.configurationId, decision: 'accepted', consent: { kind: 'redec', consentId: expect.any(String), internalConsentCode: expect.stringMatching(/^[0-9A-Z]{20}$/) } },
+          { configurationId: generalEmbedded.configurationId, decision: 'declined', consent: null },
+        ],
+      });
+      const [accepted] = status.body.items;
+      const decision = await get(`/v1/consent-decisions/${status.body.decisionId}`);
+      expect(decision.body).toEqual({
+        decisionId: status.body.decisionId,
+        customerId: opened.body.customerId,
+        occurredAt: status.body.decidedAt,
+        recordedAt: status.body.decidedAt,
+        embedSessionId: opened.body.sessionId,
+        items: [
+          { configurationId: redecEmbedded.configurationId, decision: 'accepted', redecConsentId: accepted.consent.consentId, internalConsentCode: accepted.consent.internalConsentCode },
+          { configurationId: generalEmbedded.configurationId, decision: 'declined' },
+        ],
+      });
+      expect((await get(`/v1/redec/consents/${accepted.consent.consentId}`)).body).toMatchObject({ status: 'granted', captureTiming: 'embedded', grantedAt: status.body.decidedAt });
+      expect((await get(`/v1/customers/${opened.body.customerId}/consents`)).body.consents).toHaveLength(1);
+    });
+
+    it('refuses a form that does not decide every item, recording nothing', async () => {
+      const opened = await openSeveral([redecEmbedded.configurationId, generalEmbedded.configurationId]);
+      const { hidden, action } = await pageOf(opened.body.url);
+      const forms: Array<Record<string, string>> = [{ 'decision-0': 'accept' }, { decision: 'accept' }, { 'decision-0': 'accept', 'decision-1': 'maybe' }, { 'decision-0': 'accept', 'decision-1': 'constructor' }];
+      for (const form of forms) {
+        const refused = await recordsNothingAtAll(api, () => submit(action, { ...hidden, ...form }));
+        expect(refused.status).toBe(403);
+      }
+      expect((await get(`/v1/embed/sessions/${opened.body.sessionId}`)).body.status).toBe('open');
+    });
+
+    it('lets only an origin every configuration allows frame the page', async () => {
+      const wider = await publish({ embed: { allowedOrigins: [INTEGRATOR, 'https://partner.example'] } });
+      const framed = await pageOf((await openSeveral([wider.configurationId, redecEmbedded.configurationId])).body.url);
+      expect(framed.page.headers['content-security-policy']).toContain(`frame-ancestors ${INTEGRATOR};`);
+      const unframed = await publish({ embed: undefined, redec: undefined });
+      const opened = await openSeveral([redecEmbedded.configurationId, unframed.configurationId]);
+      expect(opened.status).toBe(201);
+      const never = await pageOf(opened.body.url);
+      expect(never.page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    });
+
+    it('refuses, recording nothing, a configuration twice, both forms at once, or one that is not embedded, of another tenant or off the return origin, naming it', async () => {
+      const [a, b] = [redecEmbedded.configurationId, generalEmbedded.configurationId];
+      expectValidationError(await recordsNothingAtAll(api, () => openSeveral([a, b, a])), [{ field: 'configurationIds[2]', reason: 'duplicate' }]);
+      expectValidationError(await recordsNothingAtAll(api, () => open({ configurationIds: [a, b] })), [{ field: 'configurationIds', reason: 'not_with_configuration_id' }], 'configuration_reference_required');
+      expectValidationError(await recordsNothingAtAll(api, () => open({ configurationId: undefined })), [{ field: 'configurationId', reason: 'required' }]);
+      const notEmbedded = await recordsNothingAtAll(api, () => openSeveral([a, deferred]));
+      expectProblem(notEmbedded, 409, 'configuration_not_embedded');
+      expect(notEmbedded.body.errors).toEqual([{ field: 'configurationIds[1]', reason: 'configuration_not_embedded' }]);
+      const unknown = await recordsNothingAtAll(api, () => openSeveral([randomUUID(), a]));
+      expectProblem(unknown, 404, 'NOT_FOUND');
+      expect(unknown.body.errors).toEqual([{ field: 'configurationIds[0]', reason: 'NOT_FOUND' }]);
+      const elsewhere = await publish({ embed: { allowedOrigins: ['https://partner.example'] } });
+      expectValidationError(await recordsNothingAtAll(api, () => openSeveral([a, elsewhere.configurationId])), [{ field: 'returnUrl', reason: 'return_url_origin_not_allowed' }]);
+      expectValidationError(await recordsNothingAtAll(api, () => openSeveral([])), [{ field: 'configurationIds', reason: 'too_few_items' }]);
+    });
+
+    it('records the decision and its consents on the next read when the process stopped after the page decision', async () => {
+      const opened = await openSeveral([redecEmbedded.configurationId, generalEmbedded.configurationId]);
+      const stream = embedStreams.session(tenantId, opened.body.sessionId);
+      const [openedFact] = await api.store.readStream(stream);
+      const decidedAt = Date.now();
+      // What the page's post leaves when the process stops right after its single-use claim.
+      await api.store.append(
+        stream,
+        [{ id: randomUUID(), type: 'EmbedSessionDecided', data: { sessionId: opened.body.sessionId, outcome: 'accepted', decisions: ['accepted', 'accepted'], decidedAt }, metadata: { ...openedFact.metadata, actor: 'embed-consent-page', recordedAt: decidedAt } }],
+        openedFact.revision,
+      );
+      const decisionStream = consentStreams.decision(tenantId, embedDecisionIdFor(tenantId, opened.body.sessionId));
+      expect(await api.store.readStream(decisionStream)).toEqual([]);
+
+      const status = await get(`/v1/embed/sessions/${opened.body.sessionId}`);
+      expect(status.body).toMatchObject({ status: 'accepted', decidedAt, items: [{ consent: { kind: 'redec' } }, { consent: { kind: 'general' } }] });
+      const [redecItem, generalItem] = status.body.items;
+      const again = await recordsNoFact(api, () => get(`/v1/embed/sessions/${opened.body.sessionId}`));
+      expect(again.body).toEqual(status.body);
+      expect((await api.store.readStream(decisionStream)).map((e) => e.type)).toEqual(['ConsentDecisionRecorded']);
+      const grants = (await api.store.readAll({ after: 0 })).filter(
+        (e) => (e.type === 'ConsentGranted' && (e.data as { redecConsentId: string }).redecConsentId === redecItem.consent.consentId) || (e.type === 'GeneralConsentGranted' && (e.data as { consentId: string }).consentId === generalItem.consent.consentId),
+      );
+      expect(grants.map((e) => [e.type, (e.data as { grantedAt: number }).grantedAt])).toEqual([
+        ['ConsentGranted', decidedAt],
+        ['GeneralConsentGranted', decidedAt],
+      ]);
+    });
   });
 });

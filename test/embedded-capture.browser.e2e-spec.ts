@@ -104,11 +104,12 @@ describe('embedded capture in a real browser: the consent page, its decision and
     return { configurationId: published.body.configurationId, templateKey };
   }
 
-  async function openSession(configurationId: string, options: { returnUrl?: string; dynamicReference?: string } = {}) {
+  async function openSession(configuration: string | string[], options: { returnUrl?: string; dynamicReference?: string } = {}) {
+    const offered = typeof configuration === 'string' ? { configurationId: configuration } : { configurationIds: configuration };
     const opened = await api.http
       .post('/v1/embed/sessions')
       .set(auth())
-      .send({ configurationId, userReference: `cliente-${randomUUID()}`, identifiers: [verifiedRut()], ...options });
+      .send({ ...offered, userReference: `cliente-${randomUUID()}`, identifiers: [verifiedRut()], ...options });
     expect(opened.status).toBe(201);
     expect(opened.body.url.startsWith(`${publicUrl}/embed/${tenantId}/sessions/${opened.body.sessionId}?token=`)).toBe(true);
     return opened.body as { sessionId: string; customerId: string; url: string; expiresAt: number; customerCreated: boolean; resultSecret: string };
@@ -401,5 +402,77 @@ describe('embedded capture in a real browser: the consent page, its decision and
     expect(consentFrame.url()).not.toMatch(/^chrome-error:/);
     expect(await heading(consentFrame).textContent()).toBe(ALREADY_USED_TITLE);
     expect((await sessionStatus(session.sessionId)).status).toBe('accepted');
+  });
+
+  it('decides several consents on one page, each on its own, and returns to the integrator with each named', async () => {
+    const session = await openSession([redecEmbedded.configurationId, generalEmbedded.configurationId], { returnUrl: `${integrator.origin}/return`, dynamicReference: 'several-1' });
+    const page = await newPage();
+    const response = await page.goto(session.url);
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toContain(`frame-ancestors ${integrator.origin}`);
+    expect(await heading(page).textContent()).toBe('Consentimientos solicitados');
+    expect(await page.getByRole('heading', { level: 2 }).allTextContents()).toEqual([REDEC_TITLE, GENERAL_TITLE]);
+    // The REDEC terms belong to their consent's section.
+    expect(await page.getByRole('heading', { level: 3 }).allTextContents()).toEqual(['Finalidad', 'Objetivos', 'Datos', 'Destinatarios']);
+    const main = (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+    expect(main).toContain(REDEC_TEXT);
+    expect(main).toContain(GENERAL_TEXT);
+
+    const choice = (title: string, name: 'Acepto' | 'No acepto') => page.getByRole('group', { name: `¿Acepta otorgar «${title}»?` }).getByRole('radio', { name, exact: true });
+    for (const title of [REDEC_TITLE, GENERAL_TITLE]) {
+      for (const name of ['Acepto', 'No acepto'] as const) expect(await choice(title, name).isChecked()).toBe(false);
+    }
+    const send = page.getByRole('button', { name: 'Enviar mis respuestas' });
+    expect(await page.getByRole('button').count()).toBe(1);
+
+    // Nothing chosen yet: the browser keeps the form, and nothing reaches the service.
+    await choice(REDEC_TITLE, 'Acepto').click();
+    await send.click();
+    expect(page.url()).toBe(session.url);
+    expect(await page.evaluate('document.querySelector("form").checkValidity()')).toBe(false);
+    expect((await sessionStatus(session.sessionId)).status).toBe('open');
+
+    // The second choice by keyboard: Tab into its group, then an arrow key chooses within it.
+    await choice(GENERAL_TITLE, 'Acepto').focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await choice(GENERAL_TITLE, 'No acepto').isChecked()).toBe(true);
+    await page.screenshot({ path: artifactPath('embedded-consent-page-several.png'), fullPage: true });
+
+    const decided = await decisionResponse(page, () => send.click());
+    expect(decided.request().postDataJSON()).toMatchObject({ 'decision-0': 'accept', 'decision-1': 'decline' });
+    expect(decided.status()).toBe(303);
+    await page.waitForURL((url) => url.origin === integrator.origin && url.pathname === '/return');
+    const query = integrator.returns[integrator.returns.length - 1].slice('/return?'.length);
+    const result = new URLSearchParams(query);
+    expect([result.get('status'), result.get('accepted'), result.get('declined'), result.get('reference')]).toEqual([
+      'partially_accepted',
+      redecEmbedded.configurationId,
+      generalEmbedded.configurationId,
+      'several-1',
+    ]);
+    expect(verifyResultQuery(session.resultSecret, query)).toBe(true);
+
+    const status = await sessionStatus(session.sessionId);
+    expect(status).toMatchObject({ status: 'partially_accepted', decisionId: expect.any(String) });
+    expect(status.items.map((item: { decision: string }) => item.decision)).toEqual(['accepted', 'declined']);
+    const consents = await get(`/v1/customers/${session.customerId}/consents`);
+    expect(consents.body.consents.map((c: { kind: string; redecConsentId: string }) => [c.kind, c.redecConsentId])).toEqual([['redec', status.items[0].consent.consentId]]);
+    expect((await get(`/v1/consent-decisions/${status.decisionId}`)).body).toMatchObject({ embedSessionId: session.sessionId, items: [{ decision: 'accepted' }, { decision: 'declined' }] });
+  });
+
+  it('lays several consents out for a 360px phone: no sideways scrolling, every choice touch-sized', async () => {
+    const session = await openSession([redecEmbedded.configurationId, generalEmbedded.configurationId]);
+    const page = await newPage({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    expect((await page.goto(session.url))?.status()).toBe(200);
+    await page.screenshot({ path: artifactPath('embedded-consent-page-several-mobile.png'), fullPage: true });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    for (const label of await page.locator('.choice label').all()) {
+      const box = (await label.boundingBox())!;
+      expect(box.height).toBeGreaterThanOrEqual(44);
+      expect(box.x + box.width).toBeLessThanOrEqual(360);
+    }
+    const send = (await page.getByRole('button', { name: 'Enviar mis respuestas' }).boundingBox())!;
+    expect(send.height).toBeGreaterThanOrEqual(44);
+    expect(send.width).toBeGreaterThan(250);
   });
 });

@@ -185,6 +185,44 @@ describe('operability', () => {
     for (const kind of kinds) expect(Object.keys(kind.properties!)).toEqual(expect.arrayContaining(['templateKey', 'configurationVersion', 'status', 'grantedAt']));
   });
 
+  it('documents the Multi-Consent decision, its items and their REDEC grant, and the embed sessions of several configurations', async () => {
+    type Schema = { $ref?: string; properties?: Record<string, Schema>; items?: Schema; enum?: string[]; allOf?: Schema[]; anyOf?: Schema[]; required?: string[]; maxItems?: number };
+    type Operation = { parameters?: Array<{ name: string; in: string; required?: boolean }>; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: Schema }> }> };
+    const document = (await api.http.get('/openapi.json')).body as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+    const resolve = (schema: Schema): Schema => {
+      if (schema.$ref) return resolve(document.components.schemas[schema.$ref.replace('#/components/schemas/', '')]);
+      if (schema.anyOf) return resolve(schema.anyOf.find((part) => (part as { type?: string }).type !== 'null')!);
+      if (schema.allOf) return { ...schema, properties: Object.assign({}, ...schema.allOf.map((part) => resolve(part).properties ?? {}), schema.properties ?? {}) };
+      return schema;
+    };
+    const fields = (schema: Schema) => Object.keys(resolve(schema).properties ?? {}).sort();
+    const property = (schema: Schema, name: string) => resolve(resolve(schema).properties![name]);
+
+    const record = document.paths['/v1/consent-decisions'].post;
+    expect(record.parameters!.filter((p) => p.in === 'header').map((p) => [p.name, p.required])).toEqual([['Idempotency-Key', true]]);
+    const request = resolve(record.requestBody!.content['application/json'].schema);
+    expect(fields(request)).toEqual(['customerId', 'identifiers', 'items', 'occurredAt', 'sourceReference', 'sourceSystem', 'userReference']);
+    expect(property(request, 'items').maxItems).toBe(20);
+    const item = resolve(property(request, 'items').items!);
+    expect(fields(item)).toEqual(['configurationId', 'decision', 'redec']);
+    expect(property(item, 'decision').enum).toEqual(['accepted', 'declined']);
+    expect(fields(property(item, 'redec'))).toEqual(['evidence', 'internalConsentCode', 'objectiveCodes', 'reportableObligation', 'representation', 'scopeIds']);
+    expect(fields(property(property(item, 'redec'), 'representation'))).toEqual(['assertedAt', 'authorityBasis', 'authorityReference', 'identifierRutInput', 'type']);
+
+    const answer = resolve(record.responses['201'].content!['application/json'].schema);
+    expect(fields(answer)).toEqual(expect.arrayContaining(['decisionId', 'customerId', 'items']));
+    expect(fields(property(answer, 'items').items!)).toEqual(['configurationId', 'consentId', 'decision', 'internalConsentCode', 'redecConsentId']);
+    const read = document.paths['/v1/consent-decisions/{decisionId}'].get;
+    expect(resolve(read.responses['200'].content!['application/json'].schema)).toEqual(answer);
+
+    const sessions = document.paths['/v1/embed/sessions'];
+    expect(fields(sessions.post.requestBody!.content['application/json'].schema)).toEqual(expect.arrayContaining(['configurationId', 'configurationIds']));
+    const status = resolve(document.paths['/v1/embed/sessions/{sessionId}'].get.responses['200'].content!['application/json'].schema);
+    expect(property(status, 'status').enum).toEqual(['open', 'accepted', 'declined', 'partially_accepted', 'expired']);
+    expect(fields(property(status, 'items').items!)).toEqual(['configurationId', 'consent', 'decision']);
+    expect(fields(status)).toEqual(expect.arrayContaining(['decisionId', 'items']));
+  });
+
   it('logs JSON lines that carry the request id, echoed in x-request-id', async () => {
     const response = await api.http.get('/health/live').set('x-request-id', 'trace-abc-123');
     expect(response.headers['x-request-id']).toBe('trace-abc-123');

@@ -6,6 +6,7 @@ import { QueuesModule } from '@ledger/queues';
 import { declaredQueues } from '../../worker/src/declared-queues';
 import { ConfigurationsModule } from './configurations/configurations.module';
 import { AuditModule } from './audit/audit.module';
+import { ConsentDecisionsModule } from './consent-decisions/consent-decisions.module';
 import { ConsentsModule } from './consents/consents.module';
 import { CustomersModule } from './customers/customers.module';
 import { EmbedModule } from './embed/embed.module';
@@ -32,6 +33,7 @@ export class AppModule {
         RedecModule.forRoot(config),
         ConsentsModule,
         EmbedModule.forRoot(config),
+        ConsentDecisionsModule.forRoot(config),
         AuditModule,
         WebhookEndpointsModule,
         WebhooksDispatchModule,

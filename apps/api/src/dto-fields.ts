@@ -18,9 +18,10 @@ export function Sha256Hex(): PropertyDecorator {
   return applyDecorators(IsDefined(), IsString(), Matches(SHA256_HEX));
 }
 
-/** Ids the service issues are lower-case UUIDs; a UUID sent in capitals names the same resource (ResourceIdPipe does the same for path ids). */
+/** Ids the service issues are lower-case UUIDs; a UUID sent in capitals (alone or in a list) names the same resource, as ResourceIdPipe does for path ids. */
 export function UuidInLowerCase(): PropertyDecorator {
-  return Transform(({ value }) => (typeof value === 'string' && isUUID(value) ? value.toLowerCase() : value));
+  const lower = (value: unknown) => (typeof value === 'string' && isUUID(value) ? value.toLowerCase() : value);
+  return Transform(({ value }) => (Array.isArray(value) ? value.map(lower) : lower(value)));
 }
 
 /** An id the service issued, sent in a body: a UUID, taken in lower case. */

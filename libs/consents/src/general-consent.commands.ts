@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
 import { CommandContext, factsOfSameRequest, loadAggregate, toNewEvent } from '@ledger/ledger';
 import { conflict, notFound } from '@ledger/platform';
-import { CaptureTiming, derivedUuid, evolveInteraction, redecStreams } from '@ledger/redec';
+import { CaptureTiming, GrantSubject, derivedUuid, evolveInteraction, redecStreams } from '@ledger/redec';
 import {
   GeneralConsentState,
   GeneralGrantRequest,
@@ -28,11 +28,7 @@ export interface GeneralGrantResult {
   position: number | null;
 }
 
-/**
- * Records the grant of a general consent on its interaction: the first fact
- * of the consent's stream, appended with `no_stream`, so two concurrent
- * grants of one interaction cannot both be recorded.
- */
+/** Records the grant of a general consent on its interaction: see recordGeneralGrant. */
 export async function grantGeneralConsent(
   store: EventStore,
   interactionId: string,
@@ -41,24 +37,48 @@ export async function grantGeneralConsent(
   context: Context,
   capture: CaptureTiming = 'deferred_external',
 ): Promise<GeneralGrantResult> {
-  const { tenantId } = context;
-  const { state: interaction } = await loadAggregate(store, redecStreams.interaction(tenantId, interactionId), evolveInteraction);
+  const { state: interaction } = await loadAggregate(store, redecStreams.interaction(context.tenantId, interactionId), evolveInteraction);
   if (!interaction) throw notFound('consent interaction');
-  const consentId = generalConsentIdFor(tenantId, interactionId);
-  const stream = consentStreams.generalConsent(tenantId, consentId);
+  return recordGeneralGrant(store, interaction, request, requestSha256, { ...context, causationId: interactionId }, { capture, receivedAt: context.now });
+}
+
+/**
+ * Records a general consent on its subject (an interaction, or an item of a
+ * Multi-Consent decision): the first fact of the consent's stream, appended
+ * with `no_stream`, so two concurrent grants of one subject cannot both be
+ * recorded. `receivedAt` is the receipt the rules read, as for REDEC grants.
+ */
+export async function recordGeneralGrant(
+  store: EventStore,
+  subject: GrantSubject,
+  request: GeneralGrantRequest,
+  requestSha256: string,
+  context: Context,
+  options: { capture: CaptureTiming; receivedAt: number },
+): Promise<GeneralGrantResult> {
+  const consentId = generalConsentIdFor(context.tenantId, subject.interactionId);
+  const stream = consentStreams.generalConsent(context.tenantId, consentId);
   const existingGrant = async () => {
     const [first] = await store.readStream(stream, { maxCount: 1 });
     return first ? (first.data as GeneralConsentGranted['data']) : null;
   };
   const consentActionId = randomUUID();
-  const decision = decideGeneralGrant({ request, requestSha256, interaction, capture, existing: await existingGrant(), ids: { consentId, consentActionId }, now: context.now });
+  const decision = decideGeneralGrant({
+    request,
+    requestSha256,
+    interaction: subject,
+    capture: options.capture,
+    existing: await existingGrant(),
+    ids: { consentId, consentActionId },
+    now: options.receivedAt,
+  });
   if (decision.kind === 'already_granted') return { grant: decision.grant, position: null };
   try {
-    const appended = await store.append(stream, [toNewEvent(decision.event, { ...context, causationId: interactionId }, consentActionId)], 'no_stream');
+    const appended = await store.append(stream, [toNewEvent(decision.event, context, consentActionId)], 'no_stream');
     return { grant: decision.event.data, position: appended.position };
   } catch (error) {
     if (!(error instanceof WrongExpectedVersionError)) throw error;
-    // A concurrent grant of the same interaction was recorded first: answer as to a repeat.
+    // A concurrent grant of the same subject was recorded first: answer as to a repeat.
     const recorded = await existingGrant();
     if (!recorded) throw error;
     return { grant: repeatedGeneralGrant(recorded, requestSha256), position: null };

@@ -58,10 +58,12 @@ export function repeatedGeneralGrant(existing: GeneralConsentGranted['data'], re
 
 export type GeneralGrantDecision = { kind: 'granted'; event: GeneralConsentGranted } | { kind: 'already_granted'; grant: GeneralConsentGranted['data'] };
 
-export function decideGeneralGrant(input: GeneralGrantInput): GeneralGrantDecision {
-  const { request, interaction, now } = input;
-  const { configuration } = interaction;
-  if (input.existing) return { kind: 'already_granted', grant: repeatedGeneralGrant(input.existing, input.requestSha256) };
+/** What the general grant's rules read. */
+export type GeneralGrantCheck = Pick<GeneralGrantInput, 'request' | 'capture' | 'now'> & { configuration: GrantableConfiguration };
+
+/** The rules of a general consent: a configuration without REDEC, captured as it says, accepted no later than the receipt. */
+export function checkGeneralGrant(input: GeneralGrantCheck): void {
+  const { configuration, request, now } = input;
   if (configuration.redec) throw conflict('general_configuration_required', 'This configuration includes REDEC: its consents are REDEC grants.');
   if (configuration.captureTiming !== input.capture) {
     throw input.capture === 'deferred_external'
@@ -69,6 +71,13 @@ export function decideGeneralGrant(input: GeneralGrantInput): GeneralGrantDecisi
       : conflict('configuration_not_embedded', 'This configuration captures consent outside the service, through grant.');
   }
   if (request.occurredAt > now) throw fieldRefused('occurredAt', 'occurred_at_after_receipt', 'occurredAt is later than the receipt of the grant.');
+}
+
+export function decideGeneralGrant(input: GeneralGrantInput): GeneralGrantDecision {
+  const { request, interaction, now } = input;
+  const { configuration } = interaction;
+  if (input.existing) return { kind: 'already_granted', grant: repeatedGeneralGrant(input.existing, input.requestSha256) };
+  checkGeneralGrant({ ...input, configuration });
   const event: GeneralConsentGranted = {
     type: 'GeneralConsentGranted',
     data: {

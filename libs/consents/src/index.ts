@@ -4,3 +4,6 @@ export * from './general-consent.commands';
 export * from './general-consents.projection';
 export * from './streams';
 export * from './compliance/consent-compliance';
+export * from './decision/consent-decision.events';
+export * from './decision/consent-decision.decider';
+export * from './decision/consent-decisions';

@@ -89,3 +89,29 @@ export function unprocessable(code: string, detail: string): DomainError {
 export function unavailable(code: string, detail: string): DomainError {
   return new DomainError('unavailable', code, detail);
 }
+
+/**
+ * The same refusal, for one part of a larger request (an item of a
+ * Multi-Consent decision): the detail says which part, each field error is
+ * renamed by `fieldOf` (e.g. `evidence.kind` → `items[1].redec.evidence.kind`),
+ * and a refusal that named no field names `unnamed` with its code as the
+ * reason.
+ */
+export function refusalOfPart(
+  error: DomainError,
+  part: string,
+  { unnamed = part, fieldOf = (field: string) => `${part}.${field}` }: { unnamed?: string; fieldOf?: (field: string) => string } = {},
+): DomainError {
+  const errors = error.errors?.length ? error.errors.map(({ field, reason }) => ({ field: fieldOf(field), reason })) : [{ field: unnamed, reason: error.reason ?? error.code }];
+  return new DomainError(error.kind, error.code, `${part}: ${error.detail}`, { reason: error.reason, errors });
+}
+
+/** Runs `rule`; a refusal that names no field of its own (an unknown or unsuitable configuration) is answered as a refusal of `part`. */
+export function refusingAs<T>(part: string, rule: () => T): T {
+  try {
+    return rule();
+  } catch (error) {
+    if (error instanceof DomainError && !error.errors?.length) throw refusalOfPart(error, part);
+    throw error;
+  }
+}

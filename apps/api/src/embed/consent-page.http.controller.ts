@@ -4,7 +4,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { isUUID } from 'class-validator';
-import { ConsentPageSession, EmbedDecisionResult, OutcomePage, consentPageHeaders, renderConsentPage, renderOutcomePage } from '@ledger/embed';
+import { ConsentPageSession, EmbedDecision, EmbedDecisionResult, OutcomePage, consentPageHeaders, itemDecisionField, renderConsentPage, renderOutcomePage } from '@ledger/embed';
 import { Public } from '@ledger/http';
 import { DomainError, IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { DecideOnEmbedSessionCommand, ReadConsentPageQuery } from './embed-session.commands';
@@ -14,15 +14,24 @@ export function consentPagePath(tenantId: string, sessionId: string): string {
   return `/embed/${tenantId}/sessions/${sessionId}`;
 }
 
-const OUTCOME_STATUS: Record<OutcomePage, number> = { accepted: 200, declined: 200, expired: 410, already_used: 409, not_found: 404, refused: 403 };
+const OUTCOME_STATUS: Record<OutcomePage, number> = { accepted: 200, declined: 200, partially_accepted: 200, expired: 410, already_used: 409, not_found: 404, refused: 403 };
 
 /** Domain refusals as the page shows them to the data subject: never a problem+json, never a detail of the session. */
 const OUTCOME_OF_CODE: Record<string, OutcomePage> = { NOT_FOUND: 'not_found', embed_session_expired: 'expired', embed_session_already_used: 'already_used' };
 
-interface DecisionForm {
-  token?: unknown;
-  csrf?: unknown;
-  decision?: unknown;
+/** The posted form: `token`, `csrf`, and `decision` (one item) or `decision-<index>` (several). */
+type DecisionForm = Record<string, unknown>;
+
+const DECISIONS: Record<string, EmbedDecision> = { accept: 'accepted', decline: 'declined' };
+
+/** One decision per item, as the page's form carries them; null when the form is not one the page served. */
+function decisionsOf(form: DecisionForm, items: number): EmbedDecision[] | null {
+  const fields = items === 1 ? ['decision'] : Array.from({ length: items }, (_, index) => itemDecisionField(index));
+  const decisions = fields.map((field) => {
+    const value = form[field];
+    return typeof value === 'string' && Object.hasOwn(DECISIONS, value) ? DECISIONS[value] : undefined;
+  });
+  return decisions.every((decision) => decision !== undefined) ? decisions : null;
 }
 
 /**
@@ -59,17 +68,19 @@ export class ConsentPageHttpController {
     } catch (error) {
       return refusal(reply, error);
     }
-    const { session, status, configuration } = page;
+    const { session, status, configurations } = page;
     if (status !== 'open') return outcome(reply, status === 'expired' ? 'expired' : 'already_used', session.allowedOrigins);
     const html = renderConsentPage({
-      title: configuration.title,
-      text: configuration.text,
-      redec: configuration.redec && {
-        finalityCode: configuration.redec.finalityCode,
-        objectiveCodes: configuration.redec.objectiveCodes,
-        scopes: configuration.redec.scopes,
-        targets: configuration.redec.targets,
-      },
+      items: configurations.map((configuration) => ({
+        title: configuration.title,
+        text: configuration.text,
+        redec: configuration.redec && {
+          finalityCode: configuration.redec.finalityCode,
+          objectiveCodes: configuration.redec.objectiveCodes,
+          scopes: configuration.redec.scopes,
+          targets: configuration.redec.targets,
+        },
+      })),
       formAction: `${this.publicPath}${consentPagePath(tenantId, sessionId)}/decision`,
       hiddenFields: { token, csrf: this.csrfToken(tenantId, sessionId) },
       expiresAt: session.expiresAt,
@@ -89,7 +100,7 @@ export class ConsentPageHttpController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     if (!isUUID(tenantId) || !isUUID(sessionId)) return outcome(reply, 'not_found');
-    const { token, csrf, decision } = form ?? {};
+    const { token, csrf } = form ?? {};
     if (typeof token !== 'string') return outcome(reply, 'not_found');
     // The token is checked first, so that every later answer may be shown inside the integrator's frame.
     let page: ConsentPageSession;
@@ -101,10 +112,11 @@ export class ConsentPageHttpController {
     const frameAncestors = page.session.allowedOrigins;
     // Cross-site request forgery: browsers say where a form post comes from; only the page itself may post.
     const genuine = typeof csrf === 'string' && this.fromOwnPage(origin, fetchSite) && this.csrfMatches(tenantId, sessionId, csrf);
-    if (!genuine || (decision !== 'accept' && decision !== 'decline')) return outcome(reply, 'refused', frameAncestors);
+    const decisions = decisionsOf(form ?? {}, page.session.items.length);
+    if (!genuine || !decisions) return outcome(reply, 'refused', frameAncestors);
     let result: EmbedDecisionResult;
     try {
-      result = await this.commandBus.execute(new DecideOnEmbedSessionCommand(tenantId, sessionId, token, decision === 'accept' ? 'accepted' : 'declined'));
+      result = await this.commandBus.execute(new DecideOnEmbedSessionCommand(tenantId, sessionId, token, decisions));
     } catch (error) {
       return refusal(reply, error, frameAncestors);
     }

@@ -5,7 +5,6 @@ import {
   EmbedDecision,
   EmbedDecisionResult,
   EmbedDependencies,
-  EmbedSession,
   OpenEmbedSessionRequest,
   OpenedEmbedSession,
   decideOnEmbedSession,
@@ -15,12 +14,11 @@ import {
   readConsentPageSession,
 } from '@ledger/embed';
 import { CLOCK, Clock, notFound, requireContext } from '@ledger/platform';
-import { ReadModel } from '@ledger/projections';
-import { readConsent } from '../redec/consents/consent-reads';
+import type { ItemConsent } from '@ledger/consents';
 import { ReadYourWrites } from '../read-your-writes';
 import { RequestCommands, RequestContext } from '../request-commands';
-import { EMBED_DEPENDENCIES } from './embed-dependencies';
-import { EmbedSessionStatusDto } from './embed-session.dto';
+import { CAPTURE_DEPENDENCIES } from '../capture-dependencies';
+import { EmbedSessionConsentDto, EmbedSessionStatusDto } from './embed-session.dto';
 
 export class OpenEmbedSessionCommand {
   constructor(readonly request: OpenEmbedSessionRequest) {}
@@ -29,7 +27,7 @@ export class OpenEmbedSessionCommand {
 @CommandHandler(OpenEmbedSessionCommand)
 export class OpenEmbedSessionHandler implements ICommandHandler<OpenEmbedSessionCommand, OpenedEmbedSession> {
   constructor(
-    @Inject(EMBED_DEPENDENCIES) private readonly deps: EmbedDependencies,
+    @Inject(CAPTURE_DEPENDENCIES) private readonly deps: EmbedDependencies,
     private readonly commands: RequestCommands,
   ) {}
 
@@ -49,37 +47,45 @@ export class EmbedSessionQuery {
 @QueryHandler(EmbedSessionQuery)
 export class EmbedSessionHandler implements IQueryHandler<EmbedSessionQuery, EmbedSessionStatusDto> {
   constructor(
-    @Inject(EMBED_DEPENDENCIES) private readonly deps: EmbedDependencies,
+    @Inject(CAPTURE_DEPENDENCIES) private readonly deps: EmbedDependencies,
     private readonly commands: RequestCommands,
-    private readonly readModel: ReadModel,
   ) {}
 
   async execute({ sessionId }: EmbedSessionQuery): Promise<EmbedSessionStatusDto> {
     const context = this.commands.context();
-    const session = await this.commands.run(async () => {
-      const loaded = await loadEmbedSession(this.deps, sessionId, context);
-      if (!loaded) throw notFound('embed session');
-      return { result: loaded.session, position: loaded.position };
+    const loaded = await this.commands.run(async () => {
+      const found = await loadEmbedSession(this.deps, sessionId, context);
+      if (!found) throw notFound('embed session');
+      return { result: found, position: found.position };
     });
+    const { session, decision } = loaded;
+    const items = session.items.map((item, index) => ({
+      configurationId: item.configurationId,
+      decision: session.decision?.decisions[index] ?? null,
+      consent: consentView(decision?.consents[index] ?? null),
+    }));
+    const single = items.length === 1 ? items[0] : null;
     return {
       sessionId: session.sessionId,
       customerId: session.customerId,
-      configurationId: session.configurationId,
+      configurationId: single?.configurationId ?? null,
       status: embedSessionStatus(session, context.now),
       dynamicReference: session.dynamicReference,
       openedAt: session.openedAt,
       expiresAt: session.expiresAt,
       decidedAt: session.decision?.decidedAt ?? null,
-      consent: await this.consentOf(session, context),
+      consent: single?.consent ?? null,
+      decisionId: decision?.decision.decisionId ?? null,
+      items,
     };
   }
+}
 
-  private async consentOf(session: EmbedSession, context: RequestContext): Promise<EmbedSessionStatusDto['consent']> {
-    if (session.decision?.outcome !== 'accepted') return null;
-    if (session.consentKind === 'general') return { kind: 'general', consentId: session.consentId };
-    const consent = await readConsent(this.readModel, context.tenantId, session.consentId);
-    return { kind: 'redec', consentId: session.consentId, internalConsentCode: consent?.grant.internalConsentCode };
-  }
+function consentView(consent: ItemConsent | null): EmbedSessionConsentDto | null {
+  if (!consent) return null;
+  return consent.kind === 'redec'
+    ? { kind: 'redec', consentId: consent.redecConsentId, internalConsentCode: consent.internalConsentCode }
+    : { kind: 'general', consentId: consent.consentId };
 }
 
 /**
@@ -102,7 +108,7 @@ export class ReadConsentPageQuery {
 @QueryHandler(ReadConsentPageQuery)
 export class ReadConsentPageHandler implements IQueryHandler<ReadConsentPageQuery, ConsentPageSession> {
   constructor(
-    @Inject(EMBED_DEPENDENCIES) private readonly deps: EmbedDependencies,
+    @Inject(CAPTURE_DEPENDENCIES) private readonly deps: EmbedDependencies,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -116,20 +122,21 @@ export class DecideOnEmbedSessionCommand {
     readonly tenantId: string,
     readonly sessionId: string,
     readonly pageToken: string,
-    readonly outcome: EmbedDecision,
+    /** One per item of the session, in its order. */
+    readonly decisions: EmbedDecision[],
   ) {}
 }
 
 @CommandHandler(DecideOnEmbedSessionCommand)
 export class DecideOnEmbedSessionHandler implements ICommandHandler<DecideOnEmbedSessionCommand, EmbedDecisionResult> {
   constructor(
-    @Inject(EMBED_DEPENDENCIES) private readonly deps: EmbedDependencies,
+    @Inject(CAPTURE_DEPENDENCIES) private readonly deps: EmbedDependencies,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly readYourWrites: ReadYourWrites,
   ) {}
 
-  async execute({ tenantId, sessionId, pageToken, outcome }: DecideOnEmbedSessionCommand): Promise<EmbedDecisionResult> {
-    const result = await decideOnEmbedSession(this.deps, sessionId, pageToken, outcome, consentPageContext(this.clock, tenantId));
+  async execute({ tenantId, sessionId, pageToken, decisions }: DecideOnEmbedSessionCommand): Promise<EmbedDecisionResult> {
+    const result = await decideOnEmbedSession(this.deps, sessionId, pageToken, decisions, consentPageContext(this.clock, tenantId));
     // The integrator reads the consent as soon as the browser comes back: it must already be there.
     await this.readYourWrites.waitFor(result.position);
     return result;

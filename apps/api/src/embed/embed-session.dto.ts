@@ -1,12 +1,36 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { MAX_DECISION_ITEMS } from '@ledger/consents';
 import type { EmbedSessionStatus } from '@ledger/embed';
-import { CreateInteractionRequestDto } from '../redec/interactions/create/create-interaction.request.dto';
+import { CustomerReferenceDto } from '../redec/interactions/create/create-interaction.request.dto';
+import { IssuedId, UuidInLowerCase } from '../dto-fields';
 
 export const DEFAULT_SESSION_SECONDS = 900;
 
-/** CONTRACT.md: the interaction's customer reference, plus what the flow needs. */
-export class OpenEmbedSessionRequestDto extends CreateInteractionRequestDto {
+/** CONTRACT.md: the interaction's customer reference and configuration (or several), plus what the flow needs. */
+export class OpenEmbedSessionRequestDto extends CustomerReferenceDto {
+  @ApiPropertyOptional({ format: 'uuid', description: 'The configuration the page offers, published with `captureTiming: embedded`. Send this, or `configurationIds`.' })
+  @IsOptional()
+  @IssuedId()
+  configurationId?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    minItems: 1,
+    maxItems: MAX_DECISION_ITEMS,
+    description:
+      'Several configurations (each `captureTiming: embedded`, each once) offered together on one page, each accepted or declined on its own and recorded as one Multi-Consent decision. ' +
+      "The customer's identifiers must satisfy every REDEC configuration's profile; `returnUrl` must be on the allowed origins of each configuration that lists any, and only an origin every configuration allows may frame the page.",
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_DECISION_ITEMS)
+  @UuidInLowerCase()
+  @IsUUID(undefined, { each: true })
+  configurationIds?: string[];
+
   @ApiPropertyOptional({
     description:
       "Where the data subject's browser goes after deciding, with the signed result appended (`embed_session_id`, `status`, `reference`, `timestamp`, `signature`). https (http only on localhost), on one of the configuration's `embed.allowedOrigins` when it lists any. Without it the page shows the outcome itself.",
@@ -51,14 +75,27 @@ export class EmbedSessionConsentDto {
   @ApiPropertyOptional({ description: 'REDEC only.' }) internalConsentCode?: string;
 }
 
+export class EmbedSessionItemDto {
+  @ApiProperty({ format: 'uuid' }) configurationId!: string;
+  @ApiProperty({ enum: ['accepted', 'declined'], nullable: true, type: String, description: 'null until the data subject decided.' }) decision!: 'accepted' | 'declined' | null;
+  @ApiProperty({ type: EmbedSessionConsentDto, nullable: true, description: 'The consent recorded when this item was accepted.' }) consent!: EmbedSessionConsentDto | null;
+}
+
 export class EmbedSessionStatusDto {
   @ApiProperty({ format: 'uuid' }) sessionId!: string;
   @ApiProperty({ format: 'uuid' }) customerId!: string;
-  @ApiProperty({ format: 'uuid' }) configurationId!: string;
-  @ApiProperty({ enum: ['open', 'accepted', 'declined', 'expired'], description: '`expired`: no decision before expiresAt.' }) status!: EmbedSessionStatus;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The configuration of a session that offers one; null when it offers several (see `items`).' }) configurationId!: string | null;
+  @ApiProperty({
+    enum: ['open', 'accepted', 'declined', 'partially_accepted', 'expired'],
+    description: '`expired`: no decision before expiresAt. `accepted` / `declined`: every item was; `partially_accepted`: some items were accepted and some declined (only a session of several).',
+  })
+  status!: EmbedSessionStatus;
   @ApiProperty({ nullable: true, type: String }) dynamicReference!: string | null;
   @ApiProperty({ type: 'integer' }) openedAt!: number;
   @ApiProperty({ type: 'integer' }) expiresAt!: number;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'When the service received the decision; for an acceptance, the regulatory grantedAt.' }) decidedAt!: number | null;
-  @ApiProperty({ type: EmbedSessionConsentDto, nullable: true, description: 'The consent recorded on acceptance.' }) consent!: EmbedSessionConsentDto | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'When the service received the decision; for what was accepted, the regulatory grantedAt.' }) decidedAt!: number | null;
+  @ApiProperty({ type: EmbedSessionConsentDto, nullable: true, description: 'The consent recorded on acceptance, for a session that offers one configuration; null when it offers several (see `items`).' })
+  consent!: EmbedSessionConsentDto | null;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The Multi-Consent decision the session recorded once decided (GET /v1/consent-decisions/{decisionId}).' }) decisionId!: string | null;
+  @ApiProperty({ type: [EmbedSessionItemDto], description: 'Every configuration offered, in the order of the page, with its decision and consent.' }) items!: EmbedSessionItemDto[];
 }

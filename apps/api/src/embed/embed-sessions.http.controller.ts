@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { OpenedEmbedSession } from '@ledger/embed';
+import { OpenEmbedSessionRequest, OpenedEmbedSession } from '@ledger/embed';
 import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
-import { LEDGER_CONFIG, LedgerConfig, Principal, Scopes } from '@ledger/platform';
+import { LEDGER_CONFIG, LedgerConfig, Principal, Scopes, fieldRefused, validationError } from '@ledger/platform';
 import { customerReference } from '../redec/interactions/create/create-interaction.http.controller';
 import { ResourceIdPipe } from '../resource-id.pipe';
 import { consentPagePath } from './consent-page.http.controller';
@@ -27,17 +27,19 @@ export class EmbedSessionsHttpController {
   @ApiOperation({
     summary: "Open a session on the service's consent page (embedded capture)",
     description:
-      'Resolves the customer inline (`userReference` + `identifiers`, with the rules of customer resolution) or by `customerId`, on a configuration published with `captureTiming: embedded` (409 `configuration_not_embedded` otherwise). ' +
+      'Resolves the customer inline (`userReference` + `identifiers`, with the rules of customer resolution) or by `customerId`, on a configuration published with `captureTiming: embedded` (409 `configuration_not_embedded` otherwise), ' +
+      'or on several (`configurationIds`), which the page offers together, each accepted or declined on its own, recorded as one Multi-Consent decision. ' +
       "Returns the page `url` for the data subject: short-lived (`expiresAt`) and single use. On acceptance the consent is recorded with grantedAt = the service's receipt of the acceptance; " +
       'the browser is sent to `returnUrl` with a signed result, and GET /v1/embed/sessions/{sessionId} tells the outcome. Scope `consent:write` (and `consent:identity-assert` to send verification).',
   })
   @ApiCreatedResponse({ type: OpenEmbedSessionResponseDto })
   async open(@Body() body: OpenEmbedSessionRequestDto, @CurrentPrincipal() principal: Principal): Promise<OpenEmbedSessionResponseDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
-    const { returnUrl, dynamicReference, expiresInSeconds, ...customer } = body;
+    const { returnUrl, dynamicReference, expiresInSeconds, configurationId, configurationIds, ...customer } = body;
     const opened = await this.commandBus.execute<OpenEmbedSessionCommand, OpenedEmbedSession>(
       new OpenEmbedSessionCommand({
         customer: customerReference(customer),
+        ...configurationsOf(configurationId, configurationIds),
         returnUrl: returnUrl ?? null,
         dynamicReference: dynamicReference ?? null,
         expiresInSeconds: expiresInSeconds ?? DEFAULT_SESSION_SECONDS,
@@ -52,10 +54,27 @@ export class EmbedSessionsHttpController {
   @RequireScopes(Scopes.READ)
   @ApiOperation({
     summary: 'The status of an embed session and the consent it recorded',
-    description: '`open`, `accepted`, `declined` or `expired`. Once accepted, `consent` names the recorded consent. The authority on the outcome: a redirect only carries it.',
+    description:
+      '`open`, `accepted`, `declined`, `partially_accepted` (several configurations, some accepted) or `expired`. `items` gives each configuration its decision and the consent recorded; for a session of one, `consent` names it too. ' +
+      'Once decided, `decisionId` names the Multi-Consent decision recorded. The authority on the outcome: a redirect only carries it.',
   })
   @ApiOkResponse({ type: EmbedSessionStatusDto })
   status(@Param('sessionId', new ResourceIdPipe('embed session')) sessionId: string): Promise<EmbedSessionStatusDto> {
     return this.queryBus.execute(new EmbedSessionQuery(sessionId));
   }
+}
+
+/** Exactly one way to name what the page offers: `configurationId`, or `configurationIds` (each once). */
+function configurationsOf(configurationId: string | undefined, configurationIds: string[] | undefined): Pick<OpenEmbedSessionRequest, 'configurationIds' | 'configurationField'> {
+  if (configurationId !== undefined && configurationIds === undefined) return { configurationIds: [configurationId], configurationField: 'configurationId' };
+  if (configurationId === undefined && configurationIds !== undefined) {
+    const repeated = configurationIds.findIndex((id, index) => configurationIds.indexOf(id) !== index);
+    if (repeated >= 0) throw fieldRefused(`configurationIds[${repeated}]`, 'duplicate', 'A session offers each configuration once.');
+    return { configurationIds, configurationField: 'configurationIds' };
+  }
+  const field = configurationId === undefined ? 'configurationId' : 'configurationIds';
+  throw validationError('Send either configurationId, or configurationIds.', {
+    reason: 'configuration_reference_required',
+    errors: [{ field, reason: configurationId === undefined ? 'required' : 'not_with_configuration_id' }],
+  });
 }

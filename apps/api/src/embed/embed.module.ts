@@ -4,7 +4,7 @@ import { ReadYourWrites } from '../read-your-writes';
 import { RequestCommands } from '../request-commands';
 import { bankingCalendarProvider } from '../redec/banking-calendar.provider';
 import { ConsentPageHttpController } from './consent-page.http.controller';
-import { embedDependenciesProvider } from './embed-dependencies';
+import { captureDependenciesProvider } from '../capture-dependencies';
 import { DecideOnEmbedSessionHandler, EmbedSessionHandler, OpenEmbedSessionHandler, ReadConsentPageHandler } from './embed-session.commands';
 import { EmbedSessionsHttpController } from './embed-sessions.http.controller';
 
@@ -17,7 +17,7 @@ export class EmbedModule {
       controllers: [EmbedSessionsHttpController, ConsentPageHttpController],
       providers: [
         bankingCalendarProvider(config),
-        embedDependenciesProvider,
+        captureDependenciesProvider,
         ReadYourWrites,
         RequestCommands,
         OpenEmbedSessionHandler,

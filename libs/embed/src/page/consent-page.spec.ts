@@ -1,18 +1,24 @@
-import { escapeHtml, PAGE_STYLESHEET, renderConsentPage, renderOutcomePage, type ConsentPageView, type OutcomePage } from './consent-page';
+import { escapeHtml, PAGE_STYLESHEET, renderConsentPage, renderOutcomePage, type ConsentPageItem, type ConsentPageView, type OutcomePage } from './consent-page';
 
-const view = (overrides: Partial<ConsentPageView> = {}): ConsentPageView => ({
-  title: 'Consentimiento REDEC',
-  text: 'Autorizo a Banco Ejemplo a consultar mi deuda consolidada.',
-  redec: {
-    finalityCode: 'F01',
-    objectiveCodes: ['01', '02'],
-    scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
-    targets: ['Banco Ejemplo S.A.', 'Financiera Dos'],
-  },
+const REDEC_TERMS: ConsentPageItem['redec'] = {
+  finalityCode: 'F01',
+  objectiveCodes: ['01', '02'],
+  scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
+  targets: ['Banco Ejemplo S.A.', 'Financiera Dos'],
+};
+
+/** A page offering one consent, its item's fields and the page's given together. */
+const view = ({
+  title = 'Consentimiento REDEC',
+  text = 'Autorizo a Banco Ejemplo a consultar mi deuda consolidada.',
+  redec = REDEC_TERMS,
+  ...page
+}: Partial<ConsentPageItem> & Partial<Omit<ConsentPageView, 'items'>> = {}): ConsentPageView => ({
+  items: [{ title, text, redec }],
   formAction: '/embed/sessions/ses_123/decision',
   hiddenFields: { sessionToken: 'tok_abc', csrfToken: 'csrf_xyz' },
   expiresAt: Date.parse('2026-11-22T17:05:00Z'),
-  ...overrides,
+  ...page,
 });
 
 const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
@@ -149,10 +155,46 @@ describe('renderConsentPage', () => {
   });
 });
 
+describe('renderConsentPage with several consents', () => {
+  const several = (): ConsentPageView => ({
+    ...view(),
+    items: [
+      { title: 'Consulta REDEC', text: 'Autorizo la consulta.', redec: REDEC_TERMS },
+      { title: 'Términos <del servicio>', text: 'Acepto los términos.', redec: null },
+    ],
+  });
+
+  it('offers each consent with a choice of its own, nothing chosen in advance, and one button that sends them all', () => {
+    const page = renderConsentPage(several());
+    expect(page).toContain('<title>Consentimientos solicitados</title>');
+    expect(count(page, '<h1>')).toBe(1);
+    expect(page.match(/<h2>[^<]+<\/h2>/g)).toEqual(['<h2>Consulta REDEC</h2>', '<h2>Términos &lt;del servicio&gt;</h2>']);
+    // The REDEC terms sit under their consent's heading.
+    expect(page.match(/<h3>[^<]+<\/h3>/g)).toEqual(['<h3>Finalidad</h3>', '<h3>Objetivos</h3>', '<h3>Datos</h3>', '<h3>Destinatarios</h3>']);
+    expect(page).toContain('<legend>¿Acepta otorgar «Términos &lt;del servicio&gt;»?</legend>');
+    expect(tags(page, 'input').filter((tag) => tag.includes('radio'))).toEqual([
+      '<input type="radio" name="decision-0" value="accept" required>',
+      '<input type="radio" name="decision-0" value="decline" required>',
+      '<input type="radio" name="decision-1" value="accept" required>',
+      '<input type="radio" name="decision-1" value="decline" required>',
+    ]);
+    expect(page).not.toContain('checked');
+    expect(tags(page, 'button')).toEqual(['<button type="submit" class="accept">']);
+    expect(page.indexOf('decision-1')).toBeLessThan(page.indexOf('<button'));
+  });
+
+  it('keeps each choice a 44px target, and its keyboard focus visible', () => {
+    const rule = (selector: string) => PAGE_STYLESHEET.split('\n').find((line) => line.startsWith(`${selector}{`)) ?? '';
+    expect(rule('.choice label')).toContain('min-height:44px');
+    expect(rule('.choice input:focus-visible')).toMatch(/outline:3px solid #1a1a1a/);
+  });
+});
+
 describe('renderOutcomePage', () => {
   it.each<[OutcomePage, string]>([
     ['accepted', 'Consentimiento otorgado'],
     ['declined', 'Consentimiento no otorgado'],
+    ['partially_accepted', 'Respuestas registradas'],
     ['expired', 'Este enlace venció'],
     ['already_used', 'Este enlace ya fue usado'],
     ['not_found', 'Enlace no válido'],

@@ -5,13 +5,19 @@
  * decision is an ordinary form POST that works without JavaScript.
  */
 
-export interface ConsentPageView {
+/** One configuration the page offers. */
+export interface ConsentPageItem {
   /** The configuration's title. */
   title: string;
   /** The consent text; each line becomes a paragraph. */
   text: string;
   /** REDEC terms; null for a general (non-REDEC) consent. */
   redec: { finalityCode: string; objectiveCodes: string[]; scopes: { scopeId: string; dataCategoryCode: string }[]; targets: string[] } | null;
+}
+
+export interface ConsentPageView {
+  /** What the page offers, in order. One is decided with two buttons; several each with a choice of their own (`decision-<index>`) and one button. */
+  items: ConsentPageItem[];
   /** Path the form POSTs to, e.g. `/embed/sessions/<id>/decision`. */
   formAction: string;
   /** Hidden fields the POST must carry back (session token, csrf token). Names and values both escaped. */
@@ -20,7 +26,12 @@ export interface ConsentPageView {
   expiresAt: number;
 }
 
-export type OutcomePage = 'accepted' | 'declined' | 'expired' | 'already_used' | 'not_found' | 'refused';
+/** The form field that carries the decision on the item at `index` of a page offering several. */
+export function itemDecisionField(index: number): string {
+  return `decision-${index}`;
+}
+
+export type OutcomePage = 'accepted' | 'declined' | 'partially_accepted' | 'expired' | 'already_used' | 'not_found' | 'refused';
 
 /*
  * Colours (WCAG 2.x contrast ratios):
@@ -31,6 +42,9 @@ export type OutcomePage = 'accepted' | 'declined' | 'expired' | 'already_used' |
  * - focus outline #1a1a1a, offset onto the #ffffff background: 17.40:1
  * The two buttons differ by their words and by fill versus outline, never by
  * hue alone; both are the same size so that declining is as easy as accepting.
+ * On a page of several consents, each choice is a pair of radio buttons
+ * whose whole label (44px high) is the target, "No acepto" as near as
+ * "Acepto", and neither chosen in advance.
  *
  * `flex: 1 1 12rem` puts the buttons side by side where two 12rem columns
  * fit and stacks them full width on a phone (360px leaves about 290px).
@@ -52,6 +66,13 @@ export const PAGE_STYLESHEET = [
   '.accept{background:#0b3d91;color:#ffffff}',
   '.decline{background:#ffffff;color:#0b3d91}',
   'button:focus-visible{outline:3px solid #1a1a1a;outline-offset:3px}',
+  'h3{font-size:1rem;margin:1rem 0 .25rem}',
+  '.item{border-top:1px solid #595959;margin-top:1.5rem;padding-top:.5rem}',
+  'form>p{margin-top:1.5rem}',
+  '.choice{display:flex;flex-wrap:wrap;gap:.25rem 1.5rem}',
+  '.choice label{display:flex;align-items:center;gap:.5rem;min-height:44px;cursor:pointer}',
+  '.choice input{width:1.25rem;height:1.25rem;margin:0;accent-color:#0b3d91}',
+  '.choice input:focus-visible{outline:3px solid #1a1a1a;outline-offset:3px}',
 ].join('\n');
 
 /** Escapes the five characters that can end a text run or a quoted attribute value. */
@@ -83,11 +104,13 @@ function interpolation(value: string | Markup | readonly Markup[]): string {
 
 export function renderConsentPage(view: ConsentPageView): string {
   const hiddenInputs = Object.entries(view.hiddenFields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  if (view.items.length > 1) return renderSeveral(view, hiddenInputs);
+  const [item] = view.items;
   return htmlDocument(
-    view.title,
-    html`<h1>${view.title}</h1>
-${paragraphs(view.text)}
-${view.redec ? redecSections(view.redec) : []}
+    item.title,
+    html`<h1>${item.title}</h1>
+${paragraphs(item.text)}
+${item.redec ? redecSections(item.redec, 'h2') : []}
 <form method="post" action="${view.formAction}">
 ${hiddenInputs}
 <fieldset>
@@ -102,6 +125,38 @@ ${hiddenInputs}
   );
 }
 
+/** Several consents on one page: each is read and chosen on its own (required, nothing chosen in advance), and one button sends them together. */
+function renderSeveral(view: ConsentPageView, hiddenInputs: Markup[]): string {
+  const title = 'Consentimientos solicitados';
+  const items = view.items.map(
+    (item, index) => html`<section class="item">
+<h2>${item.title}</h2>
+${paragraphs(item.text)}
+${item.redec ? redecSections(item.redec, 'h3') : []}
+<fieldset>
+<legend>¿Acepta otorgar «${item.title}»?</legend>
+<div class="choice">
+<label><input type="radio" name="${itemDecisionField(index)}" value="accept" required> Acepto</label>
+<label><input type="radio" name="${itemDecisionField(index)}" value="decline" required> No acepto</label>
+</div>
+</fieldset>
+</section>`,
+  );
+  return htmlDocument(
+    title,
+    html`<h1>${title}</h1>
+<p>Revise cada consentimiento y elija si lo acepta o no. Puede aceptar unos y no otros.</p>
+<form method="post" action="${view.formAction}">
+${hiddenInputs}
+${items}
+<p>${expiryNotice(view.expiresAt)}</p>
+<div class="decision">
+<button type="submit" class="accept">Enviar mis respuestas</button>
+</div>
+</form>`,
+  );
+}
+
 /** What the person reads after the decision or instead of the form; it names no configuration, customer or session. */
 const OUTCOMES: Record<OutcomePage, { title: string; message: string }> = {
   accepted: {
@@ -111,6 +166,10 @@ const OUTCOMES: Record<OutcomePage, { title: string; message: string }> = {
   declined: {
     title: 'Consentimiento no otorgado',
     message: 'Registramos que usted no aceptó. Ya puede cerrar esta página.',
+  },
+  partially_accepted: {
+    title: 'Respuestas registradas',
+    message: 'Registramos qué consentimientos aceptó y cuáles no. Ya puede cerrar esta página.',
   },
   expired: {
     title: 'Este enlace venció',
@@ -163,23 +222,15 @@ function paragraphs(text: string): Markup[] {
     .map((line) => html`<p>${line}</p>`);
 }
 
-function redecSections(redec: NonNullable<ConsentPageView['redec']>): Markup {
-  return html`<section>
-<h2>Finalidad</h2>
-<p>${redec.finalityCode}</p>
-</section>
-<section>
-<h2>Objetivos</h2>
-${list(redec.objectiveCodes)}
-</section>
-<section>
-<h2>Datos</h2>
-${list(redec.scopes.map((scope) => scope.dataCategoryCode))}
-</section>
-<section>
-<h2>Destinatarios</h2>
-${list(redec.targets)}
+function redecSections(redec: NonNullable<ConsentPageItem['redec']>, heading: 'h2' | 'h3'): Markup {
+  const section = (name: string, content: Markup) => html`<section>
+${new Markup(`<${heading}>`)}${name}${new Markup(`</${heading}>`)}
+${content}
 </section>`;
+  return html`${section('Finalidad', html`<p>${redec.finalityCode}</p>`)}
+${section('Objetivos', list(redec.objectiveCodes))}
+${section('Datos', list(redec.scopes.map((scope) => scope.dataCategoryCode)))}
+${section('Destinatarios', list(redec.targets))}`;
 }
 
 function list(items: readonly string[]): Markup {

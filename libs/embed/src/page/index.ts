@@ -1,3 +1,3 @@
-export { renderConsentPage, renderOutcomePage, PAGE_STYLESHEET } from './consent-page';
-export type { ConsentPageView, OutcomePage } from './consent-page';
+export { renderConsentPage, renderOutcomePage, itemDecisionField, PAGE_STYLESHEET } from './consent-page';
+export type { ConsentPageItem, ConsentPageView, OutcomePage } from './consent-page';
 export { consentPageHeaders } from './page-security-headers';

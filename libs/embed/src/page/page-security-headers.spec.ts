@@ -24,8 +24,10 @@ function inlinedStylesheet(page: string): string {
 
 describe('consentPageHeaders', () => {
   it('allows exactly the stylesheet the pages inline, by its sha256', () => {
-    const consentPage = renderConsentPage({ title: 't', text: 'x', redec: null, formAction: '/d', hiddenFields: {}, expiresAt: 0 });
-    for (const page of [consentPage, renderOutcomePage('expired')]) {
+    const item = { title: 't', text: 'x', redec: null };
+    const consentPage = renderConsentPage({ items: [item], formAction: '/d', hiddenFields: {}, expiresAt: 0 });
+    const severalPage = renderConsentPage({ items: [item, { ...item, title: 'u' }], formAction: '/d', hiddenFields: {}, expiresAt: 0 });
+    for (const page of [consentPage, severalPage, renderOutcomePage('expired')]) {
       const hash = createHash('sha256').update(inlinedStylesheet(page), 'utf8').digest('base64');
       expect(csp(noOrigins).get('style-src')).toEqual([`'sha256-${hash}'`]);
     }

@@ -1,10 +1,12 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EmbedSessionStatus } from './embed-session.decider';
+import { EmbedDecision } from './embed-session.events';
 
 /**
  * The signed result the data subject's browser carries back to the
- * integrator's `returnUrl`: only the session, the status and the
- * integrator's dynamic reference, never consent or identity data. The
+ * integrator's `returnUrl`: only the session, the status, for a session of
+ * several configurations which were `accepted` and which `declined`, and the
+ * integrator's dynamic reference; never consent or identity data. The
  * signature is `v1,` + base64 HMAC-SHA256, keyed with the bytes of the
  * session's result secret, over the exact query string that precedes
  * `&signature=`; the integrator recomputes it before trusting the status
@@ -24,7 +26,9 @@ function keyOf(secret: string): Buffer {
 
 export interface EmbedResult {
   sessionId: string;
-  status: Extract<EmbedSessionStatus, 'accepted' | 'declined'>;
+  status: Extract<EmbedSessionStatus, 'accepted' | 'declined' | 'partially_accepted'>;
+  /** Each configuration's decision, for a session that offered several; null for one that offered one (`status` says it). */
+  items: Array<{ configurationId: string; decision: EmbedDecision }> | null;
   dynamicReference: string | null;
   /** Seconds since the epoch: the decision's instant, so a stale redirect can be refused. */
   timestamp: number;
@@ -39,6 +43,12 @@ export function resultRedirectUrl(returnUrl: string, secret: string, result: Emb
   const url = new URL(returnUrl);
   url.searchParams.set('embed_session_id', result.sessionId);
   url.searchParams.set('status', result.status);
+  if (result.items !== null) {
+    // Configuration ids are UUIDs: a comma cannot be part of one.
+    for (const decision of ['accepted', 'declined'] as const) {
+      url.searchParams.set(decision, result.items.filter((item) => item.decision === decision).map((item) => item.configurationId).join(','));
+    }
+  }
   if (result.dynamicReference !== null) url.searchParams.set('reference', result.dynamicReference);
   url.searchParams.set('timestamp', String(result.timestamp));
   const signedQuery = url.search.slice(1);

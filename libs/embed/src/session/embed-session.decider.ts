@@ -1,20 +1,34 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { conflict } from '@ledger/platform';
-import { EmbedSessionDecided, EmbedSessionEvent, EmbedSessionOpened } from './embed-session.events';
+import { EmbedDecision, EmbedOutcome, EmbedSessionDecided, EmbedSessionEvent, EmbedSessionItem, EmbedSessionOpened } from './embed-session.events';
 
-export type EmbedSessionStatus = 'open' | 'accepted' | 'declined' | 'expired';
-export type EmbedDecision = EmbedSessionDecided['data']['outcome'];
+export type EmbedSessionStatus = 'open' | EmbedOutcome | 'expired';
 
-export interface EmbedSession extends Readonly<EmbedSessionOpened['data']> {
-  decision: { outcome: EmbedDecision; decidedAt: number } | null;
+type OpenedData = EmbedSessionOpened['data'];
+
+export interface EmbedSession extends Readonly<Omit<OpenedData, keyof EmbedSessionItem | 'items'>> {
+  /** What the page offers, in the order it shows them. */
+  items: readonly EmbedSessionItem[];
+  /** `decisions` holds one decision per item, in the same order. */
+  decision: { outcome: EmbedOutcome; decisions: EmbedDecision[]; decidedAt: number } | null;
 }
 
 export function evolveEmbedSession(state: EmbedSession | null, event: EmbedSessionEvent): EmbedSession | null {
   switch (event.type) {
-    case 'EmbedSessionOpened':
-      return { ...event.data, decision: null };
-    case 'EmbedSessionDecided':
-      return state && { ...state, decision: { outcome: event.data.outcome, decidedAt: event.data.decidedAt } };
+    case 'EmbedSessionOpened': {
+      if ('items' in event.data) {
+        const { items, ...session } = event.data;
+        return { ...session, items, decision: null };
+      }
+      const { interactionId, configurationId, consentKind, consentId, ...session } = event.data;
+      return { ...session, items: [{ interactionId, configurationId, consentKind, consentId }], decision: null };
+    }
+    case 'EmbedSessionDecided': {
+      const { outcome, decidedAt } = event.data;
+      // A session of one item decided before `decisions` was recorded: its outcome is that item's decision.
+      const decisions = event.data.decisions ?? [outcome as EmbedDecision];
+      return state && { ...state, decision: { outcome, decisions, decidedAt } };
+    }
     default: {
       const unknown: never = event;
       return unknown;
@@ -39,10 +53,18 @@ export function pageTokenMatches(session: EmbedSession, token: string): boolean 
   return expected.length === presented.length && timingSafeEqual(expected, presented);
 }
 
-/** The data subject's decision: once, while the session is open. */
-export function decideEmbedSession(session: EmbedSession, outcome: EmbedDecision, now: number): EmbedSessionDecided {
+/** The data subject's decision on every item: once, while the session is open. */
+export function decideEmbedSession(session: EmbedSession, decisions: EmbedDecision[], now: number): EmbedSessionDecided {
   const status = embedSessionStatus(session, now);
   if (status === 'expired') throw conflict('embed_session_expired', 'This consent session has expired; the integrator must open a new one.');
   if (status !== 'open') throw conflict('embed_session_already_used', 'A decision was already recorded for this consent session.');
-  return { type: 'EmbedSessionDecided', data: { sessionId: session.sessionId, outcome, decidedAt: now } };
+  // The page's form asks one decision per item; anything else is not a form the page served.
+  if (decisions.length !== session.items.length) throw new Error(`embed session ${session.sessionId} has ${session.items.length} items, ${decisions.length} decisions given`);
+  return { type: 'EmbedSessionDecided', data: { sessionId: session.sessionId, outcome: outcomeOf(decisions), decisions, decidedAt: now } };
+}
+
+function outcomeOf(decisions: readonly EmbedDecision[]): EmbedOutcome {
+  if (decisions.every((d) => d === 'accepted')) return 'accepted';
+  if (decisions.every((d) => d === 'declined')) return 'declined';
+  return 'partially_accepted';
 }

@@ -1,37 +1,49 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { generalConsentIdFor, grantGeneralConsent } from '@ledger/consents';
+import {
+  CompletedConsentDecision,
+  DecisionDependencies,
+  completeConsentDecision,
+  decideConsentDecision,
+  generalConsentIdFor,
+  loadConsentDecision,
+  recordDecision,
+} from '@ledger/consents';
 import { WrongExpectedVersionError } from '@ledger/event-store';
 import { CommandContext, loadAggregate, toNewEvent } from '@ledger/ledger';
 import { fieldRefused, notFound } from '@ledger/platform';
 import {
-  CreateInteractionRequest,
-  GrantDependencies,
+  CustomerReference,
+  GrantEvidence,
   GrantableConfiguration,
-  InteractionDependencies,
-  createInteraction,
+  createInteractions,
+  derivedUuid,
   evolveInteraction,
-  grantConsent,
   isEmbedOrigin,
+  profileOf,
   redecConsentIdFor,
   redecStreams,
 } from '@ledger/redec';
 import { embedStreams } from '../streams';
-import { EmbedDecision, EmbedSession, EmbedSessionStatus, decideEmbedSession, embedSessionStatus, evolveEmbedSession, pageTokenMatches, pageTokenSha256 } from './embed-session.decider';
-import { EmbedSessionEvent, EmbedSessionOpened } from './embed-session.events';
+import { EmbedSession, EmbedSessionStatus, decideEmbedSession, embedSessionStatus, evolveEmbedSession, pageTokenMatches, pageTokenSha256 } from './embed-session.decider';
+import { EmbedDecision, EmbedSessionEvent, EmbedSessionOpened } from './embed-session.events';
 import { generateResultSecret, resultRedirectUrl } from './embed-result';
 
 type Context = CommandContext & { tenantId: string };
 
-export interface EmbedDependencies extends InteractionDependencies, GrantDependencies {
+export interface EmbedDependencies extends DecisionDependencies {
   /** Decrypts the result secret to sign the redirect. */
-  protection: InteractionDependencies['protection'] & { decrypt(tenantId: string, ciphertext: string): string };
+  protection: DecisionDependencies['protection'] & { decrypt(tenantId: string, ciphertext: string): string };
 }
 
 /** The system recorded as the grant's source: the service's own consent page. */
 export const EMBED_SOURCE_SYSTEM = 'ledger-embedded-consent-page';
 
 export interface OpenEmbedSessionRequest {
-  customer: CreateInteractionRequest;
+  customer: CustomerReference;
+  /** The configurations the page offers, in the order it shows them. */
+  configurationIds: string[];
+  /** How the request named them: a refusal names `configurationIds[i]` only when it sent that list. */
+  configurationField: 'configurationId' | 'configurationIds';
   returnUrl: string | null;
   dynamicReference: string | null;
   expiresInSeconds: number;
@@ -67,81 +79,137 @@ export function checkReturnUrl(returnUrl: string, allowedOrigins: readonly strin
   }
 }
 
+/** Who may frame a page offering these configurations: only an origin each of them allows (none when one allows none). */
+function commonAllowedOrigins(configurations: readonly GrantableConfiguration[]): string[] {
+  const [first, ...others] = configurations.map((configuration) => configuration.embed?.allowedOrigins ?? []);
+  return first.filter((origin) => others.every((allowed) => allowed.includes(origin)));
+}
+
 /**
  * Opens a session: resolves the customer inline (or by id) exactly as an
- * interaction does, freezes the configuration version in an interaction,
- * and records the session. Checks that need only the request and the
- * configuration run first, so a refused session records nothing.
+ * interaction does, freezes each configuration version in an interaction of
+ * its own, and records the session. Checks that need only the request and
+ * the configurations run first, so a refused session records nothing.
  */
 export async function openEmbedSession(deps: EmbedDependencies, request: OpenEmbedSessionRequest, context: Context): Promise<OpenedEmbedSession> {
   const { tenantId, now } = context;
-  const found = await deps.findConfiguration(tenantId, request.customer.configurationId);
-  if (found && request.returnUrl !== null) checkReturnUrl(request.returnUrl, found.embed?.allowedOrigins ?? []);
-  const interaction = await createInteraction(deps, request.customer, context, 'embedded');
-  const { configuration, interactionId } = interaction;
-  const consentKind = configuration.redec ? 'redec' : 'general';
+  if (request.returnUrl !== null) {
+    for (const id of request.configurationIds) {
+      const found = await deps.findConfiguration(tenantId, id);
+      if (found) checkReturnUrl(request.returnUrl, found.embed?.allowedOrigins ?? []);
+    }
+  }
+  const configurationField = request.configurationField === 'configurationIds' ? (index: number) => `configurationIds[${index}]` : undefined;
+  const opened = await createInteractions(deps, { customer: request.customer, configurationIds: request.configurationIds }, context, 'embedded', configurationField);
   const pageToken = randomBytes(32).toString('base64url');
   const resultSecret = generateResultSecret();
-  const opened: EmbedSessionOpened = {
+  const event: EmbedSessionOpened = {
     type: 'EmbedSessionOpened',
     data: {
       sessionId: randomUUID(),
-      interactionId,
-      customerId: interaction.customerId,
-      configurationId: configuration.configurationId,
-      consentKind,
-      consentId: consentKind === 'redec' ? redecConsentIdFor(tenantId, interactionId) : generalConsentIdFor(tenantId, interactionId),
+      customerId: opened.customerId,
+      items: opened.interactions.map(({ interactionId, configuration }) => ({
+        interactionId,
+        configurationId: configuration.configurationId,
+        consentKind: configuration.redec ? 'redec' : 'general',
+        consentId: configuration.redec ? redecConsentIdFor(tenantId, interactionId) : generalConsentIdFor(tenantId, interactionId),
+      })),
       pageTokenSha256: pageTokenSha256(pageToken),
       resultSecretCiphertext: deps.protection.encrypt(tenantId, resultSecret),
       returnUrl: request.returnUrl,
       dynamicReference: request.dynamicReference,
-      allowedOrigins: configuration.embed?.allowedOrigins ?? [],
+      allowedOrigins: commonAllowedOrigins(opened.interactions.map((i) => i.configuration)),
       openedAt: now,
       expiresAt: now + request.expiresInSeconds * 1000,
     },
   };
-  const appended = await deps.store.append(embedStreams.session(tenantId, opened.data.sessionId), [toNewEvent(opened, context)], 'no_stream');
-  return { session: evolveEmbedSession(null, opened)!, pageToken, resultSecret, customerCreated: interaction.customerCreated, position: appended.position };
+  const appended = await deps.store.append(embedStreams.session(tenantId, event.data.sessionId), [toNewEvent(event, context)], 'no_stream');
+  return { session: evolveEmbedSession(null, event)!, pageToken, resultSecret, customerCreated: opened.customerCreated, position: appended.position };
 }
 
-interface LoadedSession {
+export interface LoadedSession {
   session: EmbedSession;
   revision: number;
-  /** Position of the last fact recorded while loading (a completed grant), for read-your-writes. */
+  /** The Multi-Consent decision the session recorded once decided, with its consents. */
+  decision: CompletedConsentDecision | null;
+  /** Position of the last fact recorded while loading (a completed decision), for read-your-writes. */
   position: number | null;
 }
 
+/** A session's decision is a Multi-Consent decision named after the session. */
+export function embedDecisionIdFor(tenantId: string, sessionId: string): string {
+  return derivedUuid('embed-session-decision', tenantId, sessionId);
+}
+
 /**
- * The session as its facts say, with its consent recorded when it was
- * accepted: an acceptance is appended before its grant, so a process that
- * stopped between the two leaves the grant to be recorded here, by whoever
- * reads the session next. The grant is derived from the acceptance alone,
- * so recording it again answers the same consent.
+ * The session as its facts say, with its decision recorded once decided: the
+ * page's decision is appended to the session first (the single-use claim),
+ * so a process that stopped before recording the decision and its consents
+ * leaves them to be recorded here, by whoever reads the session next. Both
+ * are derived from the session's facts alone, so recording them again
+ * answers the same.
  */
 export async function loadEmbedSession(deps: EmbedDependencies, sessionId: string, context: Context): Promise<LoadedSession | null> {
   const recorded = await deps.store.readStream(embedStreams.session(context.tenantId, sessionId));
   if (recorded.length === 0) return null;
   const session = recorded.reduce<EmbedSession | null>((state, e) => evolveEmbedSession(state, e as unknown as EmbedSessionEvent), null)!;
-  const position = await recordAcceptedConsent(deps, session, context);
-  return { session, revision: recorded[recorded.length - 1].revision, position };
+  const decision = await recordSessionDecision(deps, session, context);
+  return { session, revision: recorded[recorded.length - 1].revision, decision, position: decision?.position ?? null };
 }
 
-async function recordAcceptedConsent(deps: EmbedDependencies, session: EmbedSession, context: Context): Promise<number | null> {
-  if (session.decision?.outcome !== 'accepted') return null;
-  const acceptedAt = session.decision.decidedAt;
-  const grantContext = { ...context, causationId: session.sessionId };
-  const request = {
-    occurredAt: acceptedAt,
-    sourceSystem: EMBED_SOURCE_SYSTEM,
-    sourceReference: session.dynamicReference ?? session.sessionId,
-    evidence: { kind: 'electronic' as const, authentication: { method: 'embedded_consent_page', reference: session.sessionId } },
-  };
-  const requestSha256 = createHash('sha256').update(`embed-session\u0000${session.sessionId}\u0000${acceptedAt}`).digest('hex');
-  const granted =
-    session.consentKind === 'redec'
-      ? await grantConsent(deps, session.interactionId, request, requestSha256, grantContext, 'embedded')
-      : await grantGeneralConsent(deps.store, session.interactionId, request, requestSha256, grantContext, 'embedded');
-  return granted.position;
+async function recordSessionDecision(deps: EmbedDependencies, session: EmbedSession, context: Context): Promise<CompletedConsentDecision | null> {
+  if (!session.decision) return null;
+  const { tenantId } = context;
+  const decisionId = embedDecisionIdFor(tenantId, session.sessionId);
+  const earlier = await loadConsentDecision(deps.store, tenantId, decisionId);
+  if (earlier) return completeConsentDecision(deps, earlier, context);
+
+  const { decidedAt, decisions } = session.decision;
+  // Spec 2.3, embedded capture: the receipt of the decision is the regulatory grantedAt.
+  const evidence: GrantEvidence = { kind: 'electronic', authentication: { method: 'embedded_consent_page', reference: session.sessionId } };
+  const configurations = await Promise.all(session.items.map((item) => frozenConfiguration(deps, tenantId, item.interactionId)));
+  const base = { occurredAt: decidedAt, sourceSystem: EMBED_SOURCE_SYSTEM, sourceReference: session.dynamicReference ?? session.sessionId };
+  const items = decideConsentDecision({
+    ...base,
+    tenantId,
+    capture: 'embedded',
+    // Checked against every configuration's profile when the session was opened.
+    identity: null,
+    items: session.items.map((item, index) => ({
+      configurationId: item.configurationId,
+      configuration: configurations[index],
+      profile: profileOf(deps.profiles, configurations[index]),
+      interactionId: item.interactionId,
+      decision: decisions[index],
+      redec: item.consentKind === 'redec' && decisions[index] === 'accepted' ? { representation: null, evidence } : undefined,
+    })),
+    generalEvidence: evidence,
+    now: decidedAt,
+  });
+  return recordDecision(
+    deps,
+    {
+      type: 'ConsentDecisionRecorded',
+      data: {
+        ...base,
+        decisionId,
+        customerId: session.customerId,
+        recordedAt: decidedAt,
+        captureTiming: 'embedded',
+        embedSessionId: session.sessionId,
+        // What grants of sessions decided before decisions were recorded carry: recording one again answers it.
+        requestSha256: createHash('sha256').update(`embed-session\u0000${session.sessionId}\u0000${decidedAt}`).digest('hex'),
+        items,
+      },
+    },
+    { ...context, causationId: session.sessionId },
+  );
+}
+
+async function frozenConfiguration(deps: EmbedDependencies, tenantId: string, interactionId: string): Promise<GrantableConfiguration> {
+  const { state: interaction } = await loadAggregate(deps.store, redecStreams.interaction(tenantId, interactionId), evolveInteraction);
+  if (!interaction) throw new Error(`embed session names interaction ${interactionId}, which has no facts`);
+  return interaction.configuration;
 }
 
 export interface EmbedDecisionResult {
@@ -152,56 +220,58 @@ export interface EmbedDecisionResult {
 }
 
 /**
- * Records the data subject's decision from the page. The page token is the
- * credential: a wrong one is answered as an unknown session. The decision is
- * appended at the revision read, so of two concurrent decisions one is
- * refused as already used; an acceptance then records its consent.
+ * Records the data subject's decision on every item from the page. The page
+ * token is the credential: a wrong one is answered as an unknown session.
+ * The decision is appended at the revision read, so of two concurrent
+ * decisions one is refused as already used; then the Multi-Consent decision
+ * and its consents are recorded from it.
  */
 export async function decideOnEmbedSession(
   deps: EmbedDependencies,
   sessionId: string,
   pageToken: string,
-  outcome: EmbedDecision,
+  decisions: EmbedDecision[],
   context: Context,
 ): Promise<EmbedDecisionResult> {
   const loaded = await loadEmbedSession(deps, sessionId, context);
   if (!loaded || !pageTokenMatches(loaded.session, pageToken)) throw notFound('embed session');
-  const decided = decideEmbedSession(loaded.session, outcome, context.now);
+  const decided = decideEmbedSession(loaded.session, decisions, context.now);
   try {
     await deps.store.append(embedStreams.session(context.tenantId, sessionId), [toNewEvent(decided, context)], loaded.revision);
   } catch (error) {
     // Another decision was recorded since the session was read: this one is the replay.
-    if (error instanceof WrongExpectedVersionError) return decideOnEmbedSession(deps, sessionId, pageToken, outcome, context);
+    if (error instanceof WrongExpectedVersionError) return decideOnEmbedSession(deps, sessionId, pageToken, decisions, context);
     throw error;
   }
   const session = evolveEmbedSession(loaded.session, decided)!;
-  const position = await recordAcceptedConsent(deps, session, context);
-  return { session, redirectUrl: redirectFor(deps, session, context.tenantId), position };
+  const decision = await recordSessionDecision(deps, session, context);
+  return { session, redirectUrl: redirectFor(deps, session, context.tenantId), position: decision?.position ?? null };
 }
 
 function redirectFor(deps: EmbedDependencies, session: EmbedSession, tenantId: string): string | null {
   if (session.returnUrl === null || session.decision === null) return null;
+  const { decision } = session;
   const secret = deps.protection.decrypt(tenantId, session.resultSecretCiphertext);
   return resultRedirectUrl(session.returnUrl, secret, {
     sessionId: session.sessionId,
-    status: session.decision.outcome,
+    status: decision.outcome,
+    items: session.items.length > 1 ? session.items.map((item, index) => ({ configurationId: item.configurationId, decision: decision.decisions[index] })) : null,
     dynamicReference: session.dynamicReference,
-    timestamp: Math.floor(session.decision.decidedAt / 1000),
+    timestamp: Math.floor(decision.decidedAt / 1000),
   });
 }
 
 export interface ConsentPageSession {
   session: EmbedSession;
   status: EmbedSessionStatus;
-  /** The configuration version frozen for the session: what the page presents. */
-  configuration: GrantableConfiguration;
+  /** The configuration versions frozen for the session, in its order: what the page presents. */
+  configurations: GrantableConfiguration[];
 }
 
 /** The session behind a page URL: a wrong token is answered as an unknown session. */
 export async function readConsentPageSession(deps: EmbedDependencies, sessionId: string, pageToken: string, context: Context): Promise<ConsentPageSession> {
   const loaded = await loadEmbedSession(deps, sessionId, context);
   if (!loaded || !pageTokenMatches(loaded.session, pageToken)) throw notFound('embed session');
-  const { state: interaction } = await loadAggregate(deps.store, redecStreams.interaction(context.tenantId, loaded.session.interactionId), evolveInteraction);
-  if (!interaction) throw new Error(`embed session ${sessionId} names interaction ${loaded.session.interactionId}, which has no facts`);
-  return { session: loaded.session, status: embedSessionStatus(loaded.session, context.now), configuration: interaction.configuration };
+  const configurations = await Promise.all(loaded.session.items.map((item) => frozenConfiguration(deps, context.tenantId, item.interactionId)));
+  return { session: loaded.session, status: embedSessionStatus(loaded.session, context.now), configurations };
 }

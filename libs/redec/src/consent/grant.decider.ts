@@ -93,9 +93,18 @@ export function repeatedGrant(existing: ConsentGranted['data'], requestSha256: s
   throw conflict('redec_interaction_already_granted', 'This interaction was already granted with a different request.');
 }
 
-export function decideGrant(input: GrantInput): GrantDecision {
+/** What the grant's rules read: the request, the configuration version and its profile, how it was captured, and the receipt. */
+export type GrantCheck = Pick<GrantInput, 'request' | 'configuration' | 'policy' | 'capture' | 'now'>;
+
+/**
+ * The grant's rules, refusing with the first one broken: a REDEC
+ * configuration captured as it says, spec rules 3 and 4 on `occurredAt`, the
+ * evidence the profile accepts on the channel, and scopes and objectives
+ * within the configuration's. Answers the REDEC terms and the scopes and
+ * objectives granted.
+ */
+export function checkGrant(input: GrantCheck): { redec: NonNullable<GrantableConfiguration['redec']>; scopes: ConsentScope[]; objectiveCodes: string[] } {
   const { request, configuration, policy, now } = input;
-  if (input.existing) return { kind: 'already_granted', grant: repeatedGrant(input.existing, input.requestSha256) };
   const redec = configuration.redec;
   if (!redec) throw conflict('redec_configuration_required', 'The interaction links to a configuration without a REDEC block.');
   if (configuration.captureTiming !== input.capture) {
@@ -117,9 +126,18 @@ export function decideGrant(input: GrantInput): GrantDecision {
   if (evidence.kind === 'physical_document' && evidence.digitizedAt > now) {
     throw fieldRefused('evidence.digitizedAt', 'digitized_at_after_receipt', 'digitizedAt is later than the receipt of the grant.');
   }
+  return {
+    redec,
+    scopes: subset('scopeIds', request.scopeIds, redec.scopes, (s) => s.scopeId),
+    objectiveCodes: subset('objectiveCodes', request.objectiveCodes, redec.objectiveCodes, (o) => o),
+  };
+}
 
-  const scopes = subset('scopeIds', request.scopeIds, redec.scopes, (s) => s.scopeId);
-  const objectiveCodes = subset('objectiveCodes', request.objectiveCodes, redec.objectiveCodes, (o) => o);
+export function decideGrant(input: GrantInput): GrantDecision {
+  const { request, configuration, policy, now } = input;
+  if (input.existing) return { kind: 'already_granted', grant: repeatedGrant(input.existing, input.requestSha256) };
+  const { redec, scopes, objectiveCodes } = checkGrant(input);
+  const evidence = request.evidence;
   const grantedAt = request.occurredAt;
   const mediaType = evidence.kind === 'electronic' ? 'application/pdf' : evidence.mediaType;
   const held = evidence.kind === 'electronic' ? null : evidence.content;

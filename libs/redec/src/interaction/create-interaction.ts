@@ -11,11 +11,12 @@ import {
   streams,
   toNewEvent,
 } from '@ledger/ledger';
-import { notFound } from '@ledger/platform';
+import { notFound, refusingAs } from '@ledger/platform';
 import type { GrantableConfiguration } from '../consent/grant.decider';
 import { ProfileCatalog } from '../profiles/profile-catalog';
 import { IdentifierForCheck } from '../profiles/regulatory-profile';
 import { redecStreams } from '../streams';
+import { profileOf } from './grant-consent';
 import { InteractionPurpose, checkInteraction, decideCreateInteraction } from './interaction.decider';
 
 export interface InteractionDependencies {
@@ -26,9 +27,39 @@ export interface InteractionDependencies {
 }
 
 /** Spec 2.2: the customer by id, or resolved inline with the rules of customer resolution. */
-export type CreateInteractionRequest =
-  | { configurationId: string; customerId: string }
-  | { configurationId: string; userReference: string; identifiers: IdentifierInput[] };
+export type CustomerReference = { customerId: string } | { userReference: string; identifiers: IdentifierInput[] };
+
+export type CreateInteractionRequest = { configurationId: string } & CustomerReference;
+
+export interface ResolvedCustomer {
+  customerId: string;
+  /** Whether resolving the customer inline created it. */
+  customerCreated: boolean;
+  /** The last position this call appended (0: none), for read-your-writes. */
+  position: number;
+}
+
+/**
+ * The customer a request names, by id or resolved inline. `check` sees the
+ * identifiers first (the request's, or the stored customer's, named by
+ * `field`) and refuses by throwing, so a refused request records no customer
+ * either. Answers what `check` answered.
+ */
+export async function customerOfRequest<T>(
+  deps: Pick<InteractionDependencies, 'store' | 'protection'>,
+  customer: CustomerReference,
+  context: CommandContext & { tenantId: string },
+  check: (identifiers: readonly IdentifierForCheck[], field: 'identifiers' | 'customerId') => T,
+): Promise<ResolvedCustomer & { checked: T }> {
+  if ('customerId' in customer) {
+    const { state } = await loadAggregate(deps.store, streams.customer(context.tenantId, customer.customerId), evolveCustomer);
+    if (!state) throw notFound('customer');
+    return { customerId: state.customerId, customerCreated: false, position: 0, checked: check(state.identifiers, 'customerId') };
+  }
+  const checked = check(normalizeIdentifiers(customer.identifiers, context.now), 'identifiers');
+  const resolved = await resolveCustomer(deps.store, deps.protection, { userReference: customer.userReference, identifiers: customer.identifiers }, context);
+  return { customerId: resolved.customerId, customerCreated: resolved.created, position: resolved.position ?? 0, checked };
+}
 
 export interface CreateInteractionResult {
   interactionId: string;
@@ -46,32 +77,42 @@ export async function createInteraction(
   context: CommandContext & { tenantId: string },
   purpose: InteractionPurpose,
 ): Promise<CreateInteractionResult & { configuration: GrantableConfiguration }> {
-  const { store } = deps;
+  const { configurationId, ...customer } = request;
+  const created = await createInteractions(deps, { customer, configurationIds: [configurationId] }, context, purpose);
+  const [{ interactionId, configuration }] = created.interactions;
+  return { interactionId, customerId: created.customerId, configurationId, configuration, customerCreated: created.customerCreated, position: created.position };
+}
+
+/**
+ * Opens one interaction per configuration for one customer (an embed
+ * session may offer several). Every configuration is checked for the
+ * purpose and against the customer's identifiers before anything is
+ * recorded; `configurationField` names the offending one in a refusal when
+ * the request named several.
+ */
+export async function createInteractions(
+  deps: InteractionDependencies,
+  request: { customer: CustomerReference; configurationIds: string[] },
+  context: CommandContext & { tenantId: string },
+  purpose: InteractionPurpose,
+  configurationField?: (index: number) => string,
+): Promise<ResolvedCustomer & { interactions: Array<{ interactionId: string; configuration: GrantableConfiguration }> }> {
   const { tenantId } = context;
-  const found = await deps.findConfiguration(tenantId, request.configurationId);
-  const profile = (found?.redec && deps.profiles.get(found.redec.regulatoryProfile)) || null;
-
-  let configuration: GrantableConfiguration;
-  let customerId: string;
-  let customerCreated = false;
-  let position = 0;
-  if ('customerId' in request) {
-    const { state: customer } = await loadAggregate(store, streams.customer(tenantId, request.customerId), evolveCustomer);
-    if (!customer) throw notFound('customer');
-    configuration = checkInteraction(found, profile, customer.identifiers, 'customerId', purpose);
-    customerId = customer.customerId;
-  } else {
-    // Checked against the profile before resolving, so a refused interaction records no customer either.
-    const identifiers: IdentifierForCheck[] = normalizeIdentifiers(request.identifiers, context.now);
-    configuration = checkInteraction(found, profile, identifiers, 'identifiers', purpose);
-    const resolved = await resolveCustomer(store, deps.protection, { userReference: request.userReference, identifiers: request.identifiers }, context);
-    customerId = resolved.customerId;
-    customerCreated = resolved.created;
-    position = resolved.position ?? 0;
+  const found = await Promise.all(request.configurationIds.map((id) => deps.findConfiguration(tenantId, id)));
+  const subject = await customerOfRequest(deps, request.customer, context, (identifiers, field) =>
+    found.map((configuration, index) => {
+      const check = () => checkInteraction(configuration, profileOf(deps.profiles, configuration), identifiers, field, purpose);
+      return configurationField ? refusingAs(configurationField(index), check) : check();
+    }),
+  );
+  let position = subject.position;
+  const interactions: Array<{ interactionId: string; configuration: GrantableConfiguration }> = [];
+  for (const configuration of subject.checked) {
+    const interactionId = randomUUID();
+    const events = decideCreateInteraction({ interactionId, customerId: subject.customerId, configuration, now: context.now });
+    const appended = await deps.store.append(redecStreams.interaction(tenantId, interactionId), events.map((e) => toNewEvent(e, context)), 'no_stream');
+    position = Math.max(position, appended.position);
+    interactions.push({ interactionId, configuration });
   }
-
-  const interactionId = randomUUID();
-  const events = decideCreateInteraction({ interactionId, customerId, configuration, now: context.now });
-  const appended = await store.append(redecStreams.interaction(tenantId, interactionId), events.map((e) => toNewEvent(e, context)), 'no_stream');
-  return { interactionId, customerId, configurationId: request.configurationId, configuration, customerCreated, position: Math.max(position, appended.position) };
+  return { customerId: subject.customerId, customerCreated: subject.customerCreated, position, interactions };
 }

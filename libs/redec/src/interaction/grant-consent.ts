@@ -4,13 +4,13 @@ import { CommandContext, ValueProtection, loadAggregate, toNewEvent } from '@led
 import { conflict, notFound, validationError } from '@ledger/platform';
 import { BankingCalendar, initialAccessValidUntil } from '../calendar';
 import { CaptureTiming, ConsentGranted, EvidenceContent, GrantEvidence, GrantRepresentation } from '../consent/consent.events';
-import { GrantPolicy, GrantRequest, decideGrant, maskRut, normalizeRepresentativeRut, repeatedGrant } from '../consent/grant.decider';
+import { GrantPolicy, GrantRequest, GrantableConfiguration, decideGrant, maskRut, normalizeRepresentativeRut, repeatedGrant } from '../consent/grant.decider';
 import { generateInternalConsentCode } from '../consent/internal-consent-code';
 import { ProfileCatalog } from '../profiles/profile-catalog';
 import { RegulatoryProfile, acceptsEvidence, mediumCodeFor } from '../profiles/regulatory-profile';
 import { derivedUuid } from '../derived-id';
 import { redecStreams } from '../streams';
-import { evolveInteraction } from './interaction.events';
+import { Interaction, evolveInteraction } from './interaction.events';
 
 export interface GrantDependencies {
   store: EventStore;
@@ -57,13 +57,23 @@ export function grantPolicyOf(profile: RegulatoryProfile): GrantPolicy {
   };
 }
 
-/**
- * Records the grant of an interaction (spec 2.3). The decision is taken on
- * the facts first, so an invalid grant claims nothing; then the internal
- * code is claimed in the tenant (a collision draws again) and the grant is
- * appended as the first fact of the consent's stream with `no_stream`, so two
- * concurrent grants of one interaction cannot both be recorded.
- */
+/** What a grant is recorded on: the data subject and the configuration version frozen for them (an interaction, or an item of a Multi-Consent decision). */
+export type GrantSubject = Pick<Interaction, 'interactionId' | 'customerId' | 'configuration'>;
+
+/** A REDEC configuration's Regulatory Profile; null for a general configuration, or a profile this deployment has not loaded. */
+export function profileOf(profiles: ProfileCatalog, configuration: GrantableConfiguration | null): RegulatoryProfile | null {
+  return (configuration?.redec && profiles.get(configuration.redec.regulatoryProfile)) || null;
+}
+
+/** The grant policy of a REDEC configuration's Regulatory Profile. */
+export function grantPolicyFor(profiles: ProfileCatalog, configuration: GrantableConfiguration): GrantPolicy {
+  // Configurations are only published with a loaded profile; a profile removed since is a deployment fault.
+  const profile = profileOf(profiles, configuration);
+  if (!profile) throw conflict('regulatory_profile_unavailable', `The configuration's Regulatory Profile is not loaded in this deployment.`);
+  return grantPolicyOf(profile);
+}
+
+/** Records the grant of an interaction (spec 2.3): see recordGrant. */
 export async function grantConsent(
   deps: GrantDependencies,
   interactionId: string,
@@ -72,16 +82,46 @@ export async function grantConsent(
   context: CommandContext & { tenantId: string },
   capture: CaptureTiming = 'deferred_external',
 ): Promise<GrantConsentResult> {
+  const { state: interaction } = await loadAggregate(deps.store, redecStreams.interaction(context.tenantId, interactionId), evolveInteraction);
+  if (!interaction) throw notFound('consent interaction');
+  const prepared = await prepareGrantRequest(deps, context.tenantId, request);
+  return recordGrant(deps, interaction, prepared, requestSha256, { ...context, causationId: interactionId }, { capture, receivedAt: context.now });
+}
+
+/** A grant request (or the part of one an item of a decision sends) as recorded: the representative's RUT protected, supplied bytes stored. */
+export async function prepareGrantRequest<R extends Pick<GrantConsentRequest, 'representation' | 'evidence'>>(
+  deps: Pick<GrantDependencies, 'protection' | 'blobs'>,
+  tenantId: string,
+  request: R,
+): Promise<Omit<R, 'representation' | 'evidence'> & Pick<GrantRequest, 'representation' | 'evidence'>> {
+  return {
+    ...request,
+    representation: protectRepresentation(deps.protection, tenantId, request.representation),
+    evidence: await holdEvidence(deps.blobs, request.evidence),
+  };
+}
+
+/**
+ * Records a REDEC grant on its subject. The decision is taken on the facts
+ * first, so an invalid grant claims nothing; then the internal code is
+ * claimed in the tenant (a collision draws again) and the grant is appended
+ * as the first fact of the consent's stream with `no_stream`, so two
+ * concurrent grants of one subject cannot both be recorded. `receivedAt` is
+ * the receipt the rules read: the request's, or for a grant derived from a
+ * recorded decision, that decision's, however late it is completed.
+ */
+export async function recordGrant(
+  deps: GrantDependencies,
+  subject: GrantSubject,
+  request: GrantRequest,
+  requestSha256: string,
+  context: CommandContext & { tenantId: string },
+  options: { capture: CaptureTiming; receivedAt: number },
+): Promise<GrantConsentResult> {
   const { store } = deps;
   const { tenantId, now } = context;
-  const { state: interaction } = await loadAggregate(store, redecStreams.interaction(tenantId, interactionId), evolveInteraction);
-  if (!interaction) throw notFound('consent interaction');
-  // Interactions are only opened on REDEC configurations whose profile is loaded; a profile removed since is a deployment fault.
-  const redec = interaction.configuration.redec;
-  const profile = redec && deps.profiles.get(redec.regulatoryProfile);
-  if (!profile) throw conflict('regulatory_profile_unavailable', `The configuration's Regulatory Profile is not loaded in this deployment.`);
-  const policy = grantPolicyOf(profile);
-  const redecConsentId = redecConsentIdFor(tenantId, interactionId);
+  const policy = grantPolicyFor(deps.profiles, subject.configuration);
+  const redecConsentId = redecConsentIdFor(tenantId, subject.interactionId);
   const consentStream = redecStreams.consent(tenantId, redecConsentId);
 
   const existingGrant = async () => {
@@ -91,23 +131,18 @@ export async function grantConsent(
   const earlier = await existingGrant();
   if (earlier) return { grant: repeatedGrant(earlier, requestSha256), position: null };
 
-  const grantRequest: GrantRequest = {
-    ...request,
-    representation: protectRepresentation(deps.protection, tenantId, request.representation),
-    evidence: await holdEvidence(deps.blobs, request.evidence),
-  };
   const consentActionId = randomUUID();
   for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt += 1) {
     const decision = decideGrant({
-      request: grantRequest,
+      request,
       requestSha256,
-      interaction,
-      configuration: interaction.configuration,
+      interaction: subject,
+      configuration: subject.configuration,
       policy,
       existing: null,
-      capture,
+      capture: options.capture,
       ids: { redecConsentId, consentActionId, internalConsentCode: generateInternalConsentCode() },
-      now,
+      now: options.receivedAt,
       initialAccessValidUntil: (grantedAt) => initialAccessValidUntil(grantedAt, deps.calendar),
     });
     if (decision.kind === 'already_granted') return { grant: decision.grant, position: null };
@@ -123,11 +158,11 @@ export async function grantConsent(
       throw error;
     }
     try {
-      const appended = await store.append(consentStream, [toNewEvent(decision.event, { ...context, causationId: interactionId }, consentActionId)], 'no_stream');
+      const appended = await store.append(consentStream, [toNewEvent(decision.event, context, consentActionId)], 'no_stream');
       return { grant: data, position: appended.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
-      // A concurrent grant of the same interaction was recorded first: answer as to a repeat.
+      // A concurrent grant of the same subject was recorded first: answer as to a repeat.
       const recorded = await existingGrant();
       if (!recorded) throw error;
       return { grant: repeatedGrant(recorded, requestSha256), position: null };

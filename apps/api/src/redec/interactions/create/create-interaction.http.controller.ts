@@ -3,9 +3,9 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
 import { FieldError, Principal, Scopes, validationError } from '@ledger/platform';
-import { CreateInteractionRequest, CreateInteractionResult } from '@ledger/redec';
+import { CreateInteractionResult, CustomerReference } from '@ledger/redec';
 import { CreateInteractionCommand } from './create-interaction.command';
-import { CreateInteractionRequestDto, CreateInteractionResponseDto } from './create-interaction.request.dto';
+import { CreateInteractionRequestDto, CreateInteractionResponseDto, CustomerReferenceDto } from './create-interaction.request.dto';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -26,16 +26,16 @@ export class CreateInteractionHttpController {
   @ApiCreatedResponse({ type: CreateInteractionResponseDto })
   async create(@Body() body: CreateInteractionRequestDto, @CurrentPrincipal() principal: Principal): Promise<CreateInteractionResponseDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
-    const result = await this.commandBus.execute<CreateInteractionCommand, CreateInteractionResult>(new CreateInteractionCommand(customerReference(body), 'redec'));
+    const result = await this.commandBus.execute<CreateInteractionCommand, CreateInteractionResult>(new CreateInteractionCommand({ configurationId: body.configurationId, ...customerReference(body) }, 'redec'));
     return { interactionId: result.interactionId, customerId: result.customerId, configurationId: result.configurationId, customerCreated: result.customerCreated };
   }
 }
 
 /** Exactly one way to name the customer: `customerId`, or `userReference` with `identifiers`. */
-export function customerReference(body: CreateInteractionRequestDto): CreateInteractionRequest {
-  const { configurationId, customerId, userReference, identifiers } = body;
-  if (customerId !== undefined && userReference === undefined && identifiers === undefined) return { configurationId, customerId };
-  if (customerId === undefined && userReference !== undefined && identifiers !== undefined) return { configurationId, userReference, identifiers };
+export function customerReference(body: CustomerReferenceDto): CustomerReference {
+  const { customerId, userReference, identifiers } = body;
+  if (customerId !== undefined && userReference === undefined && identifiers === undefined) return { customerId };
+  if (customerId === undefined && userReference !== undefined && identifiers !== undefined) return { userReference, identifiers };
   const errors: FieldError[] =
     customerId !== undefined
       ? [userReference, identifiers].flatMap((v, i) => (v === undefined ? [] : [{ field: i === 0 ? 'userReference' : 'identifiers', reason: 'not_with_customer_id' }]))

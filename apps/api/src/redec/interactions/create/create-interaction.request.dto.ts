@@ -5,17 +5,11 @@ import { IdentifierDto } from '../../../customers/resolve/resolve-customer.reque
 import { IssuedId } from '../../../dto-fields';
 
 /**
- * Spec 2.2 and CONTRACT.md: `{ configurationId, userReference, identifiers }`
- * or `{ configurationId, customerId }`; also the start of an embed session.
+ * Spec 2.2 and CONTRACT.md: the customer by `customerId`, or resolved inline
+ * from `userReference` + `identifiers`. Interactions, embed sessions and
+ * Multi-Consent decisions name the customer this way.
  */
-export class CreateInteractionRequestDto {
-  @ApiProperty({
-    description: 'The published configuration: with a `redec` block for /v1/redec/consent-interactions, without one for /v1/consent-interactions, `captureTiming: embedded` for an embed session.',
-    format: 'uuid',
-  })
-  @IssuedId()
-  configurationId!: string;
-
+export class CustomerReferenceDto {
   @ApiPropertyOptional({ description: 'A customer of this tenant resolved earlier. Send this, or `userReference` with `identifiers`.', format: 'uuid' })
   @IsOptional()
   @IssuedId()
@@ -39,6 +33,16 @@ export class CreateInteractionRequestDto {
   @ValidateNested({ each: true })
   @Type(() => IdentifierDto)
   identifiers?: IdentifierDto[];
+}
+
+/** `{ configurationId, userReference, identifiers }` or `{ configurationId, customerId }`; also the start of an embed session. */
+export class CreateInteractionRequestDto extends CustomerReferenceDto {
+  @ApiProperty({
+    description: 'The published configuration: with a `redec` block for /v1/redec/consent-interactions, without one for /v1/consent-interactions, `captureTiming: embedded` for an embed session.',
+    format: 'uuid',
+  })
+  @IssuedId()
+  configurationId!: string;
 }
 
 export class CreateInteractionResponseDto {

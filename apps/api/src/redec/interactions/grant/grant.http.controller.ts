@@ -47,11 +47,14 @@ export class GrantHttpController {
 }
 
 function toGrantRequest(body: GrantRequestDto): GrantConsentRequest {
-  const { occurredAt, sourceSystem, sourceReference, representation, scopeIds, objectiveCodes, reportableObligation } = body;
+  const { occurredAt, sourceSystem, sourceReference } = body;
+  return { occurredAt, sourceSystem, sourceReference, ...toGrantTerms(body) };
+}
+
+/** What a grant says beside when and where it was captured; also an item's `redec` in a Multi-Consent decision. */
+export function toGrantTerms(body: Omit<GrantRequestDto, 'occurredAt' | 'sourceSystem' | 'sourceReference'>): Omit<GrantConsentRequest, 'occurredAt' | 'sourceSystem' | 'sourceReference'> {
+  const { representation, scopeIds, objectiveCodes, reportableObligation } = body;
   return {
-    occurredAt,
-    sourceSystem,
-    sourceReference,
     representation: representation && { ...representation },
     scopeIds,
     objectiveCodes,

@@ -5,13 +5,17 @@ import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { IdentifierProtection } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { BankingCalendar, ProfileCatalog, readConfiguration } from '@ledger/redec';
-import { BANKING_CALENDAR } from '../redec/banking-calendar.provider';
+import { BANKING_CALENDAR } from './redec/banking-calendar.provider';
 
-export const EMBED_DEPENDENCIES = Symbol('EMBED_DEPENDENCIES');
+export const CAPTURE_DEPENDENCIES = Symbol('CAPTURE_DEPENDENCIES');
 
-/** What opening a session, deciding on it and recording its consent need: the interaction's and the grant's dependencies together. */
-export const embedDependenciesProvider: Provider = {
-  provide: EMBED_DEPENDENCIES,
+/**
+ * What capturing consent needs: the interaction's dependencies (configurations,
+ * profiles, customer resolution) and the grant's (blobs, calendar), for embed
+ * sessions and Multi-Consent decisions alike.
+ */
+export const captureDependenciesProvider: Provider = {
+  provide: CAPTURE_DEPENDENCIES,
   inject: [EVENT_STORE, IdentifierProtection, ProfileCatalog, BLOB_STORE, BANKING_CALENDAR, ReadModel],
   useFactory: (
     store: EventStore,

@@ -1,0 +1,56 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { CompletedConsentDecision, ConsentDecisionRequest } from '@ledger/consents';
+import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
+import { DomainError, Principal, Scopes, refusalOfPart } from '@ledger/platform';
+import { customerReference } from '../../redec/interactions/create/create-interaction.http.controller';
+import { toGrantTerms } from '../../redec/interactions/grant/grant.http.controller';
+import { ConsentDecisionDto, consentDecisionView } from '../consent-decision.response.dto';
+import { RecordConsentDecisionCommand } from './record-consent-decision.command';
+import { RecordConsentDecisionRequestDto } from './record-consent-decision.request.dto';
+
+@ApiTags('consents')
+@ApiBearerAuth()
+@Controller('v1/consent-decisions')
+export class RecordConsentDecisionHttpController {
+  constructor(private readonly commandBus: CommandBus) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequireScopes(Scopes.WRITE)
+  @Idempotent({ required: true })
+  @ApiOperation({
+    summary: "Record the data subject's decisions on several configurations at once (Multi-Consent decision): all items or none",
+    description:
+      'The customer by `customerId`, or resolved inline (`userReference` + `identifiers`) as for an interaction; its identifiers must satisfy the channel and profile of every REDEC item. ' +
+      'Each accepted REDEC item becomes a grant with the rules of POST /v1/redec/consent-interactions/{id}/grant (its own internalConsentCode, the initial window from occurredAt, its artifact, the `redec.notification.required` webhook); ' +
+      'each accepted general item a general consent, whose evidence is this decision; a declined item records only the decision. ' +
+      'Every item is checked before anything is recorded: a refusal of any item records nothing and names the item’s field (e.g. `items[1].redec.evidence.kind`). ' +
+      'Idempotency-Key required: it names the decision, so an exact retry answers the same, also after a failure between the decision and its consents (the retry records what is missing). ' +
+      'Errors: 400 VALIDATION_ERROR, 404 NOT_FOUND (customer, or a configuration of another tenant, named in `errors`), 409 for a configuration that cannot be decided here (e.g. `redec_capture_is_embedded`), 409 CUSTOMER_IDENTITY_CONFLICT.',
+  })
+  @ApiHeader({ name: 'Idempotency-Key', required: true, description: 'Names the decision: 1 to 255 visible ASCII characters, new for each decision.' })
+  @ApiCreatedResponse({ type: ConsentDecisionDto })
+  async record(@Body() body: RecordConsentDecisionRequestDto, @CurrentPrincipal() principal: Principal): Promise<ConsentDecisionDto> {
+    if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
+    const { occurredAt, sourceSystem, sourceReference } = body;
+    const request: ConsentDecisionRequest = {
+      customer: customerReference(body),
+      occurredAt,
+      sourceSystem,
+      sourceReference,
+      items: body.items.map(({ configurationId, decision, redec }, index) => ({ configurationId, decision, redec: redec && itemGrantTerms(redec, `items[${index}].redec`) })),
+    };
+    return consentDecisionView(await this.commandBus.execute<RecordConsentDecisionCommand, CompletedConsentDecision>(new RecordConsentDecisionCommand(request)));
+  }
+}
+
+function itemGrantTerms(redec: NonNullable<RecordConsentDecisionRequestDto['items'][number]['redec']>, at: string): ReturnType<typeof toGrantTerms> {
+  try {
+    return toGrantTerms(redec);
+  } catch (error) {
+    if (error instanceof DomainError) throw refusalOfPart(error, at);
+    throw error;
+  }
+}
