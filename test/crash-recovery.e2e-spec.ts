@@ -179,5 +179,5 @@ describe('crash recovery: SIGKILL during a burst of resolves', () => {
     } finally {
       redis.disconnect();
     }
-  }, 90_000); // ~10-20 s alone; the margin is for a loaded 2-core machine
+  }, 180_000); // ~10-20 s alone; the margin is for a loaded 2-core machine, where starting the service from source alone can take 30 s
 });

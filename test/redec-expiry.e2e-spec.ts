@@ -122,5 +122,5 @@ describe('REDEC initial window expiry across a restart with the clock shifted', 
     // The request decided before the expiry keeps its recorded decision.
     const replayed = await http.post('/v1/redec/accesses/authorize').set(auth).send(accessRequest);
     expect({ status: replayed.status, body: replayed.body }).toEqual({ status: 200, body: { decision: authorized.body.decision, replayed: true } });
-  }, 90_000); // two service starts and two CLI runs, each a new Node process (~10-15 s in all); the margin is for a loaded 2-core machine
+  }, 180_000); // two service starts and two CLI runs, each a new Node process (~10-15 s in all); the margin is for a loaded 2-core machine
 });

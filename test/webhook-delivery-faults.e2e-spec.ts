@@ -90,7 +90,7 @@ describe('webhook deliveries under faults', () => {
       await Promise.all(receivers.map((r) => r.close()));
       await environment.dispose();
     }
-  }, 90_000); // two starts of the service as a process from source, and CLI runs: ~20 s alone, the margin is for a loaded machine
+  }, 180_000); // two starts of the service as a process from source, and CLI runs: ~20 s alone, the margin is for a loaded machine
 
   describe('with Redis stopped while grants are recorded', () => {
     let redisServer: ChildProcess | undefined;

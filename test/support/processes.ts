@@ -58,7 +58,7 @@ export interface ApiProcess {
 }
 
 /** The API as a separate process (apps/api/src/main.ts), answering once /health/ready is 200. */
-export async function spawnApi(env: Record<string, string>, readyTimeoutMs = 30_000): Promise<ApiProcess> {
+export async function spawnApi(env: Record<string, string>, readyTimeoutMs = 60_000): Promise<ApiProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [...TS_NODE, join(ROOT, 'apps/api/src/main.ts')], {
     cwd: ROOT,
