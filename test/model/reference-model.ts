@@ -220,7 +220,7 @@ export class ReferenceModel implements Ledger {
     }
   }
 
-  /** Spec 2.12, decision 0017 (one revocation) and rule 12 (occurredAt bounds). */
+  /** Spec 2.12, decision 0017 (one revocation) and rule 12 (occurredAt bounds, which replace 0017's "no other bound in the past"). */
   private revoke(action: Extract<Action, { type: 'revoke' }>, now: number): Answer {
     const consent = this.consents.get(action.consent);
     if (!consent) return NOT_FOUND;
@@ -246,6 +246,8 @@ export class ReferenceModel implements Ledger {
     if (this.extensions.some((x) => !x.annulled && x.reference === reference && x.end)) return refused('redec_credit_extension_already_ended');
     if (consent.revokedAt !== null && action.creditGrantedAt >= consent.revokedAt) return refused('redec_credit_granted_after_revocation');
     const wasEffective = this.revocationEffective(action.consent);
+    // Spec 2.10 and 7 ask for it when the credit "precedes the accepted revokedAt"; rule 6 reads that as an effective
+    // revocation, the one a correction changes (spec 3). A kept revocation needs no correction, so no sourceReference.
     if (wasEffective && !action.sourceReference?.trim()) return refused('redec_revocation_correction_requires_source_reference');
     this.extensions.push({
       id: action.creditExtensionId,

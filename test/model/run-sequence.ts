@@ -98,7 +98,7 @@ function compareReads(model: Ledger, system: Ledger, now: number, clock: Clock):
 
 /** A read's value with its instants (epoch ms of this century) shown relative to t. */
 function show(value: unknown, clock: Clock): string {
-  return JSON.stringify(value, (key, v) => (typeof v === 'number' && v > 1_000_000_000_000 ? clock.at(v) : v));
+  return JSON.stringify(value, (_key, v) => (typeof v === 'number' && v > 1_000_000_000_000 ? clock.at(v) : v));
 }
 
 const nameOf = (o: Obligation) => `${o.sourceSystem}/${o.obligationReference}`;
