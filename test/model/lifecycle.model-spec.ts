@@ -19,7 +19,7 @@ const MAX_COMMANDS = 40;
 
 describe('the REDEC lifecycle against its reference model', () => {
   it(
-    `agrees with the model and keeps the invariants over ${RUNS} random sequences`,
+    PATH === undefined ? `agrees with the model and keeps the invariants over ${RUNS} random sequences` : `replays seed ${SEED}, path ${PATH}`,
     () => {
       fc.assert(
         fc.property(sequences(MAX_COMMANDS), (sequence) => runSequence(sequence).failure === null),
