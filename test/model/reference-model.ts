@@ -78,15 +78,16 @@ const NOT_FOUND = refused('NOT_FOUND');
 const sameObligation = (a: Obligation, b: Obligation) => a.sourceSystem === b.sourceSystem && a.obligationReference === b.obligationReference;
 
 export class ReferenceModel implements Ledger {
+  // Read by the test to resolve what a command names (the n-th extension, a consent's revokedAt).
   readonly consents = new Map<ConsentNo, Consent>();
   readonly extensions: Extension[] = [];
   readonly bindings: Binding[] = [];
-  readonly accesses = new Map<string, Access>();
+  private readonly accesses = new Map<string, Access>();
 
   // --- what the records say -------------------------------------------------
 
   /** Rule 1: an annulled extension is not in force. */
-  extensionsInForce(consent: ConsentNo): Extension[] {
+  private extensionsInForce(consent: ConsentNo): Extension[] {
     return this.extensions.filter((x) => x.consent === consent && !x.annulled);
   }
 
@@ -95,7 +96,7 @@ export class ReferenceModel implements Ledger {
   }
 
   /** Rule 2: kept while an extension in force is active, effective otherwise. */
-  revocationEffective(consent: ConsentNo): boolean {
+  private revocationEffective(consent: ConsentNo): boolean {
     return this.consents.get(consent)?.revokedAt != null && !this.anyActive(consent);
   }
 
@@ -105,12 +106,12 @@ export class ReferenceModel implements Ledger {
   }
 
   /** Rule 3: the window, closed from any revocation's revokedAt on. */
-  windowOpenAt(consent: Consent, at: number): boolean {
+  private windowOpenAt(consent: Consent, at: number): boolean {
     return consent.grantedAt <= at && at <= consent.validUntil && !(consent.revokedAt !== null && consent.revokedAt <= at);
   }
 
   /** Rule 1: exactly its obligation, from creditGrantedAt until endedAt (exclusive). */
-  coveringAt(consent: ConsentNo, obligation: Obligation, at: number): Extension | undefined {
+  private coveringAt(consent: ConsentNo, obligation: Obligation, at: number): Extension | undefined {
     if (obligation.sourceSystem !== OBLIGATION_SOURCE_SYSTEM) return undefined;
     return this.extensionsInForce(consent).find(
       (x) => x.reference === obligation.obligationReference && x.creditGrantedAt <= at && (!x.end || at < x.end.endedAt),
@@ -118,7 +119,7 @@ export class ReferenceModel implements Ledger {
   }
 
   /** Spec 2.10: an obligation named by an end in force of this consent's extensions does not inherit the consent. */
-  supersedes(consent: ConsentNo, reference: string): boolean {
+  private supersedes(consent: ConsentNo, reference: string): boolean {
     return this.extensionsInForce(consent).some((x) => x.end?.supersededBy === reference);
   }
 
@@ -335,7 +336,7 @@ export class ReferenceModel implements Ledger {
    * enable this access then, or null. Used by authorize (at its decision)
    * and by confirm (rule 5).
    */
-  denyReasonAt(no: ConsentNo, access: Pick<Access, 'mode' | 'obligation' | 'objectiveCode'>, at: number): string | null {
+  private denyReasonAt(no: ConsentNo, access: Pick<Access, 'mode' | 'obligation' | 'objectiveCode'>, at: number): string | null {
     const consent = this.consents.get(no);
     if (!consent) return 'redec_consent_not_found';
     const { mode } = access;
