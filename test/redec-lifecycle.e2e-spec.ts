@@ -371,6 +371,9 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
       for (const creditGrantedAt of [revokedAt, revokedAt + 1]) {
         expectProblem(await recordsNothing(() => register(consent, extension(consent, { creditGrantedAt }))), 422, 'redec_credit_granted_after_revocation');
       }
+      // Spec 2.10: a credit before the accepted revokedAt is traced to the bank's record, the revocation kept or not.
+      const { sourceReference: _omitted, ...untraced } = extension(consent, { creditGrantedAt: revokedAt - 1 });
+      expectProblem(await recordsNothing(() => register(consent, untraced)), 422, 'redec_revocation_correction_requires_source_reference');
       expect((await register(consent, extension(consent, { creditGrantedAt: revokedAt - 1 }))).status).toBe(201);
       expect((await read(consent)).creditExtensions).toHaveLength(2);
     });

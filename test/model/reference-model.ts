@@ -246,10 +246,9 @@ export class ReferenceModel implements Ledger {
     if (this.extensionsInForce(action.consent).some((x) => x.reference === reference && !x.end)) return refused('redec_credit_extension_already_registered');
     if (this.extensions.some((x) => !x.annulled && x.reference === reference && x.end)) return refused('redec_credit_extension_already_ended');
     if (consent.revokedAt !== null && action.creditGrantedAt >= consent.revokedAt) return refused('redec_credit_granted_after_revocation');
+    // Spec 2.10 and 7: non-empty whenever the credit precedes the accepted revokedAt, the revocation kept or not.
+    if (consent.revokedAt !== null && !action.sourceReference?.trim()) return refused('redec_revocation_correction_requires_source_reference');
     const wasEffective = this.revocationEffective(action.consent);
-    // Spec 2.10 and 7 ask for it when the credit "precedes the accepted revokedAt"; rule 6 reads that as an effective
-    // revocation, the one a correction changes (spec 3). A kept revocation needs no correction, so no sourceReference.
-    if (wasEffective && !action.sourceReference?.trim()) return refused('redec_revocation_correction_requires_source_reference');
     this.extensions.push({
       id: action.creditExtensionId,
       consent: action.consent,

@@ -131,8 +131,9 @@ describe('credit extensions', () => {
       }
     });
 
-    it('registers a credit granted before a kept revocation without a correction', () => {
-      expect(types(register(kept, credit({ sourceReference: undefined }), grantedAt + 7 * DAY))).toEqual(['CreditExtensionRegistered']);
+    it('registers a credit granted before a kept revocation without a correction, and with a sourceReference too (spec 2.10)', () => {
+      expect(types(register(kept, credit(), grantedAt + 7 * DAY))).toEqual(['CreditExtensionRegistered']);
+      expect(refusalOf(() => register(kept, credit({ sourceReference: ' ' }), grantedAt + 7 * DAY)).code).toBe('redec_revocation_correction_requires_source_reference');
     });
 
     it.each([

@@ -96,8 +96,9 @@ export function decideRevoke(
 /**
  * Spec 2.10 and 3: an extension keeps the consent for the exact obligation it
  * arose from, a credit granted inside the initial window and before any
- * revocation. A credit granted before an effective revocation corrects it
- * (append-only) but only with a non-empty `sourceReference`. An obligation
+ * revocation. A credit granted before a recorded revocation needs a
+ * non-empty `sourceReference`, and corrects it (append-only) when it was
+ * effective. An obligation
  * that superseded one of this consent's, or whose extension ended on any
  * consent of the tenant, can not be registered.
  */
@@ -132,10 +133,11 @@ export function decideRegisterExtension(
   if (revocation && request.creditGrantedAt >= revocation.revokedAt) {
     throw unprocessable('redec_credit_granted_after_revocation', 'A credit granted at or after the revocation of the consent cannot extend it.');
   }
-  if (revocationEffect(consent)?.effective && !request.sourceReference?.trim()) {
+  // Spec 2.10 and 7: a credit that precedes an accepted revokedAt, kept or not, is traced to the bank's record of it.
+  if (revocation && !request.sourceReference?.trim()) {
     throw unprocessable(
       'redec_revocation_correction_requires_source_reference',
-      'A credit granted before the accepted revocation needs a non-empty sourceReference to correct it.',
+      'A credit granted before the accepted revocation needs a non-empty sourceReference.',
     );
   }
   return withRevocationChange(consent, now, [

@@ -29,8 +29,8 @@ export class CreditExtensionsHttpController {
       "customerTenantId must be the consent's customer (422 `redec_credit_extension_customer_mismatch`; a UUID compares without regard to case); the objective must be granted (422 `redec_objective_not_granted`); " +
       'the credit must have been granted inside the initial window (422 `redec_credit_granted_outside_initial_window`) and not after the receipt (400). ' +
       'A credit granted at or after the instant of any revocation of the consent, effective or kept, cannot extend it (422 `redec_credit_granted_after_revocation`). ' +
-      'A credit granted before an effective revocation corrects it (append-only: `effective: false`, `correctedAt`) and needs a non-empty sourceReference ' +
-      '(422 `redec_revocation_correction_requires_source_reference`). ' +
+      'A credit granted before a recorded revocation needs a non-empty sourceReference (422 `redec_revocation_correction_requires_source_reference`), ' +
+      'and corrects an effective one (append-only: `effective: false`, `correctedAt`). ' +
       'An obligation named as `supersededByObligationReference` by the end of one of this consent\'s extensions does not inherit it (422 `redec_superseding_obligation_does_not_inherit_consent`). ' +
       'An active extension for the same creditOperationReference is 409 `redec_credit_extension_already_registered`; an obligation whose extension ended, on any consent of the tenant, ' +
       'is 409 `redec_credit_extension_already_ended` (its end is reported once). Idempotency-Key required.',
