@@ -97,10 +97,9 @@ export function decideRevoke(
  * Spec 2.10 and 3: an extension keeps the consent for the exact obligation it
  * arose from, a credit granted inside the initial window and before any
  * revocation. A credit granted before a recorded revocation needs a
- * non-empty `sourceReference`, and corrects it (append-only) when it was
- * effective. An obligation
- * that superseded one of this consent's, or whose extension ended on any
- * consent of the tenant, can not be registered.
+ * non-empty `sourceReference`, and corrects the revocation (append-only) when
+ * it was effective. An obligation that superseded one of this consent's, or
+ * whose extension ended on any consent of the tenant, can not be registered.
  */
 export function decideRegisterExtension(
   consent: ConsentState | null,
