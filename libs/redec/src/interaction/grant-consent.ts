@@ -5,7 +5,7 @@ import { conflict, notFound, validationError } from '@ledger/platform';
 import { BankingCalendar, initialAccessValidUntil } from '../calendar';
 import { CaptureTiming, ConsentGranted, EvidenceContent, GrantEvidence, GrantRepresentation } from '../consent/consent.events';
 import { GrantPolicy, GrantRequest, GrantableConfiguration, decideGrant, maskRut, normalizeRepresentativeRut, repeatedGrant } from '../consent/grant.decider';
-import { generateInternalConsentCode } from '../consent/internal-consent-code';
+import { internalConsentCodeFor } from '../consent/internal-consent-code';
 import { ProfileCatalog } from '../profiles/profile-catalog';
 import { RegulatoryProfile, acceptsEvidence, mediumCodeFor } from '../profiles/regulatory-profile';
 import { derivedUuid } from '../derived-id';
@@ -141,22 +141,13 @@ export async function recordGrant(
       policy,
       existing: null,
       capture: options.capture,
-      ids: { redecConsentId, consentActionId, internalConsentCode: generateInternalConsentCode() },
+      ids: { redecConsentId, consentActionId, internalConsentCode: internalConsentCodeFor(tenantId, redecConsentId, attempt) },
       now: options.receivedAt,
       initialAccessValidUntil: (grantedAt) => initialAccessValidUntil(grantedAt, deps.calendar),
     });
     if (decision.kind === 'already_granted') return { grant: decision.grant, position: null };
     const { data } = decision.event;
-    try {
-      await store.append(
-        redecStreams.internalConsentCode(tenantId, data.internalConsentCode),
-        [toNewEvent({ type: 'InternalConsentCodeClaimed', data: { redecConsentId, claimedAt: now } }, context)],
-        'no_stream',
-      );
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) continue;
-      throw error;
-    }
+    if (!(await claimInternalConsentCode(store, tenantId, data.internalConsentCode, redecConsentId, context))) continue;
     try {
       const appended = await store.append(consentStream, [toNewEvent(decision.event, context, consentActionId)], 'no_stream');
       return { grant: data, position: appended.position };
@@ -169,6 +160,23 @@ export async function recordGrant(
     }
   }
   throw conflict('internal_consent_code_unavailable', 'Could not draw an unused internalConsentCode; retry the grant.');
+}
+
+/**
+ * Claims `code` for the consent in the tenant. A concurrent grant of the same
+ * consent draws the same code (internalConsentCodeFor) and finds the claim
+ * already its own; false only when another consent holds the code.
+ */
+async function claimInternalConsentCode(store: EventStore, tenantId: string, code: string, redecConsentId: string, context: CommandContext): Promise<boolean> {
+  const stream = redecStreams.internalConsentCode(tenantId, code);
+  try {
+    await store.append(stream, [toNewEvent({ type: 'InternalConsentCodeClaimed', data: { redecConsentId, claimedAt: context.now } }, context)], 'no_stream');
+    return true;
+  } catch (error) {
+    if (!(error instanceof WrongExpectedVersionError)) throw error;
+    const [claim] = await store.readStream(stream, { maxCount: 1 });
+    return (claim?.data as { redecConsentId?: string } | undefined)?.redecConsentId === redecConsentId;
+  }
 }
 
 /** Spec 2.4: the representative's RUT is normalized, then kept only as a keyed hash and a ciphertext. */
