@@ -71,12 +71,13 @@ export const commands: Record<string, { usage: string; options: string[]; run: C
     run: async (_o, d) => ({ queues: await Promise.all(declaredQueues.map((q) => queueStatus(d.queue(q.name)))) }),
   },
   'webhooks redeliver': {
-    usage: 'webhooks redeliver --endpoint ENDPOINT_ID [--since EPOCH_MS|ISO_DATE]',
-    options: ['endpoint', 'since'],
+    usage: 'webhooks redeliver --tenant TENANT_ID --endpoint ENDPOINT_ID [--since EPOCH_MS|ISO_DATE]',
+    options: ['tenant', 'endpoint', 'since'],
     run: async (o, d) => {
+      const tenantId = uuid(required(o, 'tenant'), 'tenant');
       const endpointId = uuid(required(o, 'endpoint'), 'endpoint');
       const since = o.since === undefined ? 0 : instant(o.since, 'since');
-      const redelivered = await redeliverFailed(d.queue(webhookDeliveriesQueue.name) as unknown as DeliveryQueue, { endpointId, since });
+      const redelivered = await redeliverFailed(d.store, d.queue(webhookDeliveriesQueue.name) as unknown as DeliveryQueue, { tenantId, endpointId, since });
       return { endpointId, since, redelivered };
     },
   },
