@@ -1,6 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import pino from 'pino';
-import { createHttpApp } from '@ledger/http';
+import { createHttpApp, createJsonLogger } from '@ledger/http';
 import { LedgerConfig } from '@ledger/platform';
 import { AppModule } from './app.module';
 import { buildOpenApiDocument } from './openapi/openapi';
@@ -11,7 +10,7 @@ import { buildOpenApiDocument } from './openapi/openapi';
  * exercise exactly what runs.
  */
 export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS.WritableStream): Promise<NestFastifyApplication> {
-  const logger = pino({ level: config.logLevel }, logDestination ?? process.stdout);
+  const logger = createJsonLogger({ level: config.logLevel, destination: logDestination });
   const app = await createHttpApp(AppModule.forRoot(config), logger);
   try {
     const document = buildOpenApiDocument(app);
