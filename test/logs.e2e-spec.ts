@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiApp, startApiApp } from './support/api-app';
+import { openConsentPage } from './support/consent-page';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError } from './support/expectations';
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
@@ -72,12 +73,15 @@ describe('logs: no secret, query value or identifier in any line', () => {
     const url = new URL(opened.body.url);
     keep('consent page token', url.searchParams.get('token')!);
 
-    const page = await api.http.get(url.pathname + url.search);
-    expect(page.status).toBe(200);
-    const hidden = Object.fromEntries([...page.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]));
-    keep('csrf value', hidden.csrf);
-    const action = /<form method="post" action="([^"]+)"/.exec(page.text)![1];
-    const decided = await api.http.post(action).set({ origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin' }).type('form').send({ ...hidden, decision: 'accept' });
+    const page = await openConsentPage(api, opened.body.url);
+    expect(page.exchange.status).toBe(303);
+    expect(page.page.status).toBe(200);
+    keep('csrf value', page.hidden.csrf);
+    const decided = await api.http
+      .post(page.action!)
+      .set({ origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin', cookie: page.cookie! })
+      .type('form')
+      .send({ ...page.hidden, decision: 'accept' });
     expect(decided.status).toBe(303);
     keep('result signature', new URL(decided.headers.location).searchParams.get('signature')!);
   });

@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp, createJsonLogger } from '@ledger/http';
 import { LedgerConfig } from '@ledger/platform';
@@ -13,6 +14,8 @@ export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS
   const logger = createJsonLogger({ level: config.logLevel, destination: logDestination });
   const app = await createHttpApp(AppModule.forRoot(config), logger);
   try {
+    // The consent page holds its token in a cookie once the URL's token is exchanged (docs/decisions/0025).
+    await app.register(fastifyCookie);
     const document = buildOpenApiDocument(app);
     app.getHttpAdapter().getInstance().get('/openapi.json', (_request, reply) => reply.send(document));
   } catch (error) {
