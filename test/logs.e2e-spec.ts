@@ -70,8 +70,7 @@ describe('logs: no secret, query value or identifier in any line', () => {
       .send({ configurationId: published.body.configurationId, userReference: `cliente-${randomUUID()}`, identifiers: [verifiedRut(rut())], returnUrl: 'https://www.bank.example/back' });
     expect(opened.status).toBe(201);
     keep('embed result secret', opened.body.resultSecret);
-    const url = new URL(opened.body.url);
-    keep('consent page token', url.searchParams.get('token')!);
+    keep('consent page token', new URL(opened.body.url).searchParams.get('token')!);
 
     const page = await openConsentPage(api, opened.body.url);
     expect(page.exchange.status).toBe(303);
@@ -138,6 +137,7 @@ describe('logs: no secret, query value or identifier in any line', () => {
       expectProblem(response, 500, 'INTERNAL_ERROR');
       const fault = broken.logs.find((line) => line.level === 50 && line.requestId === response.headers['x-request-id']);
       expect(String(fault?.stack)).toMatch(/\n\s+at /);
+      // Read by the checks after each test, with the first instance's lines.
       api.logs.push(...broken.logs);
     } finally {
       await broken.close();
