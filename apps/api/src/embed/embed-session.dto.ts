@@ -63,7 +63,7 @@ export class OpenEmbedSessionRequestDto extends CustomerReferenceDto {
 export class OpenEmbedSessionResponseDto {
   @ApiProperty({ format: 'uuid' }) sessionId!: string;
   @ApiProperty({ format: 'uuid', description: 'The tenant-scoped customer the session is for.' }) customerId!: string;
-  @ApiProperty({ description: "The service's consent page for this session: single use, carries its own secret token; hand it only to the data subject." }) url!: string;
+  @ApiProperty({ description: "The service's consent page for this session: single use, carries its own secret token (exchanged for a cookie when opened); hand it only to the data subject, over https." }) url!: string;
   @ApiProperty({ type: 'integer', description: 'Epoch ms after which the page refuses a decision.' }) expiresAt!: number;
   @ApiProperty({ description: 'Whether resolving the customer inline created it.' }) customerCreated!: boolean;
   @ApiProperty({ description: 'Verifies the signature of the redirect to returnUrl (docs/embedded-capture.md). Shown only here.' }) resultSecret!: string;
