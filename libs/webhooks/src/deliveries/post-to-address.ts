@@ -12,7 +12,8 @@ export interface PostAnswer {
  * checked) rather than resolving the name again: between a check and a
  * second lookup the name could be pointed elsewhere (DNS rebinding). TLS
  * still verifies the certificate against the URL's host name. Redirects are
- * not followed; the answer's body is discarded.
+ * not followed. The answer's body is never read: the status is all a
+ * delivery needs, and a receiver streaming a body would hold the worker.
  */
 export function postToAddress(url: string, address: LookupAddress, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<PostAnswer> {
   const target = new URL(url);
@@ -31,9 +32,8 @@ export function postToAddress(url: string, address: LookupAddress, headers: Reco
         },
       },
       (answer) => {
-        answer.resume();
-        answer.on('error', reject);
-        answer.on('end', () => resolve({ status: answer.statusCode ?? 0, retryAfter: headerValue(answer.headers['retry-after']) }));
+        resolve({ status: answer.statusCode ?? 0, retryAfter: headerValue(answer.headers['retry-after']) });
+        answer.destroy();
       },
     );
     outgoing.on('error', reject);
