@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { MustNotBeSent } from '@ledger/http';
+import { EVIDENCE_MEDIA_TYPES } from '@ledger/redec';
 import { SHA256_HEX, Text } from '../../../dto-fields';
 
 
@@ -64,7 +65,13 @@ export class EvidenceDto {
   @Min(0)
   digitizedAt?: number;
 
-  @ApiPropertyOptional({ description: '`audio_recording` and `physical_document`: required, e.g. `audio/mpeg`, `application/pdf`.', maxLength: 100 })
+  @ApiPropertyOptional({
+    description:
+      '`audio_recording` and `physical_document`: required, one of the kind\'s media types (lower case, as listed), else 400 `media_type_not_accepted` on `evidence.mediaType`. ' +
+      `audio_recording: ${Object.keys(EVIDENCE_MEDIA_TYPES.audio_recording).join(', ')}. physical_document: ${Object.keys(EVIDENCE_MEDIA_TYPES.physical_document).join(', ')}. ` +
+      'The download of held bytes is served with it, as an attachment.',
+    maxLength: 100,
+  })
   @ValidateIf((e: EvidenceDto) => e.kind !== 'electronic' || e.mediaType !== undefined)
   @Text(100)
   @Matches(/^[a-z]+\/[A-Za-z0-9.+-]+$/)
