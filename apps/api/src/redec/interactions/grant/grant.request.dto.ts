@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { MustNotBeSent } from '@ledger/http';
 import { EVIDENCE_MEDIA_TYPES } from '@ledger/redec';
-import { SHA256_HEX, Text } from '../../../dto-fields';
+import { PRESENTED, PresentedText, SHA256_HEX, Text } from '../../../dto-fields';
 
 
 /** Spec 2.4: closed; the service keeps the bank's assertion and never calls it verified. */
@@ -20,8 +20,8 @@ export class RepresentationDto {
   @IsIn(['reporter_asserted_representation'])
   authorityBasis!: 'reporter_asserted_representation';
 
-  @ApiProperty({ description: 'Reference to the authority document.', maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `Reference to the authority document; printed on the certificate. ${PRESENTED}`, maxLength: 200 })
+  @PresentedText()
   authorityReference!: string;
 
   @ApiProperty({ type: 'integer', description: 'When the authority was asserted (epoch ms).' })
@@ -31,12 +31,12 @@ export class RepresentationDto {
 }
 
 export class AuthenticationDto {
-  @ApiProperty({ description: 'How the data subject authenticated, e.g. `clave_unica`.', maxLength: 100 })
-  @Text(100)
+  @ApiProperty({ description: `How the data subject authenticated, e.g. \`clave_unica\`; printed on the certificate. ${PRESENTED}`, maxLength: 100 })
+  @PresentedText(100)
   method!: string;
 
-  @ApiProperty({ description: "Reference of that authentication on the integrator's platform.", maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `Reference of that authentication on the integrator's platform; printed on the certificate. ${PRESENTED}`, maxLength: 200 })
+  @PresentedText()
   reference!: string;
 }
 
@@ -93,10 +93,11 @@ export class EvidenceDto {
   contentSha256?: string;
 }
 
+/** Printed on the certificate. */
 export class ReportableObligationDto {
-  @ApiProperty({ description: 'e.g. `none`, `pending`, `granted`.', maxLength: 50 }) @Text(50) status!: string;
-  @ApiProperty({ maxLength: 100 }) @Text(100) sourceSystem!: string;
-  @ApiProperty({ maxLength: 200 }) @Text() sourceReference!: string;
+  @ApiProperty({ description: `e.g. \`none\`, \`pending\`, \`granted\`. ${PRESENTED}`, maxLength: 50 }) @PresentedText(50) status!: string;
+  @ApiProperty({ description: PRESENTED, maxLength: 100 }) @PresentedText(100) sourceSystem!: string;
+  @ApiProperty({ description: PRESENTED, maxLength: 200 }) @PresentedText() sourceReference!: string;
 }
 
 /** Spec 2.3 with CONTRACT.md's fields. */
@@ -107,12 +108,12 @@ export class GrantRequestDto {
   @Min(0)
   occurredAt!: number;
 
-  @ApiProperty({ description: "The system of the capture on the caller's platform.", maxLength: 100 })
-  @Text(100)
+  @ApiProperty({ description: `The system of the capture on the caller's platform; printed on the certificate. ${PRESENTED}`, maxLength: 100 })
+  @PresentedText(100)
   sourceSystem!: string;
 
-  @ApiProperty({ description: "The reference of the capture on the caller's platform.", maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `The reference of the capture on the caller's platform; printed on the certificate. ${PRESENTED}`, maxLength: 200 })
+  @PresentedText()
   sourceReference!: string;
 
   @ApiPropertyOptional({ type: RepresentationDto, description: 'When omitted, the data subject acted personally (`self`).' })
