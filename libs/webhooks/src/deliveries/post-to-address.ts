@@ -12,8 +12,7 @@ export interface PostAnswer {
  * checked) rather than resolving the name again: between a check and a
  * second lookup the name could be pointed elsewhere (DNS rebinding). TLS
  * still verifies the certificate against the URL's host name. Redirects are
- * not followed. The answer's body is never read: the status is all a
- * delivery needs, and a receiver streaming a body would hold the worker.
+ * not followed; the answer's body is discarded.
  */
 export function postToAddress(url: string, address: LookupAddress, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<PostAnswer> {
   const target = new URL(url);
@@ -32,8 +31,9 @@ export function postToAddress(url: string, address: LookupAddress, headers: Reco
         },
       },
       (answer) => {
-        resolve({ status: answer.statusCode ?? 0, retryAfter: headerValue(answer.headers['retry-after']) });
-        answer.destroy();
+        answer.resume();
+        answer.on('error', reject);
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 0, retryAfter: headerValue(answer.headers['retry-after']) }));
       },
     );
     outgoing.on('error', reject);
