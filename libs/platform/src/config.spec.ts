@@ -18,3 +18,29 @@ describe('LEDGER_PUBLIC_URL', () => {
     }
   });
 });
+
+describe('NODE_ENV', () => {
+  it('is unset, empty, development, test or production', () => {
+    expect(loadConfig({ ...base }).production).toBe(false);
+    for (const value of ['', 'development', 'test']) expect(loadConfig({ ...base, NODE_ENV: value }).production).toBe(false);
+    expect(loadConfig({ ...base, NODE_ENV: 'production' }).production).toBe(true);
+  });
+
+  it('refuses any other value, naming it, rather than running without production rules', () => {
+    for (const value of ['staging', 'prod', 'Production', 'production ', 'dev']) {
+      expect(() => loadConfig({ ...base, NODE_ENV: value })).toThrow(new ConfigError(`NODE_ENV must be unset, development, test or production; it is ${JSON.stringify(value)}`));
+    }
+  });
+});
+
+describe('LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS', () => {
+  it('opens private networks to webhooks only when exactly `true`, whatever NODE_ENV is', () => {
+    for (const NODE_ENV of ['development', 'test', 'production']) {
+      expect(loadConfig({ ...base, NODE_ENV, LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).webhookAllowPrivateNetworks).toBe(true);
+      expect(loadConfig({ ...base, NODE_ENV }).webhookAllowPrivateNetworks).toBe(false);
+      for (const value of ['', 'false', '1', 'yes', 'TRUE', 'True', ' true']) {
+        expect(loadConfig({ ...base, NODE_ENV, LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: value }).webhookAllowPrivateNetworks).toBe(false);
+      }
+    }
+  });
+});

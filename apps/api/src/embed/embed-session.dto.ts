@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { MAX_DECISION_ITEMS } from '@ledger/consents';
 import type { EmbedSessionStatus } from '@ledger/embed';
 import { CustomerReferenceDto } from '../redec/interactions/create/create-interaction.request.dto';
-import { IssuedId, UuidInLowerCase } from '../dto-fields';
+import { IssuedId, PRESENTED, PresentedText, UuidInLowerCase } from '../dto-fields';
 
 export const DEFAULT_SESSION_SECONDS = 900;
 
@@ -43,13 +43,11 @@ export class OpenEmbedSessionRequestDto extends CustomerReferenceDto {
   returnUrl?: string;
 
   @ApiPropertyOptional({
-    description: "The integrator's own reference for this capture, returned in the redirect and the status, and recorded as the grant's sourceReference.",
+    description: `The integrator's own reference for this capture, returned in the redirect and the status, and recorded as the grant's sourceReference, which the certificate prints. ${PRESENTED}`,
     maxLength: 200,
   })
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @PresentedText()
   dynamicReference?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 60, maximum: 3600, default: DEFAULT_SESSION_SECONDS, description: 'How long the page accepts a decision.' })

@@ -22,7 +22,7 @@ export class DeliverWebhookProcessor implements JobProcessor<WebhookJob, void> {
   ) {}
 
   async process(job: Job<WebhookJob, void>, signal: AbortSignal): Promise<void> {
-    const deps = { store: this.store, protection: this.protection, production: this.config.production, now: () => this.clock.now(), metrics: this.metrics };
+    const deps = { store: this.store, protection: this.protection, egress: { allowPrivateNetworks: this.config.webhookAllowPrivateNetworks }, now: () => this.clock.now(), metrics: this.metrics };
     const attempt = job.attemptsMade + 1;
     try {
       await deliverWebhook(deps, job.data, attempt, signal);

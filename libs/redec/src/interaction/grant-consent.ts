@@ -4,6 +4,7 @@ import { CommandContext, ValueProtection, loadAggregate, toNewEvent } from '@led
 import { conflict, notFound, validationError } from '@ledger/platform';
 import { BankingCalendar, initialAccessValidUntil } from '../calendar';
 import { CaptureTiming, ConsentGranted, EvidenceContent, GrantEvidence, GrantRepresentation } from '../consent/consent.events';
+import { checkEvidenceMediaType } from '../consent/evidence-media-types';
 import { GrantPolicy, GrantRequest, GrantableConfiguration, decideGrant, maskRut, normalizeRepresentativeRut, repeatedGrant } from '../consent/grant.decider';
 import { internalConsentCodeFor } from '../consent/internal-consent-code';
 import { ProfileCatalog } from '../profiles/profile-catalog';
@@ -195,9 +196,14 @@ function protectRepresentation(
   };
 }
 
-/** Supplied bytes are stored now (content-addressed, so a retry stores nothing new); a reference elsewhere is recorded with its hash. */
+/**
+ * Supplied bytes are stored now (content-addressed, so a retry stores
+ * nothing new); a reference elsewhere is recorded with its hash. Either
+ * only with a media type of its kind, checked before anything is stored.
+ */
 export async function holdEvidence(blobs: GrantDependencies['blobs'], evidence: EvidenceInput): Promise<GrantEvidence> {
   if (evidence.kind === 'electronic') return evidence;
+  checkEvidenceMediaType(evidence.kind, evidence.mediaType);
   const { contentBase64, externalReference, contentSha256, ...described } = evidence;
   let content: EvidenceContent;
   if (contentBase64 !== undefined && externalReference === undefined) {
