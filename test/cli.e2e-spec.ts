@@ -15,7 +15,7 @@ import { CliResult, runCli } from './support/processes';
 // as a service that is running meanwhile (in this process).
 describe('operator CLI', () => {
   // Each CLI run is a new Node process (~2 s alone); the margin is for a loaded 2-core machine.
-  const SLOW = 60_000;
+  const SLOW = 120_000;
   let environment: TestEnvironment;
   let api: ApiApp;
   let tenantCreated: CliResult;

@@ -258,6 +258,6 @@ describe('webhook deliveries', () => {
       } finally {
         await receiver.close();
       }
-    });
+    }, 120_000); // four CLI runs, each a new Node process (~3 s alone); the margin is for a loaded 2-core machine
   });
 });
