@@ -7,17 +7,20 @@ import { API_KEY_VERIFIER } from './auth/api-key-verifier';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { createHttpAdapter } from './http-adapter';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { boundedJsonParser } from './limits/bounded-json';
 import { JsonLogger } from './logging/json-logger';
 import { ProblemFilter } from './problem/problem.filter';
 import { RequestValidationPipe } from './validation/validation';
 
 /**
  * Installs the HTTP platform on an application built on createHttpAdapter():
- * problem+json errors, validation, authentication and scopes, Idempotency-Key.
+ * problem+json errors, JSON bodies of bounded shape, validation,
+ * authentication and scopes, Idempotency-Key.
  * The application's modules must provide API_KEY_VERIFIER, EVENT_STORE, CLOCK and IdentifierProtection.
  */
 export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplication {
   const reflector = app.get(Reflector);
+  app.useBodyParser('application/json', {}, boundedJsonParser(app.getHttpAdapter().getInstance()));
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(new RequestValidationPipe());
   app.useGlobalGuards(new ApiKeyGuard(reflector, app.get(API_KEY_VERIFIER)));
