@@ -15,7 +15,7 @@ export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS
   const app = await createHttpApp(AppModule.forRoot(config), logger);
   try {
     const document = buildOpenApiDocument(app);
-    app.getHttpAdapter().getInstance().get('/openapi.json', (_request, reply) => reply.send(document));
+    app.getHttpAdapter().getInstance().get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));
   } catch (error) {
     // The modules already hold connections (Redis, the store); a failed start must not leave them open.
     await app.close();

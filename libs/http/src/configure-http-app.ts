@@ -4,7 +4,8 @@ import type { Logger as PinoLogger } from 'pino';
 import { EVENT_STORE } from '@ledger/event-store';
 import { CLOCK, IdentifierProtection } from '@ledger/platform';
 import { API_KEY_VERIFIER } from './auth/api-key-verifier';
-import { ApiKeyGuard } from './auth/api-key.guard';
+import { authenticationHook } from './auth/authentication.hook';
+import { ScopeGuard } from './auth/scope.guard';
 import { createHttpAdapter } from './http-adapter';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { boundedJsonParser } from './limits/bounded-json';
@@ -14,16 +15,18 @@ import { RequestValidationPipe } from './validation/validation';
 
 /**
  * Installs the HTTP platform on an application built on createHttpAdapter():
- * problem+json errors, JSON bodies of bounded shape, validation,
- * authentication and scopes, Idempotency-Key.
+ * problem+json errors, JSON bodies of bounded shape, authentication before
+ * the body is read, validation, scopes, Idempotency-Key.
  * The application's modules must provide API_KEY_VERIFIER, EVENT_STORE, CLOCK and IdentifierProtection.
  */
 export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplication {
   const reflector = app.get(Reflector);
-  app.useBodyParser('application/json', {}, boundedJsonParser(app.getHttpAdapter().getInstance()));
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', authenticationHook(app.get(API_KEY_VERIFIER)));
+  app.useBodyParser('application/json', {}, boundedJsonParser(fastify));
   app.useGlobalFilters(new ProblemFilter());
   app.useGlobalPipes(new RequestValidationPipe());
-  app.useGlobalGuards(new ApiKeyGuard(reflector, app.get(API_KEY_VERIFIER)));
+  app.useGlobalGuards(new ScopeGuard(reflector));
   app.useGlobalInterceptors(new IdempotencyInterceptor(reflector, app.get(EVENT_STORE), app.get(CLOCK), app.get(IdentifierProtection)));
   return app;
 }
