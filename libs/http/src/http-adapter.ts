@@ -4,9 +4,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { LogController } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { runWithContext } from '@ledger/platform';
-
-/** Evidence uploads (audio, scanned documents) arrive base64 inside JSON. */
-export const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+import { DEFAULT_BODY_LIMIT_BYTES, applyBodyLimits } from './limits/body-limit';
 
 // An incoming request id is reused only when it cannot inject anything into logs or headers.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -19,17 +17,19 @@ export function requestIdFrom(header: string | string[] | undefined): string {
 /**
  * The Fastify adapter the service runs on: JSON logs through `logger` with
  * the request id on Fastify's own lines, the request id echoed in
- * `x-request-id`, and a request context opened for every request before
- * anything else (body parsing, guards, handlers) runs in it.
+ * `x-request-id`, a request context opened for every request before
+ * anything else (body parsing, guards, handlers) runs in it, and bodies
+ * limited per route (@BodyLimit(), else DEFAULT_BODY_LIMIT_BYTES).
  */
 export function createHttpAdapter(logger: PinoLogger): FastifyAdapter {
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
-    bodyLimit: BODY_LIMIT_BYTES,
+    bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     requestIdHeader: false,
     genReqId: (request: IncomingMessage) => requestIdFrom(request.headers['x-request-id']),
   });
+  applyBodyLimits(adapter.getInstance());
   adapter.getInstance().addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     // Fastify runs the rest of the request's life from `done`, so all of it inherits the context.

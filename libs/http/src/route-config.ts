@@ -9,11 +9,14 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Open without an API key (see @Public()). */
     public?: boolean;
+    /** The largest body the route reads, in bytes (see @BodyLimit()). */
+    bodyLimit?: number;
   }
 }
 
 export interface LedgerRouteConfig {
   public?: boolean;
+  bodyLimit?: number;
 }
 
 const LEDGER_ROUTE_CONFIG = 'ledger:route-config';
@@ -21,9 +24,9 @@ const LEDGER_ROUTE_CONFIG = 'ledger:route-config';
 /**
  * Adds to the Fastify config of a route (what Nest's @RouteConfig() sets),
  * keeping what the platform's other decorators put there: @RouteConfig()
- * alone replaces the whole config, so that two decorators that each set a
- * field would lose one of them. Use the platform's decorators, never
- * @RouteConfig() directly.
+ * alone replaces the whole config, so a route that is both public and
+ * size-limited would lose one of the two. Use the platform's decorators,
+ * never @RouteConfig() directly.
  */
 export function extendRouteConfig(config: LedgerRouteConfig): MethodDecorator {
   return (target, key, descriptor) => {
