@@ -1,4 +1,5 @@
 import { IncomingHttpHeaders, request } from 'node:http';
+import { connect } from 'node:net';
 
 export interface EarlyAnswer {
   status: number;
@@ -45,5 +46,51 @@ export function answerToHeaders(baseUrl: string, sent: AnnouncedRequest, withinM
       reject(error);
     });
     outgoing.flushHeaders();
+  });
+}
+
+export interface Upload {
+  /** The status line the server answered with, if it answered before the connection ended. */
+  statusLine: string | undefined;
+  /** How many bytes of the body left before the server answered or closed the connection. */
+  bodyBytesSent: number;
+}
+
+/**
+ * Sends a request with its whole body, as a client that does not wait for
+ * an early answer does, but stops writing as soon as the server answers or
+ * closes the connection. A server that answers and closes while the client
+ * is still writing may reset the connection before its answer is read, so
+ * the answer is reported only when it arrived.
+ */
+export function upload(port: number, head: string, body: Buffer, chunkBytes = 64 * 1024): Promise<Upload> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    let ended = false;
+    let bodyBytesSent = 0;
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      ended = true;
+      resolve({ statusLine: received ? received.slice(0, received.indexOf('\r\n')) : undefined, bodyBytesSent });
+    });
+    const writeNext = () => {
+      while (!ended && received === '' && bodyBytesSent < body.length) {
+        const chunk = body.subarray(bodyBytesSent, bodyBytesSent + chunkBytes);
+        bodyBytesSent += chunk.length;
+        if (!socket.write(chunk)) {
+          socket.once('drain', writeNext);
+          return;
+        }
+      }
+    };
+    // The status line is all the caller needs: the first bytes of the answer end the exchange.
+    socket.on('data', () => socket.destroy());
+    socket.once('connect', () => {
+      socket.write(head);
+      writeNext();
+    });
   });
 }
