@@ -12,7 +12,9 @@ import { buildOpenApiDocument } from './openapi/openapi';
  */
 export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS.WritableStream): Promise<NestFastifyApplication> {
   const logger = pino({ level: config.logLevel }, logDestination ?? process.stdout);
-  const app = await createHttpApp(AppModule.forRoot(config), logger);
+  const app = await createHttpApp(AppModule.forRoot(config), logger, {
+    rateLimit: { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix },
+  });
   try {
     const document = buildOpenApiDocument(app);
     app.getHttpAdapter().getInstance().get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));

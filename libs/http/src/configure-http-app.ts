@@ -9,6 +9,7 @@ import { ScopeGuard } from './auth/scope.guard';
 import { createHttpAdapter } from './http-adapter';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { boundedJsonParser } from './limits/bounded-json';
+import { RateLimitSettings, limitRequestRates } from './limits/rate-limit';
 import { JsonLogger } from './logging/json-logger';
 import { ProblemFilter } from './problem/problem.filter';
 import { RequestValidationPipe } from './validation/validation';
@@ -31,10 +32,17 @@ export function configureHttpApp(app: NestFastifyApplication): NestFastifyApplic
   return app;
 }
 
+export interface HttpAppOptions {
+  /** Rate limits per API key and client address; none when absent. */
+  rateLimit?: RateLimitSettings;
+}
+
 /** The production stack in one call, for apps/api's main and for the end-to-end tests. */
-export async function createHttpApp(rootModule: IEntryNestModule, logger: PinoLogger): Promise<NestFastifyApplication> {
+export async function createHttpApp(rootModule: IEntryNestModule, logger: PinoLogger, options: HttpAppOptions = {}): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(rootModule, createHttpAdapter(logger), {
     logger: new JsonLogger(logger),
   });
-  return configureHttpApp(app);
+  configureHttpApp(app);
+  if (options.rateLimit) await limitRequestRates(app, options.rateLimit);
+  return app;
 }

@@ -10,6 +10,7 @@ describe('toProblem', () => {
     ['not_found', 404],
     ['conflict', 409],
     ['unprocessable', 422],
+    ['rate_limited', 429],
     ['unavailable', 503],
   ])('maps a %s DomainError to %i with its code and detail', (kind, status) => {
     expect(toProblem(new DomainError(kind, 'some_code', 'Some detail.'))).toEqual({

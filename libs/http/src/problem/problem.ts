@@ -22,6 +22,7 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   unprocessable: 422,
+  rate_limited: 429,
   unavailable: 503,
 };
 
