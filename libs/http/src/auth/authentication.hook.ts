@@ -9,7 +9,7 @@ const BEARER = /^Bearer ([\x21-\x7e]+)$/i;
  * Authenticates every request to a route that is not @Public() in Fastify's
  * `onRequest` phase, before its body is read: a caller without a valid key
  * is answered 401 having sent nothing but headers, whatever size of body it
- * announces (Node discards the unread body without buffering it). The
+ * announces (Node then closes the connection rather than read it). The
  * principal goes into the request context, where the scope guard, handlers,
  * the idempotency interceptor and the loggers find it.
  *

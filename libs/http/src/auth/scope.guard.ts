@@ -17,7 +17,7 @@ export class ScopeGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
 
-    // Only a route the hook took for public lacks a principal here: closed, as any route that does not say.
+    // The hook authenticated every route its config does not mark public: a route whose config and metadata disagree stays closed.
     const principal = currentContext()?.principal;
     if (!principal) throw unauthenticated('Send an API key as "Authorization: Bearer <apiKey>".');
 

@@ -3,7 +3,7 @@ import { extendRouteConfig } from '../route-config';
 
 const KiB = 1024;
 
-/** What a route reads unless it says otherwise: every request body of the API but an evidence upload is a few kilobytes of JSON. */
+/** What a route reads unless it says otherwise: a request of the API is a few kilobytes of JSON, but for evidence uploads and configuration texts. */
 export const DEFAULT_BODY_LIMIT_BYTES = 64 * KiB;
 
 /** Evidence uploads (audio, scanned documents) arrive base64 inside JSON. */
