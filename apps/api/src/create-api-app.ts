@@ -12,12 +12,14 @@ import { buildOpenApiDocument } from './openapi/openapi';
  */
 export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS.WritableStream): Promise<NestFastifyApplication> {
   const logger = createJsonLogger({ level: config.logLevel, destination: logDestination });
-  const app = await createHttpApp(AppModule.forRoot(config), logger);
+  const app = await createHttpApp(AppModule.forRoot(config), logger, {
+    rateLimit: { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix },
+  });
   try {
     // The consent page holds its token in a cookie once the URL's token is exchanged (docs/decisions/0025).
     await app.register(fastifyCookie);
     const document = buildOpenApiDocument(app);
-    app.getHttpAdapter().getInstance().get('/openapi.json', (_request, reply) => reply.send(document));
+    app.getHttpAdapter().getInstance().get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));
   } catch (error) {
     // The modules already hold connections (Redis, the store); a failed start must not leave them open.
     await app.close();

@@ -20,4 +20,22 @@ describe('canonicalJson', () => {
   it('encodes scalars as JSON does', () => {
     expect([null, true, 1.5, 'x'].map(canonicalJson)).toEqual(['null', 'true', '1.5', '"x"']);
   });
+
+  it('encodes a value nested 100,000 levels deep without running out of stack', () => {
+    let deep: unknown = { leaf: [1, undefined] };
+    let expected = '{"leaf":[1,null]}';
+    for (let i = 0; i < 100_000; i += 1) {
+      deep = i % 2 === 0 ? [deep] : { z: deep, a: undefined };
+      expected = i % 2 === 0 ? `[${expected}]` : `{"z":${expected}}`;
+    }
+    expect(canonicalJson(deep)).toBe(expected);
+  });
+
+  it('writes a value shared by two members twice and refuses one that contains itself', () => {
+    const shared = { b: 2, a: 1 };
+    expect(canonicalJson({ y: shared, x: [shared] })).toBe('{"x":[{"a":1,"b":2}],"y":{"a":1,"b":2}}');
+    const loop: Record<string, unknown> = { a: 1 };
+    loop.self = [loop];
+    expect(() => canonicalJson(loop)).toThrow(TypeError);
+  });
 });

@@ -1,12 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { LogController } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { runWithContext } from '@ledger/platform';
+import { DEFAULT_BODY_LIMIT_BYTES, applyBodyLimits } from './limits/body-limit';
+import { PROBLEM_CONTENT_TYPE, clientErrorProblem } from './problem/problem';
 
-/** Evidence uploads (audio, scanned documents) arrive base64 inside JSON. */
-export const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+/**
+ * How long a client may take to send a whole request, headers and body: a
+ * 16 MiB evidence upload needs 4.5 Mbit/s, far below a bank backend's link;
+ * a client that announces a body and stalls is cut off (408) instead of
+ * holding its connection open.
+ */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** How often Node looks for requests past REQUEST_TIMEOUT_MS (its default, 30 s, would double the wait). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+/** A connection without any traffic for this long is closed: longer than any handler runs (the idempotency lease is 30 s). */
+const CONNECTION_TIMEOUT_MS = 60_000;
+
+/**
+ * An idle keep-alive connection is closed after this long: just above the
+ * 60 s idle timeout of common load balancers and reverse proxies, so that
+ * they, not the service, close the connections they pool.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 61_000;
 
 // An incoming request id is reused only when it cannot inject anything into logs or headers.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -19,21 +40,48 @@ export function requestIdFrom(header: string | string[] | undefined): string {
 /**
  * The Fastify adapter the service runs on: JSON logs through `logger` with
  * the request id on Fastify's own lines, the request id echoed in
- * `x-request-id`, and a request context opened for every request before
- * anything else (body parsing, guards, handlers) runs in it.
+ * `x-request-id`, a request context opened for every request before
+ * anything else (body parsing, guards, handlers) runs in it, bodies limited
+ * per route (@BodyLimit(), else DEFAULT_BODY_LIMIT_BYTES) and the time a
+ * client may hold a connection bounded.
  */
 export function createHttpAdapter(logger: PinoLogger): FastifyAdapter {
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
-    bodyLimit: BODY_LIMIT_BYTES,
+    bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    // Node counts a request's time against the larger of its headers and request timeouts: the headers get the same bound.
+    http: { headersTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
     requestIdHeader: false,
     genReqId: (request: IncomingMessage) => requestIdFrom(request.headers['x-request-id']),
+    clientErrorHandler: answerClientError,
   });
+  applyBodyLimits(adapter.getInstance());
   adapter.getInstance().addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     // Fastify runs the rest of the request's life from `done`, so all of it inherits the context.
     runWithContext({ requestId: request.id, correlationId: request.id }, done);
   });
   return adapter;
+}
+
+/**
+ * What Node rejects before Fastify has a request (REQUEST_TIMEOUT_MS passed,
+ * oversized headers, bytes that are not HTTP) is answered as problem+json
+ * too, then the connection is closed, as Fastify's own handler does.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  // A reset connection has no one left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const problem = clientErrorProblem(error);
+  const body = JSON.stringify(problem);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${problem.status} ${problem.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

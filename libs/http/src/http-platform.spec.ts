@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { TestApp, startTestApp, tempDir } from './testing/test-app';
-import { BODY_LIMIT_BYTES } from './http-adapter';
+import { DEFAULT_BODY_LIMIT_BYTES } from './limits/body-limit';
 
 const WRITER = { Authorization: 'Bearer key-writer' };
 const validResolve = { userReference: 'u-1', identifiers: [{ kind: 'rut', value: '12345678-5' }] };
@@ -107,7 +107,7 @@ describe('HTTP platform: errors, validation, authentication, request ids', () =>
     });
 
     it('a body over the limit is 413 PAYLOAD_TOO_LARGE', async () => {
-      const huge = JSON.stringify({ userReference: 'x'.repeat(BODY_LIMIT_BYTES) });
+      const huge = JSON.stringify({ userReference: 'x'.repeat(DEFAULT_BODY_LIMIT_BYTES) });
       const response = await http().post('/resolve').set(WRITER).set('content-type', 'application/json').send(huge);
       expectProblem(response, 413, 'PAYLOAD_TOO_LARGE');
     });

@@ -4,7 +4,8 @@ export { CurrentPrincipal, Public, RequireAnyScope, RequireScopes } from './auth
 export { assertScope } from './auth/scopes';
 export { configureHttpApp, createHttpApp } from './configure-http-app';
 export type { HttpAppOptions } from './configure-http-app';
-export { BODY_LIMIT_BYTES, createHttpAdapter } from './http-adapter';
+export { createHttpAdapter } from './http-adapter';
+export { BodyLimit, EVIDENCE_BODY_LIMIT_BYTES } from './limits/body-limit';
 export { Idempotent } from './idempotency/idempotent.decorator';
 export type { IdempotentOptions } from './idempotency/idempotent.decorator';
 export { JsonLogger, createJsonLogger } from './logging/json-logger';

@@ -44,3 +44,16 @@ describe('LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS', () => {
     }
   });
 });
+
+describe('LEDGER_RATE_LIMIT_PER_MINUTE', () => {
+  it('defaults to 60,000 and takes a positive integer', () => {
+    expect(loadConfig({ ...base }).rateLimitPerMinute).toBe(60_000);
+    expect(loadConfig({ ...base, LEDGER_RATE_LIMIT_PER_MINUTE: '120' }).rateLimitPerMinute).toBe(120);
+  });
+
+  it('refuses anything else', () => {
+    for (const value of ['0', '-5', '1.5', 'many', '']) {
+      expect(() => loadConfig({ ...base, LEDGER_RATE_LIMIT_PER_MINUTE: value })).toThrow(ConfigError);
+    }
+  });
+});

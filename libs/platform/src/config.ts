@@ -35,11 +35,24 @@ export interface LedgerConfig {
    * a trailing slash.
    */
   publicUrl: string;
+  /**
+   * Requests per minute each API key may make, and each client address on
+   * public routes (LEDGER_RATE_LIMIT_PER_MINUTE).
+   */
+  rateLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
+
+/**
+ * 1,000 requests a second from one key, sustained for a minute: above what
+ * the benchmarks and test suites drive from a single key, so the limit stops
+ * a runaway client or a flood, never an integrator's normal work
+ * (docs/decisions/0026-bounded-work.md).
+ */
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60_000;
 
 type Env = Record<string, string | undefined>;
 type Warn = (message: string) => void;
@@ -74,6 +87,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     // Exactly `true`: anything else (`1`, `yes`, `TRUE`, a typo) keeps egress strict.
     webhookAllowPrivateNetworks: env.LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     publicUrl: parsePublicUrl(env.LEDGER_PUBLIC_URL ?? `http://${formatHost(env.HOST ?? '127.0.0.1')}:${env.PORT ?? '3000'}`),
+    rateLimitPerMinute: parsePositiveInteger('LEDGER_RATE_LIMIT_PER_MINUTE', env.LEDGER_RATE_LIMIT_PER_MINUTE ?? String(DEFAULT_RATE_LIMIT_PER_MINUTE)),
   };
 }
 
@@ -95,6 +109,12 @@ function parsePublicUrl(raw: string): string {
 function parseInteger(name: string, raw: string): number {
   if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer`);
   return Number(raw);
+}
+
+function parsePositiveInteger(name: string, raw: string): number {
+  const value = parseInteger(name, raw);
+  if (value < 1 || !Number.isSafeInteger(value)) throw new ConfigError(`${name} must be a positive integer`);
+  return value;
 }
 
 /**

@@ -13,6 +13,7 @@ export type ErrorKind =
   | 'not_found'
   | 'conflict'
   | 'unprocessable'
+  | 'rate_limited'
   | 'unavailable';
 
 /** One offending field: a full path such as `identifiers[0].verification.method` and a snake_case reason. */
@@ -84,6 +85,11 @@ export function conflict(code: string, detail: string): DomainError {
 
 export function unprocessable(code: string, detail: string): DomainError {
   return new DomainError('unprocessable', code, detail);
+}
+
+/** The caller has used up its requests for now; the HTTP edge says when to retry (`Retry-After`). */
+export function rateLimited(detail: string): DomainError {
+  return new DomainError('rate_limited', 'TOO_MANY_REQUESTS', detail);
 }
 
 export function unavailable(code: string, detail: string): DomainError {

@@ -4,7 +4,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import { createHash } from 'node:crypto';
 import type { GeneralConsentRevoked, GeneralConsentState, GeneralGrantResult } from '@ledger/consents';
 import { canonicalJson } from '@ledger/event-store';
-import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
+import { BodyLimit, CurrentPrincipal, EVIDENCE_BODY_LIMIT_BYTES, Idempotent, RequireScopes, assertScope } from '@ledger/http';
 import { Principal, Scopes } from '@ledger/platform';
 import type { CreateInteractionResult } from '@ledger/redec';
 import { CreateInteractionCommand } from '../redec/interactions/create/create-interaction.command';
@@ -56,11 +56,13 @@ export class GeneralConsentsHttpController {
   @HttpCode(201)
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: false })
+  @BodyLimit(EVIDENCE_BODY_LIMIT_BYTES)
   @ApiOperation({
     summary: 'Record the grant of a general consent captured outside the service',
     description:
       'occurredAt (not later than the receipt), sourceSystem, sourceReference and the evidence. An identical retry answers the first grant; a different second grant is 409 `consent_interaction_already_granted`. ' +
-      'An `embedded` configuration is captured on the consent page instead (409 `capture_is_embedded`).',
+      'An `embedded` configuration is captured on the consent page instead (409 `capture_is_embedded`). ' +
+      'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`.',
   })
   @ApiCreatedResponse({ type: GeneralGrantResponseDto })
   async grant(@Param('interactionId', new ResourceIdPipe('consent interaction')) interactionId: string, @Body() body: GeneralGrantRequestDto): Promise<GeneralGrantResponseDto> {

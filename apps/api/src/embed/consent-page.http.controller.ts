@@ -16,7 +16,7 @@ import {
   renderConsentPage,
   renderOutcomePage,
 } from '@ledger/embed';
-import { Public } from '@ledger/http';
+import { BodyLimit, Public } from '@ledger/http';
 import { DomainError, IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { DecideOnEmbedSessionCommand, ReadConsentPageQuery } from './embed-session.commands';
 
@@ -123,6 +123,8 @@ export class ConsentPageHttpController {
 
   @Post(':tenantId/sessions/:sessionId/decision')
   @Public()
+  // The page's form: a token, a csrf value and one decision per item, well under a kilobyte.
+  @BodyLimit(4 * 1024)
   async decide(
     @Param('tenantId') tenantId: string,
     @Param('sessionId') sessionId: string,

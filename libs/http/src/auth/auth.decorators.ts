@@ -1,13 +1,18 @@
-import { CustomDecorator, SetMetadata, createParamDecorator } from '@nestjs/common';
+import { CustomDecorator, SetMetadata, applyDecorators, createParamDecorator } from '@nestjs/common';
 import { Principal, requireContext } from '@ledger/platform';
 import type { Scope } from '@ledger/platform';
+import { extendRouteConfig } from '../route-config';
 
 export const PUBLIC_ROUTE = 'ledger:public-route';
 export const REQUIRED_SCOPES = 'ledger:required-scopes';
 export const ANY_OF_SCOPES = 'ledger:any-of-scopes';
 
-/** Open without an API key (health, OpenAPI description). */
-export const Public = (): CustomDecorator<string> => SetMetadata(PUBLIC_ROUTE, true);
+/**
+ * Open without an API key (health, metrics, the consent page). On a route
+ * handler only: the authentication hook, which runs before the body is read,
+ * finds it in the route's config; the scope guard in Nest's metadata.
+ */
+export const Public = (): MethodDecorator => applyDecorators(SetMetadata(PUBLIC_ROUTE, true), extendRouteConfig({ public: true }));
 
 /** The caller's key must carry every listed scope. A route with neither this, @RequireAnyScope() nor @Public() is refused. */
 export const RequireScopes = (...scopes: [Scope, ...Scope[]]): CustomDecorator<string> => SetMetadata(REQUIRED_SCOPES, scopes);

@@ -1,6 +1,6 @@
 import { HttpException, MethodNotAllowedException, NotFoundException } from '@nestjs/common';
 import { DomainError, ErrorKind, notFound, validationError } from '@ledger/platform';
-import { toProblem } from './problem';
+import { clientErrorProblem, toProblem } from './problem';
 
 describe('toProblem', () => {
   it.each<[ErrorKind, number]>([
@@ -10,6 +10,7 @@ describe('toProblem', () => {
     ['not_found', 404],
     ['conflict', 409],
     ['unprocessable', 422],
+    ['rate_limited', 429],
     ['unavailable', 503],
   ])('maps a %s DomainError to %i with its code and detail', (kind, status) => {
     expect(toProblem(new DomainError(kind, 'some_code', 'Some detail.'))).toEqual({
@@ -49,5 +50,20 @@ describe('toProblem', () => {
     expect(toProblem(new Error('SQLITE_BUSY: secret'))).toMatchObject(expected);
     expect(toProblem('a string')).toMatchObject(expected);
     expect(toProblem(new HttpException('secret', 502))).toMatchObject(expected);
+  });
+});
+
+describe('clientErrorProblem', () => {
+  it('names a request timeout and oversized headers, and takes anything else for malformed HTTP', () => {
+    expect(clientErrorProblem(Object.assign(new Error('t'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }))).toMatchObject({ status: 408, title: 'Request Timeout', code: 'REQUEST_TIMEOUT' });
+    expect(clientErrorProblem(Object.assign(new Error('h'), { code: 'HPE_HEADER_OVERFLOW' }))).toMatchObject({ status: 431, code: 'REQUEST_HEADER_FIELDS_TOO_LARGE' });
+    expect(clientErrorProblem(Object.assign(new Error('Parse Error: secret'), { code: 'HPE_INVALID_METHOD' }))).toEqual({
+      type: 'about:blank',
+      title: 'Bad Request',
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      detail: 'The request is not valid HTTP.',
+      reason: 'malformed_request',
+    });
   });
 });

@@ -22,6 +22,7 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   unprocessable: 422,
+  rate_limited: 429,
   unavailable: 503,
 };
 
@@ -36,6 +37,13 @@ const FASTIFY_ERRORS: Record<string, Pick<Problem, 'status' | 'code' | 'detail' 
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'The request body must be application/json.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: ErrorCodes.VALIDATION_ERROR, reason: 'invalid_content_length', detail: 'The Content-Length does not match the body.' },
 };
+
+/** Node's own rejections of a connection, before there is a request to route: by their codes, anything else as malformed. */
+const CLIENT_ERRORS: Record<string, Pick<Problem, 'status' | 'code' | 'detail' | 'reason'>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'REQUEST_TIMEOUT', detail: 'The request did not arrive in time.' },
+  HPE_HEADER_OVERFLOW: { status: 431, code: 'REQUEST_HEADER_FIELDS_TOO_LARGE', detail: 'The request headers are too large.' },
+};
+const MALFORMED_REQUEST = { status: 400, code: ErrorCodes.VALIDATION_ERROR, reason: 'malformed_request', detail: 'The request is not valid HTTP.' };
 
 /** The codes of statuses a client can cause without a DomainError (routing, framework). */
 const CODE_BY_STATUS: Record<number, string> = {
@@ -66,6 +74,13 @@ export function toProblem(error: unknown): Problem {
     return problem(status, code, detail);
   }
   return problem(500, 'INTERNAL_ERROR', 'An unexpected error occurred; it has been logged.');
+}
+
+/** The problem for an error Node's HTTP server reports on a connection (`clientError`): a timeout, oversized headers, bytes that are not HTTP. */
+export function clientErrorProblem(error: unknown): Problem {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  const { status, code: problemCode, detail, reason } = typeof code === 'string' && Object.hasOwn(CLIENT_ERRORS, code) ? CLIENT_ERRORS[code] : MALFORMED_REQUEST;
+  return problem(status, problemCode, detail, reason);
 }
 
 function problem(status: number, code: string, detail: string, reason?: string, errors?: FieldError[]): Problem {

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { CompletedConsentDecision, ConsentDecisionRequest } from '@ledger/consents';
-import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
+import { BodyLimit, CurrentPrincipal, EVIDENCE_BODY_LIMIT_BYTES, Idempotent, RequireScopes, assertScope } from '@ledger/http';
 import { DomainError, Principal, Scopes, refusalOfPart } from '@ledger/platform';
 import { customerReference } from '../../redec/interactions/create/create-interaction.http.controller';
 import { toGrantTerms } from '../../redec/interactions/grant/grant.http.controller';
@@ -20,6 +20,7 @@ export class RecordConsentDecisionHttpController {
   @HttpCode(201)
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: true })
+  @BodyLimit(EVIDENCE_BODY_LIMIT_BYTES)
   @ApiOperation({
     summary: "Record the data subject's decisions on several configurations at once (Multi-Consent decision): all items or none",
     description:
@@ -28,7 +29,8 @@ export class RecordConsentDecisionHttpController {
       'each accepted general item a general consent, whose evidence is this decision; a declined item records only the decision. ' +
       'Every item is checked before anything is recorded: a refusal of any item records nothing and names the item’s field (e.g. `items[1].redec.evidence.kind`). ' +
       'Idempotency-Key required: it names the decision, so an exact retry answers the same, also after a failure between the decision and its consents (the retry records what is missing). ' +
-      'Errors: 400 VALIDATION_ERROR, 404 NOT_FOUND (customer, or a configuration of another tenant, named in `errors`), 409 for a configuration that cannot be decided here (e.g. `redec_capture_is_embedded`), 409 CUSTOMER_IDENTITY_CONFLICT.',
+      'Errors: 400 VALIDATION_ERROR, 404 NOT_FOUND (customer, or a configuration of another tenant, named in `errors`), 409 for a configuration that cannot be decided here (e.g. `redec_capture_is_embedded`), 409 CUSTOMER_IDENTITY_CONFLICT. ' +
+      'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`.',
   })
   @ApiHeader({ name: 'Idempotency-Key', required: true, description: 'Names the decision: 1 to 255 visible ASCII characters, new for each decision.' })
   @ApiCreatedResponse({ type: ConsentDecisionDto })

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '@ledger/event-store';
-import { Idempotent, RequireScopes } from '@ledger/http';
+import { BodyLimit, EVIDENCE_BODY_LIMIT_BYTES, Idempotent, RequireScopes } from '@ledger/http';
 import { FieldError, Scopes, validationError } from '@ledger/platform';
 import { EvidenceInput, GrantConsentRequest, GrantConsentResult } from '@ledger/redec';
 import { GrantConsentCommand } from './grant.command';
@@ -20,6 +20,7 @@ export class GrantHttpController {
   @HttpCode(201)
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: false })
+  @BodyLimit(EVIDENCE_BODY_LIMIT_BYTES)
   @ApiOperation({
     summary: 'Record the grant of consent captured outside the service (spec 2.3)',
     description:
@@ -27,7 +28,8 @@ export class GrantHttpController {
       "a call recording's instant must match occurredAt within the profile tolerance (baseline 5 minutes); a paper original's digitization date is never compared. " +
       'internalConsentCode must not be sent (400, reason internal_consent_code_is_server_generated). The medium is derived from the evidence. ' +
       'An identical retry answers the first grant; a different second grant is 409 redec_interaction_already_granted. ' +
-      'artifactStatus may be `pending`: read the consent with bounded polling and backoff until `ready` (spec rule 5); the grant is valid either way.',
+      'artifactStatus may be `pending`: read the consent with bounded polling and backoff until `ready` (spec rule 5); the grant is valid either way. ' +
+      'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`.',
   })
   @ApiCreatedResponse({ type: GrantResponseDto })
   async grant(@Param('interactionId', new ResourceIdPipe('consent interaction')) interactionId: string, @Body() body: GrantRequestDto): Promise<GrantResponseDto> {

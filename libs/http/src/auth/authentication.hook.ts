@@ -1,0 +1,29 @@
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { requireContext, unauthenticated } from '@ledger/platform';
+import { ApiKeyVerifier } from './api-key-verifier';
+
+// RFC 6750 token68 would allow more, but our keys are visible ASCII; anything else is malformed.
+const BEARER = /^Bearer ([\x21-\x7e]+)$/i;
+
+/**
+ * Authenticates every request to a route that is not @Public() in Fastify's
+ * `onRequest` phase, before its body is read: a caller without a valid key
+ * is answered 401 having sent nothing but headers, whatever size of body it
+ * announces (Node then closes the connection rather than read it). The
+ * principal goes into the request context, where the scope guard, handlers,
+ * the idempotency interceptor and the loggers find it.
+ *
+ * An unknown route is left to the not-found handler: there is nothing to
+ * authenticate for, and its 404 needs no key.
+ */
+export function authenticationHook(verifier: ApiKeyVerifier): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest) => {
+    if (request.is404 || request.routeOptions.config.public) return;
+    const header = request.headers.authorization;
+    const apiKey = header === undefined ? undefined : BEARER.exec(header)?.[1];
+    if (apiKey === undefined) throw unauthenticated('Send an API key as "Authorization: Bearer <apiKey>".');
+    const principal = await verifier.verify(apiKey);
+    if (!principal) throw unauthenticated('The API key is unknown or revoked.');
+    requireContext().principal = principal;
+  };
+}

@@ -1,0 +1,37 @@
+import { RouteConfig } from '@nestjs/platform-fastify';
+
+/**
+ * What this platform reads from a route's Fastify config, beside Fastify's
+ * own fields: hooks that run before Nest (authentication, body parsing) only
+ * see the route through its config, not through Nest's metadata.
+ */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Open without an API key (see @Public()). */
+    public?: boolean;
+    /** The largest body the route reads, in bytes (see @BodyLimit()). */
+    bodyLimit?: number;
+  }
+}
+
+export interface LedgerRouteConfig {
+  public?: boolean;
+  bodyLimit?: number;
+}
+
+const LEDGER_ROUTE_CONFIG = 'ledger:route-config';
+
+/**
+ * Adds to the Fastify config of a route (what Nest's @RouteConfig() sets),
+ * keeping what the platform's other decorators put there: @RouteConfig()
+ * alone replaces the whole config, so a route that is both public and
+ * size-limited would lose one of the two. Use the platform's decorators,
+ * never @RouteConfig() directly.
+ */
+export function extendRouteConfig(config: LedgerRouteConfig): MethodDecorator {
+  return (target, key, descriptor) => {
+    const merged: LedgerRouteConfig = { ...Reflect.getMetadata(LEDGER_ROUTE_CONFIG, descriptor.value as object), ...config };
+    Reflect.defineMetadata(LEDGER_ROUTE_CONFIG, merged, descriptor.value as object);
+    RouteConfig(merged)(target, key, descriptor);
+  };
+}
