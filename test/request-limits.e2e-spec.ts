@@ -101,8 +101,9 @@ describe('request limits', () => {
       const shown = await api.http.get(`${page}?token=unknown`);
       expect(shown.status).toBe(404);
       expect(shown.headers['content-type']).toMatch(/^text\/html/);
-      const decided = await api.http.post(`${page}/decision`).type('form').send({ token: 'unknown', csrf: 'x', decision: 'accept' });
-      expect(decided.status).toBe(404);
+      // The page's own refusal (no session cookie, decision 0025), not the API's 401.
+      const decided = await api.http.post(`${page}/decision`).type('form').send({ csrf: 'x', decision: 'accept' });
+      expect(decided.status).toBe(403);
       expect(decided.headers['content-type']).toMatch(/^text\/html/);
     });
   });
