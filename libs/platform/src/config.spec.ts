@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from './config';
 
 const base = { LEDGER_MASTER_KEY: 'a'.repeat(64), LEDGER_DATA_DIR: '/tmp/ledger-config-spec' };
@@ -16,5 +17,17 @@ describe('LEDGER_PUBLIC_URL', () => {
     for (const value of ['consent.bank.example', 'ftp://x.example', 'https://x.example/?a=1', 'https://x.example/#top']) {
       expect(() => loadConfig({ ...base, LEDGER_PUBLIC_URL: value })).toThrow(ConfigError);
     }
+  });
+});
+
+describe('master keys', () => {
+  const random = () => randomBytes(32).toString('hex');
+
+  it('reads LEDGER_PREVIOUS_MASTER_KEYS as a comma-separated list', () => {
+    const previous = [random(), Buffer.alloc(32, 1).toString('base64')];
+    const config = loadConfig({ ...base, NODE_ENV: 'production', LEDGER_MASTER_KEY: random(), LEDGER_PREVIOUS_MASTER_KEYS: ` ${previous.join(' , ')} ` });
+    expect(config.previousMasterKeys).toEqual([Buffer.from(previous[0], 'hex'), Buffer.alloc(32, 1)]);
+    expect(loadConfig({ ...base }).previousMasterKeys).toEqual([]);
+    expect(() => loadConfig({ ...base, LEDGER_PREVIOUS_MASTER_KEYS: 'abc' })).toThrow(new ConfigError('LEDGER_PREVIOUS_MASTER_KEYS: a key must be 32 bytes (64 hex characters or base64)'));
   });
 });

@@ -13,8 +13,10 @@ export interface LedgerConfig {
   redisUrl: string;
   /** Every Redis key (read model, queues, locks) lives under this prefix. */
   redisPrefix: string;
-  /** 32 bytes; the root of every derived key (identifier hashing and encryption). */
+  /** 32 bytes; wraps the tenant data keys from which every key that protects data is derived (decision 0028). */
   masterKey: Buffer;
+  /** LEDGER_PREVIOUS_MASTER_KEYS: during a rotation, the keys data keys may still be wrapped under; they only unwrap. */
+  previousMasterKeys: Buffer[];
   clockOffsetMs: number;
   /** Whether the API process runs the queue workers itself (default) or leaves them to apps/worker. */
   inProcessWorkers: boolean;
@@ -54,6 +56,11 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: env.LEDGER_REDIS_PREFIX ?? 'ledger',
     masterKey: loadMasterKey(env.LEDGER_MASTER_KEY, production, dataDir, warn),
+    previousMasterKeys: (env.LEDGER_PREVIOUS_MASTER_KEYS ?? '')
+      .split(',')
+      .map((raw) => raw.trim())
+      .filter(Boolean)
+      .map((raw) => decodeKey('LEDGER_PREVIOUS_MASTER_KEYS', raw)),
     clockOffsetMs,
     inProcessWorkers: (env.LEDGER_WORKERS ?? 'in-process') !== 'external',
     logLevel: env.LOG_LEVEL ?? 'info',
@@ -90,10 +97,10 @@ function parseInteger(name: string, raw: string): number {
  * unreadable and identifier hashes unmatchable, hence the warning.
  */
 function loadMasterKey(raw: string | undefined, production: boolean, dataDir: string, warn: Warn): Buffer {
-  if (raw) return decodeKey(raw);
+  if (raw) return decodeKey('LEDGER_MASTER_KEY', raw);
   if (production) throw new ConfigError('LEDGER_MASTER_KEY is required when NODE_ENV=production');
   const file = join(dataDir, 'master.key');
-  if (existsSync(file)) return decodeKey(readFileSync(file, 'utf8').trim());
+  if (existsSync(file)) return decodeKey(file, readFileSync(file, 'utf8').trim());
   mkdirSync(dataDir, { recursive: true });
   const generated = randomBytes(32).toString('hex');
   writeFileSync(file, `${generated}\n`, { mode: 0o600, flag: 'wx' });
@@ -101,9 +108,10 @@ function loadMasterKey(raw: string | undefined, production: boolean, dataDir: st
   return Buffer.from(generated, 'hex');
 }
 
-function decodeKey(raw: string): Buffer {
+/** `source` names where the key came from (a variable or the key file), never the key. */
+function decodeKey(source: string, raw: string): Buffer {
   const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (key.length !== 32) throw new ConfigError('LEDGER_MASTER_KEY must be 32 bytes (64 hex characters or base64)');
+  if (key.length !== 32) throw new ConfigError(`${source}: a key must be 32 bytes (64 hex characters or base64)`);
   return key;
 }
 

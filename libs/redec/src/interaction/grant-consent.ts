@@ -96,7 +96,7 @@ export async function prepareGrantRequest<R extends Pick<GrantConsentRequest, 'r
 ): Promise<Omit<R, 'representation' | 'evidence'> & Pick<GrantRequest, 'representation' | 'evidence'>> {
   return {
     ...request,
-    representation: protectRepresentation(deps.protection, tenantId, request.representation),
+    representation: await protectRepresentation(deps.protection, tenantId, request.representation),
     evidence: await holdEvidence(deps.blobs, request.evidence),
   };
 }
@@ -172,17 +172,17 @@ export async function recordGrant(
 }
 
 /** Spec 2.4: the representative's RUT is normalized, then kept only as a keyed hash and a ciphertext. */
-function protectRepresentation(
+async function protectRepresentation(
   protection: ValueProtection,
   tenantId: string,
   representation: GrantConsentRequest['representation'],
-): GrantRepresentation | null {
+): Promise<GrantRepresentation | null> {
   if (!representation) return null;
   const { identifierRutInput, ...assertion } = representation;
   const rut = normalizeRepresentativeRut(identifierRutInput);
   return {
     ...assertion,
-    identifierRut: { hash: protection.hash(tenantId, 'representative-rut', rut), ciphertext: protection.encrypt(tenantId, rut) },
+    identifierRut: { hash: await protection.hash(tenantId, 'representative-rut', rut), ciphertext: await protection.encrypt(tenantId, rut) },
     identifierRutMasked: maskRut(rut),
   };
 }
