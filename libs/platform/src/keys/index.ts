@@ -1,3 +1,4 @@
+export { BlobProtection } from './blob-protection';
 export { MASTER_KEY_BYTES, masterKey, masterKeys, unwrapDataKey, wrapDataKey } from './master-keys';
 export type { MasterKey, MasterKeys, WrappedDataKey } from './master-keys';
 export { SealBrokenError } from './sealing';

@@ -17,7 +17,7 @@ export interface GrantDependencies {
   protection: ValueProtection;
   profiles: ProfileCatalog;
   /** Where supplied evidence bytes are held (content-addressed). */
-  blobs: { put(bytes: Buffer): Promise<{ contentSha256: string; size: number }> };
+  blobs: { put(tenantId: string, bytes: Buffer): Promise<{ contentSha256: string; size: number }> };
   calendar: BankingCalendar;
 }
 
@@ -97,7 +97,7 @@ export async function prepareGrantRequest<R extends Pick<GrantConsentRequest, 'r
   return {
     ...request,
     representation: await protectRepresentation(deps.protection, tenantId, request.representation),
-    evidence: await holdEvidence(deps.blobs, request.evidence),
+    evidence: await holdEvidence(deps.blobs, tenantId, request.evidence),
   };
 }
 
@@ -187,8 +187,8 @@ async function protectRepresentation(
   };
 }
 
-/** Supplied bytes are stored now (content-addressed, so a retry stores nothing new); a reference elsewhere is recorded with its hash. */
-export async function holdEvidence(blobs: GrantDependencies['blobs'], evidence: EvidenceInput): Promise<GrantEvidence> {
+/** Supplied bytes are stored now in the tenant's blobs (content-addressed, so a retry stores nothing new); a reference elsewhere is recorded with its hash. */
+export async function holdEvidence(blobs: GrantDependencies['blobs'], tenantId: string, evidence: EvidenceInput): Promise<GrantEvidence> {
   if (evidence.kind === 'electronic') return evidence;
   const { contentBase64, externalReference, contentSha256, ...described } = evidence;
   let content: EvidenceContent;
@@ -197,7 +197,7 @@ export async function holdEvidence(blobs: GrantDependencies['blobs'], evidence: 
     if (bytes.length === 0 || bytes.toString('base64').replace(/=+$/, '') !== contentBase64.replace(/=+$/, '')) {
       throw validationError('evidence.contentBase64 is not base64.', { errors: [{ field: 'evidence.contentBase64', reason: 'invalid_base64' }] });
     }
-    const stored = await blobs.put(bytes);
+    const stored = await blobs.put(tenantId, bytes);
     if (contentSha256 !== undefined && contentSha256 !== stored.contentSha256) {
       throw validationError('evidence.contentSha256 does not match the supplied bytes.', { errors: [{ field: 'evidence.contentSha256', reason: 'content_sha256_mismatch' }] });
     }

@@ -80,7 +80,7 @@ export class ArtifactHttpController {
       void reply.header('Retry-After', String(ARTIFACT_RETRY_AFTER_SECONDS));
       throw conflict('artifact_not_ready', 'The artifact is not ready yet; retry later with backoff.');
     }
-    const bytes = await this.blobs.get(artifact.contentSha256);
+    const bytes = await this.blobs.get(principal.tenantId, artifact.contentSha256);
     if (!bytes) throw notFound('artifact bytes');
     void reply.header('Content-Type', artifact.mediaType).header('ETag', `"${artifact.contentSha256}"`);
     return new StreamableFile(bytes);
