@@ -1,6 +1,5 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LedgerConfig } from '@ledger/platform';
+import { ensurePrivateDirectory, type LedgerConfig } from '@ledger/platform';
 import { EsdbEventStore } from './esdb/esdb-event-store';
 import type { EventStore } from './event-store.port';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
@@ -11,6 +10,6 @@ export const SQLITE_FILE_NAME = 'ledger.sqlite';
 /** EventStoreDB when a connection string is configured, else the embedded SQLite file (CONTRACT.md, "Running it"). */
 export function createEventStore(config: Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString'>): EventStore {
   if (config.eventStoreConnectionString) return new EsdbEventStore(config.eventStoreConnectionString);
-  mkdirSync(config.dataDir, { recursive: true });
+  ensurePrivateDirectory(config.dataDir);
   return new SqliteEventStore(join(config.dataDir, SQLITE_FILE_NAME));
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { PRIVATE_FILE_MODE, ensurePrivateDirectory } from './private-files';
 
 /** Everything the service, the worker and the CLI read from the environment (CONTRACT.md, "Running it"). */
 export interface LedgerConfig {
@@ -101,9 +102,10 @@ function loadMasterKey(raw: string | undefined, production: boolean, dataDir: st
   if (production) throw new ConfigError('LEDGER_MASTER_KEY is required when NODE_ENV=production');
   const file = join(dataDir, 'master.key');
   if (existsSync(file)) return decodeKey(file, readFileSync(file, 'utf8').trim());
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDirectory(dataDir);
   const generated = randomBytes(32).toString('hex');
-  writeFileSync(file, `${generated}\n`, { mode: 0o600, flag: 'wx' });
+  writeFileSync(file, `${generated}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+  chmodSync(file, PRIVATE_FILE_MODE);
   warn(`warning: LEDGER_MASTER_KEY is not set; generated one into ${file}. Set LEDGER_MASTER_KEY in production.`);
   return Buffer.from(generated, 'hex');
 }

@@ -4,6 +4,7 @@ export * from './redis';
 export * from './errors';
 export * from './identifier-protection';
 export * from './keys';
+export * from './private-files';
 export * from './request-context';
 export * from './scopes';
 export * from './retry';

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { BlobProtection } from '@ledger/platform';
@@ -40,13 +40,17 @@ describe('FilesystemBlobStore', () => {
     expect(await store.get(tenantId, stored.contentSha256)).toEqual(bytes);
   });
 
-  it('keeps only the sealed envelope on disk', async () => {
+  it('keeps only the sealed envelope on disk, read-only and in directories only the owner may enter', async () => {
     const bytes = Buffer.from('%PDF-1.4 certificado ñ');
     const { contentSha256 } = await store.put(tenantId, bytes);
 
     const onDisk = await readFile(blobPath(contentSha256));
     expect(onDisk.includes(Buffer.from('certificado'))).toBe(false);
     expect(onDisk.subarray(0, 4).toString('ascii')).toBe('LDGB');
+    expect((await stat(blobPath(contentSha256))).mode & 0o777).toBe(0o400);
+    for (let directory = dirname(blobPath(contentSha256)); directory !== root; directory = dirname(directory)) {
+      expect((await stat(directory)).mode & 0o777).toBe(0o700);
+    }
   });
 
   it('keeps tenants apart: the same bytes are a blob per tenant, and one copied into another tenant does not open there', async () => {

@@ -3,6 +3,11 @@ import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { assertContentSha256, assertTenantId, BlobCorruptedError, sha256Hex, type BlobSealer, type BlobStore, type StoredBlob } from './blob-store.port';
 
+/** Directories of blobs: only the service's account may list or enter them (decision 0028). */
+const DIRECTORY_MODE = 0o700;
+/** Read-only and the owner's only: nothing in the service rewrites a blob in place. */
+const BLOB_MODE = 0o400;
+
 /**
  * Blobs as files under `rootDir` (the service uses `${dataDir}/blobs`), at
  * `<tenantId>/ab/cd/<hash>`: one tree per tenant, so the same bytes are one
@@ -77,13 +82,12 @@ export class FilesystemBlobStore implements BlobStore {
 
   private async writeDurably(path: string, bytes: Buffer): Promise<void> {
     const directory = dirname(path);
-    const firstCreated = await mkdir(directory, { recursive: true });
+    const firstCreated = await mkdir(directory, { recursive: true, mode: DIRECTORY_MODE });
     // Unique per writer, so concurrent puts of the same bytes never share a
     // temporary file; each rename then installs identical content.
     const temporary = join(directory, `.${basename(path)}.${randomBytes(8).toString('hex')}.tmp`);
     try {
-      // Read-only: nothing in the service rewrites a blob in place.
-      const handle = await open(temporary, 'wx', 0o444);
+      const handle = await open(temporary, 'wx', BLOB_MODE);
       try {
         await handle.writeFile(bytes);
         await handle.sync();
