@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { weakMasterKeyReason } from './keys/master-keys';
 import { PRIVATE_FILE_MODE, ensurePrivateDirectory } from './private-files';
 
 /** Everything the service, the worker and the CLI read from the environment (CONTRACT.md, "Running it"). */
@@ -95,10 +96,17 @@ function parseInteger(name: string, raw: string): number {
  * LEDGER_MASTER_KEY is 32 bytes as 64 hex characters or base64. Outside
  * production a key is generated once into the data directory so a fresh
  * machine starts without set-up; losing that file makes stored ciphertext
- * unreadable and identifier hashes unmatchable, hence the warning.
+ * unreadable and identifier hashes unmatchable, hence the warning. In
+ * production a key that is not random-looking (zeros, a repeated pattern, a
+ * typed phrase) is refused: it would protect nothing.
  */
 function loadMasterKey(raw: string | undefined, production: boolean, dataDir: string, warn: Warn): Buffer {
-  if (raw) return decodeKey('LEDGER_MASTER_KEY', raw);
+  if (raw) {
+    const key = decodeKey('LEDGER_MASTER_KEY', raw);
+    const weakness = production ? weakMasterKeyReason(key) : null;
+    if (weakness) throw new ConfigError(`LEDGER_MASTER_KEY is refused when NODE_ENV=production: ${weakness}. Generate one with \`openssl rand -hex 32\``);
+    return key;
+  }
   if (production) throw new ConfigError('LEDGER_MASTER_KEY is required when NODE_ENV=production');
   const file = join(dataDir, 'master.key');
   if (existsSync(file)) return decodeKey(file, readFileSync(file, 'utf8').trim());

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { masterKey, masterKeys, unwrapDataKey, wrapDataKey } from './master-keys';
+import { masterKey, masterKeys, unwrapDataKey, weakMasterKeyReason, wrapDataKey } from './master-keys';
 import { SealBrokenError } from './sealing';
 
 describe('master keys', () => {
@@ -43,5 +43,23 @@ describe('wrapping a tenant data key', () => {
   it('is bound to its tenant and key id', () => {
     expect(() => unwrapDataKey(old, 'tenant-b', 'dk_1', [wrapped])).toThrow(SealBrokenError);
     expect(() => unwrapDataKey(old, 'tenant-a', 'dk_2', [wrapped])).toThrow(SealBrokenError);
+  });
+});
+
+describe('weakMasterKeyReason', () => {
+  it.each([
+    ['all zeros', Buffer.alloc(32), /too few distinct bytes \(1;/],
+    ['one byte repeated', Buffer.alloc(32, 0xaa), /too few distinct bytes \(1;/],
+    ['a short pattern repeated', Buffer.from('deadbeef'.repeat(8), 'hex'), /too few distinct bytes \(4;/],
+    ['a 16-byte pattern twice', Buffer.concat([Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex'), Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex')]), /16-byte pattern/],
+    ['a counting sequence', Buffer.from(Array.from({ length: 32 }, (_, i) => i)), /counting sequence/],
+    ['a counting sequence that wraps', Buffer.from(Array.from({ length: 32 }, (_, i) => (250 + i * 3) % 256)), /counting sequence/],
+    ['a typed phrase', Buffer.from('correct horse battery staple 123', 'utf8'), /printable text/],
+  ])('refuses %s', (_, key, why) => {
+    expect(weakMasterKeyReason(key)).toMatch(why);
+  });
+
+  it('accepts random keys', () => {
+    for (let i = 0; i < 1_000; i += 1) expect(weakMasterKeyReason(randomBytes(32))).toBeNull();
   });
 });

@@ -65,3 +65,20 @@ function wrappingContext(tenantId: string, dataKeyId: string): string {
   return JSON.stringify(['tenant-data-key', tenantId, dataKeyId]);
 }
 
+/**
+ * Why a master key is too weak to protect a production ledger, or null.
+ * A random 32-byte key has about 30 distinct bytes, no period, no constant
+ * step and almost never only printable characters (odds about 1 in 10^14);
+ * keys that fail these were typed, padded or left at a placeholder.
+ */
+export function weakMasterKeyReason(secret: Buffer): string | null {
+  const distinct = new Set(secret).size;
+  if (distinct < 16) return `too few distinct bytes (${distinct}; a random key has about 30)`;
+  for (let period = 1; period <= secret.length / 2; period += 1) {
+    if (secret.every((byte, index) => byte === secret[index % period])) return `it repeats a ${period}-byte pattern`;
+  }
+  const step = (secret[1] - secret[0] + 256) % 256;
+  if (secret.every((byte, index) => index === 0 || (byte - secret[index - 1] + 256) % 256 === step)) return 'it is a counting sequence';
+  if (secret.every((byte) => byte >= 0x20 && byte <= 0x7e)) return 'it is printable text, not random bytes';
+  return null;
+}
