@@ -484,7 +484,8 @@ class LedgerGenerator {
       const dataKey = TenantDataKey.generate(tenantId);
       this.dataKeys.set(tenantId, dataKey);
       const keyCreated = decideCreateDataKey(new Map(), dataKey, this.masterKeys, this.now);
-      this.append(streams.keyring(), keyCreated.map((e) => this.event(e, operator)), this.tenants.length === 1 ? 'no_stream' : this.tenants.length - 2);
+      const keyring: CommandContext = { actor: 'service:keyring', correlationId: this.random.uuid(), now: this.now };
+      this.append(streams.keyring(), keyCreated.map((e) => this.event(e, keyring)), this.tenants.length === 1 ? 'no_stream' : this.tenants.length - 2);
       for (let k = 0; k < 2; k++) {
         const keyId = this.random.hex(24);
         const issued = decideIssueApiKey({

@@ -37,7 +37,8 @@ describe('TenantKeyring', () => {
     expect(new Set(keys.map((k) => k.id)).size).toBe(1);
     expect(await keyringEvents()).toEqual(['TenantDataKeyCreated']);
     const [created] = await store.readStream(streams.keyring());
-    expect(created.metadata.tenantId).toBe(tenantId);
+    expect(created.data).toMatchObject({ tenantId, dataKeyId: keys[0].id });
+    expect(created.metadata).not.toHaveProperty('tenantId');
     expect(JSON.stringify(created.data)).not.toContain(keys[0].exportSecret().toString('base64url'));
   });
 

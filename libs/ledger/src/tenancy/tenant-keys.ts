@@ -149,7 +149,8 @@ export class TenantKeyring implements TenantKeySource {
       // Only a tenant that exists gets a key: tenant ids reach here from keys and recorded facts, but a guess must not grow the keyring.
       if ((await this.store.readStream(streams.tenant(tenantId), { maxCount: 1 })).length === 0) throw notFound('tenant');
       const dataKey = TenantDataKey.generate(tenantId);
-      const context: CommandContext = { tenantId, actor: 'service:keyring', correlationId: randomUUID(), now: this.clock.now() };
+      // No tenantId in the metadata: the keyring is the ledger's, not a tenant's stream (see streams.keyring).
+      const context: CommandContext = { actor: 'service:keyring', correlationId: randomUUID(), now: this.clock.now() };
       try {
         await this.store.append(
           streams.keyring(),
@@ -208,7 +209,7 @@ export async function rotateMasterKey(store: EventStore, keys: MasterKeys, conte
       try {
         await store.append(
           streams.keyring(),
-          events.map((event) => toNewEvent(event, { ...context, tenantId: event.data.tenantId })),
+          events.map((event) => toNewEvent(event, context)),
           recorded[recorded.length - 1].revision,
         );
       } catch (error) {
