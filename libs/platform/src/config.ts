@@ -58,11 +58,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: env.LEDGER_REDIS_PREFIX ?? 'ledger',
     masterKey: loadMasterKey(env.LEDGER_MASTER_KEY, production, dataDir, warn),
-    previousMasterKeys: (env.LEDGER_PREVIOUS_MASTER_KEYS ?? '')
-      .split(',')
-      .map((raw) => raw.trim())
-      .filter(Boolean)
-      .map((raw) => decodeKey('LEDGER_PREVIOUS_MASTER_KEYS', raw)),
+    previousMasterKeys: listOf(env.LEDGER_PREVIOUS_MASTER_KEYS).map((raw) => decodeKey('LEDGER_PREVIOUS_MASTER_KEYS', raw)),
     clockOffsetMs,
     inProcessWorkers: (env.LEDGER_WORKERS ?? 'in-process') !== 'external',
     logLevel: env.LOG_LEVEL ?? 'info',
@@ -85,6 +81,11 @@ function parsePublicUrl(raw: string): string {
   }
   if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash) throw new ConfigError('LEDGER_PUBLIC_URL must be an http(s) URL without query or fragment');
   return url.toString().replace(/\/+$/, '');
+}
+
+/** A comma-separated setting's items, trimmed, empty ones left out. */
+function listOf(raw: string | undefined): string[] {
+  return (raw ?? '').split(',').map((item) => item.trim()).filter(Boolean);
 }
 
 function parseInteger(name: string, raw: string): number {

@@ -9,8 +9,6 @@ import { dirname, resolve } from 'node:path';
  */
 export const PRIVATE_DIRECTORY_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
-/** Files never rewritten in place (blobs). */
-export const READ_ONLY_FILE_MODE = 0o400;
 
 /**
  * Creates `path` (and missing parents) 0700. A directory that already exists
