@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
  * them (decision 0028). Modes are set with chmod after creation, so they are
  * exactly these whatever the process umask.
  */
-export const PRIVATE_DIRECTORY_MODE = 0o700;
+const PRIVATE_DIRECTORY_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
 /**

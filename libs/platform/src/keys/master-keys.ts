@@ -26,7 +26,7 @@ export interface WrappedDataKey {
   wrappedKey: string;
 }
 
-export const MASTER_KEY_BYTES = 32;
+const MASTER_KEY_BYTES = 32;
 const WRAPPING_SALT = 'consent-ledger/tenant-data-key-wrapping';
 
 export function masterKey(secret: Buffer): MasterKey {
