@@ -14,9 +14,11 @@ const config: Config = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }],
     '^.+/node_modules/@nestjs/.+\\.js$': '<rootDir>/scripts/jest-esm-to-cjs.js',
+    // @fastify/cookie loads the ESM-only `cookie` package with a dynamic import().
+    '^.+/node_modules/(@fastify/cookie|cookie)/.+\\.js$': '<rootDir>/scripts/jest-esm-to-cjs.js',
   },
   // Type checking is `npm run typecheck`; jest only transpiles.
-  transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/|@fastify/cookie/|cookie/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@ledger/platform/testing$': '<rootDir>/libs/platform/src/testing',

@@ -14,7 +14,7 @@ import { createTenant, issueApiKey } from '@ledger/ledger';
 import { createRedis, deleteKeysUnder, loadConfig } from '@ledger/platform';
 import { QueueRuntime } from '@ledger/queues';
 import { redecStreams } from '@ledger/redec';
-import { WebhookDeliveryAttempted, WebhookJob, resolveDeliveryAddress, webhookHeaders, webhookStreams } from '@ledger/webhooks';
+import { WebhookDeliveryAttempted, WebhookJob, resolveDeliveryAddresses, webhookHeaders, webhookStreams } from '@ledger/webhooks';
 import { createApiApp } from '../apps/api/src/create-api-app';
 import { webhookDeliveriesQueue } from '../apps/api/src/webhooks/webhook-deliveries.queue';
 import { consentCertificatesQueue } from '../apps/api/src/redec/artifacts/consent-certificates.queue';
@@ -130,9 +130,16 @@ export async function runWebhookLatencyBench(log: (line: string) => void, option
   const dataDir = mkdtempSync(join(tmpdir(), 'ledger-bench-webhooks-'));
   const prefix = `bench:${randomUUID()}`;
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  // The service's defaults, except what isolates this run: its own data directory, Redis prefix and key.
+  // The service's defaults, except what isolates this run (its own data directory, Redis prefix and key) and the receiver on loopback.
   const config = loadConfig(
-    { LEDGER_DATA_DIR: dataDir, LEDGER_REDIS_PREFIX: prefix, LEDGER_MASTER_KEY: randomBytes(32).toString('hex'), REDIS_URL: redisUrl, LOG_LEVEL: 'info' },
+    {
+      LEDGER_DATA_DIR: dataDir,
+      LEDGER_REDIS_PREFIX: prefix,
+      LEDGER_MASTER_KEY: randomBytes(32).toString('hex'),
+      REDIS_URL: redisUrl,
+      LOG_LEVEL: 'info',
+      LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    },
     log,
   );
   const serviceLog = new ServiceLogSink();
@@ -357,7 +364,7 @@ async function postBaseline(url: string, secret: string, bodies: string[], inter
     const messageId = (JSON.parse(body) as { id: string }).id;
     try {
       const headers = webhookHeaders([secret], messageId, Math.floor(Date.now() / 1000), body);
-      const [address] = await resolveDeliveryAddress(url, { production: false });
+      const [address] = await resolveDeliveryAddresses(url, { allowPrivateNetworks: true });
       const { status } = await postToAddress(url, address, { ...headers }, body, AbortSignal.timeout(15_000));
       results[index] = { scheduledAt, answeredAt: preciseNow(), status, body };
     } catch {

@@ -1,3 +1,6 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createEventStore } from '@ledger/event-store';
 import { rutCheckDigit } from '@ledger/ledger';
 import { PROJECTIONS } from '../apps/api/src/projections';
@@ -12,7 +15,7 @@ import { CliResult, runCli } from './support/processes';
 // as a service that is running meanwhile (in this process).
 describe('operator CLI', () => {
   // Each CLI run is a new Node process (~2 s alone); the margin is for a loaded 2-core machine.
-  const SLOW = 60_000;
+  const SLOW = 120_000;
   let environment: TestEnvironment;
   let api: ApiApp;
   let tenantCreated: CliResult;
@@ -164,5 +167,48 @@ describe('operator CLI', () => {
     expect(last!.body).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
     // And it stays revoked.
     expect((await resolve(issued.json.apiKey, 'cli-propagation', '14141414')).status).toBe(401);
+  }, SLOW);
+
+  it('commands that read the ledger refuse a wrong or empty LEDGER_DATA_DIR with LEDGER_NOT_FOUND and create no ledger there; only `tenant create` starts one', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ledger-cli-elsewhere-'));
+    try {
+      const empty = join(root, 'empty');
+      const mistyped = join(root, 'dat');
+      const fresh = join(root, 'fresh');
+      const at = (dataDir: string, ...args: string[]) => runCli(args, { ...environment.env, LEDGER_DATA_DIR: dataDir });
+      mkdirSync(empty);
+      const results = await Promise.all([
+        at(empty, 'audit', 'verify'),
+        at(empty, 'key', 'issue', '--tenant', tenantId, '--scopes', 'consent:read'),
+        at(mistyped, 'audit', 'replay', '--tenant', tenantId, '--consent', '00000000-0000-4000-8000-000000000000'),
+        at(mistyped, 'projections', 'status'),
+        at(fresh, 'tenant', 'create', '--name', 'Banco Nuevo'),
+      ]);
+      const created = results.pop()!;
+      for (const result of results) {
+        expectFailure(result);
+        expect(result.status).toBe(1);
+        expect(result.json.error.code).toBe('LEDGER_NOT_FOUND');
+        expect(result.json.error.message).toMatch(/no ledger at .*ledger\.sqlite/);
+      }
+      expect([existsSync(join(empty, 'ledger.sqlite')), existsSync(mistyped)]).toEqual([false, false]);
+      expectSuccess(created);
+      expect(existsSync(join(fresh, 'ledger.sqlite'))).toBe(true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, SLOW);
+
+  it('`audit verify` on a ledger without a single event exits 1 with EMPTY_LEDGER rather than calling it intact', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-cli-empty-'));
+    try {
+      await createEventStore({ dataDir, eventStoreConnectionString: undefined }).close();
+      const verified = await runCli(['audit', 'verify'], { ...environment.env, LEDGER_DATA_DIR: dataDir });
+      expectFailure(verified);
+      expect(verified.status).toBe(1);
+      expect(verified.json.error).toEqual({ code: 'EMPTY_LEDGER', message: expect.stringMatching(/holds no events.*LEDGER_DATA_DIR/) });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }, SLOW);
 });

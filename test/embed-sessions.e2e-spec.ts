@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { embedDecisionIdFor, embedStreams, verifyResultQuery } from '@ledger/embed';
 import { consentStreams } from '@ledger/consents';
 import { ApiApp, startApiApp } from './support/api-app';
+import { OpenedConsentPage, openConsentPage } from './support/consent-page';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
 import { REDEC_TERMS, rutOf } from './support/redec-fixtures';
@@ -52,15 +53,13 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
   const open = (body: Record<string, unknown> = {}, apiKey = key) =>
     post('/v1/embed/sessions', { configurationId: redecEmbedded.configurationId, ...customer(), returnUrl: `${INTEGRATOR}/consent/return?step=2`, dynamicReference: 'onboarding-77', ...body }, apiKey);
 
-  /** What the browser sends: the page's path, its hidden fields, and its own origin. */
-  async function pageOf(url: string) {
-    const { pathname, search } = new URL(url);
-    const page = await api.http.get(pathname + search);
-    const hidden = Object.fromEntries([...String(page.text).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]));
-    const action = /<form method="post" action="([^"]+)"/.exec(page.text)?.[1];
-    return { page, hidden, action };
-  }
-  function submit(action: string | undefined, form: Record<string, string>, headers: Record<string, string> = { origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin' }) {
+  const pageOf = (url: string) => openConsentPage(api, url);
+  /** What the browser sends: the page's form to its action, with the page's cookie and its own origin. */
+  function submit(
+    { action, cookie }: OpenedConsentPage,
+    form: Record<string, string>,
+    headers: Record<string, string> = { origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin', ...(cookie ? { cookie } : {}) },
+  ) {
     return api.http.post(action!).set(headers).type('form').send(form);
   }
 
@@ -118,7 +117,56 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
     expect(page.text).toContain('Puedo revocar este consentimiento.');
     expect(page.text).toContain('Banco Ejemplo');
     expect(action).toBe(`${new URL(opened.body.url).pathname}/decision`);
-    expect(Object.keys(hidden).sort()).toEqual(['csrf', 'token']);
+    expect(Object.keys(hidden)).toEqual(['csrf']);
+  });
+
+  it('exchanges the URL’s token for a cookie of the session’s page alone, and sends the browser to the address without it', async () => {
+    const opened = await open();
+    const { pathname, search, searchParams } = new URL(opened.body.url);
+    const token = searchParams.get('token')!;
+    const exchange = await api.http.get(pathname + search);
+    expect(exchange.status).toBe(303);
+    expect(exchange.headers.location).toBe(pathname);
+    expect(exchange.headers['cache-control']).toBe('no-store');
+    const [setCookie, ...others] = [exchange.headers['set-cookie']].flat();
+    expect(others).toEqual([]);
+    const [pair, ...attributes] = setCookie.split('; ');
+    expect(pair).toBe(`__Secure-consent-page=${token}`);
+    expect(attributes.sort()).toEqual(['HttpOnly', 'Partitioned', `Path=${pathname}`, 'SameSite=None', 'Secure']);
+
+    // The page is served on the cookie alone, and carries no token.
+    const page = await api.http.get(pathname).set('cookie', pair);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Consulta al Registro de Deuda Consolidada');
+    expect(page.text).not.toContain(token);
+    // Without it, the address tells the person to open the link they were given, and names nothing of the session.
+    const bare = await api.http.get(pathname);
+    expect(bare.status).toBe(403);
+    expect(bare.text).toContain('Abra el enlace que recibió');
+    expect(bare.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+
+    // The link stays valid until the session is decided: opened again (another tab, another browser), it is exchanged again.
+    const again = await api.http.get(pathname + search);
+    expect(again.status).toBe(303);
+    expect([again.headers['set-cookie']].flat()[0].split('; ')[0]).toBe(pair);
+  });
+
+  it('refuses, recording nothing, a decision without the page’s cookie or one carrying neither Origin nor Sec-Fetch-Site', async () => {
+    const opened = await open();
+    const page = await pageOf(opened.body.url);
+    const form = { ...page.hidden, decision: 'accept' };
+    const attempts = [
+      // The form and a browser's headers, but not the browser that opened the page.
+      () => submit(page, form, { origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin' }),
+      // The cookie and the form, from a client that says nothing of where it posts from: not a browser's form post.
+      () => submit(page, form, { cookie: page.cookie! }),
+    ];
+    for (const attempt of attempts) {
+      const refused = await recordsNothingAtAll(api, attempt);
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('Respuesta no registrada');
+    }
+    expect((await get(`/v1/embed/sessions/${opened.body.sessionId}`)).body.status).toBe('open');
   });
 
   it('refuses to be framed at all when the configuration lists no origins', async () => {
@@ -132,9 +180,9 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
 
   it('records the REDEC grant at the receipt of the acceptance and redirects with a signed result carrying only status and reference', async () => {
     const opened = await open();
-    const { hidden, action } = await pageOf(opened.body.url);
+    const page = await pageOf(opened.body.url);
     const before = Date.now();
-    const decided = await submit(action, { ...hidden, decision: 'accept' });
+    const decided = await submit(page, { ...page.hidden, decision: 'accept' });
     const after = Date.now();
     expect(decided.status).toBe(303);
     const location = new URL(decided.headers.location);
@@ -160,30 +208,36 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
 
   it('refuses a replay of a used session: the page and the form answer "already used" and record nothing', async () => {
     const opened = await open();
-    const { hidden, action } = await pageOf(opened.body.url);
-    expect((await submit(action, { ...hidden, decision: 'decline' })).status).toBe(303);
-    const replayed = await recordsNothingAtAll(api, () => submit(action, { ...hidden, decision: 'accept' }));
+    const page = await pageOf(opened.body.url);
+    expect((await submit(page, { ...page.hidden, decision: 'decline' })).status).toBe(303);
+    const replayed = await recordsNothingAtAll(api, () => submit(page, { ...page.hidden, decision: 'accept' }));
     expect(replayed.status).toBe(409);
     expect(replayed.headers['content-type']).toBe('text/html; charset=utf-8');
     // Shown where the decision was made, inside the integrator's frame.
     expect(replayed.headers['content-security-policy']).toContain(`frame-ancestors ${INTEGRATOR}`);
+    // The link again, and the page's own address with the cookie (the way back): both say so, and set no cookie.
     const reopened = await pageOf(opened.body.url);
-    expect(reopened.page.status).toBe(409);
+    expect(reopened.exchange.status).toBe(409);
+    expect(reopened.cookie).toBeUndefined();
     expect(reopened.action).toBeUndefined();
+    const back = await api.http.get(new URL(opened.body.url).pathname).set('cookie', page.cookie!);
+    expect(back.status).toBe(409);
+    expect(back.text).toContain('Este enlace ya fue usado');
     expect((await get(`/v1/embed/sessions/${opened.body.sessionId}`)).body).toMatchObject({ status: 'declined', consent: null });
   });
 
   it('refuses a decision posted from another site, without the CSRF token or with another session’s, recording nothing', async () => {
     const opened = await open();
-    const { hidden, action } = await pageOf(opened.body.url);
+    const page = await pageOf(opened.body.url);
+    const { hidden, cookie } = page;
     const other = await pageOf((await open()).body.url);
     const attempts = [
-      submit(action, { ...hidden, decision: 'accept' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }),
-      submit(action, { ...hidden, decision: 'accept' }, { origin: 'https://evil.example' }),
-      submit(action, { ...hidden, decision: 'accept' }, { 'sec-fetch-site': 'same-site' }),
-      submit(action, { token: hidden.token, decision: 'accept' }),
-      submit(action, { ...hidden, csrf: other.hidden.csrf, decision: 'accept' }),
-      submit(action, { ...hidden, decision: 'maybe' }),
+      submit(page, { ...hidden, decision: 'accept' }, { cookie: cookie!, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }),
+      submit(page, { ...hidden, decision: 'accept' }, { cookie: cookie!, origin: 'https://evil.example' }),
+      submit(page, { ...hidden, decision: 'accept' }, { cookie: cookie!, 'sec-fetch-site': 'same-site' }),
+      submit(page, { decision: 'accept' }),
+      submit(page, { ...hidden, csrf: other.hidden.csrf, decision: 'accept' }),
+      submit(page, { ...hidden, decision: 'maybe' }),
     ];
     for (const attempt of attempts) {
       const refused = await recordsNothingAtAll(api, () => attempt);
@@ -195,22 +249,26 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
 
   it('answers a wrong token, another tenant’s session id or a malformed path as an unknown session', async () => {
     const opened = await open();
-    const { pathname } = new URL(opened.body.url);
-    const { hidden, action } = await pageOf(opened.body.url);
-    for (const path of [`${pathname}?token=${'A'.repeat(43)}`, pathname, `/embed/${randomUUID()}/sessions/${opened.body.sessionId}?token=${hidden.token}`, '/embed/x/sessions/y?token=z']) {
-      const page = await api.http.get(path);
-      expect(page.status).toBe(404);
-      expect(page.text).toContain('Enlace no válido');
+    const { pathname, searchParams } = new URL(opened.body.url);
+    const token = searchParams.get('token')!;
+    const page = await pageOf(opened.body.url);
+    for (const path of [`${pathname}?token=${'A'.repeat(43)}`, `/embed/${randomUUID()}/sessions/${opened.body.sessionId}?token=${token}`, '/embed/x/sessions/y?token=z']) {
+      const answer = await api.http.get(path);
+      expect(answer.status).toBe(404);
+      expect(answer.text).toContain('Enlace no válido');
+      expect(answer.headers['set-cookie']).toBeUndefined();
     }
-    expect((await recordsNothingAtAll(api, () => submit(action, { ...hidden, token: 'A'.repeat(43), decision: 'accept' }))).status).toBe(404);
+    const forged = `__Secure-consent-page=${'A'.repeat(43)}`;
+    expect((await api.http.get(pathname).set('cookie', forged)).status).toBe(404);
+    expect((await recordsNothingAtAll(api, () => submit(page, { ...page.hidden, decision: 'accept' }, { cookie: forged, origin: PUBLIC_URL }))).status).toBe(404);
     expectProblem(await get(`/v1/embed/sessions/${opened.body.sessionId}`, otherKey), 404, 'NOT_FOUND');
   });
 
   it('records a general consent on acceptance, and without a returnUrl shows the outcome itself', async () => {
     const opened = await open({ configurationId: generalEmbedded.configurationId, returnUrl: undefined, dynamicReference: undefined });
-    const { page, hidden, action } = await pageOf(opened.body.url);
-    expect(page.text).not.toContain('Finalidad');
-    const decided = await submit(action, { ...hidden, decision: 'accept' });
+    const consentPage = await pageOf(opened.body.url);
+    expect(consentPage.page.text).not.toContain('Finalidad');
+    const decided = await submit(consentPage, { ...consentPage.hidden, decision: 'accept' });
     expect(decided.status).toBe(200);
     expect(decided.text).toContain('Consentimiento otorgado');
     const status = await get(`/v1/embed/sessions/${opened.body.sessionId}`);
@@ -253,19 +311,20 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
     it('offers them on one page, each decided on its own, recorded as one decision, with a signed redirect naming each', async () => {
       const opened = await openSeveral([redecEmbedded.configurationId, generalEmbedded.configurationId]);
       expect(opened.status).toBe(201);
-      const { page, hidden, action } = await pageOf(opened.body.url);
+      const consentPage = await pageOf(opened.body.url);
+      const { page, hidden } = consentPage;
       expect(page.status).toBe(200);
       expect(page.headers['content-security-policy']).toContain(`frame-ancestors ${INTEGRATOR}`);
       expect(page.text).toContain('Consulta al Registro de Deuda Consolidada');
       expect(page.text).toContain('Acepto los términos del servicio.');
       expect(radios(page.text)).toEqual(['decision-0=accept', 'decision-0=decline', 'decision-1=accept', 'decision-1=decline']);
-      expect(Object.keys(hidden).sort()).toEqual(['csrf', 'token']);
+      expect(Object.keys(hidden)).toEqual(['csrf']);
       expect((await get(`/v1/embed/sessions/${opened.body.sessionId}`)).body).toMatchObject({ status: 'open', configurationId: null, decisionId: null, items: [
         { configurationId: redecEmbedded.configurationId, decision: null, consent: null },
         { configurationId: generalEmbedded.configurationId, decision: null, consent: null },
       ] });
 
-      const decided = await submit(action, { ...hidden, 'decision-0': 'accept', 'decision-1': 'decline' });
+      const decided = await submit(consentPage, { ...hidden, 'decision-0': 'accept', 'decision-1': 'decline' });
       expect(decided.status).toBe(303);
       const location = new URL(decided.headers.location);
       expect([...location.searchParams.keys()]).toEqual(['step', 'embed_session_id', 'status', 'accepted', 'declined', 'reference', 'timestamp', 'signature']);
@@ -306,10 +365,10 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
 
     it('refuses a form that does not decide every item, recording nothing', async () => {
       const opened = await openSeveral([redecEmbedded.configurationId, generalEmbedded.configurationId]);
-      const { hidden, action } = await pageOf(opened.body.url);
+      const page = await pageOf(opened.body.url);
       const forms: Array<Record<string, string>> = [{ 'decision-0': 'accept' }, { decision: 'accept' }, { 'decision-0': 'accept', 'decision-1': 'maybe' }, { 'decision-0': 'accept', 'decision-1': 'constructor' }];
       for (const form of forms) {
-        const refused = await recordsNothingAtAll(api, () => submit(action, { ...hidden, ...form }));
+        const refused = await recordsNothingAtAll(api, () => submit(page, { ...page.hidden, ...form }));
         expect(refused.status).toBe(403);
       }
       expect((await get(`/v1/embed/sessions/${opened.body.sessionId}`)).body.status).toBe('open');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Server, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Frame, Page, Response } from 'playwright-core';
-import { embedStreams, verifyResultQuery } from '@ledger/embed';
+import { CONSENT_PAGE_COOKIE, embedStreams, verifyResultQuery } from '@ledger/embed';
 import { ApiApp, startApiApp } from './support/api-app';
 import { artifactPath, launchBrowser } from './support/browser';
 import { TestEnvironment, testEnvironment } from './support/environment';
@@ -12,9 +12,11 @@ import { redecConfiguration, rutOf } from './support/redec-fixtures';
 // Embedded capture as the data subject lives it: a real Chromium opens the
 // service's consent page (directly and inside an integrator's iframe),
 // decides with mouse and keyboard, and comes back to the integrator's site.
-// The service listens on a real port; the integrator sites are plain
-// node:http servers on other ports of the same loopback host, so each is a
-// distinct origin to the browser's Content-Security-Policy checks.
+// The service listens on a real port of 127.0.0.1; the integrator sites are
+// plain node:http servers reached as `localhost`, another site to the
+// browser, so a frame of the page is a third-party context as on the web
+// (127.0.0.1 on another port would be the same site). Both are secure
+// contexts to Chromium, so the page's Secure cookie is kept over http.
 
 /** An integrator's web site: a page framing the consent page, and the page the browser returns to. */
 interface IntegratorSite {
@@ -49,7 +51,7 @@ async function startIntegratorSite(): Promise<IntegratorSite> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://localhost:${port}`,
     returns,
     close: () =>
       new Promise<void>((resolve) => {
@@ -114,6 +116,9 @@ describe('embedded capture in a real browser: the consent page, its decision and
     expect(opened.body.url.startsWith(`${publicUrl}/embed/${tenantId}/sessions/${opened.body.sessionId}?token=`)).toBe(true);
     return opened.body as { sessionId: string; customerId: string; url: string; expiresAt: number; customerCreated: boolean; resultSecret: string };
   }
+
+  /** The page's own address, where the browser is sent once the URL's token is exchanged for the cookie. */
+  const pageUrl = (session: { url: string }) => `${publicUrl}${new URL(session.url).pathname}`;
 
   async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
     const context = await browser.newContext(options);
@@ -182,6 +187,12 @@ describe('embedded capture in a real browser: the consent page, its decision and
 
     const response = await page.goto(session.url);
     expect(response?.status()).toBe(200);
+    // On the way the URL's token was exchanged (303) for the page's cookie: the address bar no longer holds it.
+    expect(response?.request().redirectedFrom()?.url()).toBe(session.url);
+    expect(page.url()).toBe(pageUrl(session));
+    expect(await page.context().cookies()).toEqual([
+      expect.objectContaining({ name: CONSENT_PAGE_COOKIE, path: new URL(session.url).pathname, httpOnly: true, secure: true, sameSite: 'None' }),
+    ]);
     const policy = response?.headers()['content-security-policy'] ?? '';
     expect(policy).toContain(`frame-ancestors ${integrator.origin}`);
     expect(policy).toContain(`form-action 'self' ${integrator.origin}`);
@@ -356,7 +367,16 @@ describe('embedded capture in a real browser: the consent page, its decision and
     const allowedFrame = (await framing.locator('iframe#consent').elementHandle())!;
     const consentFrame = (await allowedFrame.contentFrame())!;
     await button(consentFrame, 'Acepto').waitFor({ state: 'visible' });
-    expect(consentFrame.url()).toBe(allowedSession.url);
+    // The token was exchanged inside the frame, for a cookie partitioned to the integrator's site (SameSite=None; Partitioned).
+    expect(consentFrame.url()).toBe(pageUrl(allowedSession));
+    expect(await framing.context().cookies()).toEqual([
+      expect.objectContaining({ name: CONSENT_PAGE_COOKIE, path: new URL(allowedSession.url).pathname, sameSite: 'None', partitionKey: 'http://localhost' }),
+    ]);
+    // So the same browser, on the service's own site, holds no cookie for the page.
+    const topLevel = await framing.context().newPage();
+    expect((await topLevel.goto(pageUrl(allowedSession)))?.status()).toBe(403);
+    expect(await heading(topLevel).textContent()).toBe('Abra el enlace que recibió');
+    await topLevel.close();
     expect(await heading(consentFrame).textContent()).toBe(REDEC_TITLE);
     expect((await decisionResponse(consentFrame, () => button(consentFrame, 'Acepto').click())).status()).toBe(303);
     await consentFrame.waitForURL((url) => url.origin === integrator.origin && url.pathname === '/return');
@@ -369,7 +389,7 @@ describe('embedded capture in a real browser: the consent page, its decision and
     // Not allowed: the service answers, and Chromium refuses to show the answer inside the other site's frame.
     const strangerSession = await openSession(redecEmbedded.configurationId, { returnUrl: `${integrator.origin}/return` });
     const attacked = await newPage();
-    const consentResponse = attacked.waitForResponse((r) => r.url() === strangerSession.url);
+    const consentResponse = attacked.waitForResponse((r) => r.url() === pageUrl(strangerSession));
     await attacked.goto(`${stranger.origin}/frame?src=${encodeURIComponent(strangerSession.url)}`);
     const served = await consentResponse;
     expect(served.status()).toBe(200);
@@ -428,7 +448,7 @@ describe('embedded capture in a real browser: the consent page, its decision and
     // Nothing chosen yet: the browser keeps the form, and nothing reaches the service.
     await choice(REDEC_TITLE, 'Acepto').click();
     await send.click();
-    expect(page.url()).toBe(session.url);
+    expect(page.url()).toBe(pageUrl(session));
     expect(await page.evaluate('document.querySelector("form").checkValidity()')).toBe(false);
     expect((await sessionStatus(session.sessionId)).status).toBe('open');
 

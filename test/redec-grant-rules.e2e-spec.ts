@@ -465,12 +465,16 @@ describe('REDEC grant rules and regulatory reads', () => {
     expect(read.body).toMatchObject({ internalConsentCode: first.internalConsentCode, grantedAt: body.occurredAt, objectiveCodes: ['02', '03'] });
   });
 
-  it('five concurrent identical grants of one interaction record one consent and give all five the same answer', async () => {
+  it('twenty concurrent identical grants of one interaction record one consent, claim one internal code, and give all twenty the same answer', async () => {
     const subject = await resolveVerifiedCustomer();
     const interactionId = await openInteraction(configurations.digital, subject);
     const body = grantBody();
-    const responses = await Promise.all(Array.from({ length: 5 }, () => grant(interactionId, body)));
-    expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    const before = await api.store.headPosition();
+    const responses = await Promise.all(Array.from({ length: 20 }, () => grant(interactionId, body)));
+    expect(responses.map((r) => r.status)).toEqual(responses.map(() => 201));
+    // Issue 13: concurrent grants of one consent draw the same code and leave one claim, not one per request.
+    const claims = (await api.store.readAll({ after: before })).filter((e) => e.type === 'InternalConsentCodeClaimed');
+    expect(claims.map((e) => (e.data as { redecConsentId: string }).redecConsentId)).toEqual([responses[0].body.redecConsentId]);
     for (const response of responses) expect(response.body).toEqual(responses[0].body);
     issuedCodes.set(responses[0].body.internalConsentCode, responses[0].body.redecConsentId);
 

@@ -249,14 +249,15 @@ describe('webhook deliveries', () => {
 
         receiver.respondWith(() => ({ status: 204 }));
         const since = new Date(Date.now() - 60_000).toISOString();
-        const redelivered = await runCli(['webhooks', 'redeliver', '--endpoint', endpointId, '--since', since], environment.env);
+        const redelivered = await runCli(['webhooks', 'redeliver', '--tenant', tenantId, '--endpoint', endpointId, '--since', since], environment.env);
         expect([redelivered.status, redelivered.json]).toEqual([0, { endpointId, since: Date.parse(since), redelivered: 1 }]);
         await receiver.waitForCount(2);
         expect(receiver.received[1].headers['webhook-id']).toBe(message.id);
-        expect((await runCli(['webhooks', 'redeliver', '--endpoint', 'nope'], environment.env)).status).toBe(2);
+        expect((await runCli(['webhooks', 'redeliver', '--tenant', tenantId, '--endpoint', 'nope'], environment.env)).status).toBe(2);
+        expect((await runCli(['webhooks', 'redeliver', '--endpoint', endpointId], environment.env)).status).toBe(2);
       } finally {
         await receiver.close();
       }
-    });
+    }, 120_000); // four CLI runs, each a new Node process (~3 s alone); the margin is for a loaded 2-core machine
   });
 });

@@ -8,6 +8,8 @@ import { deleteKeysUnder } from '@ledger/platform';
 /**
  * An isolated environment for one suite: its own data directory (SQLite file,
  * master key), its own Redis prefix, the same variables the service reads.
+ * Webhook receivers of the tests listen on loopback, which only
+ * LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lets endpoints target.
  */
 export interface TestEnvironment {
   env: Record<string, string>;
@@ -28,6 +30,7 @@ export function testEnvironment(overrides: Record<string, string> = {}): TestEnv
     LEDGER_MASTER_KEY: randomBytes(32).toString('hex'),
     REDIS_URL,
     LOG_LEVEL: 'warn',
+    LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     ...overrides,
   };
   return {

@@ -1,6 +1,6 @@
+import fastifyCookie from '@fastify/cookie';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import pino from 'pino';
-import { createHttpApp } from '@ledger/http';
+import { createHttpApp, createJsonLogger } from '@ledger/http';
 import { LedgerConfig } from '@ledger/platform';
 import { AppModule } from './app.module';
 import { buildOpenApiDocument } from './openapi/openapi';
@@ -11,9 +11,11 @@ import { buildOpenApiDocument } from './openapi/openapi';
  * exercise exactly what runs.
  */
 export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS.WritableStream): Promise<NestFastifyApplication> {
-  const logger = pino({ level: config.logLevel }, logDestination ?? process.stdout);
+  const logger = createJsonLogger({ level: config.logLevel, destination: logDestination });
   const app = await createHttpApp(AppModule.forRoot(config), logger);
   try {
+    // The consent page holds its token in a cookie once the URL's token is exchanged (docs/decisions/0025).
+    await app.register(fastifyCookie);
     const document = buildOpenApiDocument(app);
     app.getHttpAdapter().getInstance().get('/openapi.json', (_request, reply) => reply.send(document));
   } catch (error) {

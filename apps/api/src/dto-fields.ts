@@ -1,10 +1,51 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsDefined, IsInt, IsNotEmpty, IsString, IsUUID, Matches, isUUID, MaxLength, Min } from 'class-validator';
+import { IsDefined, IsInt, IsNotEmpty, IsString, IsUUID, Matches, ValidationOptions, isUUID, MaxLength, Min, registerDecorator } from 'class-validator';
 
-/** Required, non-empty text with a bound: the shape of every reference and code the API takes. */
-export function Text(maxLength = 200): PropertyDecorator {
-  return applyDecorators(IsDefined(), IsString(), IsNotEmpty(), MaxLength(maxLength));
+/** Required, non-empty text with a bound: the shape of every reference and code the API takes. `each` for every item of a list. */
+export function Text(maxLength = 200, options: Pick<ValidationOptions, 'each'> = {}): PropertyDecorator {
+  return applyDecorators(IsDefined(options), IsString(options), IsNotEmpty(options), MaxLength(maxLength, options));
+}
+
+/**
+ * Characters that make what a data subject reads differ from what is
+ * recorded, each refused with its reason: C0 and C1 controls but tab and line
+ * feed (a NUL ends a string in some renderers, others draw nothing), bidi
+ * overrides and isolates (U+202E shows `txt.exe` as `exe.txt`), and lone
+ * surrogates, which are no character at all and which each renderer replaces
+ * its own way.
+ */
+const HIDDEN_CHARACTERS: ReadonlyArray<[reason: string, pattern: RegExp]> = [
+  ['control_character', /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/],
+  ['bidi_control', /[\u202A-\u202E\u2066-\u2069]/],
+  // With the u flag a surrogate class matches only a surrogate that is not half of a pair.
+  ['lone_surrogate', /[\uD800-\uDFFF]/u],
+];
+
+/** What the OpenAPI description of every PresentedText field says of its characters. */
+export const PRESENTED =
+  'Shown to the data subject: C0 and C1 control characters other than tab and line feed, bidi overrides and isolates (U+202A-U+202E, U+2066-U+2069) and lone surrogates are refused ' +
+  '(400, reason `control_character`, `bidi_control` or `lone_surrogate`), since they would make what is displayed differ from what is recorded.';
+
+/**
+ * Text shown to a data subject (the consent page) or printed on the consent
+ * certificate: Text, without a character that hides or reorders what is
+ * displayed. A refusal is 400 naming the field, its reason one of
+ * `control_character`, `bidi_control`, `lone_surrogate`.
+ */
+export function PresentedText(maxLength = 200, options: Pick<ValidationOptions, 'each'> = {}): PropertyDecorator {
+  const presentable: PropertyDecorator = (target, propertyName) => {
+    for (const [reason, pattern] of HIDDEN_CHARACTERS) {
+      registerDecorator({
+        name: reason,
+        target: target.constructor,
+        propertyName: String(propertyName),
+        options,
+        validator: { validate: (value: unknown) => typeof value !== 'string' || !pattern.test(value), defaultMessage: () => `${String(propertyName)} contains a ${reason.replace('_', ' ')}` },
+      });
+    }
+  };
+  return applyDecorators(Text(maxLength, options), presentable);
 }
 
 /** An instant in epoch milliseconds, as every timestamp of the spec. */

@@ -10,7 +10,7 @@ import { DeliveryQueue, redeliverFailed } from '@ledger/webhooks';
 import type { Queue } from 'bullmq';
 import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliveries.queue';
 import { declaredQueues } from '../../worker/src/declared-queues';
-import { UsageError } from './cli-error';
+import { CommandError, UsageError } from './cli-error';
 import { CliOutput } from './cli-output';
 
 export interface CliDependencies {
@@ -30,11 +30,16 @@ export interface CliDependencies {
 type Options = Record<string, string | undefined>;
 type Command = (options: Options, deps: CliDependencies) => Promise<unknown>;
 
-/** CONTRACT.md, "Operator CLI": every command prints exactly one JSON document on stdout. */
-export const commands: Record<string, { usage: string; options: string[]; run: Command }> = {
+/**
+ * CONTRACT.md, "Operator CLI": every command prints exactly one JSON document
+ * on stdout. Only a command that `createsLedger` may open a ledger that does
+ * not exist yet (creating it); every other one refuses.
+ */
+export const commands: Record<string, { usage: string; options: string[]; createsLedger?: true; run: Command }> = {
   'tenant create': {
     usage: 'tenant create --name NAME',
     options: ['name'],
+    createsLedger: true,
     run: (o, d) => createTenant(d.store, required(o, 'name'), operatorContext(d.clock)),
   },
   'key issue': {
@@ -78,12 +83,13 @@ export const commands: Record<string, { usage: string; options: string[]; run: C
     run: async (_o, d) => ({ queues: await Promise.all(declaredQueues.map((q) => queueStatus(d.queue(q.name)))) }),
   },
   'webhooks redeliver': {
-    usage: 'webhooks redeliver --endpoint ENDPOINT_ID [--since EPOCH_MS|ISO_DATE]',
-    options: ['endpoint', 'since'],
+    usage: 'webhooks redeliver --tenant TENANT_ID --endpoint ENDPOINT_ID [--since EPOCH_MS|ISO_DATE]',
+    options: ['tenant', 'endpoint', 'since'],
     run: async (o, d) => {
+      const tenantId = uuid(required(o, 'tenant'), 'tenant');
       const endpointId = uuid(required(o, 'endpoint'), 'endpoint');
       const since = o.since === undefined ? 0 : instant(o.since, 'since');
-      const redelivered = await redeliverFailed(d.queue(webhookDeliveriesQueue.name) as unknown as DeliveryQueue, { endpointId, since });
+      const redelivered = await redeliverFailed(d.store, d.queue(webhookDeliveriesQueue.name) as unknown as DeliveryQueue, { tenantId, endpointId, since });
       return { endpointId, since, redelivered };
     },
   },
@@ -149,6 +155,8 @@ function keyId(value: string): string {
  * it still prints the document, and exits with status 1.
  */
 async function auditVerify(tenantId: string | undefined, d: CliDependencies): Promise<CliOutput> {
+  // Nothing verified is not intact: an empty ledger is a wrong LEDGER_DATA_DIR far more often than a new deployment.
+  if ((await d.store.headPosition()) === 0) throw new CommandError('EMPTY_LEDGER', 'the ledger holds no events, so there is nothing to verify: check that LEDGER_DATA_DIR or EVENTSTORE_CONNECTION_STRING names the ledger to audit');
   // A mistyped tenant would otherwise read as an intact ledger of 0 streams.
   if (tenantId !== undefined && (await d.store.readStream(streams.tenant(tenantId), { maxCount: 1 })).length === 0) throw notFound('tenant');
   const { intact, streams: streamCount, events, firstBreak } = await verifyLedger(d.store, {

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
-import { createEventStore } from '@ledger/event-store';
+import { LedgerNotFoundError, createEventStore } from '@ledger/event-store';
 import { DomainError, createRedis, loadConfig, masterKeys, systemClock } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queuePrefix } from '@ledger/queues';
 import { Queue } from 'bullmq';
 import { PROJECTIONS } from '../../api/src/projections';
-import { UsageError } from './cli-error';
+import { CommandError, UsageError } from './cli-error';
 import { CliOutput } from './cli-output';
 import { commands } from './commands';
 
@@ -28,7 +28,8 @@ async function main(argv: string[]): Promise<number> {
   });
 
   const config = loadConfig();
-  const store = createEventStore(config);
+  // Only a command that creates may start a ledger; the others read one that must exist.
+  const store = createEventStore(config, { create: command.createsLedger === true });
   let redis: ReturnType<typeof createRedis> | undefined;
   const connection = () => (redis ??= createRedis(config.redisUrl, 'ledger-cli', { maxRetriesPerRequest: 3 }));
   const queues = new Map<string, Queue>();
@@ -56,14 +57,17 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function report(error: unknown): number {
-  const body =
-    error instanceof DomainError
-      ? { error: { code: error.code, message: error.detail, ...(error.errors ? { errors: error.errors } : {}) } }
-      : error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-        ? { error: { code: 'USAGE', message: (error as Error).message } }
-        : { error: { code: 'FAILED', message: error instanceof Error ? error.message : String(error) } };
+  const body = { error: errorOf(error) };
   process.stdout.write(`${JSON.stringify(body)}\n`);
   return body.error.code === 'USAGE' ? 2 : 1;
+}
+
+function errorOf(error: unknown): { code: string; message: string; errors?: unknown[] } {
+  if (error instanceof DomainError) return { code: error.code, message: error.detail, ...(error.errors ? { errors: error.errors } : {}) };
+  if (error instanceof LedgerNotFoundError) return { code: 'LEDGER_NOT_FOUND', message: `${error.message}; only \`tenant create\` starts a new ledger` };
+  if (error instanceof CommandError) return { code: error.code, message: error.message };
+  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return { code: 'USAGE', message: (error as Error).message };
+  return { code: 'FAILED', message: error instanceof Error ? error.message : String(error) };
 }
 
 main(process.argv.slice(2)).then(

@@ -21,6 +21,11 @@ it('starts, connects to Redis under its prefix, and exits 0 promptly on SIGTERM'
   try {
     await worker.waitForOutput('Worker process ready');
     await worker.waitForOutput('Redis connection of the queues is ready');
+    // The service's logger (createJsonLogger): JSON lines, never Nest's own text lines. (Configuration warnings precede it, on stderr.)
+    const lines = worker.output.split('\n').filter(Boolean);
+    expect(lines.filter((line) => line.includes('[Nest]'))).toEqual([]);
+    const logged = lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged).toContainEqual(expect.objectContaining({ level: 30, context: 'Worker', msg: 'Worker process ready' }));
     const clients = (await redis.client('LIST')) as string;
     expect(clients).toContain(`name=${PREFIX}:queues `);
 

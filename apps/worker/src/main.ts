@@ -1,12 +1,16 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { JsonLogger, createJsonLogger } from '@ledger/http';
 import { loadConfig } from '@ledger/platform';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
+  const config = loadConfig();
+  // The service's logger: the same JSON lines, scrubbing and redaction as apps/api.
+  const logger = new JsonLogger(createJsonLogger({ level: config.logLevel }));
   // abortOnError false: a startup error reaches the handler below (message, exit 1) instead of process.abort().
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(loadConfig()), { abortOnError: false });
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { abortOnError: false, logger });
   // On SIGTERM/SIGINT Nest runs the shutdown hooks (workers drain, then
   // queues and connections close); useProcessExit then exits with status 0
   // instead of re-raising the signal.

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEventStore } from './create-event-store';
+import { LedgerNotFoundError, createEventStore } from './create-event-store';
 import { EsdbEventStore } from './esdb/esdb-event-store';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
 
@@ -23,6 +23,19 @@ describe('createEventStore', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('with create: false, refuses a data directory without a ledger and creates nothing there', async () => {
+    for (const dataDir of [root, join(root, 'missing')]) {
+      expect(() => createEventStore({ dataDir, eventStoreConnectionString: undefined }, { create: false })).toThrow(new LedgerNotFoundError(join(dataDir, 'ledger.sqlite')));
+      expect(existsSync(join(dataDir, 'ledger.sqlite'))).toBe(false);
+    }
+    expect(existsSync(join(root, 'missing'))).toBe(false);
+
+    await createEventStore({ dataDir: root, eventStoreConnectionString: undefined }).close();
+    const existing = createEventStore({ dataDir: root, eventStoreConnectionString: undefined }, { create: false });
+    await existing.close();
+    expect(existing).toBeInstanceOf(SqliteEventStore);
   });
 
   it('chooses EventStoreDB when a connection string is set', async () => {

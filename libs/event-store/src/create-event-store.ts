@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDirectory, type LedgerConfig } from '@ledger/platform';
 import { EsdbEventStore } from './esdb/esdb-event-store';
@@ -7,9 +8,26 @@ import { SqliteEventStore } from './sqlite/sqlite-event-store';
 /** The file of the embedded store inside the data directory. */
 export const SQLITE_FILE_NAME = 'ledger.sqlite';
 
-/** EventStoreDB when a connection string is configured, else the embedded SQLite file (CONTRACT.md, "Running it"). */
-export function createEventStore(config: Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString'>): EventStore {
+/** The embedded store's file is not where the configuration says: nothing was created in its place. */
+export class LedgerNotFoundError extends Error {
+  override name = 'LedgerNotFoundError';
+  constructor(readonly file: string) {
+    super(`no ledger at ${file}: LEDGER_DATA_DIR names no existing ledger`);
+  }
+}
+
+/**
+ * EventStoreDB when a connection string is configured, else the embedded
+ * SQLite file (CONTRACT.md, "Running it"). With `create: false` (an operator
+ * command that reads the ledger) a missing file is LedgerNotFoundError: a
+ * mistyped LEDGER_DATA_DIR must not become a new, empty ledger that reads as
+ * intact.
+ */
+export function createEventStore(config: Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString'>, { create = true }: { create?: boolean } = {}): EventStore {
   if (config.eventStoreConnectionString) return new EsdbEventStore(config.eventStoreConnectionString);
-  ensurePrivateDirectory(config.dataDir);
-  return new SqliteEventStore(join(config.dataDir, SQLITE_FILE_NAME));
+  const file = join(config.dataDir, SQLITE_FILE_NAME);
+  if (create) ensurePrivateDirectory(config.dataDir);
+  else if (!existsSync(file)) throw new LedgerNotFoundError(file);
+  // fileMustExist as well: a file removed since the check above is still not created.
+  return new SqliteEventStore(file, { fileMustExist: !create });
 }

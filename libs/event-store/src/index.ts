@@ -6,4 +6,4 @@ export { verifyLedger, type LedgerVerification, type VerifyLedgerOptions, type V
 export { SqliteEventStore } from './sqlite/sqlite-event-store';
 export type { SqliteEventStoreOptions, SqliteEventStoreStats } from './sqlite/sqlite-event-store';
 export { EsdbEventStore } from './esdb/esdb-event-store';
-export { createEventStore, SQLITE_FILE_NAME } from './create-event-store';
+export { createEventStore, LedgerNotFoundError, SQLITE_FILE_NAME } from './create-event-store';

@@ -3,6 +3,7 @@ export type { ApiKeyVerifier } from './auth/api-key-verifier';
 export { CurrentPrincipal, Public, RequireAnyScope, RequireScopes } from './auth/auth.decorators';
 export { assertScope } from './auth/scopes';
 export { configureHttpApp, createHttpApp } from './configure-http-app';
+export type { HttpAppOptions } from './configure-http-app';
 export { BODY_LIMIT_BYTES, createHttpAdapter } from './http-adapter';
 export { Idempotent } from './idempotency/idempotent.decorator';
 export type { IdempotentOptions } from './idempotency/idempotent.decorator';

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from './config';
 
-const base = { LEDGER_MASTER_KEY: 'a'.repeat(64), LEDGER_DATA_DIR: '/tmp/ledger-config-spec' };
+// A random key: production refuses a weak one.
+const base = { LEDGER_MASTER_KEY: randomBytes(32).toString('hex'), LEDGER_DATA_DIR: '/tmp/ledger-config-spec' };
 
 describe('LEDGER_PUBLIC_URL', () => {
   it('defaults to the address the service listens on', () => {
@@ -16,6 +17,32 @@ describe('LEDGER_PUBLIC_URL', () => {
   it('refuses what cannot prefix a page URL', () => {
     for (const value of ['consent.bank.example', 'ftp://x.example', 'https://x.example/?a=1', 'https://x.example/#top']) {
       expect(() => loadConfig({ ...base, LEDGER_PUBLIC_URL: value })).toThrow(ConfigError);
+    }
+  });
+});
+
+describe('NODE_ENV', () => {
+  it('is unset, empty, development, test or production', () => {
+    expect(loadConfig({ ...base }).production).toBe(false);
+    for (const value of ['', 'development', 'test']) expect(loadConfig({ ...base, NODE_ENV: value }).production).toBe(false);
+    expect(loadConfig({ ...base, NODE_ENV: 'production' }).production).toBe(true);
+  });
+
+  it('refuses any other value, naming it, rather than running without production rules', () => {
+    for (const value of ['staging', 'prod', 'Production', 'production ', 'dev']) {
+      expect(() => loadConfig({ ...base, NODE_ENV: value })).toThrow(new ConfigError(`NODE_ENV must be unset, development, test or production; it is ${JSON.stringify(value)}`));
+    }
+  });
+});
+
+describe('LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS', () => {
+  it('opens private networks to webhooks only when exactly `true`, whatever NODE_ENV is', () => {
+    for (const NODE_ENV of ['development', 'test', 'production']) {
+      expect(loadConfig({ ...base, NODE_ENV, LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).webhookAllowPrivateNetworks).toBe(true);
+      expect(loadConfig({ ...base, NODE_ENV }).webhookAllowPrivateNetworks).toBe(false);
+      for (const value of ['', 'false', '1', 'yes', 'TRUE', 'True', ' true']) {
+        expect(loadConfig({ ...base, NODE_ENV, LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: value }).webhookAllowPrivateNetworks).toBe(false);
+      }
     }
   });
 });

@@ -28,6 +28,12 @@ export interface LedgerConfig {
   /** Holidays beside the shipped table (LEDGER_HOLIDAYS_FILE), e.g. a newly declared one-off holiday. */
   holidaysFile: string | undefined;
   /**
+   * LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhook endpoints may target
+   * loopback, private, link-local and other non-public addresses (tests, local
+   * development). Its own setting, so that no NODE_ENV value opens egress.
+   */
+  webhookAllowPrivateNetworks: boolean;
+  /**
    * Where the data subject's browser reaches this service (LEDGER_PUBLIC_URL):
    * the base of the consent page URLs that embed sessions hand out. Without
    * a trailing slash.
@@ -42,7 +48,13 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 type Warn = (message: string) => void;
 
+/** NODE_ENV values the service knows; a misspelt one (`prod`, `staging`) would otherwise run without production's rules. Empty is unset. */
+const NODE_ENVS = ['', 'development', 'test', 'production'];
+
 export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.stderr.write(`${m}\n`)): LedgerConfig {
+  if (!NODE_ENVS.includes(env.NODE_ENV ?? '')) {
+    throw new ConfigError(`NODE_ENV must be unset, development, test or production; it is ${JSON.stringify(env.NODE_ENV)}`);
+  }
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.LEDGER_DATA_DIR ?? './data');
   const clockOffsetMs = parseInteger('LEDGER_CLOCK_OFFSET_MS', env.LEDGER_CLOCK_OFFSET_MS ?? '0');
@@ -64,6 +76,8 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     logLevel: env.LOG_LEVEL ?? 'info',
     profilesFile: env.LEDGER_PROFILES_FILE ? resolve(env.LEDGER_PROFILES_FILE) : undefined,
     holidaysFile: env.LEDGER_HOLIDAYS_FILE ? resolve(env.LEDGER_HOLIDAYS_FILE) : undefined,
+    // Exactly `true`: anything else (`1`, `yes`, `TRUE`, a typo) keeps egress strict.
+    webhookAllowPrivateNetworks: env.LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     publicUrl: parsePublicUrl(env.LEDGER_PUBLIC_URL ?? `http://${formatHost(env.HOST ?? '127.0.0.1')}:${env.PORT ?? '3000'}`),
   };
 }

@@ -1,93 +1,147 @@
 import { promises as dns, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { fieldRefused } from '@ledger/platform';
 
 /**
  * Where deliveries may go. An endpoint URL is chosen by the integrator and
  * called from inside our network, so it is a server-side request forgery
- * vector: in production it must be https and must not name an internal
- * address, and every delivery checks again what the name resolves to now.
+ * vector: it must be https to a public host, checked against what its name
+ * resolves to at registration and again on every delivery. Private networks
+ * open only with LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (tests, a
+ * developer's machine), never as a side effect of NODE_ENV.
  */
+
+export type AddressLookup = (hostname: string, options: { all: true }) => Promise<LookupAddress[]>;
+
+export interface EgressPolicy {
+  /** LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: every address allowed, and plain http to loopback. */
+  allowPrivateNetworks: boolean;
+  /** How names are resolved; the system resolver by default. */
+  lookup?: AddressLookup;
+}
+
+/** Why the policy refuses a target: the `reason` of the 400 at registration, the cause of a refused delivery. */
+export type EgressRefusal = 'https_required' | 'private_address_not_allowed';
+
+/** A delivery the policy refused before connecting: the endpoint's host now resolves inside, or the policy changed since registration. */
+export class EgressRefused extends Error {
+  constructor(readonly reason: EgressRefusal) {
+    super(`the egress policy refuses this target: ${reason}`);
+  }
+}
+
+const systemLookup: AddressLookup = (hostname, options) => dns.lookup(hostname, options);
 
 /** Long enough for any real endpoint; it is stored and listed back. */
 const MAX_URL_LENGTH = 2048;
 
-/** Addresses that are not a public internet host. IPv4 rules also match their IPv4-mapped IPv6 form (::ffff:a.b.c.d). */
-const FORBIDDEN = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // unspecified, "this network"
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, cloud metadata services
-  ['172.16.0.0', 12], // private
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking, used inside some networks
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  FORBIDDEN.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 96], // unspecified (::), loopback (::1) and the deprecated IPv4-compatible form, which embeds any IPv4 address
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // deprecated site-local
-  ['ff00::', 8], // multicast
-] as const) {
-  FORBIDDEN.addSubnet(network, prefix, 'ipv6');
-}
+/**
+ * Names that only ever mean a host of a local network or a cloud's metadata
+ * service (`metadata.google.internal`), whatever a resolver answers for them:
+ * RFC 6761, RFC 6762, RFC 8375 and the `.internal` of cloud resolvers. A name
+ * of one label (`metadata`, `instance-data`, `intranet`) is completed with
+ * our own network's search domains.
+ */
+const LOCAL_NAME_SUFFIXES = ['.localhost', '.local', '.localdomain', '.internal', '.home.arpa'];
 
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-/** Names that only ever mean a host of the local network (RFC 6761, RFC 6762, and the `.internal` of cloud resolvers). */
-const INTERNAL_SUFFIXES = ['.localhost', '.local', '.internal'];
-
-/** True for an address deliveries must not reach, and for anything that is not an IP address (fail closed). */
-export function isForbiddenAddress(ip: string): boolean {
-  const family = isIP(ip);
+/**
+ * True for a public unicast address. ipaddr.js names every special range
+ * (private, loopback, link-local, unique-local, CGNAT, multicast, reserved
+ * and documentation, 192.0.0.0/24, benchmarking...), so anything it does not
+ * call `unicast` is refused; an IPv6 address that carries an IPv4 address to
+ * an IPv4 host is judged by that host. Anything that is not a plain IP
+ * address is not public (fail closed).
+ */
+export function isPublicAddress(ip: string): boolean {
   // A zone id (fe80::1%eth0) scopes an address to one of our own interfaces.
-  if (family === 0 || ip.includes('%')) return true;
-  return FORBIDDEN.check(ip, family === 4 ? 'ipv4' : 'ipv6');
+  if (isIP(ip) === 0 || ip.includes('%')) return false;
+  const address = ipaddr.parse(ip);
+  if (address.kind() === 'ipv4') return address.range() === 'unicast';
+  const embedded = embeddedIPv4(address as ipaddr.IPv6);
+  return embedded ? embedded.every((ipv4) => ipv4.range() === 'unicast') : address.range() === 'unicast';
+}
+
+/**
+ * The IPv4 hosts an IPv6 address reaches through a translator or a tunnel
+ * (which ipaddr.js classifies as a range of its own, public or not the IPv4
+ * behind it), or null for a plain IPv6 address.
+ */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const bytes = address.toByteArray();
+  const ipv4At = (offset: number, mask = 0) => new ipaddr.IPv4(bytes.slice(offset, offset + 4).map((byte) => byte ^ mask));
+  switch (address.range()) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d
+    case 'rfc6145': // ::ffff:0:a.b.c.d, IPv4-translated
+    case 'rfc6052': // NAT64: 64:ff9b::/96, and 64:ff9b:1::/48 in the /96 form DNS64 synthesizes
+      return [ipv4At(12)];
+    case '6to4': // 2002:aabb:ccdd::/48
+      return [ipv4At(2)];
+    case 'teredo': // 2001:0:<server>:<flags>:<port>:<client, every bit inverted>
+      return [ipv4At(4), ipv4At(12, 0xff)];
+    default:
+      // The deprecated IPv4-compatible ::a.b.c.d, which ipaddr.js calls unicast (:: and ::1 have ranges of their own).
+      return address.range() === 'unicast' && bytes.slice(0, 12).every((byte) => byte === 0) ? [ipv4At(12)] : null;
+  }
 }
 
 /**
  * The normalized URL an endpoint may be registered with, or a
- * VALIDATION_ERROR on `url` with reason `invalid_url`, `https_required` or
- * `private_address_not_allowed`. Outside production, plain http is allowed
- * to loopback so a receiver can run on a developer's machine.
+ * VALIDATION_ERROR on `url` with reason `invalid_url`, `https_required`,
+ * `private_address_not_allowed` or `host_not_resolved`. A name is resolved
+ * and each of its addresses checked, unless private networks are allowed
+ * (then no address is refused).
  */
-export function checkEndpointUrl(url: string, { production }: { production: boolean }): string {
+export async function checkEndpointUrl(url: string, policy: EgressPolicy): Promise<string> {
   const parsed = parseEndpointUrl(url);
   const host = hostOf(parsed);
-  const localHttp = !production && parsed.protocol === 'http:' && isLoopbackHost(host);
-  if (parsed.protocol !== 'https:' && !localHttp) {
-    throw fieldRefused('url', 'https_required', production ? 'A webhook endpoint must use https.' : 'A webhook endpoint must use https; plain http is allowed only to localhost.');
-  }
-  if (production && isInternalHost(host)) {
-    throw fieldRefused('url', 'private_address_not_allowed', 'A webhook endpoint must be a public internet host, not a private, loopback or local-network address or name.');
+  refuseAsField(refusalOf(parsed, [], policy.allowPrivateNetworks));
+  if (!policy.allowPrivateNetworks && isIP(host) === 0) {
+    let addresses: LookupAddress[];
+    try {
+      addresses = await (policy.lookup ?? systemLookup)(host, { all: true });
+    } catch {
+      addresses = [];
+    }
+    // A name that resolves to nothing cannot be checked; it can be registered once it resolves.
+    if (addresses.length === 0) throw fieldRefused('url', 'host_not_resolved', "The webhook endpoint's host name does not resolve to an address.");
+    refuseAsField(refusalOf(parsed, addresses.map((a) => a.address), false));
   }
   return parsed.href;
 }
 
-export type AddressLookup = (hostname: string, options: { all: true }) => Promise<LookupAddress[]>;
-
 /**
- * Every address the endpoint's host resolves to now. In production one
- * forbidden address refuses the delivery (a plain Error whose message starts
- * `forbidden_address`): a name registered as public may since have been
- * pointed inside (DNS rebinding), and which of its addresses a client
- * connects to is not ours to choose.
+ * Every address the endpoint's host resolves to now, once the policy allows
+ * them all; else EgressRefused. Checked on every delivery: a name registered
+ * as public may since have been pointed inside (DNS rebinding), and which of
+ * its addresses a client connects to is not ours to choose.
  */
-export async function resolveDeliveryAddress(url: string, { production, lookup = dns.lookup }: { production: boolean; lookup?: AddressLookup }): Promise<LookupAddress[]> {
-  const addresses = await lookup(hostOf(new URL(url)), { all: true });
+export async function resolveDeliveryAddresses(url: string, policy: EgressPolicy): Promise<LookupAddress[]> {
+  const parsed = new URL(url);
+  const addresses = await (policy.lookup ?? systemLookup)(hostOf(parsed), { all: true });
   if (addresses.length === 0) throw new Error("the endpoint's host has no address");
-  if (production && addresses.some((a) => isForbiddenAddress(a.address))) {
-    throw new Error("forbidden_address: the endpoint's host resolves to an address deliveries may not reach");
-  }
+  const refusal = refusalOf(parsed, addresses.map((a) => a.address), policy.allowPrivateNetworks);
+  if (refusal) throw new EgressRefused(refusal);
   return addresses;
+}
+
+/** The one rule, at registration and at delivery: why the policy refuses `url` whose host resolved to `addresses` (a literal address is checked itself), or null. */
+function refusalOf(url: URL, addresses: readonly string[], allowPrivateNetworks: boolean): EgressRefusal | null {
+  const host = hostOf(url);
+  // Plain http only to this machine, where a developer's receiver has no certificate.
+  const localHttp = allowPrivateNetworks && url.protocol === 'http:' && isLoopbackHost(host);
+  if (url.protocol !== 'https:' && !localHttp) return 'https_required';
+  if (allowPrivateNetworks) return null;
+  const literal = isIP(host) !== 0;
+  if (!literal && isLocalName(host)) return 'private_address_not_allowed';
+  return [...(literal ? [host] : []), ...addresses].every(isPublicAddress) ? null : 'private_address_not_allowed';
+}
+
+function refuseAsField(refusal: EgressRefusal | null): void {
+  if (refusal === 'https_required') throw fieldRefused('url', refusal, 'A webhook endpoint must use https.');
+  if (refusal === 'private_address_not_allowed') {
+    throw fieldRefused('url', refusal, 'A webhook endpoint must be a public internet host, not a private, loopback, link-local, reserved or local-network address or name.');
+  }
 }
 
 function parseEndpointUrl(url: string): URL {
@@ -114,12 +168,9 @@ function hostOf(url: URL): string {
 }
 
 function isLoopbackHost(host: string): boolean {
-  const family = isIP(host);
-  return family === 0 ? host === 'localhost' : LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6');
+  return isIP(host) === 0 ? host === 'localhost' : ipaddr.parse(host).range() === 'loopback';
 }
 
-function isInternalHost(host: string): boolean {
-  if (isIP(host) !== 0) return isForbiddenAddress(host);
-  // A name of one label is local: localhost, or a name completed with the search domains of our own network.
-  return !host.includes('.') || INTERNAL_SUFFIXES.some((suffix) => host.endsWith(suffix));
+function isLocalName(host: string): boolean {
+  return !host.includes('.') || LOCAL_NAME_SUFFIXES.some((suffix) => host.endsWith(suffix));
 }

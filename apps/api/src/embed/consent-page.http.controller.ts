@@ -1,10 +1,21 @@
-import { Body, Controller, Get, Headers, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { isUUID } from 'class-validator';
-import { ConsentPageSession, EmbedDecision, EmbedDecisionResult, OutcomePage, consentPageHeaders, itemDecisionField, renderConsentPage, renderOutcomePage } from '@ledger/embed';
+import {
+  CONSENT_PAGE_COOKIE,
+  ConsentPageSession,
+  EmbedDecision,
+  EmbedDecisionResult,
+  OutcomePage,
+  consentPageCookieOptions,
+  consentPageHeaders,
+  itemDecisionField,
+  renderConsentPage,
+  renderOutcomePage,
+} from '@ledger/embed';
 import { Public } from '@ledger/http';
 import { DomainError, IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { DecideOnEmbedSessionCommand, ReadConsentPageQuery } from './embed-session.commands';
@@ -14,12 +25,12 @@ export function consentPagePath(tenantId: string, sessionId: string): string {
   return `/embed/${tenantId}/sessions/${sessionId}`;
 }
 
-const OUTCOME_STATUS: Record<OutcomePage, number> = { accepted: 200, declined: 200, partially_accepted: 200, expired: 410, already_used: 409, not_found: 404, refused: 403 };
+const OUTCOME_STATUS: Record<OutcomePage, number> = { accepted: 200, declined: 200, partially_accepted: 200, expired: 410, already_used: 409, not_found: 404, refused: 403, link_required: 403 };
 
 /** Domain refusals as the page shows them to the data subject: never a problem+json, never a detail of the session. */
 const OUTCOME_OF_CODE: Record<string, OutcomePage> = { NOT_FOUND: 'not_found', embed_session_expired: 'expired', embed_session_already_used: 'already_used' };
 
-/** The posted form: `token`, `csrf`, and `decision` (one item) or `decision-<index>` (several). */
+/** The posted form: `csrf`, and `decision` (one item) or `decision-<index>` (several). */
 type DecisionForm = Record<string, unknown>;
 
 const DECISIONS: Record<string, EmbedDecision> = { accept: 'accepted', decline: 'declined' };
@@ -58,10 +69,25 @@ export class ConsentPageHttpController {
     this.publicPath = publicUrl.pathname.replace(/\/$/, '');
   }
 
+  /**
+   * The page. Opened from the URL the integrator handed out, it exchanges
+   * the URL's token for the session's cookie and sends the browser to the
+   * same address without it (303), so the token leaves the address bar, the
+   * history and every later request; the page itself is served on the
+   * cookie alone.
+   */
   @Get(':tenantId/sessions/:sessionId')
   @Public()
-  async show(@Param('tenantId') tenantId: string, @Param('sessionId') sessionId: string, @Query('token') token: unknown, @Res() reply: FastifyReply): Promise<void> {
-    if (!isUUID(tenantId) || !isUUID(sessionId) || typeof token !== 'string') return outcome(reply, 'not_found');
+  async show(
+    @Param('tenantId') tenantId: string,
+    @Param('sessionId') sessionId: string,
+    @Query('token') urlToken: unknown,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    if (!isUUID(tenantId) || !isUUID(sessionId) || (urlToken !== undefined && typeof urlToken !== 'string')) return outcome(reply, 'not_found');
+    const token = urlToken ?? request.cookies[CONSENT_PAGE_COOKIE];
+    if (token === undefined) return outcome(reply, 'link_required');
     let page: ConsentPageSession;
     try {
       page = await this.queryBus.execute(new ReadConsentPageQuery(tenantId, sessionId, token));
@@ -70,6 +96,12 @@ export class ConsentPageHttpController {
     }
     const { session, status, configurations } = page;
     if (status !== 'open') return outcome(reply, status === 'expired' ? 'expired' : 'already_used', session.allowedOrigins);
+    const path = `${this.publicPath}${consentPagePath(tenantId, sessionId)}`;
+    if (urlToken !== undefined) {
+      reply.setCookie(CONSENT_PAGE_COOKIE, urlToken, consentPageCookieOptions(path));
+      reply.status(303).headers({ location: path, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
+      return;
+    }
     const html = renderConsentPage({
       items: configurations.map((configuration) => ({
         title: configuration.title,
@@ -81,8 +113,8 @@ export class ConsentPageHttpController {
           targets: configuration.redec.targets,
         },
       })),
-      formAction: `${this.publicPath}${consentPagePath(tenantId, sessionId)}/decision`,
-      hiddenFields: { token, csrf: await this.csrfToken(tenantId, sessionId) },
+      formAction: `${path}/decision`,
+      hiddenFields: { csrf: await this.csrfToken(tenantId, sessionId) },
       expiresAt: session.expiresAt,
     });
     const returnOrigins = session.returnUrl ? [new URL(session.returnUrl).origin] : [];
@@ -97,11 +129,14 @@ export class ConsentPageHttpController {
     @Body() form: DecisionForm,
     @Headers('origin') origin: string | undefined,
     @Headers('sec-fetch-site') fetchSite: string | undefined,
+    @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     if (!isUUID(tenantId) || !isUUID(sessionId)) return outcome(reply, 'not_found');
-    const { token, csrf } = form ?? {};
-    if (typeof token !== 'string') return outcome(reply, 'not_found');
+    // Only the browser that opened the page holds the session's cookie; the token is never in the form.
+    const token = request.cookies[CONSENT_PAGE_COOKIE];
+    if (token === undefined) return outcome(reply, 'refused');
+    const { csrf } = form ?? {};
     // The token is checked first, so that every later answer may be shown inside the integrator's frame.
     let page: ConsentPageSession;
     try {
@@ -127,7 +162,13 @@ export class ConsentPageHttpController {
     return outcome(reply, result.session.decision!.outcome, frameAncestors);
   }
 
+  /**
+   * Browsers say where a form post comes from, in `Origin` (every current
+   * browser on a POST) and `Sec-Fetch-Site`; a request with neither is not a
+   * browser's, and is refused rather than trusted.
+   */
   private fromOwnPage(origin: string | undefined, fetchSite: string | undefined): boolean {
+    if (origin === undefined && fetchSite === undefined) return false;
     if (fetchSite !== undefined && fetchSite !== 'same-origin') return false;
     return origin === undefined || origin === this.publicOrigin;
   }

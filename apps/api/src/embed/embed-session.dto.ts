@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { MAX_DECISION_ITEMS } from '@ledger/consents';
 import type { EmbedSessionStatus } from '@ledger/embed';
 import { CustomerReferenceDto } from '../redec/interactions/create/create-interaction.request.dto';
-import { IssuedId, UuidInLowerCase } from '../dto-fields';
+import { IssuedId, PRESENTED, PresentedText, UuidInLowerCase } from '../dto-fields';
 
 export const DEFAULT_SESSION_SECONDS = 900;
 
@@ -43,13 +43,11 @@ export class OpenEmbedSessionRequestDto extends CustomerReferenceDto {
   returnUrl?: string;
 
   @ApiPropertyOptional({
-    description: "The integrator's own reference for this capture, returned in the redirect and the status, and recorded as the grant's sourceReference.",
+    description: `The integrator's own reference for this capture, returned in the redirect and the status, and recorded as the grant's sourceReference, which the certificate prints. ${PRESENTED}`,
     maxLength: 200,
   })
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @PresentedText()
   dynamicReference?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 60, maximum: 3600, default: DEFAULT_SESSION_SECONDS, description: 'How long the page accepts a decision.' })
@@ -63,7 +61,7 @@ export class OpenEmbedSessionRequestDto extends CustomerReferenceDto {
 export class OpenEmbedSessionResponseDto {
   @ApiProperty({ format: 'uuid' }) sessionId!: string;
   @ApiProperty({ format: 'uuid', description: 'The tenant-scoped customer the session is for.' }) customerId!: string;
-  @ApiProperty({ description: "The service's consent page for this session: single use, carries its own secret token; hand it only to the data subject." }) url!: string;
+  @ApiProperty({ description: "The service's consent page for this session: single use, carries its own secret token (exchanged for a cookie when opened); hand it only to the data subject, over https." }) url!: string;
   @ApiProperty({ type: 'integer', description: 'Epoch ms after which the page refuses a decision.' }) expiresAt!: number;
   @ApiProperty({ description: 'Whether resolving the customer inline created it.' }) customerCreated!: boolean;
   @ApiProperty({ description: 'Verifies the signature of the redirect to returnUrl (docs/embedded-capture.md). Shown only here.' }) resultSecret!: string;

@@ -3,7 +3,7 @@ import { type Job, UnrecoverableError } from 'bullmq';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { JobProcessor } from '@ledger/queues';
-import { EndpointGone, WebhookDeliveryMetrics, WebhookJob, deliverWebhook, disableWebhookEndpoint } from '@ledger/webhooks';
+import { EndpointGone, WebhookDeliveryMetrics, WebhookJob, deliverWebhook, disableWebhookEndpoint, recordFailedDelivery } from '@ledger/webhooks';
 
 /**
  * One delivery attempt per run. A failure is thrown so BullMQ retries it on
@@ -22,14 +22,19 @@ export class DeliverWebhookProcessor implements JobProcessor<WebhookJob, void> {
   ) {}
 
   async process(job: Job<WebhookJob, void>, signal: AbortSignal): Promise<void> {
-    const deps = { store: this.store, protection: this.protection, production: this.config.production, now: () => this.clock.now(), metrics: this.metrics };
+    const deps = { store: this.store, protection: this.protection, egress: { allowPrivateNetworks: this.config.webhookAllowPrivateNetworks }, now: () => this.clock.now(), metrics: this.metrics };
+    const attempt = job.attemptsMade + 1;
     try {
-      await deliverWebhook(deps, job.data, job.attemptsMade + 1, signal);
+      await deliverWebhook(deps, job.data, attempt, signal);
     } catch (error) {
-      if (!(error instanceof EndpointGone)) throw error;
-      const { tenantId, endpointId } = job.data;
-      await disableWebhookEndpoint(this.store, endpointId, 'gone', { tenantId, actor: 'worker:webhooks', correlationId: job.data.message.id, now: this.clock.now() });
-      throw new UnrecoverableError(error.message);
+      const gone = error instanceof EndpointGone;
+      if (gone) {
+        const { tenantId, endpointId } = job.data;
+        await disableWebhookEndpoint(this.store, endpointId, 'gone', { tenantId, actor: 'worker:webhooks', correlationId: job.data.message.id, now: this.clock.now() });
+      }
+      // Indexed before the queue moves the job to its failed set, so that a redelivery of the endpoint's failures finds it.
+      if (gone || attempt >= (job.opts.attempts ?? 1)) await recordFailedDelivery(this.store, { id: job.id!, data: job.data }, this.clock.now());
+      throw gone ? new UnrecoverableError((error as Error).message) : error;
     }
   }
 }

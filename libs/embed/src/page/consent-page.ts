@@ -31,7 +31,7 @@ export function itemDecisionField(index: number): string {
   return `decision-${index}`;
 }
 
-export type OutcomePage = 'accepted' | 'declined' | 'partially_accepted' | 'expired' | 'already_used' | 'not_found' | 'refused';
+export type OutcomePage = 'accepted' | 'declined' | 'partially_accepted' | 'expired' | 'already_used' | 'not_found' | 'refused' | 'link_required';
 
 /*
  * Colours (WCAG 2.x contrast ratios):
@@ -187,6 +187,11 @@ const OUTCOMES: Record<OutcomePage, { title: string; message: string }> = {
   refused: {
     title: 'Respuesta no registrada',
     message: 'No pudimos verificar que esta respuesta viniera de la página de consentimiento, por lo que no se registró. Vuelva a abrir el enlace que le entregó su institución.',
+  },
+  // The page's address without its token, in a browser that holds no cookie for it: opened by hand, or the cookie was not kept.
+  link_required: {
+    title: 'Abra el enlace que recibió',
+    message: 'Esta página se abre solo desde el enlace que le entregó su institución. Vuelva a abrir ese enlace en este navegador; si el problema sigue, permita las cookies de este sitio o abra el enlace en una ventana aparte.',
   },
 };
 

@@ -24,6 +24,8 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** How long a commit waits for another process's write lock before failing (5 s by default). */
   busyTimeoutMs?: number;
+  /** Open an existing file only, never create one (better-sqlite3 `fileMustExist`). */
+  fileMustExist?: boolean;
 }
 
 /** Counters since the store was opened; `transactions < appends` shows commits being grouped. */
@@ -146,7 +148,7 @@ export class SqliteEventStore implements EventStore {
   constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
     this.clock = options.clock ?? systemClock();
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-    this.db = new Database(filePath);
+    this.db = new Database(filePath, { fileMustExist: options.fileMustExist ?? false });
     // Before WAL mode creates the -wal and -shm files: SQLite gives them the database file's mode.
     restrictToOwner(filePath, `${filePath}-wal`, `${filePath}-shm`);
     openDatabase(this.db, options.busyTimeoutMs);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Observable, catchError, mergeMap, of } from 'rxjs';
+import { Observable, catchError, finalize, mergeMap, of } from 'rxjs';
 import { EVENT_STORE, EventMetadata, EventStore, WrongExpectedVersionError } from '@ledger/event-store';
 import { CLOCK, Clock, RequestContext, requireContext, validationError } from '@ledger/platform';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../problem/problem';
@@ -12,6 +12,7 @@ import {
   ReleasedData,
   ResponseRecordedData,
   StoredResponse,
+  IDEMPOTENCY_LEASE_MS,
   decideIdempotency,
   hashRequest,
   idempotencyStreamId,
@@ -26,13 +27,23 @@ import { IDEMPOTENT_ROUTE, IdempotentOptions } from './idempotent.decorator';
 // wrote; more rounds than this means the key is being fought over.
 const MAX_CLAIM_ATTEMPTS = 3;
 
-/** One claim held by this request: where it is and what to stamp on the events that end it. */
+/** One claim held by this request: where it is, what to stamp on the events that renew and end it, and its heartbeat. */
 interface HeldClaim {
   streamId: string;
   revision: number;
   requestHash: string;
   context: RequestContext;
+  /** The renewal in flight, if any: the claim's revision moves with each, so renewals and the end take turns. */
+  renewal: Promise<void>;
+  heartbeat?: NodeJS.Timeout;
 }
+
+/**
+ * How often a running request renews its claim: well inside the lease, so a
+ * request slower than the lease still holds its key and a retry is told it is
+ * in progress instead of running it a second time.
+ */
+export const IDEMPOTENCY_HEARTBEAT_MS = IDEMPOTENCY_LEASE_MS / 3;
 
 /**
  * Runs the Idempotency-Key rules (idempotency-record.ts) around the routes
@@ -55,6 +66,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly protection: ResponseProtection,
+    private readonly heartbeatMs = IDEMPOTENCY_HEARTBEAT_MS,
   ) {}
 
   async intercept(execution: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -86,6 +98,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const tenantId = context.principal.tenantId;
     const outcome = await this.claim(streamId, requestHash, context);
     if ('response' in outcome) return of(this.replay(reply, await this.reveal(tenantId, outcome.response)));
+    this.keepAlive(outcome);
 
     return next.handle().pipe(
       mergeMap(async (body: unknown) => {
@@ -110,6 +123,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         }
         throw error;
       }),
+      finalize(() => clearInterval(outcome.heartbeat)),
     );
   }
 
@@ -127,7 +141,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           [{ id: randomUUID(), type: IdempotencyEventTypes.CLAIMED, data, metadata: this.metadata(context, requestHash) }],
           decision.expectedRevision,
         );
-        return { streamId, revision: nextRevision, requestHash, context };
+        return { streamId, revision: nextRevision, requestHash, context, renewal: Promise.resolve() };
       } catch (error) {
         if (!(error instanceof WrongExpectedVersionError)) throw error;
       }
@@ -141,7 +155,33 @@ export class IdempotencyInterceptor implements NestInterceptor {
    * owns the answer and this append is refused. The client still gets this
    * response; failing it now would make it retry an operation that happened.
    */
+  /** Renews the claim every heartbeatMs while the request runs (the lease's clock is the service clock). */
+  private keepAlive(claim: HeldClaim): void {
+    claim.heartbeat = setInterval(() => {
+      claim.renewal = claim.renewal.then(() => this.renew(claim));
+    }, this.heartbeatMs);
+    // A heartbeat never keeps the process alive on its own.
+    claim.heartbeat.unref();
+  }
+
+  private async renew(claim: HeldClaim): Promise<void> {
+    const data: ClaimedData = { requestHash: claim.requestHash, claimedAt: this.clock.now() };
+    try {
+      const { nextRevision } = await this.store.append(
+        claim.streamId,
+        [{ id: randomUUID(), type: IdempotencyEventTypes.CLAIMED, data, metadata: this.metadata(claim.context, claim.requestHash) }],
+        claim.revision,
+      );
+      claim.revision = nextRevision;
+    } catch (error) {
+      // Taken over (the process stalled past the lease) or the store failed: the next renewal, or the end, says so again.
+      this.logger.warn(`could not renew the claim: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
   private async end(claim: HeldClaim, type: string, data: ResponseRecordedData | ReleasedData): Promise<void> {
+    clearInterval(claim.heartbeat);
+    await claim.renewal;
     try {
       await this.store.append(
         claim.streamId,

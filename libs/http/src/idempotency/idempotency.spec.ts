@@ -97,6 +97,24 @@ describe('Idempotency-Key on a real SQLite event store', () => {
     expect(test.probe.runs).toBe(1);
   });
 
+  it('keeps the key of a request slower than the lease: the claim is renewed while it runs, so a retry is not run a second time', async () => {
+    const key = newKey();
+    const hold = test.probe.hold();
+    const first = post(key, { name: 'a', behaviour: 'wait' }).then((response) => response);
+    await hold.entered;
+    const claimsBefore = (await test.store.readStream(idempotencyStreamId('tenant-a', key))).length;
+    // The service clock passes the lease while the request still runs; its heartbeat renews the claim meanwhile.
+    test.clock.advance(IDEMPOTENCY_LEASE_MS + 1);
+    await waitFor(async () => (await test.store.readStream(idempotencyStreamId('tenant-a', key))).length > claimsBefore);
+    const retry = await post(key, { name: 'a', behaviour: 'wait' });
+    expect(retry.status).toBe(409);
+    expect(retry.body.code).toBe('IDEMPOTENCY_KEY_IN_PROGRESS');
+    hold.release();
+    expect((await first).status).toBe(201);
+    expect((await post(key, { name: 'a', behaviour: 'wait' })).text).toBe((await first).text);
+    expect(test.probe.runs).toBe(1);
+  });
+
   it('records a domain error outcome and replays it identically', async () => {
     const key = newKey();
     const first = await post(key, { name: 'a', behaviour: 'conflict' });
@@ -213,3 +231,12 @@ describe('Idempotency-Key on a real SQLite event store', () => {
     });
   });
 });
+
+/** Polls `condition` until it holds (a bound, not a timing: the heartbeat runs every few milliseconds). */
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
-import pino, { DestinationStream, Logger as PinoLogger } from 'pino';
+import pino, { DestinationStream, LogFn, Logger as PinoLogger } from 'pino';
 import { currentContext } from '@ledger/platform';
+import { pathOf, scrubLogText } from './log-scrubbing';
 
 export interface JsonLogOptions {
   level?: string;
@@ -9,26 +10,69 @@ export interface JsonLogOptions {
 }
 
 /**
- * The root logger of the process: JSON lines, one per call. Fastify logs
- * requests through it and stamps `requestId` on those lines itself; Nest's
- * messages go through JsonLogger, which takes the id from the request context.
+ * Keys whose values are never written, wherever a caller logs an object that
+ * has them: credentials (API keys, the consent page's token and cookie, CSRF
+ * values, signing secrets, the master key), evidence bytes and identifiers.
+ * Nothing logs such objects today; this is the net under the next one that does.
+ */
+const REDACTED_LOG_PATHS: readonly string[] = [
+  'authorization',
+  'cookie',
+  'set-cookie',
+  'apiKey',
+  'token',
+  'pageToken',
+  'csrf',
+  'secret',
+  'resultSecret',
+  'masterKey',
+  'contentBase64',
+  'userReference',
+  'identifierRutInput',
+  'identifiers',
+].flatMap((key) => [key, `*.${key}`, `*.*.${key}`, `*.*.*.${key}`]);
+
+/**
+ * The one logger of every process (the service, the worker, the tests): JSON
+ * lines, one per call. Fastify logs requests through it and stamps
+ * `requestId` on those lines itself; Nest's messages go through JsonLogger,
+ * which takes the id from the request context.
  *
  * Requests are serialized as method and path only: headers carry the API key
- * and query strings may carry references, and bodies are never logged.
+ * and query strings carry tokens, codes and references; bodies are never
+ * logged. Messages, stacks and error objects are scrubbed (scrubLogText)
+ * because Fastify, Nest and Node quote URLs and inputs in them.
  */
 export function createJsonLogger(options: JsonLogOptions = {}): PinoLogger {
   return pino(
     {
       level: options.level ?? 'info',
       serializers: {
-        req: (request: { method?: string; url?: string }) => ({ method: request.method, path: request.url?.split('?')[0] }),
+        req: (request: { method?: string; url?: string }) => ({ method: request.method, path: pathOf(request.url) }),
         res: (reply: { statusCode?: number }) => ({ statusCode: reply.statusCode }),
-        err: pino.stdSerializers.err,
+        err: (error: Error) => scrubbedError(pino.stdSerializers.err(error)),
+      },
+      redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map(scrubbedArgument) as Parameters<LogFn>);
+        },
       },
     },
     // Synchronous: the last lines before a crash are the ones worth having.
     options.destination ?? pino.destination({ dest: 1, sync: true }),
   );
+}
+
+/** A message (or interpolated value) scrubbed; of a merging object, its own text fields (`stack`, `context`). */
+function scrubbedArgument(argument: unknown): unknown {
+  if (typeof argument === 'string') return scrubLogText(argument);
+  if (argument === null || typeof argument !== 'object' || argument instanceof Error) return argument;
+  return Object.fromEntries(Object.entries(argument).map(([key, value]) => [key, typeof value === 'string' ? scrubLogText(value) : value]));
+}
+
+function scrubbedError(serialized: ReturnType<typeof pino.stdSerializers.err>): ReturnType<typeof pino.stdSerializers.err> {
+  return { ...serialized, message: scrubLogText(serialized.message), stack: scrubLogText(serialized.stack) };
 }
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';

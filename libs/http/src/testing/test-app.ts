@@ -183,6 +183,9 @@ export function tempDir(): { dir: string; remove: () => void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** How often the test app's requests renew their Idempotency-Key claim: fast, so a lease can be outlived inside a test. */
+export const TEST_IDEMPOTENCY_HEARTBEAT_MS = 20;
+
 export async function startTestApp(storeFile: string, clock = fixedClock(Date.UTC(2026, 0, 5, 12))): Promise<TestApp> {
   const logs: Array<Record<string, unknown>> = [];
   const destination = new Writable({
@@ -206,7 +209,7 @@ export async function startTestApp(storeFile: string, clock = fixedClock(Date.UT
   })
   class TestModule {}
 
-  const app = await createHttpApp(TestModule, createJsonLogger({ level: 'debug', destination }));
+  const app = await createHttpApp(TestModule, createJsonLogger({ level: 'debug', destination }), { idempotencyHeartbeatMs: TEST_IDEMPOTENCY_HEARTBEAT_MS });
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return {

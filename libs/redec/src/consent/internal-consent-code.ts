@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 export const INTERNAL_CONSENT_CODE_LENGTH = 20;
@@ -22,4 +22,31 @@ export function generateInternalConsentCode(draw: (n: number) => number = random
     for (let i = 0; i < INTERNAL_CONSENT_CODE_LENGTH; i += 1) code += ALPHABET[draw(ALPHABET.length)];
     if (isInternalConsentCode(code)) return code;
   }
+}
+
+/**
+ * The code a consent draws on its `attempt`-th try: a pure function of the
+ * consent, so concurrent grants of one consent draw the same code, claim one
+ * reservation between them and leave no orphan claims; a code held by another
+ * consent (36^20 makes that a practical impossibility) moves on to the next
+ * attempt. The code is an identifier reported to the regulator, not a secret.
+ */
+export function internalConsentCodeFor(tenantId: string, redecConsentId: string, attempt: number): string {
+  let block = Buffer.alloc(0);
+  let used = 0;
+  let counter = 0;
+  const nextByte = (): number => {
+    if (used === block.length) {
+      block = createHash('sha256').update(`${tenantId}\u0000${redecConsentId}\u0000${attempt}\u0000${counter++}`).digest();
+      used = 0;
+    }
+    return block[used++];
+  };
+  // Rejection sampling keeps every character equally likely: 252 is the largest multiple of 36 below 256.
+  return generateInternalConsentCode((n) => {
+    for (;;) {
+      const byte = nextByte();
+      if (byte < 256 - (256 % n)) return byte % n;
+    }
+  });
 }

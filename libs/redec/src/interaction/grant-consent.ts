@@ -4,8 +4,9 @@ import { CommandContext, ValueProtection, loadAggregate, toNewEvent } from '@led
 import { conflict, notFound, validationError } from '@ledger/platform';
 import { BankingCalendar, initialAccessValidUntil } from '../calendar';
 import { CaptureTiming, ConsentGranted, EvidenceContent, GrantEvidence, GrantRepresentation } from '../consent/consent.events';
+import { checkEvidenceMediaType } from '../consent/evidence-media-types';
 import { GrantPolicy, GrantRequest, GrantableConfiguration, decideGrant, maskRut, normalizeRepresentativeRut, repeatedGrant } from '../consent/grant.decider';
-import { generateInternalConsentCode } from '../consent/internal-consent-code';
+import { internalConsentCodeFor } from '../consent/internal-consent-code';
 import { ProfileCatalog } from '../profiles/profile-catalog';
 import { RegulatoryProfile, acceptsEvidence, mediumCodeFor } from '../profiles/regulatory-profile';
 import { derivedUuid } from '../derived-id';
@@ -141,22 +142,13 @@ export async function recordGrant(
       policy,
       existing: null,
       capture: options.capture,
-      ids: { redecConsentId, consentActionId, internalConsentCode: generateInternalConsentCode() },
+      ids: { redecConsentId, consentActionId, internalConsentCode: internalConsentCodeFor(tenantId, redecConsentId, attempt) },
       now: options.receivedAt,
       initialAccessValidUntil: (grantedAt) => initialAccessValidUntil(grantedAt, deps.calendar),
     });
     if (decision.kind === 'already_granted') return { grant: decision.grant, position: null };
     const { data } = decision.event;
-    try {
-      await store.append(
-        redecStreams.internalConsentCode(tenantId, data.internalConsentCode),
-        [toNewEvent({ type: 'InternalConsentCodeClaimed', data: { redecConsentId, claimedAt: now } }, context)],
-        'no_stream',
-      );
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) continue;
-      throw error;
-    }
+    if (!(await claimInternalConsentCode(store, tenantId, data.internalConsentCode, redecConsentId, context))) continue;
     try {
       const appended = await store.append(consentStream, [toNewEvent(decision.event, context, consentActionId)], 'no_stream');
       return { grant: data, position: appended.position };
@@ -169,6 +161,23 @@ export async function recordGrant(
     }
   }
   throw conflict('internal_consent_code_unavailable', 'Could not draw an unused internalConsentCode; retry the grant.');
+}
+
+/**
+ * Claims `code` for the consent in the tenant. A concurrent grant of the same
+ * consent draws the same code (internalConsentCodeFor) and finds the claim
+ * already its own; false only when another consent holds the code.
+ */
+async function claimInternalConsentCode(store: EventStore, tenantId: string, code: string, redecConsentId: string, context: CommandContext): Promise<boolean> {
+  const stream = redecStreams.internalConsentCode(tenantId, code);
+  try {
+    await store.append(stream, [toNewEvent({ type: 'InternalConsentCodeClaimed', data: { redecConsentId, claimedAt: context.now } }, context)], 'no_stream');
+    return true;
+  } catch (error) {
+    if (!(error instanceof WrongExpectedVersionError)) throw error;
+    const [claim] = await store.readStream(stream, { maxCount: 1 });
+    return (claim?.data as { redecConsentId?: string } | undefined)?.redecConsentId === redecConsentId;
+  }
 }
 
 /** Spec 2.4: the representative's RUT is normalized, then kept only as a keyed hash and a ciphertext. */
@@ -187,9 +196,15 @@ async function protectRepresentation(
   };
 }
 
-/** Supplied bytes are stored now in the tenant's blobs (content-addressed, so a retry stores nothing new); a reference elsewhere is recorded with its hash. */
+/**
+ * Supplied bytes are stored now in the tenant's blobs (content-addressed, so
+ * a retry stores nothing new); a reference elsewhere is recorded with its
+ * hash. Either only with a media type of its kind, checked before anything
+ * is stored.
+ */
 export async function holdEvidence(blobs: GrantDependencies['blobs'], tenantId: string, evidence: EvidenceInput): Promise<GrantEvidence> {
   if (evidence.kind === 'electronic') return evidence;
+  checkEvidenceMediaType(evidence.kind, evidence.mediaType);
   const { contentBase64, externalReference, contentSha256, ...described } = evidence;
   let content: EvidenceContent;
   if (contentBase64 !== undefined && externalReference === undefined) {

@@ -1,6 +1,6 @@
 import { EventStore } from '@ledger/event-store';
 import { CommandContext, toNewEvent } from '@ledger/ledger';
-import { AddressLookup, resolveDeliveryAddress } from '../endpoint-url-policy';
+import { EgressPolicy, EgressRefused, resolveDeliveryAddresses } from '../endpoint-url-policy';
 import { loadWebhookEndpoints, SecretProtection } from '../endpoints/webhook-endpoints';
 import { signingSecrets } from '../endpoints/webhook-endpoints.state';
 import { WebhookMessage, serializeMessage } from '../notification-payload';
@@ -25,9 +25,8 @@ export const DELIVERY_TIMEOUT_MS = 15_000;
 export interface DeliveryDependencies {
   store: EventStore;
   protection: SecretProtection;
-  production: boolean;
+  egress: EgressPolicy;
   now(): number;
-  lookup?: AddressLookup;
   /** Counts each recorded attempt (GET /metrics); never fails the delivery. */
   metrics?: DeliveryMetricsRecorder;
 }
@@ -84,13 +83,14 @@ export async function deliverWebhook(deps: DeliveryDependencies, job: WebhookJob
   let answer: PostAnswer;
   try {
     // Checked on every attempt, not only at registration, and the connection goes to the address checked (DNS rebinding).
-    const [address] = await resolveDeliveryAddress(endpoint.url, { production: deps.production, lookup: deps.lookup });
+    const [address] = await resolveDeliveryAddresses(endpoint.url, deps.egress);
     const timeout = AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
     answer = await postToAddress(endpoint.url, address, { ...headers }, body, signal ? AbortSignal.any([timeout, signal]) : timeout);
   } catch (error) {
-    const reason = describeFailure(error);
-    await record({ outcome: 'failed', status: null, latencyMs: Math.round(performance.now() - started), error: reason });
-    throw new DeliveryFailed(reason, null);
+    const { shown, cause } = describeFailure(error);
+    // No latency either: how long a connection took to fail tells an open port from a filtered one.
+    await record({ outcome: 'failed', status: null, latencyMs: null, error: shown });
+    throw new DeliveryFailed(`${shown}: ${cause}`, null);
   }
   const latencyMs = Math.round(performance.now() - started);
   const { status } = answer;
@@ -105,16 +105,22 @@ export async function deliverWebhook(deps: DeliveryDependencies, job: WebhookJob
   throw new DeliveryFailed(`http_${status}`, waitMs);
 }
 
-function describeFailure(error: unknown): string {
-  if (error instanceof Error) {
-    if (error.name === 'TimeoutError') return 'timeout';
-    if (error.name === 'AbortError') return 'aborted';
-    if (error.message.startsWith('forbidden_address')) return 'forbidden_address';
-    const { code: ownCode, cause } = error as { code?: string; cause?: { code?: string } };
-    const code = ownCode ?? cause?.code;
-    return code ? `network_${code.toLowerCase()}` : 'network_error';
-  }
-  return 'network_error';
+/**
+ * What an attempt that got no HTTP answer records, and its cause. The
+ * integrator sees only that the policy refused the target or that no answer
+ * came: which network failure it was (refused, reset, timed out, TLS, DNS)
+ * would make the history a port scanner of whatever the URL names. The cause
+ * is the job's failure reason, for operators (`ledger queues status`).
+ */
+function describeFailure(error: unknown): { shown: 'target_not_allowed' | 'aborted' | 'no_response'; cause: string } {
+  if (error instanceof EgressRefused) return { shown: 'target_not_allowed', cause: error.reason };
+  if (!(error instanceof Error)) return { shown: 'no_response', cause: 'network_error' };
+  // Our own worker stopping, not the receiver.
+  if (error.name === 'AbortError') return { shown: 'aborted', cause: 'the worker stopped' };
+  if (error.name === 'TimeoutError') return { shown: 'no_response', cause: 'timeout' };
+  const { code: ownCode, cause } = error as { code?: string; cause?: { code?: string } };
+  const code = ownCode ?? cause?.code;
+  return { shown: 'no_response', cause: code ? `network_${code.toLowerCase()}` : 'network_error' };
 }
 
 async function recordAttempt(store: EventStore, tenantId: string, data: WebhookDeliveryAttempted['data']): Promise<void> {

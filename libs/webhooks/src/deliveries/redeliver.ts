@@ -1,45 +1,61 @@
-import { EventStore } from '@ledger/event-store';
+import { EventStore, RecordedEvent } from '@ledger/event-store';
+import { CommandContext, toNewEvent } from '@ledger/ledger';
 import { conflict, notFound } from '@ledger/platform';
 import { loadWebhookEndpoints } from '../endpoints/webhook-endpoints';
 import { findEndpoint } from '../endpoints/webhook-endpoints.decider';
 import { notificationFor } from '../notification-payload';
 import { webhookStreams } from '../streams';
 import { WebhookJob } from './deliver-webhook';
-import { WebhookDeliveryAttempted } from './webhook-delivery.events';
+import { WebhookDeliveryAttempted, WebhookDeliveryFailed } from './webhook-delivery.events';
 
 /** What redelivery needs of the BullMQ queue of deliveries. */
 export interface DeliveryQueue {
-  getFailed(start: number, end: number): Promise<Array<FailedDelivery | undefined>>;
+  getJob(jobId: string): Promise<FailedDelivery | undefined>;
   add(name: string, data: WebhookJob, options: { jobId: string }): Promise<unknown>;
 }
 
 export interface FailedDelivery {
-  data: WebhookJob;
-  finishedOn?: number;
+  isFailed(): Promise<boolean>;
   retry(state?: 'failed'): Promise<void>;
 }
 
 const PAGE = 500;
 
 /**
+ * Records that a delivery job will not be tried again, in the endpoint's
+ * index of failures, before the queue moves it to its failed set.
+ */
+export async function recordFailedDelivery(store: EventStore, job: { id: string; data: WebhookJob }, failedAt: number): Promise<void> {
+  const { tenantId, endpointId, message } = job.data;
+  const context: CommandContext = { tenantId, actor: 'worker:webhooks', correlationId: message.id, now: failedAt };
+  const data: WebhookDeliveryFailed['data'] = { endpointId, messageId: message.id, jobId: job.id, failedAt };
+  await store.append(webhookStreams.failedDeliveries(tenantId, endpointId), [toNewEvent({ type: 'WebhookDeliveryFailed', data }, context)], 'any');
+}
+
+/**
  * Puts back to work every delivery of an endpoint that exhausted its retries
  * (or was refused for good) since `since`: each starts a new round of
- * attempts with the same message, so the same `webhook-id`. `tenantId` scopes
- * the search for the API; the operator CLI searches every tenant.
+ * attempts with the same message, so the same `webhook-id`. The jobs are
+ * found through the endpoint's own index of failures, newest first, so the
+ * work is the endpoint's failures since `since`, whatever other endpoints and
+ * tenants have in the queue; a job no longer failed (redelivered already, or
+ * removed) is passed over.
  */
-export async function redeliverFailed(queue: DeliveryQueue, filter: { endpointId: string; since: number; tenantId?: string }): Promise<number> {
-  const chosen: FailedDelivery[] = [];
-  for (let start = 0; ; start += PAGE) {
-    const page = await queue.getFailed(start, start + PAGE - 1);
-    for (const job of page) {
-      if (!job || job.data.endpointId !== filter.endpointId || (filter.tenantId !== undefined && job.data.tenantId !== filter.tenantId)) continue;
-      if ((job.finishedOn ?? 0) >= filter.since) chosen.push(job);
-    }
-    if (page.length < PAGE) break;
+export async function redeliverFailed(store: EventStore, queue: DeliveryQueue, filter: { tenantId: string; endpointId: string; since: number }): Promise<number> {
+  const jobIds = new Set<string>();
+  for await (const event of newestFirst(store, webhookStreams.failedDeliveries(filter.tenantId, filter.endpointId))) {
+    const { jobId, failedAt } = event.data as WebhookDeliveryFailed['data'];
+    if (failedAt < filter.since) break;
+    jobIds.add(jobId);
   }
-  // Retried after the scan: a retried job leaves the failed set, which would shift the pages under the scan.
-  for (const job of chosen) await job.retry('failed');
-  return chosen.length;
+  let redelivered = 0;
+  for (const jobId of jobIds) {
+    const job = await queue.getJob(jobId);
+    if (!job || !(await job.isFailed())) continue;
+    await job.retry('failed');
+    redelivered += 1;
+  }
+  return redelivered;
 }
 
 /**
@@ -68,13 +84,20 @@ export async function redeliverMessage(
 }
 
 async function findAttempt(store: EventStore, target: { tenantId: string; endpointId: string; messageId: string }): Promise<WebhookDeliveryAttempted['data'] | null> {
-  const stream = webhookStreams.deliveries(target.tenantId, target.endpointId);
+  for await (const event of newestFirst(store, webhookStreams.deliveries(target.tenantId, target.endpointId))) {
+    const attempt = event.data as WebhookDeliveryAttempted['data'];
+    if (attempt.messageId === target.messageId) return attempt;
+  }
+  return null;
+}
+
+/** A stream's events, newest first, read a page at a time as the caller goes on. */
+async function* newestFirst(store: EventStore, stream: string): AsyncGenerator<RecordedEvent> {
   let fromRevision: number | undefined;
   for (;;) {
     const page = await store.readStream(stream, { direction: 'backwards', maxCount: PAGE, ...(fromRevision !== undefined ? { fromRevision } : {}) });
-    const found = page.find((e) => (e.data as WebhookDeliveryAttempted['data']).messageId === target.messageId);
-    if (found) return found.data as WebhookDeliveryAttempted['data'];
-    if (page.length < PAGE) return null;
+    yield* page;
+    if (page.length < PAGE) return;
     fromRevision = page[page.length - 1].revision - 1;
   }
 }

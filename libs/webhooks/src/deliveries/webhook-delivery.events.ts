@@ -22,3 +22,13 @@ export interface WebhookDeliveryAttempted {
     sinceRecordedMs: number;
   };
 }
+
+/**
+ * A delivery job that will not be tried again (its attempts exhausted, or
+ * refused for good): an entry of the endpoint's index of failures, so that
+ * redelivering them reads this endpoint's failures only.
+ */
+export interface WebhookDeliveryFailed {
+  type: 'WebhookDeliveryFailed';
+  data: { endpointId: string; messageId: string; jobId: string; failedAt: number };
+}

@@ -227,7 +227,7 @@ describe('deliverWebhook reports every recorded attempt to its metrics', () => {
     const deps = {
       store,
       protection,
-      production: false,
+      egress: { allowPrivateNetworks: true },
       now: () => now,
       metrics: {
         record: async (o: DeliveryAttemptObservation) => {

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { CAPTURE_TIMINGS, CHANNELS } from '@ledger/redec';
 import type { ConfigurationContent } from '@ledger/redec';
+import { PRESENTED, PresentedText } from '../../dto-fields';
 
 /** Keys and ids the integrator chooses: short, printable, without spaces, safe in URLs and logs. */
 const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -14,11 +15,8 @@ export class ConsentScopeDto {
   @Matches(KEY)
   scopeId!: string;
 
-  @ApiProperty({ description: 'The data category the scope grants access to.', maxLength: 100, example: 'redec.consolidated_debt_record' })
-  @IsDefined()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @ApiProperty({ description: `The data category the scope grants access to, shown on the consent page and the certificate. ${PRESENTED}`, maxLength: 100, example: 'redec.consolidated_debt_record' })
+  @PresentedText(100)
   dataCategoryCode!: string;
 }
 
@@ -53,14 +51,12 @@ export class RedecTermsDto {
   @Type(() => ConsentScopeDto)
   scopes!: ConsentScopeDto[];
 
-  @ApiProperty({ description: 'The reporter(s) the consent is given to, as presented to the data subject; at least one.', type: [String], minItems: 1, maxItems: 50 })
+  @ApiProperty({ description: `The reporter(s) the consent is given to, as presented to the data subject; at least one, each at most 200 characters. ${PRESENTED}`, type: [String], minItems: 1, maxItems: 50 })
   @IsDefined()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @IsNotEmpty({ each: true })
-  @MaxLength(200, { each: true })
+  @PresentedText(200, { each: true })
   targets!: string[];
 
   @ApiProperty({ description: "The integrator's system the reportable obligations of these consents come from.", maxLength: 100, example: 'core-loans' })
@@ -110,18 +106,12 @@ export class PublishConfigurationRequestDto {
   @Matches(KEY)
   templateKey!: string;
 
-  @ApiProperty({ description: 'Title of the consent as presented to the data subject.', maxLength: 200 })
-  @IsDefined()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @ApiProperty({ description: `Title of the consent as presented to the data subject. ${PRESENTED}`, maxLength: 200 })
+  @PresentedText(200)
   title!: string;
 
-  @ApiProperty({ description: 'The consent text presented to the data subject, exactly as presented.', maxLength: 50_000 })
-  @IsDefined()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(50_000)
+  @ApiProperty({ description: `The consent text presented to the data subject, exactly as presented; each line a paragraph. ${PRESENTED}`, maxLength: 50_000 })
+  @PresentedText(50_000)
   text!: string;
 
   @ApiProperty({ description: 'The channel consent is captured through. The Regulatory Profile says what identifiers and evidence it needs.', enum: CHANNELS })

@@ -25,8 +25,11 @@ export const SIGNATURE_SCHEME =
   'During a rotation overlap the header carries several space-separated `v1,` signatures, one per valid secret: accept the message if any of them verifies.';
 
 export const URL_POLICY =
-  'URL policy: `https://` only, and in production no private, loopback, link-local or otherwise non-public target (checked at registration and again before every delivery); ' +
-  'outside production `http://` is also allowed to a loopback host (`localhost`, `127.0.0.1`, `[::1]`). A refused URL is 400 VALIDATION_ERROR on field `url` with the rule as reason (e.g. `https_required`).';
+  'URL policy, whatever NODE_ENV is: `https://` to a public host only. Private, loopback, link-local, unique-local, CGNAT, multicast, reserved, documentation and cloud metadata targets are refused, ' +
+  'also in the IPv4-mapped, IPv4-compatible, NAT64, 6to4 and Teredo forms of such an IPv4 address, as are local names (`localhost`, one-label names, `.local`, `.internal` such as `metadata.google.internal`, `.home.arpa`); ' +
+  'a host name is resolved and every address it resolves to is checked, at registration and again before every delivery. ' +
+  'Only a service started with LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (tests, local development) allows those targets, and plain `http://` to a loopback host (`localhost`, `127.0.0.1`, `[::1]`). ' +
+  'A refused URL is 400 VALIDATION_ERROR on field `url` with the rule as reason: `invalid_url`, `https_required`, `private_address_not_allowed`, or `host_not_resolved` (the name resolves to no address).';
 
 /** CONTRACT.md "Webhooks": closed, as every request body. */
 export class RegisterWebhookEndpointRequestDto {
@@ -168,16 +171,23 @@ export class WebhookDeliveryDto {
   @ApiProperty({ type: 'integer', description: 'When the attempt was made (epoch ms).' })
   attemptedAt!: number;
 
-  @ApiProperty({ enum: DELIVERY_OUTCOMES, description: '`delivered`: the receiver answered 2xx. `failed`: anything else, a timeout or a refused address (retried). `skipped`: the endpoint was disabled meanwhile.' })
+  @ApiProperty({ enum: DELIVERY_OUTCOMES, description: '`delivered`: the receiver answered 2xx. `failed`: anything else, no answer, or a target the URL policy refuses (retried). `skipped`: the endpoint was disabled meanwhile.' })
   outcome!: (typeof DELIVERY_OUTCOMES)[number];
 
   @ApiProperty({ type: 'integer', nullable: true, description: "The receiver's HTTP status; null when no answer came." })
   status!: number | null;
 
-  @ApiProperty({ type: 'integer', nullable: true, description: 'How long the receiver took to answer (ms); null when no request was made.' })
+  @ApiProperty({ type: 'integer', nullable: true, description: 'How long the receiver took to answer (ms); null when no answer came.' })
   latencyMs!: number | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'What went wrong, for the integrator; never a secret or the body. Null when delivered.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'What went wrong, for the integrator; never a secret or the body. Null when delivered. `http_<status>`: the receiver answered that status. ' +
+      '`no_response`: no HTTP answer (connection refused or reset, timeout, TLS or DNS failure; which one is not shown, so that the history cannot scan ports). ' +
+      '`target_not_allowed`: the URL policy refused the address the host resolves to now, and nothing was sent. `aborted`: the worker stopped during the attempt. `endpoint_disabled`: with `skipped`.',
+  })
   error!: string | null;
 }
 

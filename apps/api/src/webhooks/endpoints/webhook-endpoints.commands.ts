@@ -33,7 +33,7 @@ export class RegisterWebhookEndpointHandler implements ICommandHandler<RegisterW
 
   async execute({ request }: RegisterWebhookEndpointCommand): Promise<RegisteredWebhookEndpointDto> {
     // Before anything is recorded: a refused URL is a 400 on field `url`. The normalized form is what is registered.
-    const url = checkEndpointUrl(request.url, { production: this.config.production });
+    const url = await checkEndpointUrl(request.url, { allowPrivateNetworks: this.config.webhookAllowPrivateNetworks });
     return this.commands.run(async (store, context) => {
       const { endpoint, secret } = await registerWebhookEndpoint({ store, protection: this.protection }, { url, eventTypes: request.eventTypes }, context);
       const result: RegisteredWebhookEndpointDto = {

@@ -56,7 +56,7 @@ export class WebhookRedeliveryHttpController {
     @CurrentPrincipal() principal: Principal,
   ): Promise<RedeliveredFailedDto> {
     findEndpoint((await loadWebhookEndpoints(this.store, principal.tenantId)).endpoints, endpointId);
-    const redelivered = await redeliverFailed(this.queue as unknown as DeliveryQueue, { endpointId, tenantId: principal.tenantId, since: body.since ?? 0 });
+    const redelivered = await redeliverFailed(this.store, this.queue as unknown as DeliveryQueue, { endpointId, tenantId: principal.tenantId, since: body.since ?? 0 });
     return { endpointId, redelivered };
   }
 

@@ -5,7 +5,7 @@ import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
 import { CurrentPrincipal, RequireScopes } from '@ledger/http';
 import { Principal, Scopes, conflict, notFound } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
-import { ConsentState } from '@ledger/redec';
+import { ConsentState, EVIDENCE_MEDIA_TYPES, evidenceDownloadType } from '@ledger/redec';
 import { readConsent } from '../consent-reads';
 import { ResourceIdPipe } from '../../../resource-id.pipe';
 
@@ -19,7 +19,7 @@ export class ArtifactMetadataDto {
   @ApiProperty({ enum: ['pending', 'ready'], description: '`ready` only means the artifact is held and downloadable; it is not an authorization.' }) status!: string;
   @ApiProperty({ enum: ['generated_pdf', 'supplied', 'external_reference'], description: 'Rendered by the service, supplied and held, or held elsewhere (recorded, never proxied).' }) origin!: string;
   @ApiProperty({ enum: ['consent_certificate', 'call_recording', 'paper_original'], description: 'What the artifact is.' }) medium!: string;
-  @ApiProperty({ description: 'The MIME type of the bytes, e.g. `application/pdf`, `audio/mpeg`.' }) mediaType!: string;
+  @ApiProperty({ description: 'The MIME type of the bytes as recorded, e.g. `application/pdf`, `audio/mpeg`.' }) mediaType!: string;
   @ApiProperty({ type: 'string', nullable: true, description: 'SHA-256 (hex) of the bytes; null while a certificate is pending.' }) contentSha256!: string | null;
   @ApiProperty({ type: 'integer', nullable: true, description: 'Size in bytes of what the service holds.' }) size!: number | null;
   @ApiProperty({ type: 'string', nullable: true, description: 'Where an external artifact is held.' }) externalReference!: string | null;
@@ -63,16 +63,19 @@ export class ArtifactHttpController {
     summary: 'The exact bytes of a ready artifact held by the service',
     description:
       'The SHA-256 of the body is the metadata `contentSha256` (also sent as ETag). A pending artifact is 409 `artifact_not_ready` with Retry-After: poll with bounded backoff (spec rule 5). ' +
-      'An artifact held elsewhere is never proxied: 409 `artifact_held_externally`.',
+      'An artifact held elsewhere is never proxied: 409 `artifact_held_externally`. ' +
+      'Always a download, never a page: `Content-Disposition: attachment` with a file name of the medium, the consent id and the extension of the media type (`call_recording-<id>.mp3`), ' +
+      "`X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox; default-src 'none'`. Content-Type is the recorded media type, one of the evidence kind's " +
+      '(see the grant), or `application/octet-stream` for evidence recorded with another type before that list existed.',
   })
-  @ApiProduces('application/pdf', 'audio/*', 'application/octet-stream')
+  @ApiProduces(...new Set(Object.values(EVIDENCE_MEDIA_TYPES).flatMap((types) => Object.keys(types))), 'application/octet-stream')
   @ApiOkResponse({ description: 'The artifact bytes.', schema: { type: 'string', format: 'binary' } })
   async download(
     @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<StreamableFile> {
-    const { artifact } = await this.consent(principal.tenantId, redecConsentId);
+    const { grant, artifact } = await this.consent(principal.tenantId, redecConsentId);
     if (artifact.origin === 'external_reference') {
       throw conflict('artifact_held_externally', 'The artifact is held outside the service; its reference and hash are in the metadata.');
     }
@@ -82,7 +85,14 @@ export class ArtifactHttpController {
     }
     const bytes = await this.blobs.get(principal.tenantId, artifact.contentSha256);
     if (!bytes) throw notFound('artifact bytes');
-    void reply.header('Content-Type', artifact.mediaType).header('ETag', `"${artifact.contentSha256}"`);
+    // Evidence is opened by staff in a browser: it is saved as a file, never rendered or sniffed as a page of this origin.
+    const { mediaType, extension } = evidenceDownloadType(grant.evidence.kind, artifact.mediaType);
+    void reply
+      .header('Content-Type', mediaType)
+      .header('Content-Disposition', `attachment; filename="${MEDIUM[grant.evidence.kind]}-${grant.redecConsentId}.${extension}"`)
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Content-Security-Policy', "sandbox; default-src 'none'")
+      .header('ETag', `"${artifact.contentSha256}"`);
     return new StreamableFile(bytes);
   }
 

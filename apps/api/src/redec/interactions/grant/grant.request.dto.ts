@@ -2,7 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { MustNotBeSent } from '@ledger/http';
-import { SHA256_HEX, Text } from '../../../dto-fields';
+import { EVIDENCE_MEDIA_TYPES } from '@ledger/redec';
+import { PRESENTED, PresentedText, SHA256_HEX, Text } from '../../../dto-fields';
 
 
 /** Spec 2.4: closed; the service keeps the bank's assertion and never calls it verified. */
@@ -19,8 +20,8 @@ export class RepresentationDto {
   @IsIn(['reporter_asserted_representation'])
   authorityBasis!: 'reporter_asserted_representation';
 
-  @ApiProperty({ description: 'Reference to the authority document.', maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `Reference to the authority document; printed on the certificate. ${PRESENTED}`, maxLength: 200 })
+  @PresentedText()
   authorityReference!: string;
 
   @ApiProperty({ type: 'integer', description: 'When the authority was asserted (epoch ms).' })
@@ -30,12 +31,12 @@ export class RepresentationDto {
 }
 
 export class AuthenticationDto {
-  @ApiProperty({ description: 'How the data subject authenticated, e.g. `clave_unica`.', maxLength: 100 })
-  @Text(100)
+  @ApiProperty({ description: `How the data subject authenticated, e.g. \`clave_unica\`; printed on the certificate. ${PRESENTED}`, maxLength: 100 })
+  @PresentedText(100)
   method!: string;
 
-  @ApiProperty({ description: "Reference of that authentication on the integrator's platform.", maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `Reference of that authentication on the integrator's platform; printed on the certificate. ${PRESENTED}`, maxLength: 200 })
+  @PresentedText()
   reference!: string;
 }
 
@@ -64,7 +65,13 @@ export class EvidenceDto {
   @Min(0)
   digitizedAt?: number;
 
-  @ApiPropertyOptional({ description: '`audio_recording` and `physical_document`: required, e.g. `audio/mpeg`, `application/pdf`.', maxLength: 100 })
+  @ApiPropertyOptional({
+    description:
+      '`audio_recording` and `physical_document`: required, one of the kind\'s media types (lower case, as listed), else 400 `media_type_not_accepted` on `evidence.mediaType`. ' +
+      `audio_recording: ${Object.keys(EVIDENCE_MEDIA_TYPES.audio_recording).join(', ')}. physical_document: ${Object.keys(EVIDENCE_MEDIA_TYPES.physical_document).join(', ')}. ` +
+      'The download of held bytes is served with it, as an attachment.',
+    maxLength: 100,
+  })
   @ValidateIf((e: EvidenceDto) => e.kind !== 'electronic' || e.mediaType !== undefined)
   @Text(100)
   @Matches(/^[a-z]+\/[A-Za-z0-9.+-]+$/)
@@ -86,10 +93,11 @@ export class EvidenceDto {
   contentSha256?: string;
 }
 
+/** Printed on the certificate. */
 export class ReportableObligationDto {
-  @ApiProperty({ description: 'e.g. `none`, `pending`, `granted`.', maxLength: 50 }) @Text(50) status!: string;
-  @ApiProperty({ maxLength: 100 }) @Text(100) sourceSystem!: string;
-  @ApiProperty({ maxLength: 200 }) @Text() sourceReference!: string;
+  @ApiProperty({ description: `e.g. \`none\`, \`pending\`, \`granted\`. ${PRESENTED}`, maxLength: 50 }) @PresentedText(50) status!: string;
+  @ApiProperty({ description: PRESENTED, maxLength: 100 }) @PresentedText(100) sourceSystem!: string;
+  @ApiProperty({ description: PRESENTED, maxLength: 200 }) @PresentedText() sourceReference!: string;
 }
 
 /** Spec 2.3 with CONTRACT.md's fields. */
@@ -100,12 +108,12 @@ export class GrantRequestDto {
   @Min(0)
   occurredAt!: number;
 
-  @ApiProperty({ description: "The system of the capture on the caller's platform.", maxLength: 100 })
-  @Text(100)
+  @ApiProperty({ description: `The system of the capture on the caller's platform; printed on the certificate. ${PRESENTED}`, maxLength: 100 })
+  @PresentedText(100)
   sourceSystem!: string;
 
-  @ApiProperty({ description: "The reference of the capture on the caller's platform.", maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `The reference of the capture on the caller's platform; printed on the certificate. ${PRESENTED}`, maxLength: 200 })
+  @PresentedText()
   sourceReference!: string;
 
   @ApiPropertyOptional({ type: RepresentationDto, description: 'When omitted, the data subject acted personally (`self`).' })

@@ -1,0 +1,31 @@
+/**
+ * What the service masks in free text before it is logged: messages and
+ * error stacks are built by the service, Fastify, Nest and Node from values
+ * they were given (a URL with its query, a header, a JSON body quoted by
+ * JSON.parse), so keys alone (pino's `redact`) cannot keep them out.
+ */
+const MASKED = '[redacted]';
+
+const RULES: ReadonlyArray<readonly [RegExp, string]> = [
+  // The query string of a path or URL: consent page tokens, lookup codes and any integrator's value travel there.
+  [/((?:\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#"'`]+)?\/[^\s?#"'`]*)\?[^\s#"'`]*/gi, `$1?${MASKED}`],
+  // A credential as an Authorization header or a URL's user info carries it.
+  [/\bBearer\s+[^\s"'`,;]+/gi, `Bearer ${MASKED}`],
+  [/(:\/\/)[^\s/@"'`]+@/g, `$1${MASKED}@`],
+  // The service's own secrets, recognisable by their prefixes: API keys, embed result secrets, webhook signing secrets.
+  [/\b(lk|embsec|whsec)_[A-Za-z0-9_+/=-]+/g, `$1_${MASKED}`],
+  // A Chilean RUT, with or without its dots.
+  [/\b\d{1,2}(?:\.\d{3}){2}-[\dkK]\b|\b\d{7,8}-[\dkK]\b/g, MASKED],
+  // V8 quotes the text it could not parse: `Unexpected token 'x', ..."value":"12"... is not valid JSON`.
+  [/, (?:\.\.\.)?".*?"(?:\.\.\.)? is not valid JSON/gs, `, "${MASKED}" is not valid JSON`],
+];
+
+/** `text` with every value the rules above recognise replaced by `[redacted]`. */
+export function scrubLogText(text: string): string {
+  return RULES.reduce((scrubbed, [pattern, replacement]) => scrubbed.replace(pattern, replacement), text);
+}
+
+/** A request target as logged: its path, never its query. */
+export function pathOf(url: string | undefined): string | undefined {
+  return url?.split('?')[0];
+}
