@@ -37,10 +37,9 @@ describe('master key rotation through `ledger keys rotate` (decision 0028)', () 
   let environment: TestEnvironment;
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   const processes: ApiProcess[] = [];
-  /** The service's environment with these master keys; loopback webhooks allowed, as in local development. */
+  /** The service's environment with these master keys. */
   const withKeys = (current: string, previous?: string) => ({
     ...environment.env,
-    LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     LEDGER_MASTER_KEY: current,
     ...(previous ? { LEDGER_PREVIOUS_MASTER_KEYS: previous } : {}),
   });
