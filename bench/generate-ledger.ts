@@ -9,6 +9,7 @@ import {
   CustomerIdentifier,
   IdentifierInput,
   ReservationClaimed,
+  decideCreateDataKey,
   decideCreateTenant,
   decideIssueApiKey,
   decideResolution,
@@ -19,7 +20,7 @@ import {
   streams,
   toNewEvent,
 } from '@ledger/ledger';
-import { DomainError, IdentifierProtection } from '@ledger/platform';
+import { DomainError, MasterKeys, TenantDataKey, masterKeys } from '@ledger/platform';
 import {
   AccessOutcome,
   AccessRequest,
@@ -353,7 +354,10 @@ interface ConsentRecord {
 class LedgerGenerator {
   private readonly random: Random;
   private readonly agenda = new Agenda();
-  private readonly protection: IdentifierProtection;
+  /** The master key the service would be started with to read this ledger. */
+  private readonly masterKeys: MasterKeys;
+  /** Each tenant's data key, recorded in the keyring as the service records it on first use. */
+  private readonly dataKeys = new Map<string, TenantDataKey>();
   private readonly profiles = new ProfileCatalog();
   private readonly calendar = bankingCalendar();
   private readonly validUntilByDay = new Map<string, number>();
@@ -382,7 +386,7 @@ class LedgerGenerator {
   ) {
     const seed = options.seed ?? 1;
     this.random = new Random(seed);
-    this.protection = new IdentifierProtection(createHash('sha256').update(`bench-ledger-master-key:${seed}`).digest());
+    this.masterKeys = masterKeys(createHash('sha256').update(`bench-ledger-master-key:${seed}`).digest());
     this.store = new SqliteEventStore(options.file, { clock: { now: () => this.now } });
     this.arrivalsPerDay = Math.max(20, target / EVENTS_PER_ARRIVAL / SIMULATED_DAYS);
     this.nextProgress = options.progressEvery ?? 100_000;
@@ -477,6 +481,11 @@ class LedgerGenerator {
       const tenant: Tenant = { tenantId, name: plan.name, code: plan.code, weight: plan.weight, keyIds: [], templates: [], customers: [] };
       this.tenants.push(tenant);
       this.append(streams.tenant(tenantId), decideCreateTenant(tenantId, plan.name, this.now).map((e) => this.event(e, operator)), 'no_stream');
+      const dataKey = TenantDataKey.generate(tenantId);
+      this.dataKeys.set(tenantId, dataKey);
+      const keyCreated = decideCreateDataKey(new Map(), dataKey, this.masterKeys, this.now);
+      const keyring: CommandContext = { actor: 'service:keyring', correlationId: this.random.uuid(), now: this.now };
+      this.append(streams.keyring(), keyCreated.map((e) => this.event(e, keyring)), this.tenants.length === 1 ? 'no_stream' : this.tenants.length - 2);
       for (let k = 0; k < 2; k++) {
         const keyId = this.random.hex(24);
         const issued = decideIssueApiKey({
@@ -642,7 +651,8 @@ class LedgerGenerator {
   }
 
   private protect(tenantId: string, purpose: string, matchKey: string, plaintext = matchKey) {
-    return { hash: this.protection.hash(tenantId, purpose, matchKey), ciphertext: this.protection.encrypt(tenantId, plaintext) };
+    const dataKey = this.dataKeys.get(tenantId)!;
+    return { hash: dataKey.hash(purpose, matchKey), ciphertext: dataKey.encrypt(plaintext) };
   }
 
   /** POST /v1/redec/consent-interactions with the customer's id; most are granted later, some never. */
@@ -739,7 +749,7 @@ class LedgerGenerator {
     const rut = `${body}-${rutCheckDigit(body)}`;
     return {
       type: 'representative' as const,
-      identifierRut: { hash: this.protection.hash(tenantId, 'representative-rut', rut), ciphertext: this.protection.encrypt(tenantId, rut) },
+      identifierRut: this.protect(tenantId, 'representative-rut', rut),
       identifierRutMasked: maskRut(rut),
       authorityBasis: 'reporter_asserted_representation' as const,
       authorityReference: `poder-${this.random.digits(8)}`,

@@ -157,9 +157,9 @@ describe('audit verify', () => {
       // The stored hash is the one the untouched row hashes to.
       expect(recomputed(original)).toBe(original.hash);
       expectDocument(ofA, 1, { intact: false, ...ledgerOfA, firstBreak });
-      // Another tenant's ledger is not affected by it.
+      // Another tenant's ledger is not affected by it; the keyring is the ledger's, neither tenant's (decision 0028).
       expectDocument(ofB, 0, { intact: true, streams: expect.any(Number), events: expect.any(Number), firstBreak: null });
-      expect(ofB.json.streams).toBe(ledger.streams - ledgerOfA.streams);
+      expect(ofB.json.streams).toBe(ledger.streams - ledgerOfA.streams - 1);
     } finally {
       tamper((db) => db.prepare('UPDATE events SET data = ? WHERE position = ?').run(original.data, original.position));
     }

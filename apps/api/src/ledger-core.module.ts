@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { BLOB_STORE, FilesystemBlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore, createEventStore } from '@ledger/event-store';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '@ledger/http';
-import { verifyApiKey } from '@ledger/ledger';
-import { CLOCK, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, systemClock } from '@ledger/platform';
+import { TenantKeyring, verifyApiKey } from '@ledger/ledger';
+import { BlobProtection, CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, masterKeys, systemClock } from '@ledger/platform';
 
 /** Closes the store last, after the HTTP server and the projections have stopped using it. */
 @Injectable()
@@ -19,9 +19,10 @@ class EventStoreLifecycle implements OnApplicationShutdown {
 /**
  * What every module of the service may inject: the configuration, the clock,
  * the event store (SQLite by default, EventStoreDB when configured), the
- * identifier protection derived from the master key, the blob store of
- * evidence and artifacts, and the API key verifier the authentication guard
- * calls.
+ * tenants' data keys (unwrapped by the master key at start, which fails when
+ * the master key does not fit the ledger), the identifier protection and the
+ * encrypted blob store of evidence and artifacts under those keys, and the
+ * API key verifier the authentication guard calls.
  */
 @Module({})
 export class LedgerCoreModule {
@@ -33,8 +34,17 @@ export class LedgerCoreModule {
         { provide: LEDGER_CONFIG, useValue: config },
         { provide: CLOCK, useValue: systemClock(config.clockOffsetMs) },
         { provide: EVENT_STORE, useFactory: () => createEventStore(config) },
-        { provide: IdentifierProtection, useValue: new IdentifierProtection(config.masterKey) },
-        { provide: BLOB_STORE, useValue: new FilesystemBlobStore(join(config.dataDir, 'blobs')) },
+        {
+          provide: TenantKeyring,
+          inject: [EVENT_STORE, CLOCK],
+          useFactory: (store: EventStore, clock: Clock) => TenantKeyring.open(store, masterKeys(config.masterKey, config.previousMasterKeys), clock),
+        },
+        { provide: IdentifierProtection, inject: [TenantKeyring], useFactory: (keys: TenantKeyring) => new IdentifierProtection(keys) },
+        {
+          provide: BLOB_STORE,
+          inject: [TenantKeyring],
+          useFactory: (keys: TenantKeyring) => new FilesystemBlobStore(join(config.dataDir, 'blobs'), new BlobProtection(keys)),
+        },
         {
           provide: API_KEY_VERIFIER,
           inject: [EVENT_STORE],

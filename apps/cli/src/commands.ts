@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { EventStore, verifyLedger } from '@ledger/event-store';
-import { CommandContext, createTenant, issueApiKey, revokeApiKey, streams } from '@ledger/ledger';
-import { Clock, notFound } from '@ledger/platform';
+import { CommandContext, createTenant, issueApiKey, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
+import { Clock, MasterKeys, notFound } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queueCounts } from '@ledger/queues';
 import { consentHistory, historyTimeline, readConsentReferences } from '@ledger/redec';
@@ -16,6 +16,8 @@ import { CliOutput } from './cli-output';
 export interface CliDependencies {
   store: EventStore;
   clock: Clock;
+  /** LEDGER_MASTER_KEY and LEDGER_PREVIOUS_MASTER_KEYS. */
+  masterKeys: MasterKeys;
   /** Built only by the commands that need Redis, so tenant and key commands work without it. */
   projections: () => ProjectionRunner;
   /** The Redis read model, for the indexes an audit uses to find streams. */
@@ -53,6 +55,11 @@ export const commands: Record<string, { usage: string; options: string[]; create
     usage: 'key revoke --key KEY_ID',
     options: ['key'],
     run: (o, d) => revokeApiKey(d.store, keyId(required(o, 'key')), operatorContext(d.clock)),
+  },
+  'keys rotate': {
+    usage: 'keys rotate',
+    options: [],
+    run: (_o, d) => rotateMasterKey(d.store, d.masterKeys, operatorContext(d.clock)),
   },
   'projections status': {
     usage: 'projections status',

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { LedgerNotFoundError, createEventStore } from '@ledger/event-store';
-import { DomainError, createRedis, loadConfig, systemClock } from '@ledger/platform';
+import { DomainError, createRedis, loadConfig, masterKeys, systemClock } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queuePrefix } from '@ledger/queues';
 import { Queue } from 'bullmq';
@@ -37,6 +37,7 @@ async function main(argv: string[]): Promise<number> {
     const result = await command.run(values as Record<string, string | undefined>, {
       store,
       clock: systemClock(config.clockOffsetMs),
+      masterKeys: masterKeys(config.masterKey, config.previousMasterKeys),
       projections: () => new ProjectionRunner({ store, redis: connection(), prefix: config.redisPrefix, projections: PROJECTIONS }),
       readModel: () => new ReadModel({ redis: connection(), prefix: config.redisPrefix }),
       queue: (name) => {

@@ -1,5 +1,5 @@
-export { BLOB_STORE, BlobCorruptedError, InvalidContentHashError, assertContentSha256, sha256Hex } from './blobs/blob-store.port';
-export type { BlobStore, StoredBlob } from './blobs/blob-store.port';
+export { BLOB_STORE, BlobCorruptedError, InvalidBlobNameError, assertContentSha256, sha256Hex } from './blobs/blob-store.port';
+export type { BlobSealer, BlobStore, StoredBlob } from './blobs/blob-store.port';
 export { FilesystemBlobStore } from './blobs/filesystem-blob-store';
 export { CONSENT_CERTIFICATE_MEDIA_TYPE, renderConsentCertificate } from './consent-certificate/consent-certificate';
 export type { CertificateRepresentation, ConsentCertificateFacts } from './consent-certificate/consent-certificate';

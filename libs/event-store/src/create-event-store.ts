@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LedgerConfig } from '@ledger/platform';
+import { ensurePrivateDirectory, type LedgerConfig } from '@ledger/platform';
 import { EsdbEventStore } from './esdb/esdb-event-store';
 import type { EventStore } from './event-store.port';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
@@ -26,7 +26,7 @@ export class LedgerNotFoundError extends Error {
 export function createEventStore(config: Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString'>, { create = true }: { create?: boolean } = {}): EventStore {
   if (config.eventStoreConnectionString) return new EsdbEventStore(config.eventStoreConnectionString);
   const file = join(config.dataDir, SQLITE_FILE_NAME);
-  if (create) mkdirSync(config.dataDir, { recursive: true });
+  if (create) ensurePrivateDirectory(config.dataDir);
   else if (!existsSync(file)) throw new LedgerNotFoundError(file);
   // fileMustExist as well: a file removed since the check above is still not created.
   return new SqliteEventStore(file, { fileMustExist: !create });

@@ -10,3 +10,4 @@ export * from './customers/customer-id';
 export * from './customers/resolve-customer';
 export * from './customers/customers.projection';
 export * from './load-aggregate';
+export * from './tenancy/tenant-keys';

@@ -6,6 +6,13 @@
 export const streams = {
   tenant: (tenantId: string) => `tenant-${tenantId}`,
   apiKey: (keyId: string) => `apikey-${keyId}`,
+  /**
+   * Every tenant's data key, wrapped by the master key: one stream, so a
+   * master key rotation is one atomic append. Its facts name their tenant in
+   * their data only, so that `audit verify --tenant` keeps to streams of one
+   * tenant; a whole-ledger verify covers the keyring.
+   */
+  keyring: () => 'keyring',
   customer: (tenantId: string, customerId: string) => `customer-${tenantId}-${customerId}`,
   /** Uniqueness claims: one stream per claimed value, appended with `no_stream`. */
   reservation: (tenantId: string, kind: ReservationKind, valueHash: string) => `reservation-${tenantId}-${kind}-${valueHash}`,

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from './config';
 
-const base = { LEDGER_MASTER_KEY: 'a'.repeat(64), LEDGER_DATA_DIR: '/tmp/ledger-config-spec' };
+// A random key: production refuses a weak one.
+const base = { LEDGER_MASTER_KEY: randomBytes(32).toString('hex'), LEDGER_DATA_DIR: '/tmp/ledger-config-spec' };
 
 describe('LEDGER_PUBLIC_URL', () => {
   it('defaults to the address the service listens on', () => {
@@ -55,5 +57,27 @@ describe('LEDGER_RATE_LIMIT_PER_MINUTE', () => {
     for (const value of ['0', '-5', '1.5', 'many', '']) {
       expect(() => loadConfig({ ...base, LEDGER_RATE_LIMIT_PER_MINUTE: value })).toThrow(ConfigError);
     }
+  });
+});
+
+describe('master keys', () => {
+  const random = () => randomBytes(32).toString('hex');
+
+  it('refuses a weak LEDGER_MASTER_KEY in production only, saying why without showing it', () => {
+    const weak = '00'.repeat(32);
+    expect(() => loadConfig({ ...base, NODE_ENV: 'production', LEDGER_MASTER_KEY: weak })).toThrow(
+      new ConfigError('LEDGER_MASTER_KEY is refused when NODE_ENV=production: too few distinct bytes (1; a random key has about 30). Generate one with `openssl rand -hex 32`'),
+    );
+    expect(loadConfig({ ...base, LEDGER_MASTER_KEY: weak }).masterKey).toEqual(Buffer.alloc(32));
+    const strong = random();
+    expect(loadConfig({ ...base, NODE_ENV: 'production', LEDGER_MASTER_KEY: strong }).masterKey.toString('hex')).toBe(strong);
+  });
+
+  it('reads LEDGER_PREVIOUS_MASTER_KEYS as a comma-separated list, weak ones included: they are what a rotation moves away from', () => {
+    const previous = [random(), Buffer.alloc(32, 1).toString('base64')];
+    const config = loadConfig({ ...base, NODE_ENV: 'production', LEDGER_MASTER_KEY: random(), LEDGER_PREVIOUS_MASTER_KEYS: ` ${previous.join(' , ')} ` });
+    expect(config.previousMasterKeys).toEqual([Buffer.from(previous[0], 'hex'), Buffer.alloc(32, 1)]);
+    expect(loadConfig({ ...base }).previousMasterKeys).toEqual([]);
+    expect(() => loadConfig({ ...base, LEDGER_PREVIOUS_MASTER_KEYS: 'abc' })).toThrow(new ConfigError('LEDGER_PREVIOUS_MASTER_KEYS: a key must be 32 bytes (64 hex characters or base64)'));
   });
 });

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { weakMasterKeyReason } from './keys/master-keys';
+import { PRIVATE_FILE_MODE, ensurePrivateDirectory } from './private-files';
 
 /** Everything the service, the worker and the CLI read from the environment (CONTRACT.md, "Running it"). */
 export interface LedgerConfig {
@@ -13,8 +15,10 @@ export interface LedgerConfig {
   redisUrl: string;
   /** Every Redis key (read model, queues, locks) lives under this prefix. */
   redisPrefix: string;
-  /** 32 bytes; the root of every derived key (identifier hashing and encryption). */
+  /** 32 bytes; wraps the tenant data keys from which every key that protects data is derived (decision 0028). */
   masterKey: Buffer;
+  /** LEDGER_PREVIOUS_MASTER_KEYS: during a rotation, the keys data keys may still be wrapped under; they only unwrap. */
+  previousMasterKeys: Buffer[];
   clockOffsetMs: number;
   /** Whether the API process runs the queue workers itself (default) or leaves them to apps/worker. */
   inProcessWorkers: boolean;
@@ -79,6 +83,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: env.LEDGER_REDIS_PREFIX ?? 'ledger',
     masterKey: loadMasterKey(env.LEDGER_MASTER_KEY, production, dataDir, warn),
+    previousMasterKeys: listOf(env.LEDGER_PREVIOUS_MASTER_KEYS).map((raw) => decodeKey('LEDGER_PREVIOUS_MASTER_KEYS', raw)),
     clockOffsetMs,
     inProcessWorkers: (env.LEDGER_WORKERS ?? 'in-process') !== 'external',
     logLevel: env.LOG_LEVEL ?? 'info',
@@ -106,6 +111,11 @@ function parsePublicUrl(raw: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** A comma-separated setting's items, trimmed, empty ones left out. */
+function listOf(raw: string | undefined): string[] {
+  return (raw ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+}
+
 function parseInteger(name: string, raw: string): number {
   if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer`);
   return Number(raw);
@@ -121,23 +131,32 @@ function parsePositiveInteger(name: string, raw: string): number {
  * LEDGER_MASTER_KEY is 32 bytes as 64 hex characters or base64. Outside
  * production a key is generated once into the data directory so a fresh
  * machine starts without set-up; losing that file makes stored ciphertext
- * unreadable and identifier hashes unmatchable, hence the warning.
+ * unreadable and identifier hashes unmatchable, hence the warning. In
+ * production a key that is not random-looking (zeros, a repeated pattern, a
+ * typed phrase) is refused: it would protect nothing.
  */
 function loadMasterKey(raw: string | undefined, production: boolean, dataDir: string, warn: Warn): Buffer {
-  if (raw) return decodeKey(raw);
+  if (raw) {
+    const key = decodeKey('LEDGER_MASTER_KEY', raw);
+    const weakness = production ? weakMasterKeyReason(key) : null;
+    if (weakness) throw new ConfigError(`LEDGER_MASTER_KEY is refused when NODE_ENV=production: ${weakness}. Generate one with \`openssl rand -hex 32\``);
+    return key;
+  }
   if (production) throw new ConfigError('LEDGER_MASTER_KEY is required when NODE_ENV=production');
   const file = join(dataDir, 'master.key');
-  if (existsSync(file)) return decodeKey(readFileSync(file, 'utf8').trim());
-  mkdirSync(dataDir, { recursive: true });
+  if (existsSync(file)) return decodeKey(file, readFileSync(file, 'utf8').trim());
+  ensurePrivateDirectory(dataDir);
   const generated = randomBytes(32).toString('hex');
-  writeFileSync(file, `${generated}\n`, { mode: 0o600, flag: 'wx' });
+  writeFileSync(file, `${generated}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+  chmodSync(file, PRIVATE_FILE_MODE);
   warn(`warning: LEDGER_MASTER_KEY is not set; generated one into ${file}. Set LEDGER_MASTER_KEY in production.`);
   return Buffer.from(generated, 'hex');
 }
 
-function decodeKey(raw: string): Buffer {
+/** `source` names where the key came from (a variable or the key file), never the key. */
+function decodeKey(source: string, raw: string): Buffer {
   const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (key.length !== 32) throw new ConfigError('LEDGER_MASTER_KEY must be 32 bytes (64 hex characters or base64)');
+  if (key.length !== 32) throw new ConfigError(`${source}: a key must be 32 bytes (64 hex characters or base64)`);
   return key;
 }
 

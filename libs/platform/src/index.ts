@@ -3,6 +3,8 @@ export * from './config';
 export * from './redis';
 export * from './errors';
 export * from './identifier-protection';
+export * from './keys';
+export * from './private-files';
 export * from './request-context';
 export * from './scopes';
 export * from './retry';

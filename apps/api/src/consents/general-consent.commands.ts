@@ -33,7 +33,7 @@ export class GrantGeneralConsentHandler implements ICommandHandler<GrantGeneralC
 
   execute({ interactionId, request, requestSha256 }: GrantGeneralConsentCommand): Promise<GeneralGrantResult> {
     return this.commands.run(async (store, context) => {
-      const evidence = await holdEvidence(this.blobs, request.evidence);
+      const evidence = await holdEvidence(this.blobs, context.tenantId, request.evidence);
       const granted = await grantGeneralConsent(store, interactionId, { ...request, evidence }, requestSha256, context);
       return { result: granted, position: granted.position };
     });

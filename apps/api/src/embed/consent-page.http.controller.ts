@@ -114,7 +114,7 @@ export class ConsentPageHttpController {
         },
       })),
       formAction: `${path}/decision`,
-      hiddenFields: { csrf: this.csrfToken(tenantId, sessionId) },
+      hiddenFields: { csrf: await this.csrfToken(tenantId, sessionId) },
       expiresAt: session.expiresAt,
     });
     const returnOrigins = session.returnUrl ? [new URL(session.returnUrl).origin] : [];
@@ -148,7 +148,7 @@ export class ConsentPageHttpController {
     }
     const frameAncestors = page.session.allowedOrigins;
     // Cross-site request forgery: browsers say where a form post comes from; only the page itself may post.
-    const genuine = typeof csrf === 'string' && this.fromOwnPage(origin, fetchSite) && this.csrfMatches(tenantId, sessionId, csrf);
+    const genuine = typeof csrf === 'string' && this.fromOwnPage(origin, fetchSite) && (await this.csrfMatches(tenantId, sessionId, csrf));
     const decisions = decisionsOf(form ?? {}, page.session.items.length);
     if (!genuine || !decisions) return outcome(reply, 'refused', frameAncestors);
     let result: EmbedDecisionResult;
@@ -176,12 +176,12 @@ export class ConsentPageHttpController {
   }
 
   /** Bound to the session by a key only the service holds, so a form cannot be forged for it from outside. */
-  private csrfToken(tenantId: string, sessionId: string): string {
+  private csrfToken(tenantId: string, sessionId: string): Promise<string> {
     return this.protection.hash(tenantId, 'embed-csrf', sessionId);
   }
 
-  private csrfMatches(tenantId: string, sessionId: string, presented: string): boolean {
-    const expected = Buffer.from(this.csrfToken(tenantId, sessionId));
+  private async csrfMatches(tenantId: string, sessionId: string, presented: string): Promise<boolean> {
+    const expected = Buffer.from(await this.csrfToken(tenantId, sessionId));
     const given = Buffer.from(presented);
     return expected.length === given.length && timingSafeEqual(expected, given);
   }

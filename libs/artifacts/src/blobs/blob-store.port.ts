@@ -9,17 +9,30 @@ export interface StoredBlob {
 
 /**
  * Content-addressed storage for artifact bytes (generated certificates,
- * supplied recordings and scans). A blob is named by the SHA-256 of its bytes,
- * so storing the same bytes twice is one blob, a name can never come to hold
- * other bytes, and a download serves exactly what the artifact's hash names.
+ * supplied recordings and scans), per tenant. A blob is named by the SHA-256
+ * of its bytes, so storing the same bytes twice in a tenant is one blob, a
+ * name can never come to hold other bytes, and a download serves exactly what
+ * the artifact's hash names.
  */
 export interface BlobStore {
   /** Stores the bytes (idempotent); resolves once they are durable. */
-  put(bytes: Buffer): Promise<StoredBlob>;
+  put(tenantId: string, bytes: Buffer): Promise<StoredBlob>;
   /** The stored bytes, or null when none are stored under that hash; throws BlobCorruptedError rather than return other bytes. */
-  get(contentSha256: string): Promise<Buffer | null>;
+  get(tenantId: string, contentSha256: string): Promise<Buffer | null>;
   /** Whether a blob is stored under that hash (its content is checked by `get`, not here). */
-  has(contentSha256: string): Promise<boolean>;
+  has(tenantId: string, contentSha256: string): Promise<boolean>;
+}
+
+/**
+ * How blobs are kept at rest: encrypted under the tenant's key and bound to
+ * the blob's name (BlobProtection in @ledger/platform), so the bytes on disk
+ * are never the plaintext and a file moved to another name or tenant does
+ * not open.
+ */
+export interface BlobSealer {
+  seal(tenantId: string, contentSha256: string, bytes: Buffer): Promise<Buffer>;
+  /** The plaintext, or null when the sealed bytes do not open (altered, or sealed for another name or tenant). */
+  open(tenantId: string, contentSha256: string, sealed: Buffer): Promise<Buffer | null>;
 }
 
 export const BLOB_STORE = Symbol('BLOB_STORE');
@@ -29,6 +42,7 @@ export function sha256Hex(bytes: Buffer): string {
 }
 
 const CONTENT_SHA256 = /^[0-9a-f]{64}$/;
+const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Only the canonical spelling is accepted: it is what `put` returns and what
@@ -37,27 +51,28 @@ const CONTENT_SHA256 = /^[0-9a-f]{64}$/;
  */
 export function assertContentSha256(value: string): void {
   if (typeof value !== 'string' || !CONTENT_SHA256.test(value)) {
-    throw new InvalidContentHashError();
+    throw new InvalidBlobNameError('not a content hash: expected a SHA-256 as 64 lower-case hex characters');
   }
 }
 
-/** A programming error, not a client one: hashes come from recorded facts, never straight from a request. */
-export class InvalidContentHashError extends Error {
-  override name = 'InvalidContentHashError';
-
-  constructor() {
-    super('not a content hash: expected a SHA-256 as 64 lower-case hex characters');
-  }
+/** Tenant ids are lower-case uuids; a store that builds paths from them must never receive anything else. */
+export function assertTenantId(value: string): void {
+  if (typeof value !== 'string' || !TENANT_ID.test(value)) throw new InvalidBlobNameError('not a tenant id: expected a lower-case uuid');
 }
 
-/** The stored bytes no longer hash to their name (on-disk corruption); serving them would break the artifact's promise. */
+/** A programming error, not a client one: tenants and hashes come from keys and recorded facts, never straight from a request. */
+export class InvalidBlobNameError extends Error {
+  override name = 'InvalidBlobNameError';
+}
+
+/** The stored bytes do not open, or no longer hash to their name (on-disk corruption); serving them would break the artifact's promise. */
 export class BlobCorruptedError extends Error {
   override name = 'BlobCorruptedError';
 
   constructor(
     readonly contentSha256: string,
-    readonly actualSha256: string,
+    why: string,
   ) {
-    super(`stored blob ${contentSha256} is corrupted: its bytes hash to ${actualSha256}`);
+    super(`stored blob ${contentSha256} is corrupted: ${why}`);
   }
 }

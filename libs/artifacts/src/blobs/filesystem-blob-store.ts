@@ -1,73 +1,93 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { assertContentSha256, BlobCorruptedError, sha256Hex, type BlobStore, type StoredBlob } from './blob-store.port';
+import { assertContentSha256, assertTenantId, BlobCorruptedError, sha256Hex, type BlobSealer, type BlobStore, type StoredBlob } from './blob-store.port';
+
+/** Directories of blobs: only the service's account may list or enter them (decision 0028). */
+const DIRECTORY_MODE = 0o700;
+/** Read-only and the owner's only: nothing in the service rewrites a blob in place. */
+const BLOB_MODE = 0o400;
 
 /**
  * Blobs as files under `rootDir` (the service uses `${dataDir}/blobs`), at
- * `ab/cd/<hash>`: two levels of fan-out keep directories small enough to list
- * and back up even with millions of artifacts.
+ * `<tenantId>/ab/cd/<hash>`: one tree per tenant, so the same bytes are one
+ * blob within a tenant and two across tenants, each sealed under its own
+ * tenant's key; two levels of fan-out keep directories small enough to list
+ * and back up even with millions of artifacts. A file holds the sealer's
+ * envelope of the bytes, never the bytes themselves.
  *
- * A blob appears under its final name only complete and durable: the bytes go
- * to a temporary file in the same directory, are fsynced, renamed over the
- * final name (atomic within one file system), and the directory is fsynced so
- * the rename itself survives a crash. A crash leaves at worst a `.…tmp` file,
- * which is never read as a blob.
+ * A blob appears under its final name only complete and durable: the sealed
+ * bytes go to a temporary file in the same directory, are fsynced, renamed
+ * over the final name (atomic within one file system), and the directory is
+ * fsynced so the rename itself survives a crash. A crash leaves at worst a
+ * `.…tmp` file, which is never read as a blob.
  */
 export class FilesystemBlobStore implements BlobStore {
   private readonly rootDir: string;
 
-  constructor(rootDir: string) {
+  constructor(
+    rootDir: string,
+    private readonly sealer: BlobSealer,
+  ) {
     // Absolute, so the directories `mkdir` reports as created compare with ours.
     this.rootDir = resolve(rootDir);
   }
 
-  async put(bytes: Buffer): Promise<StoredBlob> {
+  async put(tenantId: string, bytes: Buffer): Promise<StoredBlob> {
+    assertTenantId(tenantId);
     const contentSha256 = sha256Hex(bytes);
-    const path = this.pathOf(contentSha256);
     // A repeated put (a retried job) writes nothing; one that finds the blob
     // damaged writes it again, which repairs it.
-    if (!(await this.holdsIntact(path, contentSha256))) await this.writeDurably(path, bytes);
+    if (!(await this.holdsIntact(tenantId, contentSha256))) {
+      await this.writeDurably(this.pathOf(tenantId, contentSha256), await this.sealer.seal(tenantId, contentSha256, bytes));
+    }
     return { contentSha256, size: bytes.length };
   }
 
-  async get(contentSha256: string): Promise<Buffer | null> {
+  async get(tenantId: string, contentSha256: string): Promise<Buffer | null> {
+    assertTenantId(tenantId);
     assertContentSha256(contentSha256);
-    const bytes = await readIfPresent(this.pathOf(contentSha256));
-    if (bytes === null) return null;
+    const sealed = await readIfPresent(this.pathOf(tenantId, contentSha256));
+    if (sealed === null) return null;
+    const bytes = await this.sealer.open(tenantId, contentSha256, sealed);
+    if (bytes === null) throw new BlobCorruptedError(contentSha256, "it does not open under the tenant's key (altered, or not this blob)");
     const actual = sha256Hex(bytes);
-    if (actual !== contentSha256) throw new BlobCorruptedError(contentSha256, actual);
+    if (actual !== contentSha256) throw new BlobCorruptedError(contentSha256, `its bytes hash to ${actual}`);
     return bytes;
   }
 
-  async has(contentSha256: string): Promise<boolean> {
+  async has(tenantId: string, contentSha256: string): Promise<boolean> {
+    assertTenantId(tenantId);
     assertContentSha256(contentSha256);
     try {
-      return (await stat(this.pathOf(contentSha256))).isFile();
+      return (await stat(this.pathOf(tenantId, contentSha256))).isFile();
     } catch (error) {
       if (isNotFound(error)) return false;
       throw error;
     }
   }
 
-  private pathOf(contentSha256: string): string {
-    return join(this.rootDir, contentSha256.slice(0, 2), contentSha256.slice(2, 4), contentSha256);
+  private pathOf(tenantId: string, contentSha256: string): string {
+    return join(this.rootDir, tenantId, contentSha256.slice(0, 2), contentSha256.slice(2, 4), contentSha256);
   }
 
-  private async holdsIntact(path: string, contentSha256: string): Promise<boolean> {
-    const bytes = await readIfPresent(path);
-    return bytes !== null && sha256Hex(bytes) === contentSha256;
+  private async holdsIntact(tenantId: string, contentSha256: string): Promise<boolean> {
+    try {
+      return (await this.get(tenantId, contentSha256)) !== null;
+    } catch (error) {
+      if (error instanceof BlobCorruptedError) return false;
+      throw error;
+    }
   }
 
   private async writeDurably(path: string, bytes: Buffer): Promise<void> {
     const directory = dirname(path);
-    const firstCreated = await mkdir(directory, { recursive: true });
+    const firstCreated = await mkdir(directory, { recursive: true, mode: DIRECTORY_MODE });
     // Unique per writer, so concurrent puts of the same bytes never share a
     // temporary file; each rename then installs identical content.
     const temporary = join(directory, `.${basename(path)}.${randomBytes(8).toString('hex')}.tmp`);
     try {
-      // Read-only: nothing in the service rewrites a blob in place.
-      const handle = await open(temporary, 'wx', 0o444);
+      const handle = await open(temporary, 'wx', BLOB_MODE);
       try {
         await handle.writeFile(bytes);
         await handle.sync();

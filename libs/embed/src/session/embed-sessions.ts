@@ -32,7 +32,7 @@ type Context = CommandContext & { tenantId: string };
 
 export interface EmbedDependencies extends DecisionDependencies {
   /** Decrypts the result secret to sign the redirect. */
-  protection: DecisionDependencies['protection'] & { decrypt(tenantId: string, ciphertext: string): string };
+  protection: DecisionDependencies['protection'] & { decrypt(tenantId: string, ciphertext: string): Promise<string> };
 }
 
 /** The system recorded as the grant's source: the service's own consent page. */
@@ -115,7 +115,7 @@ export async function openEmbedSession(deps: EmbedDependencies, request: OpenEmb
         consentId: configuration.redec ? redecConsentIdFor(tenantId, interactionId) : generalConsentIdFor(tenantId, interactionId),
       })),
       pageTokenSha256: pageTokenSha256(pageToken),
-      resultSecretCiphertext: deps.protection.encrypt(tenantId, resultSecret),
+      resultSecretCiphertext: await deps.protection.encrypt(tenantId, resultSecret),
       returnUrl: request.returnUrl,
       dynamicReference: request.dynamicReference,
       allowedOrigins: commonAllowedOrigins(opened.interactions.map((i) => i.configuration)),
@@ -245,13 +245,13 @@ export async function decideOnEmbedSession(
   }
   const session = evolveEmbedSession(loaded.session, decided)!;
   const decision = await recordSessionDecision(deps, session, context);
-  return { session, redirectUrl: redirectFor(deps, session, context.tenantId), position: decision?.position ?? null };
+  return { session, redirectUrl: await redirectFor(deps, session, context.tenantId), position: decision?.position ?? null };
 }
 
-function redirectFor(deps: EmbedDependencies, session: EmbedSession, tenantId: string): string | null {
+async function redirectFor(deps: EmbedDependencies, session: EmbedSession, tenantId: string): Promise<string | null> {
   if (session.returnUrl === null || session.decision === null) return null;
   const { decision } = session;
-  const secret = deps.protection.decrypt(tenantId, session.resultSecretCiphertext);
+  const secret = await deps.protection.decrypt(tenantId, session.resultSecretCiphertext);
   return resultRedirectUrl(session.returnUrl, secret, {
     sessionId: session.sessionId,
     status: decision.outcome,

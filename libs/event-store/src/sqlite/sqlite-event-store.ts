@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { Clock, systemClock } from '@ledger/platform';
+import { Clock, restrictToOwner, systemClock } from '@ledger/platform';
 import {
   AppendResult,
   DuplicateEventIdError,
@@ -149,6 +149,8 @@ export class SqliteEventStore implements EventStore {
     this.clock = options.clock ?? systemClock();
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.db = new Database(filePath, { fileMustExist: options.fileMustExist ?? false });
+    // Before WAL mode creates the -wal and -shm files: SQLite gives them the database file's mode.
+    restrictToOwner(filePath, `${filePath}-wal`, `${filePath}-shm`);
     openDatabase(this.db, options.busyTimeoutMs);
     this.statements = prepareStatements(this.db);
     const fast = this.db.transaction((group: PendingAppend[]) => this.runFast(group));

@@ -53,8 +53,8 @@ export const IDEMPOTENCY_HEARTBEAT_MS = IDEMPOTENCY_LEASE_MS / 3;
  */
 /** Encryption under the tenant's key, for stored answers that carry a secret (IdentifierProtection in the service). */
 export interface ResponseProtection {
-  encrypt(tenantId: string, plaintext: string): string;
-  decrypt(tenantId: string, protectedText: string): string;
+  encrypt(tenantId: string, plaintext: string): Promise<string>;
+  decrypt(tenantId: string, protectedText: string): Promise<string>;
 }
 
 @Injectable()
@@ -97,13 +97,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     const tenantId = context.principal.tenantId;
     const outcome = await this.claim(streamId, requestHash, context);
-    if ('response' in outcome) return of(this.replay(reply, this.reveal(tenantId, outcome.response)));
+    if ('response' in outcome) return of(this.replay(reply, await this.reveal(tenantId, outcome.response)));
     this.keepAlive(outcome);
 
     return next.handle().pipe(
       mergeMap(async (body: unknown) => {
         const response = asSent(body, reply);
-        const stored = options.protectResponse ? this.conceal(tenantId, response) : response;
+        const stored = options.protectResponse ? await this.conceal(tenantId, response) : response;
         await this.end(outcome, IdempotencyEventTypes.RESPONSE_RECORDED, { requestHash, ...stored } satisfies ResponseRecordedData);
         // The text stored is what goes out, so the first answer and its replays are the same bytes.
         return this.replay(reply, response);
@@ -206,14 +206,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
     };
   }
 
-  private conceal(tenantId: string, response: StoredResponse): StoredResponse {
-    return response.body === null ? response : { ...response, body: this.protection.encrypt(tenantId, response.body), bodyProtected: true };
+  private async conceal(tenantId: string, response: StoredResponse): Promise<StoredResponse> {
+    return response.body === null ? response : { ...response, body: await this.protection.encrypt(tenantId, response.body), bodyProtected: true };
   }
 
-  private reveal(tenantId: string, response: StoredResponse): StoredResponse {
+  private async reveal(tenantId: string, response: StoredResponse): Promise<StoredResponse> {
     if (!response.bodyProtected || response.body === null) return response;
     const { bodyProtected: _protected, ...stored } = response;
-    return { ...stored, body: this.protection.decrypt(tenantId, response.body) };
+    return { ...stored, body: await this.protection.decrypt(tenantId, response.body) };
   }
 
   private replay(reply: FastifyReply, response: StoredResponse): string | undefined {

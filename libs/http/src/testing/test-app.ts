@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { EVENT_STORE, SqliteEventStore } from '@ledger/event-store';
 import { CLOCK, IdentifierProtection, Principal, Scopes, conflict, currentContext, fixedClock, validationError } from '@ledger/platform';
+import { ephemeralTenantKeys } from '@ledger/platform/testing';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '../auth/api-key-verifier';
 import { CurrentPrincipal, Public, RequireScopes } from '../auth/auth.decorators';
 import { createHttpApp } from '../configure-http-app';
@@ -204,7 +204,7 @@ export async function startTestApp(storeFile: string, clock = fixedClock(Date.UT
       { provide: API_KEY_VERIFIER, useValue: verifier },
       { provide: EVENT_STORE, useValue: store },
       { provide: CLOCK, useValue: clock },
-      { provide: IdentifierProtection, useValue: new IdentifierProtection(randomBytes(32)) },
+      { provide: IdentifierProtection, useValue: new IdentifierProtection(ephemeralTenantKeys()) },
     ],
   })
   class TestModule {}

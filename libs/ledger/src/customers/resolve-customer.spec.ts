@@ -1,9 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@ledger/event-store';
 import { DomainError, IdentifierProtection } from '@ledger/platform';
+import { ephemeralTenantKeys } from '@ledger/platform/testing';
 import { CommandContext } from '../command-context';
 import { streams } from '../streams';
 import { ABANDONED_CLAIM_AFTER_MS, resolveCustomer } from './resolve-customer';
@@ -13,7 +14,7 @@ describe('resolveCustomer against the SQLite store', () => {
   let dir: string;
   let file: string;
   let store: SqliteEventStore;
-  const protection = new IdentifierProtection(randomBytes(32));
+  const protection = new IdentifierProtection(ephemeralTenantKeys());
   const tenantId = randomUUID();
   let clock = 1_763_800_000_000;
   const context = (): CommandContext & { tenantId: string } => ({ tenantId, actor: 'key-1', correlationId: randomUUID(), now: clock });
@@ -76,7 +77,7 @@ describe('resolveCustomer against the SQLite store', () => {
   });
 
   it('takes over a claim abandoned by a crashed resolution, and respects a fresh one', async () => {
-    const hash = protection.hash(tenantId, 'identifier', 'cl-sii\u0000rut\u000012345678-5');
+    const hash = await protection.hash(tenantId, 'identifier', 'cl-sii\u0000rut\u000012345678-5');
     const claim = (claimedAt: number, expected: 'no_stream' | number) =>
       store.append(
         streams.reservation(tenantId, 'identifier', hash),

@@ -10,8 +10,8 @@ import { IdentifierInput, identityKey, normalizeIdentifiers } from './identifier
 
 /** The keyed hash and encryption of identifier values (IdentifierProtection in @ledger/platform). */
 export interface ValueProtection {
-  hash(tenantId: string, purpose: string, value: string): string;
-  encrypt(tenantId: string, plaintext: string): string;
+  hash(tenantId: string, purpose: string, value: string): Promise<string>;
+  encrypt(tenantId: string, plaintext: string): Promise<string>;
 }
 
 export interface ResolveCustomerRequest {
@@ -54,13 +54,15 @@ export async function resolveCustomer(
 ): Promise<ResolveCustomerResult> {
   const { tenantId, now } = context;
   const normalized = normalizeIdentifiers(request.identifiers, now);
-  const userReference = protect(protection, tenantId, 'user-reference', request.userReference.trim());
-  const identifiers: CustomerIdentifier[] = normalized.map((i) => ({
-    system: i.system,
-    type: i.type,
-    value: protect(protection, tenantId, 'identifier', identityKey(i), i.value),
-    verification: i.verification,
-  }));
+  const userReference = await protect(protection, tenantId, 'user-reference', request.userReference.trim());
+  const identifiers: CustomerIdentifier[] = await Promise.all(
+    normalized.map(async (i) => ({
+      system: i.system,
+      type: i.type,
+      value: await protect(protection, tenantId, 'identifier', identityKey(i), i.value),
+      verification: i.verification,
+    })),
+  );
   const freshCustomerId = randomUUID();
 
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -106,8 +108,8 @@ export async function resolveCustomer(
   throw conflict('CUSTOMER_RESOLUTION_IN_PROGRESS', 'another resolution of this customer is in progress; retry shortly');
 }
 
-function protect(protection: ValueProtection, tenantId: string, purpose: ReservationKind, matchKey: string, plaintext = matchKey) {
-  return { hash: protection.hash(tenantId, purpose, matchKey), ciphertext: protection.encrypt(tenantId, plaintext) };
+async function protect(protection: ValueProtection, tenantId: string, purpose: ReservationKind, matchKey: string, plaintext = matchKey) {
+  return { hash: await protection.hash(tenantId, purpose, matchKey), ciphertext: await protection.encrypt(tenantId, plaintext) };
 }
 
 interface Claim {

@@ -18,7 +18,7 @@ export interface GrantDependencies {
   protection: ValueProtection;
   profiles: ProfileCatalog;
   /** Where supplied evidence bytes are held (content-addressed). */
-  blobs: { put(bytes: Buffer): Promise<{ contentSha256: string; size: number }> };
+  blobs: { put(tenantId: string, bytes: Buffer): Promise<{ contentSha256: string; size: number }> };
   calendar: BankingCalendar;
 }
 
@@ -97,8 +97,8 @@ export async function prepareGrantRequest<R extends Pick<GrantConsentRequest, 'r
 ): Promise<Omit<R, 'representation' | 'evidence'> & Pick<GrantRequest, 'representation' | 'evidence'>> {
   return {
     ...request,
-    representation: protectRepresentation(deps.protection, tenantId, request.representation),
-    evidence: await holdEvidence(deps.blobs, request.evidence),
+    representation: await protectRepresentation(deps.protection, tenantId, request.representation),
+    evidence: await holdEvidence(deps.blobs, tenantId, request.evidence),
   };
 }
 
@@ -181,27 +181,28 @@ async function claimInternalConsentCode(store: EventStore, tenantId: string, cod
 }
 
 /** Spec 2.4: the representative's RUT is normalized, then kept only as a keyed hash and a ciphertext. */
-function protectRepresentation(
+async function protectRepresentation(
   protection: ValueProtection,
   tenantId: string,
   representation: GrantConsentRequest['representation'],
-): GrantRepresentation | null {
+): Promise<GrantRepresentation | null> {
   if (!representation) return null;
   const { identifierRutInput, ...assertion } = representation;
   const rut = normalizeRepresentativeRut(identifierRutInput);
   return {
     ...assertion,
-    identifierRut: { hash: protection.hash(tenantId, 'representative-rut', rut), ciphertext: protection.encrypt(tenantId, rut) },
+    identifierRut: { hash: await protection.hash(tenantId, 'representative-rut', rut), ciphertext: await protection.encrypt(tenantId, rut) },
     identifierRutMasked: maskRut(rut),
   };
 }
 
 /**
- * Supplied bytes are stored now (content-addressed, so a retry stores
- * nothing new); a reference elsewhere is recorded with its hash. Either
- * only with a media type of its kind, checked before anything is stored.
+ * Supplied bytes are stored now in the tenant's blobs (content-addressed, so
+ * a retry stores nothing new); a reference elsewhere is recorded with its
+ * hash. Either only with a media type of its kind, checked before anything
+ * is stored.
  */
-export async function holdEvidence(blobs: GrantDependencies['blobs'], evidence: EvidenceInput): Promise<GrantEvidence> {
+export async function holdEvidence(blobs: GrantDependencies['blobs'], tenantId: string, evidence: EvidenceInput): Promise<GrantEvidence> {
   if (evidence.kind === 'electronic') return evidence;
   checkEvidenceMediaType(evidence.kind, evidence.mediaType);
   const { contentBase64, externalReference, contentSha256, ...described } = evidence;
@@ -211,7 +212,7 @@ export async function holdEvidence(blobs: GrantDependencies['blobs'], evidence: 
     if (bytes.length === 0 || bytes.toString('base64').replace(/=+$/, '') !== contentBase64.replace(/=+$/, '')) {
       throw validationError('evidence.contentBase64 is not base64.', { errors: [{ field: 'evidence.contentBase64', reason: 'invalid_base64' }] });
     }
-    const stored = await blobs.put(bytes);
+    const stored = await blobs.put(tenantId, bytes);
     if (contentSha256 !== undefined && contentSha256 !== stored.contentSha256) {
       throw validationError('evidence.contentSha256 does not match the supplied bytes.', { errors: [{ field: 'evidence.contentSha256', reason: 'content_sha256_mismatch' }] });
     }

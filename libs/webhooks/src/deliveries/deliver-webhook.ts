@@ -77,7 +77,7 @@ export async function deliverWebhook(deps: DeliveryDependencies, job: WebhookJob
   }
 
   const body = serializeMessage(message);
-  const secrets = signingSecrets(endpoint, attemptedAt).map((s) => deps.protection.decrypt(tenantId, s.encryptedSecret));
+  const secrets = await Promise.all(signingSecrets(endpoint, attemptedAt).map((s) => deps.protection.decrypt(tenantId, s.encryptedSecret)));
   const headers = webhookHeaders(secrets, message.id, Math.floor(attemptedAt / 1000), body);
   const started = performance.now();
   let answer: PostAnswer;

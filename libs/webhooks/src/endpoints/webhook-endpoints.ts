@@ -12,8 +12,8 @@ type Context = CommandContext & { tenantId: string };
 
 /** What the endpoints need of identifier protection: secrets are encrypted under the tenant's key. */
 export interface SecretProtection {
-  encrypt(tenantId: string, plaintext: string): string;
-  decrypt(tenantId: string, protectedText: string): string;
+  encrypt(tenantId: string, plaintext: string): Promise<string>;
+  decrypt(tenantId: string, protectedText: string): Promise<string>;
 }
 
 export interface EndpointsDependencies {
@@ -71,20 +71,20 @@ async function changeEndpoints(
 /** CONTRACT.md "Webhooks": a new endpoint with its `whsec_` secret, shown only in this answer. The URL is already checked against the policy. */
 export async function registerWebhookEndpoint(deps: EndpointsDependencies, request: { url: string; eventTypes: string[] }, context: Context): Promise<EndpointWithSecret> {
   const endpointId = randomUUID();
-  const encryptedSecret = deps.protection.encrypt(context.tenantId, generateWebhookSecret());
+  const encryptedSecret = await deps.protection.encrypt(context.tenantId, generateWebhookSecret());
   const changed = await changeEndpoints(deps.store, context, () => endpointId, (endpoints) => decideRegisterEndpoint(endpoints, request, { endpointId, encryptedSecret }, context.now));
   return withCurrentSecret(deps.protection, context.tenantId, changed);
 }
 
 export async function rotateWebhookSecret(deps: EndpointsDependencies, endpointId: string, overlapMs: number, context: Context): Promise<EndpointWithSecret> {
-  const encryptedSecret = deps.protection.encrypt(context.tenantId, generateWebhookSecret());
+  const encryptedSecret = await deps.protection.encrypt(context.tenantId, generateWebhookSecret());
   const changed = await changeEndpoints(deps.store, context, () => endpointId, (endpoints) => decideRotateSecret(endpoints, endpointId, encryptedSecret, overlapMs, context.now));
   return withCurrentSecret(deps.protection, context.tenantId, changed);
 }
 
-function withCurrentSecret(protection: SecretProtection, tenantId: string, changed: { endpoint: WebhookEndpoint; position: number }): EndpointWithSecret {
+async function withCurrentSecret(protection: SecretProtection, tenantId: string, changed: { endpoint: WebhookEndpoint; position: number }): Promise<EndpointWithSecret> {
   const [current] = changed.endpoint.secrets;
-  return { endpoint: changed.endpoint, secret: protection.decrypt(tenantId, current.encryptedSecret), position: changed.position };
+  return { endpoint: changed.endpoint, secret: await protection.decrypt(tenantId, current.encryptedSecret), position: changed.position };
 }
 
 export async function disableWebhookEndpoint(store: EventStore, endpointId: string, reason: 'deleted' | 'gone', context: Context): Promise<{ endpoint: WebhookEndpoint; position: number }> {

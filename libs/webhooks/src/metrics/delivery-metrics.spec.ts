@@ -192,7 +192,7 @@ describe('WebhookDeliveryMetrics against Redis', () => {
 
 describe('deliverWebhook reports every recorded attempt to its metrics', () => {
   const tenantId = 'tenant-metrics';
-  const protection = { encrypt: (_t: string, text: string) => text, decrypt: (_t: string, text: string) => text };
+  const protection = { encrypt: async (_t: string, text: string) => text, decrypt: async (_t: string, text: string) => text };
   let dir: string;
   let store: SqliteEventStore;
   let server: Server;

@@ -83,7 +83,7 @@ export class ArtifactHttpController {
       void reply.header('Retry-After', String(ARTIFACT_RETRY_AFTER_SECONDS));
       throw conflict('artifact_not_ready', 'The artifact is not ready yet; retry later with backoff.');
     }
-    const bytes = await this.blobs.get(artifact.contentSha256);
+    const bytes = await this.blobs.get(principal.tenantId, artifact.contentSha256);
     if (!bytes) throw notFound('artifact bytes');
     // Evidence is opened by staff in a browser: it is saved as a file, never rendered or sniffed as a page of this origin.
     const { mediaType, extension } = evidenceDownloadType(grant.evidence.kind, artifact.mediaType);

@@ -1,0 +1,59 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { SealBrokenError } from './sealing';
+import { TenantDataKey } from './tenant-data-key';
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+describe('TenantDataKey', () => {
+  const key = TenantDataKey.generate('tenant-a');
+
+  it('has an id that ciphertexts name', () => {
+    expect(key.id).toMatch(/^dk_[0-9a-f]{16}$/);
+    expect(key.encrypt('ana@example.cl').split('.')[1]).toBe(key.id);
+  });
+
+  it('derives the same hashes and opens the same ciphertexts from the same secret, as after an unwrap', () => {
+    const again = new TenantDataKey('tenant-a', key.id, key.exportSecret());
+    expect(again.hash('identifier', '12345678-5')).toBe(key.hash('identifier', '12345678-5'));
+    expect(again.decrypt(key.encrypt('ana@example.cl'))).toBe('ana@example.cl');
+  });
+
+  it('refuses a ciphertext of another data key, even of the same tenant', () => {
+    const other = TenantDataKey.generate('tenant-a');
+    expect(() => key.decrypt(other.encrypt('x'))).toThrow(new SealBrokenError(`sealed under data key ${other.id}, not under this tenant's ${key.id}`));
+  });
+
+  describe('blob envelopes', () => {
+    const bytes = Buffer.concat([Buffer.from('%PDF-1.4 certificado ñ '), randomBytes(4096)]);
+    const name = sha256(bytes);
+    const envelope = key.sealBlob(name, bytes);
+
+    it('hold neither the bytes nor any long run of them, and name the data key', () => {
+      expect(envelope.includes(bytes.subarray(0, 16))).toBe(false);
+      expect(envelope.includes(bytes.subarray(1000, 1016))).toBe(false);
+      expect(envelope.subarray(0, 4).toString('ascii')).toBe('LDGB');
+      expect(envelope.includes(Buffer.from(key.id, 'ascii'))).toBe(true);
+      expect(key.openBlob(name, envelope)).toEqual(bytes);
+    });
+
+    it('use a fresh nonce each time', () => {
+      expect(key.sealBlob(name, bytes).equals(envelope)).toBe(false);
+    });
+
+    it('do not open under another name, tenant or key, altered, or truncated', () => {
+      const altered = Buffer.from(envelope);
+      altered[altered.length - 1] ^= 1;
+      const otherTenant = new TenantDataKey('tenant-b', key.id, key.exportSecret());
+      for (const open of [
+        () => key.openBlob(sha256(Buffer.from('other')), envelope),
+        () => otherTenant.openBlob(name, envelope),
+        () => TenantDataKey.generate('tenant-a').openBlob(name, envelope),
+        () => key.openBlob(name, altered),
+        () => key.openBlob(name, envelope.subarray(0, 30)),
+        () => key.openBlob(name, bytes),
+      ]) {
+        expect(open).toThrow(SealBrokenError);
+      }
+    });
+  });
+});
