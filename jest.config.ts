@@ -25,7 +25,9 @@ const config: Config = {
     '^@ledger/(.*)$': '<rootDir>/libs/$1/src',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
-  testTimeout: 30_000,
+  // A bound, not a timing: suites that start the service or the CLI as processes (ts-node) take 5-15 s
+  // alone and several times that on a loaded 2-core machine.
+  testTimeout: 90_000,
   maxWorkers: 2,
 };
 
