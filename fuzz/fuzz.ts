@@ -95,10 +95,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       for (const [n, index] of indexes.entries()) {
         const request = generateRequest(operations, seeded.context, options.seed, index, Date.now());
         sent.set(requestName(options.seed, index), request);
-        rss.inFlight = request;
+        rss.starting(request);
         const before = ledger.head();
         const response = await send(service.baseUrl, request, options.timeoutMs);
-        rss.sample();
+        rss.answered();
         histogram[String(response.status)] = (histogram[String(response.status)] ?? 0) + 1;
         failures.push(...check(request, response, detector, ledger, before));
         if ((n + 1) % 1000 === 0) options.progress(`${n + 1} requests sent, ${failures.length} failures so far`);
@@ -106,7 +106,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     } finally {
       rss.stop();
     }
-    if (rss.failure) failures.push(rss.failure);
+    const rssFailure = rss.failure();
+    if (rssFailure) failures.push(rssFailure);
     await service.stop();
     failures.push(...logLeaks(service.output(), detector, sent));
     const count = (kind: FailureKind) => failures.filter((f) => f.kind === kind).length;
@@ -163,18 +164,41 @@ export function logLeaks(log: string, detector: LeakDetector, sent: ReadonlyMap<
   return failures;
 }
 
-/** Samples the service's RSS every 100 ms and after every answer; the first sample above the limit fails the run, naming the request in flight. */
+/**
+ * Samples the service's RSS every 100 ms and around every request. Above the
+ * limit at any sample fails the run, naming the request in flight when it
+ * first was; since memory a request takes may stay taken, the detail also
+ * names the requests after which RSS rose most.
+ */
 function watchRss(service: RunningService, limitBytes: number) {
+  let firstAbove: { rss: number; request?: FuzzRequest } | undefined;
+  let inFlight: { request: FuzzRequest; rssBefore: number } | undefined;
+  const rises: Array<{ request: FuzzRequest; bytes: number }> = [];
   const watch = {
     peak: 0,
-    inFlight: undefined as FuzzRequest | undefined,
-    failure: undefined as Failure | undefined,
-    sample() {
+    sample(): number {
       const rss = service.rss();
       watch.peak = Math.max(watch.peak, rss);
-      if (rss > limitBytes && !watch.failure) {
-        watch.failure = { kind: 'RSS above the limit', status: 'rss', request: watch.inFlight, detail: `${megabytes(rss)} during or right after this request (limit ${megabytes(limitBytes)})` };
-      }
+      if (rss > limitBytes && !firstAbove) firstAbove = { rss, request: inFlight?.request };
+      return rss;
+    },
+    starting(request: FuzzRequest) {
+      inFlight = { request, rssBefore: watch.sample() };
+    },
+    answered() {
+      const rss = watch.sample();
+      if (inFlight) rises.push({ request: inFlight.request, bytes: rss - inFlight.rssBefore });
+      rises.sort((a, b) => b.bytes - a.bytes).splice(3);
+    },
+    failure(): Failure | undefined {
+      if (!firstAbove) return undefined;
+      const largest = rises.map(({ request, bytes }) => `#${request.index} +${megabytes(bytes)} (${request.strategy}, ${request.operation})`).join(', ');
+      return {
+        kind: 'RSS above the limit',
+        status: 'rss',
+        request: firstAbove.request,
+        detail: `${megabytes(firstAbove.rss)} first during or right after this request, peak ${megabytes(watch.peak)} (limit ${megabytes(limitBytes)}); largest rises: ${largest}`,
+      };
     },
     stop: () => clearInterval(timer),
   };
