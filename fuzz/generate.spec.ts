@@ -85,13 +85,6 @@ describe('generateRequest', () => {
     }
   });
 
-  it('puts RUTs in bodies and queries, never in a path', () => {
-    const ruts = many.filter((r) => r.strategy === 'value: a RUT');
-    expect(ruts.some((r) => r.target.startsWith('body'))).toBe(true);
-    expect(ruts.some((r) => r.target.startsWith('query'))).toBe(true);
-    expect(ruts.filter((r) => r.target.startsWith('path'))).toEqual([]);
-  });
-
   it("puts the other tenant's id where an id of this kind belongs", () => {
     const foreign = many.filter((r) => r.strategy === "value: another tenant's id" && r.target === 'path redecConsentId');
     expect(foreign.length).toBeGreaterThan(0);

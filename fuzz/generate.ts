@@ -112,7 +112,7 @@ function mutate(strategy: Strategy, operation: Operation, draft: Draft, draw: Dr
     case 'boundary':
     case 'value': {
       const field = pickField(operation, draft, random);
-      const named = strategy === 'boundary' ? pickBoundary(field.schema, random) : hostileValue(field.schema, field.name, draw, field.where.startsWith('path'));
+      const named = strategy === 'boundary' ? pickBoundary(field.schema, random) : hostileValue(field.schema, field.name, draw);
       field.set(named.value);
       draft.strategy = `${strategy}: ${named.kind}`;
       draft.target = field.where;
