@@ -3,11 +3,12 @@ import type { Config } from 'jest';
 // One configuration for every suite: unit specs sit beside the code they test
 // (libs/**/*.spec.ts), end-to-end suites live in test/ (*.e2e-spec.ts) and run
 // against the real HTTP stack, the real SQLite store and a real Redis; the
-// model-based test of the REDEC lifecycle lives in test/model (*.model-spec.ts).
+// model-based test of the REDEC lifecycle lives in test/model (*.model-spec.ts);
+// the fuzzing harness's own logic has its specs beside it in fuzz/.
 const config: Config = {
   rootDir: '.',
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.model-spec.ts'],
+  testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/fuzz/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.model-spec.ts'],
   // The EventStoreDB contract suite needs a server; without one, the global
   // setup prints a notice instead of running it.
   testPathIgnorePatterns: ['/node_modules/', ...(process.env.EVENTSTORE_CONNECTION_STRING ? [] : ['/esdb-event-store\\.contract\\.spec\\.ts$'])],

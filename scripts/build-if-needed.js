@@ -19,7 +19,7 @@ function newestSource(dir) {
   return newest;
 }
 
-const sources = ['apps', 'libs', 'bench'].map((d) => path.join(root, d)).filter((d) => fs.existsSync(d));
+const sources = ['apps', 'libs', 'bench', 'fuzz'].map((d) => path.join(root, d)).filter((d) => fs.existsSync(d));
 const configs = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((f) => fs.statSync(path.join(root, f)).mtimeMs);
 const newest = Math.max(...sources.map(newestSource), ...configs);
 const built = fs.existsSync(stamp) ? fs.statSync(stamp).mtimeMs : 0;
