@@ -190,4 +190,20 @@ describe('request limits', () => {
       }
     });
   });
+
+  describe('paths routing refuses', () => {
+    it("answers a path that is not UTF-8, or an overlong path segment, as problem+json that does not quote the URL or its query", async () => {
+      const secret = `tok_${randomUUID()}`;
+      const badUtf8 = await api.http.get(`/v1/redec/consents/%ED%B0%80?token=${secret}`).set(auth());
+      expectProblem(badUtf8, 400, 'VALIDATION_ERROR');
+      expect(badUtf8.body.reason).toBe('invalid_url');
+      const overlong = await api.http.get(`/v1/redec/consents/${'a'.repeat(150)}?token=${secret}`).set(auth());
+      expectProblem(overlong, 414, 'URI_TOO_LONG');
+      for (const response of [badUtf8, overlong]) {
+        expect(response.text).not.toContain(secret);
+        expect(response.headers['x-request-id']).toBeDefined();
+      }
+      expect(JSON.stringify(api.logs)).not.toContain(secret);
+    });
+  });
 });

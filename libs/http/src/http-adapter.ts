@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { LogController } from 'fastify';
+import { FastifyError, FastifyReply, FastifyRequest, LogController } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { runWithContext } from '@ledger/platform';
 import { DEFAULT_BODY_LIMIT_BYTES, applyBodyLimits } from './limits/body-limit';
-import { PROBLEM_CONTENT_TYPE, clientErrorProblem } from './problem/problem';
+import { PROBLEM_CONTENT_TYPE, clientErrorProblem, toProblem } from './problem/problem';
 
 /**
  * How long a client may take to send a whole request, headers and body: a
@@ -58,6 +58,7 @@ export function createHttpAdapter(logger: PinoLogger): FastifyAdapter {
     requestIdHeader: false,
     genReqId: (request: IncomingMessage) => requestIdFrom(request.headers['x-request-id']),
     clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
   });
   applyBodyLimits(adapter.getInstance());
   adapter.getInstance().addHook('onRequest', (request, reply, done) => {
@@ -66,6 +67,17 @@ export function createHttpAdapter(logger: PinoLogger): FastifyAdapter {
     runWithContext({ requestId: request.id, correlationId: request.id }, done);
   });
   return adapter;
+}
+
+/**
+ * What routing rejects before any hook runs (a path that is not valid
+ * percent-encoded UTF-8, an overlong path segment) is answered as
+ * problem+json, never with Fastify's own message, which quotes the URL and
+ * its query (a consent page token, say).
+ */
+function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const problem = toProblem(error);
+  void reply.header('x-request-id', request.id).status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }
 
 /**

@@ -36,6 +36,9 @@ const FASTIFY_ERRORS: Record<string, Pick<Problem, 'status' | 'code' | 'detail' 
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', detail: 'The request body exceeds the size limit.' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'The request body must be application/json.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: ErrorCodes.VALIDATION_ERROR, reason: 'invalid_content_length', detail: 'The Content-Length does not match the body.' },
+  // Routing's own rejections (frameworkErrors): their messages quote the whole URL, query included.
+  FST_ERR_BAD_URL: { status: 400, code: ErrorCodes.VALIDATION_ERROR, reason: 'invalid_url', detail: 'The request path is not valid percent-encoded UTF-8.' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'URI_TOO_LONG', detail: 'A segment of the request path is longer than any this service names.' },
 };
 
 /** Node's own rejections of a connection, before there is a request to route: by their codes, anything else as malformed. */
