@@ -3,10 +3,11 @@ import { FuzzRequest } from './generate';
 
 /**
  * What came back for one request. `closed` is the service closing the
- * connection while a body was in flight, before its answer could be read:
- * what a server may do with a body it will not read (it answered, then
- * stopped reading). `no answer` is silence for `timeoutMs`, or a connection
- * closed on a request without a body: a failure, like a 5xx.
+ * connection while a body, or a request head larger than Node reads
+ * (MAX_HEADER_BYTES), was in flight, before its answer could be read: what a
+ * server may do with what it will not read (it answered, then stopped
+ * reading). `no answer` is silence for `timeoutMs`, or a connection closed on
+ * a request it had to read whole: a failure, like a 5xx.
  */
 export interface FuzzResponse {
   status: number | 'closed' | 'no answer';
@@ -16,6 +17,9 @@ export interface FuzzResponse {
   error?: string;
   ms: number;
 }
+
+/** Node's default limit on a request's head (request line and headers): beyond it, the service answers 431 and closes. */
+const MAX_HEADER_BYTES = 16 * 1024;
 
 /** Answers are read whole up to this size; an artifact or a list is far smaller. */
 const MAX_BODY_BYTES = 8 << 20;
@@ -51,9 +55,16 @@ export function send(baseUrl: string, request: FuzzRequest, timeoutMs: number): 
       incoming.on('error', done);
       incoming.on('aborted', done);
     });
+    const refusableUnread = request.body !== undefined || headBytes(request) > MAX_HEADER_BYTES;
     outgoing.on('error', (error: NodeJS.ErrnoException) =>
-      finish({ status: timedOut || request.body === undefined ? 'no answer' : 'closed', headers: {}, body: Buffer.alloc(0), error: error.code ?? error.message }),
+      finish({ status: timedOut || !refusableUnread ? 'no answer' : 'closed', headers: {}, body: Buffer.alloc(0), error: error.code ?? error.message }),
     );
     outgoing.end(request.body);
   });
+}
+
+/** About the size of a request's head on the wire: its request line and headers. */
+function headBytes(request: FuzzRequest): number {
+  const headers = Object.entries(request.headers).reduce((size, [name, value]) => size + name.length + String(value).length + 4, 0);
+  return request.method.length + request.url.length + 12 + headers;
 }
