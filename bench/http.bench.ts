@@ -73,6 +73,10 @@ export interface RouteFigures {
   non2xx: number;
   /** Throughput over hello-world's at the same number of connections in the same run. */
   ratio: number;
+  /** CPU time (user + system) the serving process spent per request answered. */
+  cpuMicrosPerRequest: number;
+  /** hello-world's CPU per request over this route's: the ratio without the load generator's and other processes' share of the machine. */
+  cpuRatio: number;
 }
 
 export interface HttpBenchResult {
@@ -108,8 +112,9 @@ export async function runHttpBench(log: (line: string) => void, options: HttpBen
       // A route that uses up what it needs (the grant: one interaction each) runs a set number of requests, prepared beforehand.
       const amount = route.prepare ? Math.max(connections * 4, Math.round(GRANTS_PER_SECOND_OF_RUN * seconds)) : undefined;
       if (route.prepare) await route.prepare(amount!);
+      const cpuBefore = cpuMicrosOf(route.pid);
       const result = await autocannon({ url: route.baseUrl, connections, ...(amount ? { amount } : { duration: seconds }), requests: route.requests, timeout: 10 });
-      return { route: route.name, connections, result };
+      return { route: route.name, connections, result, cpuMicros: cpuMicrosOf(route.pid) - cpuBefore };
     };
 
     log(`http: warming up every route for 3 s`);
@@ -119,9 +124,9 @@ export async function runHttpBench(log: (line: string) => void, options: HttpBen
     const helloMain = await measure(hello.route, CONNECTIONS, durationSeconds);
     for (const route of routes) {
       log(`http: ${route.name}, ${CONNECTIONS} connections, ${durationSeconds} s`);
-      main.push(figures(await measure(route, CONNECTIONS, durationSeconds), helloMain.result));
+      main.push(figures(await measure(route, CONNECTIONS, durationSeconds), helloMain));
     }
-    main.unshift(figures(helloMain, helloMain.result));
+    main.unshift(figures(helloMain, helloMain));
 
     const scaling: RouteFigures[] = [];
     const scalingSeconds = Math.max(3, Math.round(durationSeconds / 2));
@@ -130,8 +135,8 @@ export async function runHttpBench(log: (line: string) => void, options: HttpBen
     for (const connections of scalingConnections) {
       log(`http: scaling, ${connections} connections, ${scalingSeconds} s per route`);
       const baseline = await measure(hello.route, connections, scalingSeconds);
-      scaling.push(figures(baseline, baseline.result));
-      for (const route of routes) scaling.push(figures(await measure(route, connections, scalingSeconds), baseline.result));
+      scaling.push(figures(baseline, baseline));
+      for (const route of routes) scaling.push(figures(await measure(route, connections, scalingSeconds), baseline));
     }
 
     const targets = Object.entries(TARGETS).flatMap(([route, target]) => {
@@ -152,14 +157,24 @@ export async function runHttpBench(log: (line: string) => void, options: HttpBen
 interface Route {
   name: string;
   baseUrl: string;
+  /** The process that serves it, whose CPU time is counted. */
+  pid: number;
   requests: CannonRequest[];
   /** Makes ready what `amount` requests of the route will use; the route then runs that many requests rather than for a time. */
   prepare?(amount: number): Promise<void>;
 }
 
-function figures({ route, connections, result }: { route: string; connections: number; result: CannonResult }, baseline: CannonResult): RouteFigures {
+interface Measured {
+  route: string;
+  connections: number;
+  result: CannonResult;
+  cpuMicros: number;
+}
+
+function figures({ route, connections, result, cpuMicros }: Measured, baseline: Measured): RouteFigures {
   const requestsPerSecond = result.requests.total / result.duration;
-  const baselinePerSecond = baseline.requests.total / baseline.duration;
+  const baselinePerSecond = baseline.result.requests.total / baseline.result.duration;
+  const cpuMicrosPerRequest = cpuMicros / Math.max(1, result.requests.total);
   return {
     route,
     connections,
@@ -170,7 +185,16 @@ function figures({ route, connections, result }: { route: string; connections: n
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
     ratio: requestsPerSecond / baselinePerSecond,
+    cpuMicrosPerRequest,
+    cpuRatio: baseline.cpuMicros / Math.max(1, baseline.result.requests.total) / cpuMicrosPerRequest,
   };
+}
+
+/** CPU time (user + system, µs) a process has used, from /proc (Linux). */
+function cpuMicrosOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 a second on Linux).
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
 }
 
 /**
@@ -180,6 +204,7 @@ function figures({ route, connections, result }: { route: string; connections: n
  */
 async function routesOf(service: RunningService, log: (line: string) => void): Promise<Route[]> {
   const { baseUrl, apiKey } = service;
+  const pid = service.process.pid!;
   const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(`${baseUrl}${path}`, { method, headers: { ...auth, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -241,17 +266,19 @@ async function routesOf(service: RunningService, log: (line: string) => void): P
 
   let nextAccess = 0;
   return [
-    { name: 'GET consent', baseUrl, requests: [{ method: 'GET', path: `/v1/redec/consents/${redecConsentId}`, headers: auth }] },
+    { name: 'GET consent', baseUrl, pid, requests: [{ method: 'GET', path: `/v1/redec/consents/${redecConsentId}`, headers: auth }] },
     {
       name: 'POST authorize (new decision)',
       baseUrl,
+      pid,
       requests: [{ method: 'POST', path: '/v1/redec/accesses/authorize', headers: auth, setupRequest: (request) => ({ ...request, body: access(`new-${(nextAccess += 1)}`) }) }],
     },
-    { name: 'POST authorize (replay)', baseUrl, requests: [{ method: 'POST', path: '/v1/redec/accesses/authorize', headers: auth, body: replayed }] },
-    { name: 'POST customers/resolve (repeat)', baseUrl, requests: [{ method: 'POST', path: '/v1/customers/resolve', headers: auth, body: JSON.stringify(resolution) }] },
+    { name: 'POST authorize (replay)', baseUrl, pid, requests: [{ method: 'POST', path: '/v1/redec/accesses/authorize', headers: auth, body: replayed }] },
+    { name: 'POST customers/resolve (repeat)', baseUrl, pid, requests: [{ method: 'POST', path: '/v1/customers/resolve', headers: auth, body: JSON.stringify(resolution) }] },
     {
       name: 'POST grant',
       baseUrl,
+      pid,
       prepare: prepareGrants,
       requests: [
         {
@@ -329,7 +356,7 @@ async function startHelloWorld(): Promise<{ route: Route; stop(): Promise<void> 
     child.stdout!.once('data', (chunk: Buffer) => resolveUrl(chunk.toString().trim()));
     child.once('exit', () => reject(new Error('hello-world exited')));
   });
-  return { route: { name: 'hello-world', baseUrl, requests: [{ method: 'GET', path: '/' }] }, stop: () => stopProcess(child) };
+  return { route: { name: 'hello-world', baseUrl, pid: child.pid!, requests: [{ method: 'GET', path: '/' }] }, stop: () => stopProcess(child) };
 }
 
 /**

@@ -52,7 +52,7 @@ async function main(): Promise<void> {
 function httpSummary(result: HttpBenchResult): string {
   const row = (r: RouteFigures) =>
     `${r.route.padEnd(34)} ${String(r.connections).padStart(4)}  ${format(r.requestsPerSecond)} req/s  p50 ${ms(r.p50Ms).padStart(8)}  p99 ${ms(r.p99Ms).padStart(8)}  p99.9 ${ms(r.p999Ms).padStart(8)}  ` +
-    `errors ${r.errors}  non-2xx ${r.non2xx}  ratio ${r.ratio.toFixed(3)}`;
+    `errors ${r.errors}  non-2xx ${r.non2xx}  ratio ${r.ratio.toFixed(3)}  cpu/request ${r.cpuMicrosPerRequest.toFixed(0).padStart(5)} us (ratio ${r.cpuRatio.toFixed(3)})`;
   const memory = result.memory
     ? `memory over a ledger of ${result.memory.ledgerEvents.toLocaleString('en-US')} events: RSS after start ${result.memory.afterStartMb.toFixed(0)} MB, ` +
       `after load ${result.memory.afterLoadMb.toFixed(0)} MB, after a rebuild ${result.memory.afterRebuildMb.toFixed(0)} MB (target <= 250 MB: ` +
