@@ -202,7 +202,7 @@ describe('operator CLI', () => {
   it('`audit verify` on a ledger without a single event exits 1 with EMPTY_LEDGER rather than calling it intact', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ledger-cli-empty-'));
     try {
-      await createEventStore({ dataDir, eventStoreConnectionString: undefined }).close();
+      await createEventStore({ dataDir, eventStoreConnectionString: undefined, databaseUrl: undefined }).close();
       const verified = await runCli(['audit', 'verify'], { ...environment.env, LEDGER_DATA_DIR: dataDir });
       expectFailure(verified);
       expect(verified.status).toBe(1);
