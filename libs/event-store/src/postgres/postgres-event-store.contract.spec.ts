@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
-import { DuplicateEventIdError, RecordedEvent, WrongExpectedVersionError } from '../event-store.port';
+import { DuplicateEventIdError, WrongExpectedVersionError } from '../event-store.port';
 import { hashEventText, verifyStream } from '../integrity';
-import { createTestDatabase, describeEventStoreContract, newEvent, TestDatabase } from '../testing';
+import { createTestDatabase, describeEventStoreContract, newEvent, readEveryEvent, TestDatabase } from '../testing';
 import { runTestScript, spawnTestScript } from '../testing/child-processes';
 import { STOP_EVENT_TYPE } from '../testing/subscribe-in-child-process';
 import { PostgresEventStore } from './postgres-event-store';
@@ -263,7 +263,7 @@ describe('PostgresEventStore', () => {
     const total = written.map((out) => (JSON.parse(out) as { events: number }).events).reduce((a, b) => a + b, 0);
     await store.append('stop', [newEvent(STOP_EVENT_TYPE)], 'no_stream');
 
-    const all = await readEverything(store);
+    const all = await readEveryEvent(store);
     const positions = all.filter((e) => e.type === 'child.appended').map((e) => e.position);
     expect(positions).toHaveLength(total);
     for (const output of await Promise.all(outputs)) {
@@ -272,15 +272,6 @@ describe('PostgresEventStore', () => {
     }
   });
 });
-
-async function readEverything(store: PostgresEventStore): Promise<RecordedEvent[]> {
-  const events: RecordedEvent[] = [];
-  for (;;) {
-    const page = await store.readAll({ after: events.at(-1)?.position ?? 0, maxCount: 1000 });
-    if (page.length === 0) return events;
-    events.push(...page);
-  }
-}
 
 function collect(child: ReturnType<typeof spawnTestScript>): Promise<string> {
   let stdout = '';

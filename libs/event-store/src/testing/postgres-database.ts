@@ -7,10 +7,12 @@ import { Client } from 'pg';
  * starts) gets a database of its own, created empty and dropped afterwards,
  * so runs and suites never see each other's events or blobs.
  *
- * The server is the one LEDGER_TEST_POSTGRES_URL names (a URL whose role may
- * create databases), else 127.0.0.1:5432 as `postgres`, where CI starts one.
+ * The server is the one LEDGER_TEST_POSTGRES_URL names, else DATABASE_URL's
+ * (a test run on PostgreSQL), else 127.0.0.1:5432 as `postgres`, where CI
+ * starts one. Its role must be allowed to create databases.
  */
-export const TEST_POSTGRES_URL = process.env.LEDGER_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEST_POSTGRES_URL =
+  process.env.LEDGER_TEST_POSTGRES_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Every test database's name starts so, so leftovers of a killed run are recognisable. */
 export const TEST_DATABASE_PREFIX = 'ledger_test_';
