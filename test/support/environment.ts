@@ -16,7 +16,7 @@ import { deleteKeysUnder } from '@ledger/platform';
  * jest test`), every environment gets a fresh PostgreSQL database on that
  * server instead of the SQLite file (and its blobs go there too), dropped on
  * dispose: the suites then run on PostgreSQL. A suite about the embedded
- * store itself passes `DATABASE_URL: ''` to stay on SQLite.
+ * store itself passes EMBEDDED_STORE to stay on SQLite.
  */
 export interface TestEnvironment {
   env: Record<string, string>;
@@ -27,6 +27,9 @@ export interface TestEnvironment {
 }
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** For suites about the embedded store's files (modes, tampering, LEDGER_DATA_DIR): SQLite even in a run on PostgreSQL. */
+export const EMBEDDED_STORE = { DATABASE_URL: '' };
 
 export function testEnvironment(overrides: Record<string, string> = {}): TestEnvironment {
   const dataDir = mkdtempSync(join(tmpdir(), 'ledger-e2e-'));

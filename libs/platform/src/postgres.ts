@@ -1,4 +1,4 @@
-import { Pool, type PoolClient } from 'pg';
+import { Client, Pool, type PoolClient } from 'pg';
 
 /**
  * What the PostgreSQL adapters (event store, blob store) share: one way to
@@ -78,6 +78,41 @@ export async function migratePostgres(pool: Pool, migrations: PostgresMigrations
 async function appliedVersion(client: PoolClient, component: string): Promise<number> {
   const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_versions WHERE component = $1', [component]);
   return rows[0]?.version ?? 0;
+}
+
+/** Names of databases this code creates (tests, benchmarks): plain identifiers that need no quoting. */
+const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The URL of the database `name` on the server `serverUrl` names (same host, port, role and options). */
+export function databaseUrlFor(serverUrl: string, name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Creates an empty database on the server (the role must be allowed to). */
+export async function createDatabase(serverUrl: string, name: string): Promise<void> {
+  await onServer(serverUrl, `CREATE DATABASE ${assertDatabaseName(name)}`);
+}
+
+/** Drops the database, ending the connections still open to it. */
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  await onServer(serverUrl, `DROP DATABASE IF EXISTS ${assertDatabaseName(name)} WITH (FORCE)`);
+}
+
+function assertDatabaseName(name: string): string {
+  if (!DATABASE_NAME.test(name)) throw new Error(`not a plain database name: ${JSON.stringify(name)}`);
+  return name;
+}
+
+async function onServer(serverUrl: string, statement: string): Promise<void> {
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Whether a query failed on the named unique constraint (SQLSTATE 23505). */

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { createDatabase, databaseUrlFor, dropDatabase } from '@ledger/platform';
 
 /**
  * Fresh PostgreSQL databases for tests: each suite (or each app a suite
@@ -28,7 +28,7 @@ export interface TestDatabase {
 /** A new, empty database on the test server. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = newDatabaseName();
-  await onServer(`CREATE DATABASE ${name}`);
+  await createDatabase(TEST_POSTGRES_URL, name);
   return testDatabase(name);
 }
 
@@ -51,22 +51,10 @@ export function createTestDatabaseSync(): TestDatabase {
 }
 
 function testDatabase(name: string): TestDatabase {
-  const url = new URL(TEST_POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return { name, url: url.toString(), drop: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return { name, url: databaseUrlFor(TEST_POSTGRES_URL, name), drop: () => dropDatabase(TEST_POSTGRES_URL, name) };
 }
 
 /** Lower-case letters, digits and underscores only, so the name needs no quoting. */
 function newDatabaseName(): string {
   return `${TEST_DATABASE_PREFIX}${process.pid}_${randomBytes(6).toString('hex')}`;
-}
-
-async function onServer(statement: string): Promise<void> {
-  const client = new Client({ connectionString: TEST_POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
 }
