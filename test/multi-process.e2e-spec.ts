@@ -26,6 +26,8 @@ const FLOWS_BEFORE_KILL = 16;
 const FLOWS_DURING_OUTAGE = 8;
 const FLOWS_AFTER_RESTART = 16;
 const IN_FLIGHT = 6;
+/** Three built services, two CLI runs and forty consents' lives: about 5 minutes on a loaded 2-core machine. */
+const SLOW = 900_000;
 
 interface Answered {
   grants: Map<string, string>; // consentActionId -> redecConsentId
@@ -48,7 +50,7 @@ describe('several processes, one ledger on PostgreSQL', () => {
     database = await createTestDatabase();
     // Workers only in the worker process: the APIs enqueue, the worker renders and delivers.
     environment = testEnvironment({ DATABASE_URL: database.url, LEDGER_WORKERS: 'external' });
-  });
+  }, SLOW);
   afterAll(async () => {
     for (const service of [...apis, ...workers]) {
       if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGKILL');
@@ -236,5 +238,5 @@ describe('several processes, one ledger on PostgreSQL', () => {
     } finally {
       await receiver.close();
     }
-  });
+  }, SLOW);
 });
