@@ -82,8 +82,15 @@ const RELISTEN_DELAY_MS = 1_000;
 const REDO_ON_SLOW_PATH = Symbol('redo on slow path');
 
 const COLUMNS = 'position, event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash';
-/** Every append transaction takes it first, before anything gives the transaction an id or a position. */
-const APPEND_LOCK = `SELECT pg_advisory_xact_lock(hashtext('ledger-event-store-append'))`;
+/**
+ * Every append transaction takes the lock first, before anything gives the
+ * transaction an id or a position. Both statements go in one round trip
+ * (simple protocol), as do the notification and the commit: a lone writer
+ * waits for every round trip.
+ */
+const BEGIN_AND_LOCK = `BEGIN; SELECT pg_advisory_xact_lock(hashtext('ledger-event-store-append'))`;
+/** The notification is delivered at commit, and only if the transaction commits. */
+const NOTIFY_AND_COMMIT = `SELECT pg_notify('${EVENTS_CHANNEL}', ''); COMMIT`;
 const INSERT_EVENTS = `
   INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash)
   SELECT event_id, stream_id, revision, type, data::json, metadata::json, created, hash, previous_hash
@@ -91,8 +98,6 @@ const INSERT_EVENTS = `
        WITH ORDINALITY AS staged (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash, n)
   ORDER BY n
   RETURNING event_id, position`;
-/** Delivered at commit, and only if the transaction commits. */
-const NOTIFY_COMMIT = `SELECT pg_notify($1, '')`;
 const SELECT_HEADS = `
   SELECT s.stream_id, h.revision, h.hash
   FROM unnest($1::text[]) AS s (stream_id)
@@ -297,8 +302,7 @@ export class PostgresEventStore implements EventStore {
    * group has staged so far is inserted first.
    */
   private async runFast(client: PoolClient, group: PendingAppend[]): Promise<void> {
-    await client.query('BEGIN');
-    await client.query(APPEND_LOCK);
+    await client.query(BEGIN_AND_LOCK);
     const heads = await this.readHeads(client, [...new Set(group.map((pending) => pending.streamId))]);
     let staged = new StagedRows();
     for (const pending of group) {
@@ -313,8 +317,7 @@ export class PostgresEventStore implements EventStore {
       if (admits(pending, actual, retried)) heads.set(pending.streamId, this.stage(staged, pending, head));
     }
     await this.insertOrRedo(client, staged);
-    await client.query(NOTIFY_COMMIT, [EVENTS_CHANNEL]);
-    await client.query('COMMIT');
+    await client.query(NOTIFY_AND_COMMIT);
   }
 
   private async insertOrRedo(client: PoolClient, staged: StagedRows): Promise<void> {
@@ -329,8 +332,7 @@ export class PostgresEventStore implements EventStore {
 
   /** The slow path: one savepoint per append, so a failing insert is undone alone. */
   private async runSlow(client: PoolClient, group: PendingAppend[]): Promise<void> {
-    await client.query('BEGIN');
-    await client.query(APPEND_LOCK);
+    await client.query(BEGIN_AND_LOCK);
     for (const pending of group) {
       const head = (await this.readHeads(client, [pending.streamId])).get(pending.streamId) ?? null;
       const actual = head === null ? 'no_stream' : head.revision;
@@ -350,8 +352,7 @@ export class PostgresEventStore implements EventStore {
           : error;
       }
     }
-    await client.query(NOTIFY_COMMIT, [EVENTS_CHANNEL]);
-    await client.query('COMMIT');
+    await client.query(NOTIFY_AND_COMMIT);
   }
 
   /** Stages the append's events after `head`, chaining their hashes; returns the stream's new head. */
