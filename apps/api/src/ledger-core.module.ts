@@ -1,27 +1,44 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
-import { BLOB_STORE, FilesystemBlobStore } from '@ledger/artifacts';
+import { BLOB_STORE, BlobStore, FilesystemBlobStore, PostgresBlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore, createEventStore } from '@ledger/event-store';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '@ledger/http';
 import { TenantKeyring, VerifiedApiKeys } from '@ledger/ledger';
 import { BlobProtection, CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, masterKeys, systemClock } from '@ledger/platform';
 
-/** Closes the store last, after the HTTP server and the projections have stopped using it. */
+/** Closes the stores last, after the HTTP server, the projections and the jobs have stopped using them. */
 @Injectable()
-class EventStoreLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+class StoresLifecycle implements OnApplicationShutdown {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    // The filesystem store holds nothing open; the PostgreSQL one holds a pool.
+    if (this.blobs instanceof PostgresBlobStore) await this.blobs.close();
     await this.store.close();
   }
 }
 
 /**
+ * Evidence and certificates live with the events when the events are in
+ * PostgreSQL (one backup, one replica), else under the data directory
+ * (decision 0032).
+ */
+function createBlobStore(config: LedgerConfig, keys: TenantKeyring): BlobStore {
+  const sealer = new BlobProtection(keys);
+  if (!config.eventStoreConnectionString && config.databaseUrl) return new PostgresBlobStore(config.databaseUrl, sealer);
+  return new FilesystemBlobStore(join(config.dataDir, 'blobs'), sealer);
+}
+
+/**
  * What every module of the service may inject: the configuration, the clock,
- * the event store (SQLite by default, EventStoreDB when configured), the
+ * the event store (SQLite by default, PostgreSQL or EventStoreDB when configured), the
  * tenants' data keys (unwrapped by the master key at start, which fails when
  * the master key does not fit the ledger), the identifier protection and the
- * encrypted blob store of evidence and artifacts under those keys, and the
+ * encrypted blob store of evidence and artifacts under those keys (in
+ * PostgreSQL beside the events, else on the file system), and the
  * API key verifier the authentication guard calls.
  */
 @Module({})
@@ -43,14 +60,14 @@ export class LedgerCoreModule {
         {
           provide: BLOB_STORE,
           inject: [TenantKeyring],
-          useFactory: (keys: TenantKeyring) => new FilesystemBlobStore(join(config.dataDir, 'blobs'), new BlobProtection(keys)),
+          useFactory: (keys: TenantKeyring) => createBlobStore(config, keys),
         },
         {
           provide: API_KEY_VERIFIER,
           inject: [EVENT_STORE],
           useFactory: (store: EventStore): ApiKeyVerifier => new VerifiedApiKeys(store),
         },
-        EventStoreLifecycle,
+        StoresLifecycle,
       ],
       exports: [LEDGER_CONFIG, CLOCK, EVENT_STORE, IdentifierProtection, BLOB_STORE, API_KEY_VERIFIER],
     };

@@ -7,3 +7,5 @@ export { SqliteEventStore } from './sqlite/sqlite-event-store';
 export type { SqliteEventStoreOptions, SqliteEventStoreStats } from './sqlite/sqlite-event-store';
 export { EsdbEventStore } from './esdb/esdb-event-store';
 export { createEventStore, LedgerNotFoundError, SQLITE_FILE_NAME } from './create-event-store';
+export { PostgresEventStore } from './postgres/postgres-event-store';
+export type { PostgresEventStoreOptions, PostgresEventStoreStats } from './postgres/postgres-event-store';

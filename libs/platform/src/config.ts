@@ -12,6 +12,12 @@ export interface LedgerConfig {
   dataDir: string;
   /** When set, EventStoreDB replaces the embedded SQLite store. */
   eventStoreConnectionString: string | undefined;
+  /**
+   * DATABASE_URL (`postgres://…`): when set, and EventStoreDB is not
+   * configured, the event store and the blob store live in this PostgreSQL
+   * database (decision 0032).
+   */
+  databaseUrl: string | undefined;
   redisUrl: string;
   /** Every Redis key (read model, queues, locks) lives under this prefix. */
   redisPrefix: string;
@@ -80,6 +86,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     host: env.HOST ?? '127.0.0.1',
     dataDir,
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING || undefined,
+    databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: env.LEDGER_REDIS_PREFIX ?? 'ledger',
     masterKey: loadMasterKey(env.LEDGER_MASTER_KEY, production, dataDir, warn),
@@ -109,6 +116,13 @@ function parsePublicUrl(raw: string): string {
   }
   if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash) throw new ConfigError('LEDGER_PUBLIC_URL must be an http(s) URL without query or fragment');
   return url.toString().replace(/\/+$/, '');
+}
+
+/** Only PostgreSQL URLs: another scheme (a `mysql://` left from another service) must not start on SQLite silently. */
+function parseDatabaseUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (!/^postgres(ql)?:\/\//.test(raw)) throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  return raw;
 }
 
 /** A comma-separated setting's items, trimmed, empty ones left out. */

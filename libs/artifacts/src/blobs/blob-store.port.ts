@@ -37,6 +37,19 @@ export interface BlobSealer {
 
 export const BLOB_STORE = Symbol('BLOB_STORE');
 
+/**
+ * What every store does with the sealed bytes it read: opens them under the
+ * tenant's key and checks they hash to their name, so a download is exactly
+ * what `contentSha256` names or an error, never other bytes.
+ */
+export async function openVerified(sealer: BlobSealer, tenantId: string, contentSha256: string, sealed: Buffer): Promise<Buffer> {
+  const bytes = await sealer.open(tenantId, contentSha256, sealed);
+  if (bytes === null) throw new BlobCorruptedError(contentSha256, "it does not open under the tenant's key (altered, or not this blob)");
+  const actual = sha256Hex(bytes);
+  if (actual !== contentSha256) throw new BlobCorruptedError(contentSha256, `its bytes hash to ${actual}`);
+  return bytes;
+}
+
 export function sha256Hex(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { assertContentSha256, assertTenantId, BlobCorruptedError, sha256Hex, type BlobSealer, type BlobStore, type StoredBlob } from './blob-store.port';
+import { assertContentSha256, assertTenantId, BlobCorruptedError, openVerified, sha256Hex, type BlobSealer, type BlobStore, type StoredBlob } from './blob-store.port';
 
 /** Directories of blobs: only the service's account may list or enter them (decision 0028). */
 const DIRECTORY_MODE = 0o700;
@@ -48,12 +48,7 @@ export class FilesystemBlobStore implements BlobStore {
     assertTenantId(tenantId);
     assertContentSha256(contentSha256);
     const sealed = await readIfPresent(this.pathOf(tenantId, contentSha256));
-    if (sealed === null) return null;
-    const bytes = await this.sealer.open(tenantId, contentSha256, sealed);
-    if (bytes === null) throw new BlobCorruptedError(contentSha256, "it does not open under the tenant's key (altered, or not this blob)");
-    const actual = sha256Hex(bytes);
-    if (actual !== contentSha256) throw new BlobCorruptedError(contentSha256, `its bytes hash to ${actual}`);
-    return bytes;
+    return sealed === null ? null : openVerified(this.sealer, tenantId, contentSha256, sealed);
   }
 
   async has(tenantId: string, contentSha256: string): Promise<boolean> {

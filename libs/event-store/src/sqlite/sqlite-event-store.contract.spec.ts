@@ -1,13 +1,12 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DuplicateEventIdError, RecordedEvent, WrongExpectedVersionError } from '../event-store.port';
 import { verifyStream } from '../integrity';
 import { describeEventStoreContract, newEvent } from '../testing';
+import { runTestScript } from '../testing/child-processes';
 import { SqliteEventStore } from './sqlite-event-store';
 
 const dirs: string[] = [];
@@ -297,15 +296,6 @@ describe('SqliteEventStore', () => {
   });
 });
 
-const execFileAsync = promisify(execFile);
-const root = resolve(__dirname, '../../../..');
-
 async function appendInChildProcess(file: string, streamId: string): Promise<{ position: number }> {
-  const script = join(__dirname, '../testing/append-in-child-process.ts');
-  const { stdout } = await execFileAsync(
-    process.execPath,
-    ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', script, file, streamId],
-    { cwd: root, env: { ...process.env, TS_NODE_PROJECT: join(root, 'tsconfig.json') }, timeout: 20_000 },
-  );
-  return JSON.parse(stdout) as { position: number };
+  return JSON.parse(await runTestScript('append-in-child-process', [file, streamId], 20_000)) as { position: number };
 }
