@@ -3,16 +3,20 @@ import { join } from 'node:path';
 import { BLOB_STORE, FilesystemBlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore, createEventStore } from '@ledger/event-store';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '@ledger/http';
-import { TenantKeyring, verifyApiKey } from '@ledger/ledger';
+import { CUSTOMER_KEY_TABLE, CustomerKeyTable, CustomerKeyring, TenantKeyring, openCustomerKeyTable, verifyApiKey } from '@ledger/ledger';
 import { BlobProtection, CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, masterKeys, systemClock } from '@ledger/platform';
 
-/** Closes the store last, after the HTTP server and the projections have stopped using it. */
+/** Closes the stores last, after the HTTP server and the projections have stopped using them. */
 @Injectable()
 class EventStoreLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CUSTOMER_KEY_TABLE) private readonly keyTable: CustomerKeyTable,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.store.close();
+    await this.keyTable.close();
   }
 }
 
@@ -20,7 +24,8 @@ class EventStoreLifecycle implements OnApplicationShutdown {
  * What every module of the service may inject: the configuration, the clock,
  * the event store (SQLite by default, EventStoreDB when configured), the
  * tenants' data keys (unwrapped by the master key at start, which fails when
- * the master key does not fit the ledger), the identifier protection and the
+ * the master key does not fit the ledger), the customers' data keys in the
+ * key table (decision 0035), the identifier protection and the
  * encrypted blob store of evidence and artifacts under those keys, and the
  * API key verifier the authentication guard calls.
  */
@@ -39,11 +44,22 @@ export class LedgerCoreModule {
           inject: [EVENT_STORE, CLOCK],
           useFactory: (store: EventStore, clock: Clock) => TenantKeyring.open(store, masterKeys(config.masterKey, config.previousMasterKeys), clock),
         },
-        { provide: IdentifierProtection, inject: [TenantKeyring], useFactory: (keys: TenantKeyring) => new IdentifierProtection(keys) },
+        { provide: CUSTOMER_KEY_TABLE, useFactory: () => openCustomerKeyTable(config) },
+        {
+          provide: CustomerKeyring,
+          inject: [TenantKeyring, CUSTOMER_KEY_TABLE, CLOCK],
+          useFactory: (keys: TenantKeyring, table: CustomerKeyTable, clock: Clock) => new CustomerKeyring(keys, table, clock),
+        },
+        {
+          provide: IdentifierProtection,
+          inject: [TenantKeyring, CustomerKeyring],
+          useFactory: (keys: TenantKeyring, customerKeys: CustomerKeyring) => new IdentifierProtection(keys, customerKeys),
+        },
         {
           provide: BLOB_STORE,
-          inject: [TenantKeyring],
-          useFactory: (keys: TenantKeyring) => new FilesystemBlobStore(join(config.dataDir, 'blobs'), new BlobProtection(keys)),
+          inject: [TenantKeyring, CustomerKeyring],
+          useFactory: (keys: TenantKeyring, customerKeys: CustomerKeyring) =>
+            new FilesystemBlobStore(join(config.dataDir, 'blobs'), new BlobProtection(keys, customerKeys)),
         },
         {
           provide: API_KEY_VERIFIER,
@@ -52,7 +68,7 @@ export class LedgerCoreModule {
         },
         EventStoreLifecycle,
       ],
-      exports: [LEDGER_CONFIG, CLOCK, EVENT_STORE, IdentifierProtection, BLOB_STORE, API_KEY_VERIFIER],
+      exports: [LEDGER_CONFIG, CLOCK, EVENT_STORE, CUSTOMER_KEY_TABLE, IdentifierProtection, BLOB_STORE, API_KEY_VERIFIER],
     };
   }
 }

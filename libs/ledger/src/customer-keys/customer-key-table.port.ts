@@ -18,6 +18,9 @@ export interface CustomerKeyRecord {
   erasedAt: number | null;
 }
 
+/** The key table's injection token. */
+export const CUSTOMER_KEY_TABLE = Symbol('CUSTOMER_KEY_TABLE');
+
 /** What is claimed unique in a tenant by a keyed hash: a userReference or an identifier. */
 export type BlindIndexKind = 'user-reference' | 'identifier';
 

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { DEFAULT_BUSY_TIMEOUT_MS, WrongExpectedVersionError, migrateSchema } from '@ledger/event-store';
-import { restrictToOwner } from '@ledger/platform';
+import { join } from 'node:path';
+import { LedgerConfig, ensurePrivateDirectory, restrictToOwner } from '@ledger/platform';
 import { BlindIndexClaim, BlindIndexKind, ClaimRevision, CustomerKeyRecord, CustomerKeyTable } from './customer-key-table.port';
 
 /** The key table's file inside the data directory, beside (never inside) the ledger. */
@@ -144,4 +145,10 @@ function record(row: KeyRow): CustomerKeyRecord {
     createdAt: row.created_at,
     erasedAt: row.erased_at,
   };
+}
+
+/** The key table of a data directory (created 0700 if needed), beside the embedded ledger or the blobs of an external store. */
+export function openCustomerKeyTable(config: Pick<LedgerConfig, 'dataDir'>): SqliteCustomerKeyTable {
+  ensurePrivateDirectory(config.dataDir);
+  return new SqliteCustomerKeyTable(join(config.dataDir, CUSTOMER_KEYS_FILE_NAME));
 }
