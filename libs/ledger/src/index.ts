@@ -12,3 +12,4 @@ export * from './customers/customers.projection';
 export * from './load-aggregate';
 export * from './tenancy/tenant-keys';
 export * from './customer-keys';
+export * from './customers/legal-holds';

@@ -11,7 +11,7 @@ import {
   streams,
   toNewEvent,
 } from '@ledger/ledger';
-import { notFound, refusingAs } from '@ledger/platform';
+import { customerDataErased, notFound, refusingAs } from '@ledger/platform';
 import type { GrantableConfiguration } from '../consent/grant.decider';
 import { ProfileCatalog } from '../profiles/profile-catalog';
 import { IdentifierForCheck } from '../profiles/regulatory-profile';
@@ -52,6 +52,8 @@ export async function customerOfRequest<T>(
   if ('customerId' in customer) {
     const { state } = await loadAggregate(deps.store, streams.customer(context.tenantId, customer.customerId), evolveCustomer);
     if (!state) throw notFound('customer');
+    // Nothing new is recorded for a customer whose data was erased: its key is gone, and a new consent would restart its retention.
+    if (state.erasedAt !== null) throw customerDataErased();
     return { customerId: state.customerId, customerCreated: false, position: 0, checked: check(state.identifiers, 'customerId') };
   }
   const checked = check(normalizeIdentifiers(customer.identifiers, context.now), 'identifiers');
