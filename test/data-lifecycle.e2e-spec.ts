@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { SQLITE_FILE_NAME } from '@ledger/event-store';
 import { CUSTOMER_KEYS_FILE_NAME, CUSTOMER_KEY_TABLE, CustomerKeyTable, identityKey, streams } from '@ledger/ledger';
 import { IdentifierProtection } from '@ledger/platform';
-import { ApiApp, startApiApp } from './support/api-app';
+import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { runCli } from './support/processes';
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
@@ -161,5 +161,22 @@ describe('erasure after the retention floor', () => {
     expect(replay.json.dataSubject).toEqual({ customerId: erased.customerId, erasedAt: expect.any(Number) });
     expect(replay.json.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['ConsentGranted', 'RevocationRecorded']));
 
+  }, 180_000);
+
+  it('erases on LEDGER_RETENTION_ERASE_SCHEDULE, opted in, with nobody running the CLI', async () => {
+    const erased = await revokedCustomer();
+    const held = await revokedCustomer();
+    expect((await post(`/v1/customers/${held.customerId}/legal-holds`, { reason: 'litigio', reference: 'causa C-7-2026' }, true)).status).toBe(201);
+    // The same ledger five years and a week later, under a service that runs erasure every second.
+    await api.close();
+    api = await startApiApp(environment, { LEDGER_CLOCK_OFFSET_MS: String(FIVE_YEARS_AND_A_WEEK), LEDGER_RETENTION_ERASE_SCHEDULE: '* * * * * *' });
+    const erasedFacts = async (customerId: string) => (await api.store.readStream(streams.customer(tenantId, customerId))).filter((e) => e.type === 'CustomerDataErased');
+    // The fact first, then the key: done once the key is gone.
+    await waitUntil(async () => (await api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE).find(tenantId, erased.customerId))?.wrappedKey === null, 60_000, 250);
+    expect(await erasedFacts(erased.customerId)).toHaveLength(1);
+    expect(await erasedFacts(held.customerId)).toEqual([]);
+    expect((await api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE).find(tenantId, held.customerId))?.wrappedKey).toEqual(expect.any(String));
+    // Actor of the fact: the scheduled run, not an operator.
+    expect((await erasedFacts(erased.customerId))[0].metadata.actor).toBe('worker:retention-erasure');
   }, 180_000);
 });
