@@ -72,7 +72,7 @@ export type CustomerEvent =
   | LegalHoldReleased
   | CustomerDataErased;
 
-/** A uniqueness claim on a userReference or an identifier (streams.reservation). */
+/** A uniqueness claim on a userReference or an identifier (streams.reservation), as recorded before decision 0035. */
 export interface ReservationClaimed {
   type: 'ReservationClaimed';
   data: { customerId: string; claimedAt: number };
