@@ -15,6 +15,7 @@ import { LedgerCoreModule } from './ledger-core.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { PROJECTIONS } from './projections';
 import { RedecModule } from './redec/redec.module';
+import { RetentionErasureModule } from './retention/retention-erasure.module';
 import { WebhookEndpointsModule } from './webhooks/endpoints/webhook-endpoints.module';
 import { WebhooksDispatchModule } from './webhooks/webhooks-dispatch.module';
 
@@ -37,6 +38,7 @@ export class AppModule {
         AuditModule,
         WebhookEndpointsModule,
         WebhooksDispatchModule,
+        RetentionErasureModule,
         MetricsModule,
       ],
       controllers: [HealthController],

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { BLOB_STORE, BlobStore, FilesystemBlobStore, PostgresBlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore, createEventStore } from '@ledger/event-store';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '@ledger/http';
-import { TenantKeyring, VerifiedApiKeys } from '@ledger/ledger';
+import { CUSTOMER_KEY_TABLE, CustomerKeyTable, CustomerKeyring, TenantKeyring, VerifiedApiKeys, openCustomerKeyTable } from '@ledger/ledger';
 import { BlobProtection, CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, masterKeys, systemClock } from '@ledger/platform';
 
 /** Closes the stores last, after the HTTP server, the projections and the jobs have stopped using them. */
@@ -12,12 +12,14 @@ class StoresLifecycle implements OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(CUSTOMER_KEY_TABLE) private readonly keyTable: CustomerKeyTable,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     // The filesystem store holds nothing open; the PostgreSQL one holds a pool.
     if (this.blobs instanceof PostgresBlobStore) await this.blobs.close();
     await this.store.close();
+    await this.keyTable.close();
   }
 }
 
@@ -26,8 +28,8 @@ class StoresLifecycle implements OnApplicationShutdown {
  * PostgreSQL (one backup, one replica), else under the data directory
  * (decision 0032).
  */
-function createBlobStore(config: LedgerConfig, keys: TenantKeyring): BlobStore {
-  const sealer = new BlobProtection(keys);
+function createBlobStore(config: LedgerConfig, keys: TenantKeyring, customerKeys: CustomerKeyring): BlobStore {
+  const sealer = new BlobProtection(keys, customerKeys);
   if (!config.eventStoreConnectionString && config.databaseUrl) return new PostgresBlobStore(config.databaseUrl, sealer);
   return new FilesystemBlobStore(join(config.dataDir, 'blobs'), sealer);
 }
@@ -36,7 +38,8 @@ function createBlobStore(config: LedgerConfig, keys: TenantKeyring): BlobStore {
  * What every module of the service may inject: the configuration, the clock,
  * the event store (SQLite by default, PostgreSQL or EventStoreDB when configured), the
  * tenants' data keys (unwrapped by the master key at start, which fails when
- * the master key does not fit the ledger), the identifier protection and the
+ * the master key does not fit the ledger), the customers' data keys in the
+ * key table (decision 0035), the identifier protection and the
  * encrypted blob store of evidence and artifacts under those keys (in
  * PostgreSQL beside the events, else on the file system), and the
  * API key verifier the authentication guard calls.
@@ -56,11 +59,21 @@ export class LedgerCoreModule {
           inject: [EVENT_STORE, CLOCK],
           useFactory: (store: EventStore, clock: Clock) => TenantKeyring.open(store, masterKeys(config.masterKey, config.previousMasterKeys), clock),
         },
-        { provide: IdentifierProtection, inject: [TenantKeyring], useFactory: (keys: TenantKeyring) => new IdentifierProtection(keys) },
+        { provide: CUSTOMER_KEY_TABLE, useFactory: () => openCustomerKeyTable(config) },
+        {
+          provide: CustomerKeyring,
+          inject: [TenantKeyring, CUSTOMER_KEY_TABLE, CLOCK],
+          useFactory: (keys: TenantKeyring, table: CustomerKeyTable, clock: Clock) => new CustomerKeyring(keys, table, clock),
+        },
+        {
+          provide: IdentifierProtection,
+          inject: [TenantKeyring, CustomerKeyring],
+          useFactory: (keys: TenantKeyring, customerKeys: CustomerKeyring) => new IdentifierProtection(keys, customerKeys),
+        },
         {
           provide: BLOB_STORE,
-          inject: [TenantKeyring],
-          useFactory: (keys: TenantKeyring) => createBlobStore(config, keys),
+          inject: [TenantKeyring, CustomerKeyring],
+          useFactory: (keys: TenantKeyring, customerKeys: CustomerKeyring) => createBlobStore(config, keys, customerKeys),
         },
         {
           provide: API_KEY_VERIFIER,
@@ -69,7 +82,7 @@ export class LedgerCoreModule {
         },
         StoresLifecycle,
       ],
-      exports: [LEDGER_CONFIG, CLOCK, EVENT_STORE, IdentifierProtection, BLOB_STORE, API_KEY_VERIFIER],
+      exports: [LEDGER_CONFIG, CLOCK, EVENT_STORE, CUSTOMER_KEY_TABLE, IdentifierProtection, BLOB_STORE, API_KEY_VERIFIER],
     };
   }
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
+import type { BlobStore } from '@ledger/artifacts';
 import { EventStore, verifyLedger } from '@ledger/event-store';
-import { CommandContext, createTenant, issueApiKey, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
+import { CommandContext, CustomerKeyTable, createTenant, issueApiKey, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
 import { Clock, MasterKeys, notFound } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queueCounts } from '@ledger/queues';
-import { consentHistory, historyTimeline, readConsentReferences } from '@ledger/redec';
+import { consentHistory, eraseCustomers, historyTimeline, readConsentReferences, retentionStatus } from '@ledger/redec';
 import { DeliveryQueue, redeliverFailed } from '@ledger/webhooks';
 import type { Queue } from 'bullmq';
 import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliveries.queue';
@@ -22,6 +23,10 @@ export interface CliDependencies {
   projections: () => ProjectionRunner;
   /** The Redis read model, for the indexes an audit uses to find streams. */
   readModel: () => ReadModel;
+  /** The key table of customers' data keys and the blind index (decision 0035); opened on first use. */
+  keyTable: () => CustomerKeyTable;
+  /** The blob store of evidence and certificates; opened on first use. */
+  blobs: () => Promise<BlobStore>;
   /** The BullMQ queue of a declared queue, under the service's prefix; built on first use. */
   queue: (name: string) => Queue;
   progress: (line: string) => void;
@@ -35,7 +40,7 @@ type Command = (options: Options, deps: CliDependencies) => Promise<unknown>;
  * on stdout. Only a command that `createsLedger` may open a ledger that does
  * not exist yet (creating it); every other one refuses.
  */
-export const commands: Record<string, { usage: string; options: string[]; createsLedger?: true; run: Command }> = {
+export const commands: Record<string, { usage: string; options: string[]; flags?: string[]; createsLedger?: true; run: Command }> = {
   'tenant create': {
     usage: 'tenant create --name NAME',
     options: ['name'],
@@ -93,6 +98,25 @@ export const commands: Record<string, { usage: string; options: string[]; create
       return { endpointId, since, redelivered };
     },
   },
+  'retention status': {
+    usage: 'retention status --tenant TENANT_ID',
+    options: ['tenant'],
+    run: async (o, d) => {
+      const tenantId = await existingTenant(required(o, 'tenant'), d);
+      return retentionStatus(d.store, tenantId, d.clock.now(), (events) => d.progress(`retention status: ${events} events read`));
+    },
+  },
+  'retention erase': {
+    usage: 'retention erase --tenant TENANT_ID [--dry-run]',
+    options: ['tenant'],
+    flags: ['dry-run'],
+    run: async (o, d) => {
+      const tenantId = await existingTenant(required(o, 'tenant'), d);
+      const dryRun = o['dry-run'] === 'true';
+      const deps = { store: d.store, keyTable: d.keyTable(), blobs: dryRun ? noBlobs : await d.blobs() };
+      return eraseCustomers(deps, tenantId, { dryRun, progress: d.progress }, operatorContext(d.clock));
+    },
+  },
   'audit replay': {
     usage: 'audit replay --tenant TENANT_ID --consent REDEC_CONSENT_ID [--at EPOCH_MS|ISO_DATE] [--format json|text]',
     options: ['tenant', 'consent', 'at', 'format'],
@@ -142,6 +166,16 @@ function required(options: Options, name: string): string {
 function uuid(value: string, name: string): string {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) throw new UsageError(`--${name} must be a ${name} id`);
   return value.toLowerCase();
+}
+
+/** A dry run deletes nothing, so it needs no blob store (nor the master key that opens one). */
+const noBlobs = { delete: async () => false };
+
+/** A tenant id that names a tenant of this ledger: a mistyped one would otherwise read as a tenant with nothing to erase. */
+async function existingTenant(value: string, d: CliDependencies): Promise<string> {
+  const tenantId = uuid(value, 'tenant');
+  if ((await d.store.readStream(streams.tenant(tenantId), { maxCount: 1 })).length === 0) throw notFound('tenant');
+  return tenantId;
 }
 
 function keyId(value: string): string {

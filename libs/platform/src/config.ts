@@ -50,6 +50,13 @@ export interface LedgerConfig {
    * public routes (LEDGER_RATE_LIMIT_PER_MINUTE).
    */
   rateLimitPerMinute: number;
+  /**
+   * LEDGER_RETENTION_ERASE_SCHEDULE: a cron pattern (America/Santiago time)
+   * at which erasure after the retention floor runs for every tenant, as
+   * `ledger retention erase` does; unset, it never runs by itself (opt-in,
+   * decision 0035).
+   */
+  retentionEraseSchedule: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -100,7 +107,16 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     webhookAllowPrivateNetworks: env.LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     publicUrl: parsePublicUrl(env.LEDGER_PUBLIC_URL ?? `http://${formatHost(env.HOST ?? '127.0.0.1')}:${env.PORT ?? '3000'}`),
     rateLimitPerMinute: parsePositiveInteger('LEDGER_RATE_LIMIT_PER_MINUTE', env.LEDGER_RATE_LIMIT_PER_MINUTE ?? String(DEFAULT_RATE_LIMIT_PER_MINUTE)),
+    retentionEraseSchedule: parseCronPattern('LEDGER_RETENTION_ERASE_SCHEDULE', env.LEDGER_RETENTION_ERASE_SCHEDULE),
   };
+}
+
+/** Five fields (minute to weekday) or six (seconds first); the scheduler reads the rest, and refuses at start what it cannot. */
+function parseCronPattern(name: string, value: string | undefined): string | undefined {
+  const pattern = value?.trim();
+  if (!pattern) return undefined;
+  if (![5, 6].includes(pattern.split(/\s+/).length)) throw new ConfigError(`${name} must be a cron pattern of 5 or 6 fields, e.g. "0 3 * * 0"`);
+  return pattern;
 }
 
 function formatHost(host: string): string {

@@ -15,12 +15,18 @@ export interface StoredBlob {
  * the artifact's hash names.
  */
 export interface BlobStore {
-  /** Stores the bytes (idempotent); resolves once they are durable. */
-  put(tenantId: string, bytes: Buffer): Promise<StoredBlob>;
+  /**
+   * Stores the bytes (idempotent); resolves once they are durable. A
+   * customer's evidence names the customer, so that it is sealed under the
+   * customer's key and erased with it (decision 0035).
+   */
+  put(tenantId: string, bytes: Buffer, customerId?: string): Promise<StoredBlob>;
   /** The stored bytes, or null when none are stored under that hash; throws BlobCorruptedError rather than return other bytes. */
   get(tenantId: string, contentSha256: string): Promise<Buffer | null>;
   /** Whether a blob is stored under that hash (its content is checked by `get`, not here). */
   has(tenantId: string, contentSha256: string): Promise<boolean>;
+  /** Removes the blob (erasure, decision 0035); true when there was one. */
+  delete(tenantId: string, contentSha256: string): Promise<boolean>;
 }
 
 /**
@@ -30,7 +36,7 @@ export interface BlobStore {
  * not open.
  */
 export interface BlobSealer {
-  seal(tenantId: string, contentSha256: string, bytes: Buffer): Promise<Buffer>;
+  seal(tenantId: string, contentSha256: string, bytes: Buffer, customerId?: string): Promise<Buffer>;
   /** The plaintext, or null when the sealed bytes do not open (altered, or sealed for another name or tenant). */
   open(tenantId: string, contentSha256: string, sealed: Buffer): Promise<Buffer | null>;
 }

@@ -33,13 +33,13 @@ export class FilesystemBlobStore implements BlobStore {
     this.rootDir = resolve(rootDir);
   }
 
-  async put(tenantId: string, bytes: Buffer): Promise<StoredBlob> {
+  async put(tenantId: string, bytes: Buffer, customerId?: string): Promise<StoredBlob> {
     assertTenantId(tenantId);
     const contentSha256 = sha256Hex(bytes);
     // A repeated put (a retried job) writes nothing; one that finds the blob
     // damaged writes it again, which repairs it.
     if (!(await this.holdsIntact(tenantId, contentSha256))) {
-      await this.writeDurably(this.pathOf(tenantId, contentSha256), await this.sealer.seal(tenantId, contentSha256, bytes));
+      await this.writeDurably(this.pathOf(tenantId, contentSha256), await this.sealer.seal(tenantId, contentSha256, bytes, customerId));
     }
     return { contentSha256, size: bytes.length };
   }
@@ -60,6 +60,21 @@ export class FilesystemBlobStore implements BlobStore {
       if (isNotFound(error)) return false;
       throw error;
     }
+  }
+
+  async delete(tenantId: string, contentSha256: string): Promise<boolean> {
+    assertTenantId(tenantId);
+    assertContentSha256(contentSha256);
+    const path = this.pathOf(tenantId, contentSha256);
+    try {
+      await unlink(path);
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+    // The removal must survive a crash as surely as a write does.
+    await syncDirectory(dirname(path));
+    return true;
   }
 
   private pathOf(tenantId: string, contentSha256: string): string {

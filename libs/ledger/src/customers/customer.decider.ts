@@ -1,11 +1,23 @@
 import { DomainError, ErrorCodes } from '@ledger/platform';
 import { CustomerEvent, CustomerIdentifier, ProtectedValue } from './customer.events';
 
+export interface LegalHold {
+  legalHoldId: string;
+  reason: string;
+  reference: string;
+  placedAt: number;
+  /** Null while in force. */
+  releasedAt: number | null;
+}
+
 export interface Customer {
   customerId: string;
   userReferenceHash: string;
   identifiers: CustomerIdentifier[];
   registeredAt: number;
+  legalHolds: LegalHold[];
+  /** When the customer's data was erased (CustomerDataErased); null before. */
+  erasedAt: number | null;
 }
 
 export function evolveCustomer(state: Customer | null, event: CustomerEvent): Customer | null {
@@ -16,6 +28,8 @@ export function evolveCustomer(state: Customer | null, event: CustomerEvent): Cu
         userReferenceHash: event.data.userReference.hash,
         identifiers: event.data.identifiers,
         registeredAt: event.data.registeredAt,
+        legalHolds: [],
+        erasedAt: null,
       };
     case 'CustomerIdentifierLinked':
       return state && { ...state, identifiers: [...state.identifiers, event.data.identifier] };
@@ -28,6 +42,16 @@ export function evolveCustomer(state: Customer | null, event: CustomerEvent): Cu
         }
       );
     }
+    case 'LegalHoldPlaced': {
+      const { legalHoldId, reason, reference, placedAt } = event.data;
+      return state && { ...state, legalHolds: [...state.legalHolds, { legalHoldId, reason, reference, placedAt, releasedAt: null }] };
+    }
+    case 'LegalHoldReleased': {
+      const { legalHoldId, releasedAt } = event.data;
+      return state && { ...state, legalHolds: state.legalHolds.map((h) => (h.legalHoldId === legalHoldId ? { ...h, releasedAt } : h)) };
+    }
+    case 'CustomerDataErased':
+      return state && { ...state, erasedAt: event.data.erasedAt };
     default: {
       const unknown: never = event;
       return unknown;

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
 import { CommandContext, ValueProtection, loadAggregate, toNewEvent } from '@ledger/ledger';
 import { conflict, notFound, validationError } from '@ledger/platform';
@@ -17,8 +17,8 @@ export interface GrantDependencies {
   store: EventStore;
   protection: ValueProtection;
   profiles: ProfileCatalog;
-  /** Where supplied evidence bytes are held (content-addressed). */
-  blobs: { put(tenantId: string, bytes: Buffer): Promise<{ contentSha256: string; size: number }> };
+  /** Where supplied evidence bytes are held (content-addressed), sealed under the customer's key. */
+  blobs: { put(tenantId: string, bytes: Buffer, customerId?: string): Promise<{ contentSha256: string; size: number }> };
   calendar: BankingCalendar;
 }
 
@@ -85,22 +85,42 @@ export async function grantConsent(
 ): Promise<GrantConsentResult> {
   const { state: interaction } = await loadAggregate(deps.store, redecStreams.interaction(context.tenantId, interactionId), evolveInteraction);
   if (!interaction) throw notFound('consent interaction');
-  const prepared = await prepareGrantRequest(deps, context.tenantId, request);
+  const prepared = await prepareGrantRequest(deps, context.tenantId, interaction.customerId, request);
   return recordGrant(deps, interaction, prepared, requestSha256, { ...context, causationId: interactionId }, { capture, receivedAt: context.now });
 }
 
-/** A grant request (or the part of one an item of a decision sends) as recorded: the representative's RUT protected, supplied bytes stored. */
+/**
+ * A grant request (or the part of one an item of a decision sends) as
+ * recorded: the representative's RUT protected and supplied bytes stored,
+ * both under the data subject's key (decision 0035).
+ */
 export async function prepareGrantRequest<R extends Pick<GrantConsentRequest, 'representation' | 'evidence'>>(
   deps: Pick<GrantDependencies, 'protection' | 'blobs'>,
   tenantId: string,
+  customerId: string,
   request: R,
 ): Promise<Omit<R, 'representation' | 'evidence'> & Pick<GrantRequest, 'representation' | 'evidence'>> {
   return {
     ...request,
-    representation: await protectRepresentation(deps.protection, tenantId, request.representation),
-    evidence: await holdEvidence(deps.blobs, tenantId, request.evidence),
+    representation: await protectRepresentation(deps.protection, tenantId, customerId, request.representation),
+    evidence: await holdEvidence(deps.blobs, tenantId, request.evidence, customerId),
   };
 }
+
+/**
+ * Checks a grant request exactly as prepareGrantRequest does, storing and
+ * encrypting nothing: for a request that must be refused before the customer
+ * it names is resolved (a Multi-Consent decision), and so before the
+ * customer's key exists.
+ */
+export const checkOnlyPreparation: Pick<GrantDependencies, 'protection' | 'blobs'> = {
+  protection: {
+    hash: async () => '',
+    protectForCustomer: async () => ({ hash: '', ciphertext: '' }),
+    hashForCustomer: async () => '',
+  },
+  blobs: { put: async (_tenantId, bytes) => ({ contentSha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length }) },
+};
 
 /**
  * Records a REDEC grant on its subject. The decision is taken on the facts
@@ -184,6 +204,7 @@ async function claimInternalConsentCode(store: EventStore, tenantId: string, cod
 async function protectRepresentation(
   protection: ValueProtection,
   tenantId: string,
+  customerId: string,
   representation: GrantConsentRequest['representation'],
 ): Promise<GrantRepresentation | null> {
   if (!representation) return null;
@@ -191,18 +212,18 @@ async function protectRepresentation(
   const rut = normalizeRepresentativeRut(identifierRutInput);
   return {
     ...assertion,
-    identifierRut: { hash: await protection.hash(tenantId, 'representative-rut', rut), ciphertext: await protection.encrypt(tenantId, rut) },
+    identifierRut: await protection.protectForCustomer(tenantId, customerId, 'representative-rut', rut),
     identifierRutMasked: maskRut(rut),
   };
 }
 
 /**
  * Supplied bytes are stored now in the tenant's blobs (content-addressed, so
- * a retry stores nothing new); a reference elsewhere is recorded with its
- * hash. Either only with a media type of its kind, checked before anything
- * is stored.
+ * a retry stores nothing new), sealed under the data subject's key when it is
+ * named; a reference elsewhere is recorded with its hash. Either only with a
+ * media type of its kind, checked before anything is stored.
  */
-export async function holdEvidence(blobs: GrantDependencies['blobs'], tenantId: string, evidence: EvidenceInput): Promise<GrantEvidence> {
+export async function holdEvidence(blobs: GrantDependencies['blobs'], tenantId: string, evidence: EvidenceInput, customerId?: string): Promise<GrantEvidence> {
   if (evidence.kind === 'electronic') return evidence;
   checkEvidenceMediaType(evidence.kind, evidence.mediaType);
   const { contentBase64, externalReference, contentSha256, ...described } = evidence;
@@ -212,7 +233,7 @@ export async function holdEvidence(blobs: GrantDependencies['blobs'], tenantId: 
     if (bytes.length === 0 || bytes.toString('base64').replace(/=+$/, '') !== contentBase64.replace(/=+$/, '')) {
       throw validationError('evidence.contentBase64 is not base64.', { errors: [{ field: 'evidence.contentBase64', reason: 'invalid_base64' }] });
     }
-    const stored = await blobs.put(tenantId, bytes);
+    const stored = await blobs.put(tenantId, bytes, customerId);
     if (contentSha256 !== undefined && contentSha256 !== stored.contentSha256) {
       throw validationError('evidence.contentSha256 does not match the supplied bytes.', { errors: [{ field: 'evidence.contentSha256', reason: 'content_sha256_mismatch' }] });
     }
