@@ -1,6 +1,5 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
-import { join } from 'node:path';
-import { BLOB_STORE, BlobStore, FilesystemBlobStore, PostgresBlobStore } from '@ledger/artifacts';
+import { BLOB_STORE, BlobStore, createBlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore, createEventStore } from '@ledger/event-store';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '@ledger/http';
 import { CUSTOMER_KEY_TABLE, CustomerKeyTable, CustomerKeyring, TenantKeyring, VerifiedApiKeys, openCustomerKeyTable } from '@ledger/ledger';
@@ -16,22 +15,10 @@ class StoresLifecycle implements OnApplicationShutdown {
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    // The filesystem store holds nothing open; the PostgreSQL one holds a pool.
-    if (this.blobs instanceof PostgresBlobStore) await this.blobs.close();
+    await this.blobs.close();
     await this.store.close();
     await this.keyTable.close();
   }
-}
-
-/**
- * Evidence and certificates live with the events when the events are in
- * PostgreSQL (one backup, one replica), else under the data directory
- * (decision 0032).
- */
-function createBlobStore(config: LedgerConfig, keys: TenantKeyring, customerKeys: CustomerKeyring): BlobStore {
-  const sealer = new BlobProtection(keys, customerKeys);
-  if (!config.eventStoreConnectionString && config.databaseUrl) return new PostgresBlobStore(config.databaseUrl, sealer);
-  return new FilesystemBlobStore(join(config.dataDir, 'blobs'), sealer);
 }
 
 /**
@@ -73,7 +60,7 @@ export class LedgerCoreModule {
         {
           provide: BLOB_STORE,
           inject: [TenantKeyring, CustomerKeyring],
-          useFactory: (keys: TenantKeyring, customerKeys: CustomerKeyring) => createBlobStore(config, keys, customerKeys),
+          useFactory: (keys: TenantKeyring, customerKeys: CustomerKeyring) => createBlobStore(config, new BlobProtection(keys, customerKeys)),
         },
         {
           provide: API_KEY_VERIFIER,

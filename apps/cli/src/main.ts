@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { LedgerNotFoundError, createEventStore } from '@ledger/event-store';
-import { join } from 'node:path';
-import { FilesystemBlobStore } from '@ledger/artifacts';
+import { BlobStore, createBlobStore } from '@ledger/artifacts';
 import { CustomerKeyTable, CustomerKeyring, TenantKeyring, openCustomerKeyTable } from '@ledger/ledger';
 import { BlobProtection, DomainError, createRedis, loadConfig, masterKeys, systemClock } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
@@ -40,6 +39,7 @@ async function main(argv: string[]): Promise<number> {
   const connection = () => (redis ??= createRedis(config.redisUrl, 'ledger-cli', { maxRetriesPerRequest: 3 }));
   const queues = new Map<string, Queue>();
   let keyTable: CustomerKeyTable | undefined;
+  let blobs: BlobStore | undefined;
   const clock = systemClock(config.clockOffsetMs);
   const keys = masterKeys(config.masterKey, config.previousMasterKeys);
   try {
@@ -53,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
       blobs: async () => {
         // Opened only by the commands that need blobs: unwrapping the tenants' keys needs the master key that wrapped them.
         const tenantKeys = await TenantKeyring.open(store, keys, clock);
-        return new FilesystemBlobStore(join(config.dataDir, 'blobs'), new BlobProtection(tenantKeys, new CustomerKeyring(tenantKeys, keyTable ??= openCustomerKeyTable(config), clock)));
+        return (blobs ??= createBlobStore(config, new BlobProtection(tenantKeys, new CustomerKeyring(tenantKeys, (keyTable ??= openCustomerKeyTable(config)), clock))));
       },
       projections: () => new ProjectionRunner({ store, redis: connection(), prefix: config.redisPrefix, projections: PROJECTIONS }),
       readModel: () => new ReadModel({ redis: connection(), prefix: config.redisPrefix }),
@@ -70,6 +70,7 @@ async function main(argv: string[]): Promise<number> {
     await Promise.all([...queues.values()].map((queue) => queue.close()));
     await store.close();
     await keyTable?.close();
+    await blobs?.close();
     redis?.disconnect();
   }
 }

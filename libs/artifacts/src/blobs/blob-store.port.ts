@@ -27,6 +27,8 @@ export interface BlobStore {
   has(tenantId: string, contentSha256: string): Promise<boolean>;
   /** Removes the blob (erasure, decision 0035); true when there was one. */
   delete(tenantId: string, contentSha256: string): Promise<boolean>;
+  /** Lets go of what the store holds open (a pool); the process closes it last. */
+  close(): Promise<void>;
 }
 
 /**

@@ -77,6 +77,10 @@ export class FilesystemBlobStore implements BlobStore {
     return true;
   }
 
+  async close(): Promise<void> {
+    // Every read and write opens and closes its own file: nothing is held.
+  }
+
   private pathOf(tenantId: string, contentSha256: string): string {
     return join(this.rootDir, tenantId, contentSha256.slice(0, 2), contentSha256.slice(2, 4), contentSha256);
   }

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@ledger/event-store/testing';
 import { BlobProtection } from '@ledger/platform';
-import { ephemeralTenantKeys } from '@ledger/platform/testing';
+import { ephemeralCustomerKeys, ephemeralTenantKeys } from '@ledger/platform/testing';
 import { BlobCorruptedError, InvalidBlobNameError } from './blob-store.port';
 import { PostgresBlobStore } from './postgres-blob-store';
 
@@ -17,9 +17,11 @@ describe('PostgresBlobStore', () => {
   const rowsOf = async (tenant: string, hash: string) =>
     (await sql.query<{ sealed: Buffer; stored_at: Date }>('SELECT sealed, stored_at FROM blobs WHERE tenant_id = $1 AND content_sha256 = $2', [tenant, hash])).rows;
 
+  const customerKeys = ephemeralCustomerKeys();
+
   beforeAll(async () => {
     database = await createTestDatabase();
-    store = new PostgresBlobStore(database.url, new BlobProtection(ephemeralTenantKeys()));
+    store = new PostgresBlobStore(database.url, new BlobProtection(ephemeralTenantKeys(), customerKeys));
     await store.opened();
     sql = new Client({ connectionString: database.url });
     await sql.connect();
@@ -95,6 +97,19 @@ describe('PostgresBlobStore', () => {
     await sql.query(`ALTER TABLE blobs ENABLE TRIGGER blobs_never_updated`);
     await expect(store.get(tenantId, contentSha256)).rejects.toBeInstanceOf(BlobCorruptedError);
     await expect(store.put(tenantId, bytes)).rejects.toBeInstanceOf(BlobCorruptedError);
+  });
+
+  it("seals a customer's evidence under the customer's key: once that key is destroyed the row no longer opens, and delete removes it", async () => {
+    const customerId = randomUUID();
+    const bytes = Buffer.from(`grabación de la llamada de ${customerId}`);
+    const { contentSha256 } = await store.put(tenantId, bytes, customerId);
+    expect(await store.get(tenantId, contentSha256)).toEqual(bytes);
+    customerKeys.erase(tenantId, customerId);
+    await expect(store.get(tenantId, contentSha256)).rejects.toBeInstanceOf(Error);
+    expect(await store.delete(tenantId, contentSha256)).toBe(true);
+    expect(await rowsOf(tenantId, contentSha256)).toEqual([]);
+    expect(await store.has(tenantId, contentSha256)).toBe(false);
+    expect(await store.delete(tenantId, contentSha256)).toBe(false);
   });
 
   it('refuses names that are not a canonical hash or tenant', async () => {

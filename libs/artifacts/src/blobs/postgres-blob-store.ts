@@ -13,9 +13,9 @@ import {
 
 /**
  * The `blobs` table: one row per tenant and SHA-256, holding the sealer's
- * envelope (never the plaintext). Rows are only ever inserted: a trigger
- * refuses UPDATE, so a name can never come to hold other bytes, whoever
- * connects (decision 0032).
+ * envelope (never the plaintext). Rows are inserted, and deleted only by an
+ * erasure: a trigger refuses UPDATE, so a name can never come to hold other
+ * bytes, whoever connects (decision 0032).
  */
 export const BLOB_STORE_MIGRATIONS: PostgresMigrations = {
   component: 'blob-store',
@@ -69,11 +69,11 @@ export class PostgresBlobStore implements BlobStore {
     return this.ready;
   }
 
-  async put(tenantId: string, bytes: Buffer): Promise<StoredBlob> {
+  async put(tenantId: string, bytes: Buffer, customerId?: string): Promise<StoredBlob> {
     assertTenantId(tenantId);
     const contentSha256 = sha256Hex(bytes);
     await this.ready;
-    const sealed = await this.sealer.seal(tenantId, contentSha256, bytes);
+    const sealed = await this.sealer.seal(tenantId, contentSha256, bytes, customerId);
     const inserted = await this.pool.query(
       `INSERT INTO blobs (tenant_id, content_sha256, sealed) VALUES ($1, $2, $3)
        ON CONFLICT (tenant_id, content_sha256) DO NOTHING`,
@@ -105,6 +105,20 @@ export class PostgresBlobStore implements BlobStore {
       tenantId,
       contentSha256,
     ]);
+    return rowCount === 1;
+  }
+
+  /**
+   * Erasure (decision 0035). PostgreSQL keeps a deleted row's bytes in its
+   * pages until VACUUM, and in WAL, replicas and backups for as long as they
+   * are kept; a customer's evidence is sealed under the customer's key, which
+   * the erasure destroys, so what lingers there cannot be opened.
+   */
+  async delete(tenantId: string, contentSha256: string): Promise<boolean> {
+    assertTenantId(tenantId);
+    assertContentSha256(contentSha256);
+    await this.ready;
+    const { rowCount } = await this.pool.query('DELETE FROM blobs WHERE tenant_id = $1 AND content_sha256 = $2', [tenantId, contentSha256]);
     return rowCount === 1;
   }
 

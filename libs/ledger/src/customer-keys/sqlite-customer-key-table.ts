@@ -1,11 +1,7 @@
 import Database from 'better-sqlite3';
 import { DEFAULT_BUSY_TIMEOUT_MS, WrongExpectedVersionError, migrateSchema } from '@ledger/event-store';
-import { join } from 'node:path';
-import { LedgerConfig, ensurePrivateDirectory, restrictToOwner } from '@ledger/platform';
+import { restrictToOwner } from '@ledger/platform';
 import { BlindIndexClaim, BlindIndexKind, ClaimRevision, CustomerKeyRecord, CustomerKeyTable } from './customer-key-table.port';
-
-/** The key table's file inside the data directory, beside (never inside) the ledger. */
-export const CUSTOMER_KEYS_FILE_NAME = 'customer-keys.sqlite';
 
 /** Applied in order; a database records how many it has applied. Never edit one that shipped. */
 const MIGRATIONS: readonly string[] = [
@@ -145,10 +141,4 @@ function record(row: KeyRow): CustomerKeyRecord {
     createdAt: row.created_at,
     erasedAt: row.erased_at,
   };
-}
-
-/** The key table of a data directory (created 0700 if needed), beside the embedded ledger or the blobs of an external store. */
-export function openCustomerKeyTable(config: Pick<LedgerConfig, 'dataDir'>): SqliteCustomerKeyTable {
-  ensurePrivateDirectory(config.dataDir);
-  return new SqliteCustomerKeyTable(join(config.dataDir, CUSTOMER_KEYS_FILE_NAME));
 }
