@@ -8,3 +8,4 @@ export * from './streams';
 export * from './access';
 export * from './audit';
 export * from './derived-id';
+export * from './reports';

@@ -1,0 +1,4 @@
+export * from './report-layout';
+export { type FieldValue, type RecordValues, ReportFieldError, renderFile, renderRecord } from './fixed-width';
+export * from './report-records';
+export * from './load-report-layouts';
