@@ -15,6 +15,7 @@ import { LedgerCoreModule } from './ledger-core.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { PROJECTIONS } from './projections';
 import { RedecModule } from './redec/redec.module';
+import { TenantSettingsModule } from './tenant-settings/tenant-settings.module';
 import { WebhookEndpointsModule } from './webhooks/endpoints/webhook-endpoints.module';
 import { WebhooksDispatchModule } from './webhooks/webhooks-dispatch.module';
 
@@ -35,6 +36,7 @@ export class AppModule {
         EmbedModule.forRoot(config),
         ConsentDecisionsModule.forRoot(config),
         AuditModule,
+        TenantSettingsModule,
         WebhookEndpointsModule,
         WebhooksDispatchModule,
         MetricsModule,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { EventStore, verifyLedger } from '@ledger/event-store';
-import { CommandContext, createTenant, issueApiKey, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
+import { CommandContext, configureTenant, createTenant, issueApiKey, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
 import { Clock, MasterKeys, notFound } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queueCounts } from '@ledger/queues';
@@ -41,6 +41,15 @@ export const commands: Record<string, { usage: string; options: string[]; create
     options: ['name'],
     createsLedger: true,
     run: (o, d) => createTenant(d.store, required(o, 'name'), operatorContext(d.clock)),
+  },
+  'tenant configure': {
+    usage: 'tenant configure --tenant TENANT_ID --institution-code NNNNNNNNNN',
+    options: ['tenant', 'institution-code'],
+    run: async (o, d) => {
+      const tenantId = uuid(required(o, 'tenant'), 'tenant');
+      const { tenant } = await configureTenant(d.store, tenantId, { institutionCode: required(o, 'institution-code') }, operatorContext(d.clock));
+      return { tenantId, institutionCode: tenant.settings.institutionCode };
+    },
   },
   'key issue': {
     usage: 'key issue --tenant TENANT_ID --scopes SCOPE[,SCOPE...]',

@@ -1,5 +1,6 @@
 import { DomainError } from '@ledger/platform';
-import { decideCreateTenant } from './tenant';
+import { refusalOf } from '@ledger/platform/testing';
+import { TenantEvent, decideConfigureTenant, decideCreateTenant, evolveTenant } from './tenant';
 
 describe('tenants', () => {
   it('creates a tenant with a trimmed name', () => {
@@ -8,5 +9,30 @@ describe('tenants', () => {
 
   it.each(['', '   ', 'x'.repeat(201)])('refuses the name %j', (name) => {
     expect(() => decideCreateTenant('t1', name, 5)).toThrow(DomainError);
+  });
+});
+
+describe('tenant settings', () => {
+  const tenant = evolveTenant(null, { type: 'TenantCreated', data: { tenantId: 't1', name: 'Banco Uno', createdAt: 5 } });
+
+  it('start without an institution code, and record a change of it', () => {
+    expect(tenant?.settings).toEqual({ institutionCode: null });
+    expect(decideConfigureTenant(tenant, { institutionCode: '0000000001' }, 9)).toEqual([
+      { type: 'TenantSettingsChanged', data: { tenantId: 't1', settings: { institutionCode: '0000000001' }, changedAt: 9 } },
+    ]);
+  });
+
+  it('record nothing when the settings are already in force', () => {
+    const configured = evolveTenant(tenant, decideConfigureTenant(tenant, { institutionCode: '0000000001' }, 9)[0] as TenantEvent);
+    expect(configured?.settingsChangedAt).toBe(9);
+    expect(decideConfigureTenant(configured, { institutionCode: '0000000001' }, 10)).toEqual([]);
+  });
+
+  it.each(['123456789', '12345678901', '00000000a1', ' 000000001'])('refuse the institution code %j, naming the field only', (institutionCode) => {
+    expect(refusalOf(() => decideConfigureTenant(tenant, { institutionCode }, 9)).errors).toEqual([{ field: 'institutionCode', reason: 'invalid_institution_code' }]);
+  });
+
+  it('refuse a tenant that does not exist', () => {
+    expect(refusalOf(() => decideConfigureTenant(null, { institutionCode: '0000000001' }, 9)).code).toBe('NOT_FOUND');
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore } from '@ledger/event-store';
-import { validationError } from '@ledger/platform';
+import { notFound, validationError } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '../command-context';
 import { loadAggregate } from '../load-aggregate';
 import { streams } from '../streams';
@@ -11,16 +11,64 @@ export interface TenantCreated {
   data: { tenantId: string; name: string; createdAt: number };
 }
 
-export type TenantEvent = TenantCreated;
+/**
+ * The tenant's settings as an operator last set them: the whole set each
+ * time, so the newest fact is the settings in force.
+ */
+export interface TenantSettingsChanged {
+  type: 'TenantSettingsChanged';
+  data: { tenantId: string; settings: TenantSettings; changedAt: number };
+}
+
+export type TenantEvent = TenantCreated | TenantSettingsChanged;
+
+/** What a bank configures for itself. */
+export interface TenantSettings {
+  /** The bank's code at the CMF (10 digits), the header of its regulatory reports; null until set. */
+  institutionCode: string | null;
+}
 
 export interface Tenant {
   tenantId: string;
   name: string;
   createdAt: number;
+  settings: TenantSettings;
+  /** When the settings were last changed; null while they are the defaults. */
+  settingsChangedAt: number | null;
 }
 
-export function evolveTenant(_state: Tenant | null, event: TenantEvent): Tenant {
-  return { ...event.data };
+export const DEFAULT_TENANT_SETTINGS: TenantSettings = { institutionCode: null };
+
+export function evolveTenant(state: Tenant | null, event: TenantEvent): Tenant | null {
+  switch (event.type) {
+    case 'TenantCreated':
+      return { ...event.data, settings: DEFAULT_TENANT_SETTINGS, settingsChangedAt: null };
+    case 'TenantSettingsChanged':
+      return state && { ...state, settings: event.data.settings, settingsChangedAt: event.data.changedAt };
+    default: {
+      const unknown: never = event;
+      return unknown;
+    }
+  }
+}
+
+/** The CMF institution code: exactly 10 digits, as the report headers carry it. */
+export function decideConfigureTenant(tenant: Tenant | null, settings: TenantSettings, now: number): TenantEvent[] {
+  if (!tenant) throw notFound('tenant');
+  if (settings.institutionCode !== null && !/^\d{10}$/.test(settings.institutionCode)) {
+    throw validationError('institutionCode must be exactly 10 digits.', { errors: [{ field: 'institutionCode', reason: 'invalid_institution_code' }] });
+  }
+  if (tenant.settings.institutionCode === settings.institutionCode) return [];
+  return [{ type: 'TenantSettingsChanged', data: { tenantId: tenant.tenantId, settings, changedAt: now } }];
+}
+
+/** Sets the tenant's settings; setting what is already in force records nothing. Appended at the revision read, so two concurrent changes cannot both be kept unseen. */
+export async function configureTenant(store: EventStore, tenantId: string, settings: TenantSettings, context: CommandContext): Promise<{ tenant: Tenant; position: number | null }> {
+  const { state, expectedRevision } = await loadAggregate(store, streams.tenant(tenantId), evolveTenant);
+  const events = decideConfigureTenant(state, settings, context.now);
+  if (events.length === 0) return { tenant: state!, position: null };
+  const appended = await store.append(streams.tenant(tenantId), events.map((e) => toNewEvent(e, { ...context, tenantId })), expectedRevision);
+  return { tenant: events.reduce<Tenant | null>(evolveTenant, state)!, position: appended.position };
 }
 
 export function decideCreateTenant(tenantId: string, name: string, now: number): TenantEvent[] {

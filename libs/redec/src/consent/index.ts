@@ -15,3 +15,4 @@ export * from './notification-duties';
 export * from './overdue-notifications';
 export * from './enablement';
 export * from './caller-instants';
+export * from './protected-rut';
