@@ -1,9 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { redecStreams } from '@ledger/redec';
-import { streams } from '@ledger/ledger';
-import { ApiApp, startApiApp } from './support/api-app';
+import { issueApiKey, streams } from '@ledger/ledger';
+import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
-import { expectProblem, expectValidationError, recordsNothingAtAll } from './support/expectations';
+import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
 import { redecConsents } from './support/redec-consents';
 
 // Issue 16, items 1 to 3 and 5: the facts RDC30 and RDC31 need (tenant
@@ -19,6 +21,35 @@ describe('regulatory reports', () => {
   const MANDATARY_RUT = '12.345.678-5';
 
   const auth = (apiKey = key) => ({ Authorization: `Bearer ${apiKey}` });
+  const DAY = 86_400_000;
+
+  /** An authorize request of the initial window for a consent granted by redecConsents(). */
+  const initialWindow = (redecConsentId: string, extra: Record<string, unknown> = {}) => ({
+    authorizationBasis: 'consent',
+    consentAuthorizationMode: 'initial_window',
+    redecConsentId,
+    dataCategoryCode: 'redec.consolidated_debt_record',
+    scopeId: 'redec-debt',
+    objectiveCode: '02',
+    reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: `sol-${randomUUID()}`, assertedAt: Date.now() - 1000 },
+    sourceSystem: 'originacion',
+    sourceReference: `acc-${randomUUID()}`,
+    ...extra,
+  });
+
+  /** Asks for a report and waits until it is no longer pending. */
+  async function renderedReport(body: object, apiKey = key): Promise<any> {
+    const requested = await api.http.post('/v1/redec/reports').set({ ...auth(apiKey), 'Idempotency-Key': randomUUID() }).send(body);
+    expect({ status: requested.status, body: requested.body }).toEqual({ status: 202, body: { reportId: expect.any(String), status: 'pending' } });
+    let report: any;
+    await waitUntil(async () => (report = (await api.http.get(`/v1/redec/reports/${requested.body.reportId}`).set(auth(apiKey))).body).status !== 'pending', 30_000);
+    return report;
+  }
+  const content = (reportId: string, apiKey = key) => api.http.get(`/v1/redec/reports/${reportId}/content`).set(auth(apiKey)).buffer(true).parse((res, done) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => done(null, Buffer.concat(chunks)));
+  });
 
   beforeAll(async () => {
     environment = testEnvironment();
@@ -60,18 +91,7 @@ describe('regulatory reports', () => {
       const authorized = await api.http
         .post('/v1/redec/accesses/authorize')
         .set(auth())
-        .send({
-          authorizationBasis: 'consent',
-          consentAuthorizationMode: 'initial_window',
-          redecConsentId: consent.redecConsentId,
-          dataCategoryCode: 'redec.consolidated_debt_record',
-          scopeId: 'redec-debt',
-          objectiveCode: '02',
-          reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: `sol-${randomUUID()}`, assertedAt: Date.now() - 1000 },
-          sourceSystem: 'originacion',
-          sourceReference: `acc-${randomUUID()}`,
-          mandatary: { identifierRutInput: MANDATARY_RUT },
-        });
+        .send(initialWindow(consent.redecConsentId, { mandatary: { identifierRutInput: MANDATARY_RUT } }));
       expect(authorized.status).toBe(201);
       expect(JSON.stringify(authorized.body)).not.toMatch(/12345678|mandatary/);
 
@@ -88,19 +108,108 @@ describe('regulatory reports', () => {
       const refused = await api.http
         .post('/v1/redec/accesses/authorize')
         .set(auth())
-        .send({
-          authorizationBasis: 'consent',
-          consentAuthorizationMode: 'initial_window',
-          redecConsentId: consent.redecConsentId,
-          dataCategoryCode: 'redec.consolidated_debt_record',
-          scopeId: 'redec-debt',
-          objectiveCode: '02',
-          reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: 'x', assertedAt: Date.now() - 1000 },
-          sourceSystem: 'originacion',
-          sourceReference: `acc-${randomUUID()}`,
-          mandatary: { identifierRutInput: '12.345.678-0' },
-        });
+        .send(initialWindow(consent.redecConsentId, { mandatary: { identifierRutInput: '12.345.678-0' } }));
       expectValidationError(refused, [{ field: 'mandatary.identifierRutInput', reason: 'invalid_rut' }]);
+    });
+  });
+
+  describe('RDC30 and RDC31', () => {
+    let period: { periodStart: number; periodEnd: number };
+    let inPerson: Awaited<ReturnType<ReturnType<typeof redecConsents>['grant']>>;
+    let digital: typeof inPerson;
+
+    beforeAll(async () => {
+      expect((await api.http.put('/v1/tenant-settings').set(auth()).send({ institutionCode: '0000000077' })).status).toBe(200);
+      inPerson = await redecConsents(api, key, { channel: 'in_person' }).grant({ fields: { executive: { identifierRutInput: EXECUTIVE_RUT } } });
+      digital = await redecConsents(api, key).grant();
+      const authorized = await api.http.post('/v1/redec/accesses/authorize').set(auth()).send(initialWindow(digital.redecConsentId, { mandatary: { identifierRutInput: MANDATARY_RUT } }));
+      const confirmed = await api.http
+        .post(`/v1/redec/accesses/${authorized.body.decision.redecAccessId}/confirm`)
+        .set(auth())
+        .send({ outcome: { kind: 'accessed', accessedAt: Date.now() - 500 } });
+      expect(confirmed.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      // A period that has ended and holds everything recorded so far.
+      period = { periodEnd: Date.now() - 1, periodStart: Date.now() - DAY };
+    });
+
+    it('renders RDC30 as the exact ASCII bytes its contentSha256 names, one line of the record length per consent, with RUTs only in the file', async () => {
+      const report = await renderedReport({ kind: 'rdc30', ...period });
+      expect(report).toMatchObject({ kind: 'rdc30', status: 'ready', ...period, layoutVersion: 'rdc30-2026.1', institutionCode: '0000000077', contentSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(JSON.stringify(report)).not.toMatch(/7654321|12345678/);
+      const file = await content(report.reportId);
+      expect(file.status).toBe(200);
+      expect(file.headers['content-type']).toBe('text/plain; charset=us-ascii');
+      const bytes = file.body as Buffer;
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(report.contentSha256);
+      const lines = bytes.toString('ascii').split('\r\n');
+      expect(lines.pop()).toBe('');
+      for (const line of lines) expect(line).toHaveLength(136);
+      expect(lines[0].slice(0, 15)).toBe('0000000077RDC30');
+      expect(report.records).toBe(lines.length - 1);
+      const lineOf = (code: string) => lines.find((line) => line.startsWith(code))!;
+      expect(lineOf(inPerson.internalConsentCode).slice(62, 72)).toBe('0076543216');
+      expect(lineOf(digital.internalConsentCode).slice(62, 72)).toBe('0000000000');
+      expect(report.metadata).toMatchObject({ totalRecords: lines.length - 1, withExecutive: lines.slice(1).filter((line) => line.slice(62, 72) !== '0000000000').length });
+    });
+
+    it('renders the same period again to the same bytes, whatever was recorded since', async () => {
+      const first = await renderedReport({ kind: 'rdc30', ...period });
+      await redecConsents(api, key).grant();
+      const again = await renderedReport({ kind: 'rdc30', ...period });
+      expect(again.reportId).not.toBe(first.reportId);
+      expect(again.contentSha256).toBe(first.contentSha256);
+      expect((await content(again.reportId)).body.equals((await content(first.reportId)).body)).toBe(true);
+    });
+
+    it('renders RDC31 with the mandatary of an access and its cover-sheet counts', async () => {
+      const report = await renderedReport({ kind: 'rdc31', ...period });
+      expect(report).toMatchObject({ status: 'ready', records: 1, metadata: { totalRecords: 1, byMandatary: 1 } });
+      const [header, line] = ((await content(report.reportId)).body as Buffer).toString('ascii').split('\r\n');
+      expect(header.slice(0, 15)).toBe('0000000077RDC31');
+      expect(line.slice(0, 20)).toBe(digital.internalConsentCode);
+      expect(line.slice(34)).toBe('0123456785');
+    });
+
+    it('records the request as a fact naming who asked, and keeps the content encrypted at rest', async () => {
+      const report = await renderedReport({ kind: 'rdc30', ...period });
+      const facts = await api.store.readStream(redecStreams.report(tenantId, report.reportId));
+      expect(facts.map((e) => e.type)).toEqual(['ReportRequested', 'ReportRendered']);
+      expect(facts[0].metadata.actor).toMatch(/^[\w-]+$/);
+      expect(facts[0].data).toMatchObject({ kind: 'rdc30', ...period, layoutVersion: 'rdc30-2026.1', asOfPosition: expect.any(Number) });
+      const plaintext = (await content(report.reportId)).body as Buffer;
+      const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? files(join(dir, name)) : [join(dir, name)]));
+      const stored = files(join(environment.dataDir, 'blobs')).map((path) => readFileSync(path));
+      expect(stored.length).toBeGreaterThan(0);
+      for (const bytes of stored) expect(bytes.includes(plaintext.subarray(0, 24))).toBe(false);
+    });
+
+    it('refuses a period not ended, a request without Idempotency-Key, a tenant without institution code and keys without consent:report, recording nothing', async () => {
+      const unconfigured = await api.tenantKey(['consent:report']);
+      await recordsNoFact(api, async () => {
+        expectValidationError(
+          await api.http.post('/v1/redec/reports').set({ ...auth(), 'Idempotency-Key': randomUUID() }).send({ kind: 'rdc30', periodStart: Date.now() - DAY, periodEnd: Date.now() + DAY }),
+          [{ field: 'periodEnd', reason: 'period_not_ended' }],
+        );
+        expectProblem(await api.http.post('/v1/redec/reports').set(auth()).send({ kind: 'rdc30', ...period }), 400, 'IDEMPOTENCY_KEY_REQUIRED');
+        expectProblem(await api.http.post('/v1/redec/reports').set({ ...auth(reader), 'Idempotency-Key': randomUUID() }).send({ kind: 'rdc30', ...period }), 403, 'INSUFFICIENT_SCOPE');
+        expectProblem(await api.http.post('/v1/redec/reports').set({ ...auth(), 'Idempotency-Key': randomUUID() }).send({ kind: 'rdc32', ...period }), 400, 'VALIDATION_ERROR');
+      });
+      expectProblem(
+        await api.http.post('/v1/redec/reports').set({ ...auth(unconfigured.apiKey), 'Idempotency-Key': randomUUID() }).send({ kind: 'rdc30', ...period }),
+        409,
+        'institution_code_not_configured',
+      );
+    });
+
+    it('lets consent:read see a report but not its content, and answers 404 for another tenant', async () => {
+      const report = await renderedReport({ kind: 'rdc31', ...period });
+      const { apiKey: sameTenantReader } = await issueApiKey(api.store, { tenantId, scopes: ['consent:read'] }, { actor: 'cli:test', correlationId: 'test', now: Date.now() });
+      expect((await api.http.get(`/v1/redec/reports/${report.reportId}`).set(auth(sameTenantReader))).body).toEqual(report);
+      expectProblem(await api.http.get(`/v1/redec/reports/${report.reportId}/content`).set(auth(sameTenantReader)), 403, 'INSUFFICIENT_SCOPE');
+      const otherTenant = (await api.tenantKey(['consent:report'])).apiKey;
+      expectProblem(await api.http.get(`/v1/redec/reports/${report.reportId}`).set(auth(otherTenant)), 404, 'NOT_FOUND');
+      expectProblem(await api.http.get(`/v1/redec/reports/${report.reportId}/content`).set(auth(otherTenant)), 404, 'NOT_FOUND');
     });
   });
 });

@@ -15,6 +15,7 @@ import { LedgerCoreModule } from './ledger-core.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { PROJECTIONS } from './projections';
 import { RedecModule } from './redec/redec.module';
+import { ReportsModule } from './redec/reports/reports.module';
 import { TenantSettingsModule } from './tenant-settings/tenant-settings.module';
 import { WebhookEndpointsModule } from './webhooks/endpoints/webhook-endpoints.module';
 import { WebhooksDispatchModule } from './webhooks/webhooks-dispatch.module';
@@ -37,6 +38,7 @@ export class AppModule {
         ConsentDecisionsModule.forRoot(config),
         AuditModule,
         TenantSettingsModule,
+        ReportsModule.forRoot(config),
         WebhookEndpointsModule,
         WebhooksDispatchModule,
         MetricsModule,

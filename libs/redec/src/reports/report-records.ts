@@ -73,16 +73,22 @@ function consentAt(consent: ConsentReportFacts, at: number): ConsentState | null
   return consent.facts.filter((f) => f.recordedAt <= at).reduce<ConsentState | null>((state, f) => evolveConsent(state, f.event, ''), null);
 }
 
+/** A consent RDC30 gives a line to, as of the period's end. */
+interface Rdc30Entry<C extends ConsentReportFacts> {
+  consent: C;
+  state: ConsentState;
+  isCapture: boolean;
+}
+
 /**
  * RDC30: one line per consent captured in the period, and one per consent
  * captured earlier whose end of validity changed in it (a revocation took
  * effect, an extension kept it, an annulment undid one): the correction
  * shows in the next file. Each line shows the consent as of the period's
- * end. Ordered by grant instant, then code.
+ * end.
  */
-export function renderRdc30(layout: ReportLayout, institutionCode: string, period: ReportPeriod, consents: readonly ConsentReportFacts[]): RenderedReport {
-  const lines: Array<{ at: number; values: RecordValues }> = [];
-  let captured = 0;
+function rdc30Entries<C extends ConsentReportFacts>(period: ReportPeriod, consents: readonly C[]): Array<Rdc30Entry<C>> {
+  const entries: Array<Rdc30Entry<C>> = [];
   for (const consent of consents) {
     const state = consentAt(consent, period.periodEnd);
     if (!state) continue;
@@ -92,9 +98,27 @@ export function renderRdc30(layout: ReportLayout, institutionCode: string, perio
       const before = consentAt(consent, period.periodStart - 1);
       if (!before || Math.max(grant.grantedAt, grant.recordedAt) >= period.periodStart || validityEnd(before) === validityEnd(state)) continue;
     }
-    if (isCapture) captured += 1;
+    entries.push({ consent, state, isCapture });
+  }
+  return entries;
+}
+
+/** The consents RDC30 of the period names: those whose identifiers must be decrypted to render it, and no others. */
+export function consentsInRdc30<C extends ConsentReportFacts>(period: ReportPeriod, consents: readonly C[]): C[] {
+  return rdc30Entries(period, consents).map((entry) => entry.consent);
+}
+
+/** The accesses RDC31 of the period names. */
+export function accessesInRdc31<A extends AccessReportFacts>(period: ReportPeriod, accesses: readonly A[]): A[] {
+  return accesses.filter((a) => isReportedIn(a.accessedAt, a.recordedAt, period));
+}
+
+/** RDC30 of the period, lines ordered by grant instant, then code. */
+export function renderRdc30(layout: ReportLayout, institutionCode: string, period: ReportPeriod, consents: readonly ConsentReportFacts[]): RenderedReport {
+  const entries = rdc30Entries(period, consents);
+  const lines = entries.map(({ consent, state: { grant }, state }) => {
     const end = validityEnd(state);
-    lines.push({
+    return {
       at: grant.grantedAt,
       values: {
         internalConsentCode: grant.internalConsentCode,
@@ -109,9 +133,10 @@ export function renderRdc30(layout: ReportLayout, institutionCode: string, perio
         objectiveCode: [...grant.objectiveCodes].sort()[0],
         executiveRut: consent.executiveRut,
       },
-    });
-  }
+    };
+  });
   const details = ordered(lines, 'internalConsentCode');
+  const captured = entries.filter((e) => e.isCapture).length;
   return {
     content: renderFile(layout, headerOf(institutionCode, period), details),
     records: details.length,
@@ -131,7 +156,7 @@ export function renderRdc31(
   accesses: readonly AccessReportFacts[],
   calendar: Pick<BankingCalendar, 'isBankingDay'>,
 ): RenderedReport {
-  const reported = accesses.filter((a) => isReportedIn(a.accessedAt, a.recordedAt, period));
+  const reported = accessesInRdc31(period, accesses);
   const lines = reported.map((a) => ({
     at: a.accessedAt,
     values: { internalConsentCode: a.internalConsentCode, accessDate: a.accessedAt, accessTime: a.accessedAt, mandataryRut: a.mandataryRut, redecAccessId: a.redecAccessId },
