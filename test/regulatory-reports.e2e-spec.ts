@@ -6,6 +6,7 @@ import { issueApiKey, streams } from '@ledger/ledger';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
+import { runCli } from './support/processes';
 import { redecConsents } from './support/redec-consents';
 
 // Issue 16, items 1 to 3 and 5: the facts RDC30 and RDC31 need (tenant
@@ -210,6 +211,75 @@ describe('regulatory reports', () => {
       const otherTenant = (await api.tenantKey(['consent:report'])).apiKey;
       expectProblem(await api.http.get(`/v1/redec/reports/${report.reportId}`).set(auth(otherTenant)), 404, 'NOT_FOUND');
       expectProblem(await api.http.get(`/v1/redec/reports/${report.reportId}/content`).set(auth(otherTenant)), 404, 'NOT_FOUND');
+    });
+  });
+
+  describe('exports for auditors', () => {
+    let auditor: { tenantId: string; apiKey: string };
+    let granted: Array<{ redecConsentId: string }>;
+
+    beforeAll(async () => {
+      auditor = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:runtime', 'consent:identity-assert']);
+      const consents = redecConsents(api, auditor.apiKey);
+      granted = [];
+      for (let i = 0; i < 5; i += 1) granted.push(await consents.grant());
+    });
+
+    const page = (query: Record<string, string | number>) => api.http.get('/v1/redec/consents').query(query).set(auth(auditor.apiKey));
+
+    it('lists every consent of the tenant in the regulatory representation, by updatedAt, in pages with an opaque cursor', async () => {
+      const seen: any[] = [];
+      let cursor: string | null = null;
+      do {
+        const response: any = await page({ limit: 2, ...(cursor ? { cursor } : {}) });
+        expect(response.status).toBe(200);
+        expect(response.body.items.length).toBeLessThanOrEqual(2);
+        seen.push(...response.body.items);
+        cursor = response.body.nextCursor;
+      } while (cursor !== null);
+      expect(seen.map((c) => c.redecConsentId).sort()).toEqual(granted.map((c) => c.redecConsentId).sort());
+      expect(seen.map((c) => c.updatedAt)).toEqual([...seen.map((c) => c.updatedAt)].sort((a, b) => a - b));
+      expect(seen[0]).toMatchObject({ internalConsentCode: expect.any(String), status: 'granted', customerId: expect.any(String), retentionUntil: null, updatedAt: expect.any(Number) });
+    });
+
+    it('starts after updatedAfter, and shows a consent again once it changed', async () => {
+      const all = (await page({ limit: 200 })).body.items as any[];
+      const after = (await page({ updatedAfter: all[2].updatedAt })).body.items as any[];
+      expect(after.map((c) => c.redecConsentId)).toEqual(all.filter((c) => c.updatedAt > all[2].updatedAt).map((c) => c.redecConsentId));
+      const last = all[all.length - 1].updatedAt;
+      const revoked = await api.http
+        .post(`/v1/redec/consents/${all[0].redecConsentId}/revoke`)
+        .set({ ...auth(auditor.apiKey), 'Idempotency-Key': randomUUID() })
+        .send({ channel: 'digital', occurredAt: Date.now() - 1_000, sourceType: 'direct', identityAssurance: 'client_authenticated' });
+      expect(revoked.status).toBe(201);
+      expect((await page({ updatedAfter: last })).body.items).toEqual([expect.objectContaining({ redecConsentId: all[0].redecConsentId, status: 'revoked' })]);
+    });
+
+    it('refuses a cursor it did not hand out, updatedAfter with a cursor, and paging a lookup', async () => {
+      const { nextCursor } = (await page({ limit: 1 })).body;
+      expectValidationError(await page({ cursor: 'bm90LWEtY3Vyc29y' }), [{ field: 'cursor', reason: 'invalid_cursor' }]);
+      expectValidationError(await page({ cursor: nextCursor, updatedAfter: 1 }), [{ field: 'updatedAfter', reason: 'not_with_cursor' }]);
+      expectValidationError(await page({ internalConsentCode: 'A'.repeat(20), limit: 5 }), [{ field: 'limit', reason: 'not_with_lookup' }]);
+      expect((await page({ limit: 1 })).body.items[0].redecConsentId).toBeDefined();
+    });
+
+    it('ledger export consents streams the same as NDJSON, within --from and --to, with progress on stderr; ledger tenant configure sets the institution code', async () => {
+      const all = (await page({ limit: 200 })).body.items as any[];
+      const exported = await runCli(['export', 'consents', '--tenant', auditor.tenantId], environment.env);
+      expect({ status: exported.status, stderr: exported.stderr }).toEqual({ status: 0, stderr: expect.stringMatching(/exported 5 consents/) });
+      const lines = exported.stdout.split('\n');
+      expect(lines.pop()).toBe('');
+      // The same items in the same order; status and retention are derived as of each reader's clock.
+      expect(lines.map((line) => JSON.parse(line)).map(({ status, retentionUntil, ...rest }) => rest)).toEqual(all.map(({ status, retentionUntil, ...rest }) => rest));
+      const window = await runCli(['export', 'consents', '--tenant', auditor.tenantId, '--from', String(all[1].updatedAt), '--to', String(all[3].updatedAt)], environment.env);
+      expect(window.stdout.trim().split('\n').map((line) => JSON.parse(line).redecConsentId)).toEqual(all.slice(1, 4).map((c) => c.redecConsentId));
+
+      const configured = await runCli(['tenant', 'configure', '--tenant', auditor.tenantId, '--institution-code', '0000000555'], environment.env);
+      expect({ status: configured.status, json: configured.json }).toEqual({ status: 0, json: { tenantId: auditor.tenantId, institutionCode: '0000000555' } });
+      expect((await api.http.get('/v1/tenant-settings').set(auth(auditor.apiKey))).body).toMatchObject({ institutionCode: '0000000555' });
+      const refused = await runCli(['tenant', 'configure', '--tenant', auditor.tenantId, '--institution-code', '555'], environment.env);
+      expect(refused.status).not.toBe(0);
+      expect(refused.json).toEqual({ error: expect.objectContaining({ code: 'VALIDATION_ERROR' }) });
     });
   });
 });

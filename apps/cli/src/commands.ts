@@ -5,7 +5,7 @@ import { CommandContext, configureTenant, createTenant, issueApiKey, revokeApiKe
 import { Clock, MasterKeys, notFound } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queueCounts } from '@ledger/queues';
-import { consentHistory, historyTimeline, readConsentReferences } from '@ledger/redec';
+import { consentHistory, exportConsents, historyTimeline, readConsentReferences } from '@ledger/redec';
 import { DeliveryQueue, redeliverFailed } from '@ledger/webhooks';
 import type { Queue } from 'bullmq';
 import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliveries.queue';
@@ -25,6 +25,8 @@ export interface CliDependencies {
   /** The BullMQ queue of a declared queue, under the service's prefix; built on first use. */
   queue: (name: string) => Queue;
   progress: (line: string) => void;
+  /** Writes to stdout as a command goes, for output too long to hold (NDJSON); resolves once written, so a slow reader slows the export. */
+  write: (chunk: string) => Promise<void>;
 }
 
 type Options = Record<string, string | undefined>;
@@ -102,6 +104,11 @@ export const commands: Record<string, { usage: string; options: string[]; create
       return { endpointId, since, redelivered };
     },
   },
+  'export consents': {
+    usage: 'export consents --tenant TENANT_ID [--from EPOCH_MS|ISO_DATE] [--to EPOCH_MS|ISO_DATE]',
+    options: ['tenant', 'from', 'to'],
+    run: exportConsentsNdjson,
+  },
   'audit replay': {
     usage: 'audit replay --tenant TENANT_ID --consent REDEC_CONSENT_ID [--at EPOCH_MS|ISO_DATE] [--format json|text]',
     options: ['tenant', 'consent', 'at', 'format'],
@@ -113,6 +120,32 @@ export const commands: Record<string, { usage: string; options: string[]; create
     run: (o, d) => auditVerify(o.tenant === undefined ? undefined : uuid(o.tenant, 'tenant'), d),
   },
 };
+
+const EXPORT_PAGE = 200;
+
+/**
+ * The tenant's consents as GET /v1/redec/consents exports them, one JSON
+ * document a line, whose `updatedAt` is within --from and --to (both
+ * included), read from the read model page by page.
+ */
+async function exportConsentsNdjson(o: Options, d: CliDependencies): Promise<CliOutput> {
+  const tenantId = uuid(required(o, 'tenant'), 'tenant');
+  const from = o.from === undefined ? null : instant(o.from, 'from');
+  const to = o.to === undefined ? Infinity : instant(o.to, 'to');
+  const now = d.clock.now();
+  let cursor: string | null = null;
+  let exported = 0;
+  do {
+    const page = await exportConsents(d.readModel(), tenantId, { updatedAfter: cursor === null && from !== null ? from - 1 : null, cursor, limit: EXPORT_PAGE, now });
+    const within = page.items.filter((item) => item.updatedAt <= to);
+    if (within.length > 0) await d.write(within.map((item) => `${JSON.stringify(item)}\n`).join(''));
+    exported += within.length;
+    d.progress(`exported ${exported} consents`);
+    // The order is by updatedAt: past --to, nothing later can be within it.
+    cursor = within.length < page.items.length ? null : page.nextCursor;
+  } while (cursor !== null);
+  return CliOutput.streamed;
+}
 
 const RECENT_FAILURES = 20;
 

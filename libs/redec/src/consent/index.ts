@@ -16,3 +16,4 @@ export * from './overdue-notifications';
 export * from './enablement';
 export * from './caller-instants';
 export * from './protected-rut';
+export * from './consent-export';
