@@ -45,12 +45,18 @@ export const commands: Record<string, { usage: string; options: string[]; create
     run: (o, d) => createTenant(d.store, required(o, 'name'), operatorContext(d.clock)),
   },
   'tenant configure': {
-    usage: 'tenant configure --tenant TENANT_ID --institution-code NNNNNNNNNN',
-    options: ['tenant', 'institution-code'],
+    usage: 'tenant configure --tenant TENANT_ID [--institution-code NNNNNNNNNN] [--weekly-reports on|off]',
+    options: ['tenant', 'institution-code', 'weekly-reports'],
     run: async (o, d) => {
       const tenantId = uuid(required(o, 'tenant'), 'tenant');
-      const { tenant } = await configureTenant(d.store, tenantId, { institutionCode: required(o, 'institution-code') }, operatorContext(d.clock));
-      return { tenantId, institutionCode: tenant.settings.institutionCode };
+      // Only what is named changes; the other settings stay.
+      const change = {
+        ...(o['institution-code'] !== undefined ? { institutionCode: o['institution-code'] } : {}),
+        ...(o['weekly-reports'] !== undefined ? { weeklyReports: onOff(o['weekly-reports'], 'weekly-reports') } : {}),
+      };
+      if (Object.keys(change).length === 0) throw new UsageError('name at least one setting: --institution-code or --weekly-reports');
+      const { tenant } = await configureTenant(d.store, tenantId, change, operatorContext(d.clock));
+      return { tenantId, ...tenant.settings };
     },
   },
   'key issue': {
@@ -179,6 +185,11 @@ function required(options: Options, name: string): string {
   const value = options[name];
   if (value === undefined || value.trim() === '') throw new UsageError(`--${name} is required`);
   return value;
+}
+
+function onOff(value: string, name: string): boolean {
+  if (value !== 'on' && value !== 'off') throw new UsageError(`--${name} must be on or off`);
+  return value === 'on';
 }
 
 function uuid(value: string, name: string): string {

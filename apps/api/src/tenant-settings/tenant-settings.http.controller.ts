@@ -32,17 +32,17 @@ export class TenantSettingsHttpController {
   @ApiOperation({
     summary: "Set the tenant's settings",
     description:
-      'Replaces the settings: `institutionCode`, the CMF code printed in the header of RDC30 and RDC31 (docs/regulatory-reports.md). A change is a fact of the tenant; setting what is already in force records nothing. ' +
-      'Reports already rendered keep the code they were rendered with. Also `ledger tenant configure --tenant T --institution-code NNNNNNNNNN`. Scope `consent:admin`.',
+      'Replaces the settings: `institutionCode`, the CMF code printed in the header of RDC30 and RDC31 (docs/regulatory-reports.md), and `weeklyReports` (default false). A change is a fact of the tenant; setting what is already in force records nothing. ' +
+      'Reports already rendered keep the code they were rendered with. Also `ledger tenant configure --tenant T [--institution-code NNNNNNNNNN] [--weekly-reports on|off]`. Scope `consent:admin`.',
   })
   @ApiOkResponse({ type: TenantSettingsDto })
   async put(@Body() body: TenantSettingsRequestDto): Promise<TenantSettingsDto> {
     const context = this.commands.context();
-    const { tenant } = await configureTenant(this.store, context.tenantId, { institutionCode: body.institutionCode }, context);
+    const { tenant } = await configureTenant(this.store, context.tenantId, { institutionCode: body.institutionCode, weeklyReports: body.weeklyReports ?? false }, context);
     return settingsView(tenant);
   }
 }
 
 function settingsView(tenant: Tenant): TenantSettingsDto {
-  return { institutionCode: tenant.settings.institutionCode, updatedAt: tenant.settingsChangedAt };
+  return { institutionCode: tenant.settings.institutionCode, weeklyReports: tenant.settings.weeklyReports, updatedAt: tenant.settingsChangedAt };
 }

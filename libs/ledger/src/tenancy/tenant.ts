@@ -26,6 +26,8 @@ export type TenantEvent = TenantCreated | TenantSettingsChanged;
 export interface TenantSettings {
   /** The bank's code at the CMF (10 digits), the header of its regulatory reports; null until set. */
   institutionCode: string | null;
+  /** Opt-in: RDC30 and RDC31 of each week, made every Saturday at 01:00 America/Santiago (decision 0034). */
+  weeklyReports: boolean;
 }
 
 export interface Tenant {
@@ -35,16 +37,21 @@ export interface Tenant {
   settings: TenantSettings;
   /** When the settings were last changed; null while they are the defaults. */
   settingsChangedAt: number | null;
+  /** Since when weekly reports are on: a week scheduled before the tenant opted in is not made for it. Null while off. */
+  weeklyReportsSince: number | null;
 }
 
-export const DEFAULT_TENANT_SETTINGS: TenantSettings = { institutionCode: null };
+export const DEFAULT_TENANT_SETTINGS: TenantSettings = { institutionCode: null, weeklyReports: false };
 
 export function evolveTenant(state: Tenant | null, event: TenantEvent): Tenant | null {
   switch (event.type) {
     case 'TenantCreated':
-      return { ...event.data, settings: DEFAULT_TENANT_SETTINGS, settingsChangedAt: null };
-    case 'TenantSettingsChanged':
-      return state && { ...state, settings: event.data.settings, settingsChangedAt: event.data.changedAt };
+      return { ...event.data, settings: DEFAULT_TENANT_SETTINGS, settingsChangedAt: null, weeklyReportsSince: null };
+    case 'TenantSettingsChanged': {
+      const { settings, changedAt } = event.data;
+      const weeklyReportsSince = !settings.weeklyReports ? null : (state?.weeklyReportsSince ?? changedAt);
+      return state && { ...state, settings, settingsChangedAt: changedAt, weeklyReportsSince };
+    }
     default: {
       const unknown: never = event;
       return unknown;
@@ -52,20 +59,28 @@ export function evolveTenant(state: Tenant | null, event: TenantEvent): Tenant |
   }
 }
 
-/** The CMF institution code: exactly 10 digits, as the report headers carry it. */
-export function decideConfigureTenant(tenant: Tenant | null, settings: TenantSettings, now: number): TenantEvent[] {
+/**
+ * The settings after `change` (what it names; the rest stays): the CMF
+ * institution code is exactly 10 digits, as the report headers carry it, and
+ * weekly reports need one.
+ */
+export function decideConfigureTenant(tenant: Tenant | null, change: Partial<TenantSettings>, now: number): TenantEvent[] {
   if (!tenant) throw notFound('tenant');
+  const settings = { ...tenant.settings, ...change };
   if (settings.institutionCode !== null && !/^\d{10}$/.test(settings.institutionCode)) {
     throw validationError('institutionCode must be exactly 10 digits.', { errors: [{ field: 'institutionCode', reason: 'invalid_institution_code' }] });
   }
-  if (tenant.settings.institutionCode === settings.institutionCode) return [];
+  if (settings.weeklyReports && settings.institutionCode === null) {
+    throw validationError('Weekly reports need the institution code their headers carry.', { errors: [{ field: 'weeklyReports', reason: 'institution_code_required' }] });
+  }
+  if (settings.institutionCode === tenant.settings.institutionCode && settings.weeklyReports === tenant.settings.weeklyReports) return [];
   return [{ type: 'TenantSettingsChanged', data: { tenantId: tenant.tenantId, settings, changedAt: now } }];
 }
 
-/** Sets the tenant's settings; setting what is already in force records nothing. Appended at the revision read, so two concurrent changes cannot both be kept unseen. */
-export async function configureTenant(store: EventStore, tenantId: string, settings: TenantSettings, context: CommandContext): Promise<{ tenant: Tenant; position: number | null }> {
+/** Changes the tenant's settings; setting what is already in force records nothing. Appended at the revision read, so two concurrent changes cannot both be kept unseen. */
+export async function configureTenant(store: EventStore, tenantId: string, change: Partial<TenantSettings>, context: CommandContext): Promise<{ tenant: Tenant; position: number | null }> {
   const { state, expectedRevision } = await loadAggregate(store, streams.tenant(tenantId), evolveTenant);
-  const events = decideConfigureTenant(state, settings, context.now);
+  const events = decideConfigureTenant(state, change, context.now);
   if (events.length === 0) return { tenant: state!, position: null };
   const appended = await store.append(streams.tenant(tenantId), events.map((e) => toNewEvent(e, { ...context, tenantId })), expectedRevision);
   return { tenant: events.reduce<Tenant | null>(evolveTenant, state)!, position: appended.position };

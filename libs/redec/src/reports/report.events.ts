@@ -21,10 +21,20 @@ export interface ReportRequested {
   };
 }
 
-/** The file was rendered and its bytes stored (encrypted, content-addressed): `contentSha256` names exactly those bytes. */
+/**
+ * The file was rendered and its bytes stored (encrypted, content-addressed):
+ * `contentSha256` names exactly those bytes. It repeats what the file is, so
+ * the `report.created` webhook is built from this fact alone.
+ */
 export interface ReportRendered {
   type: 'ReportRendered';
-  data: { reportId: string; contentSha256: string; size: number; records: number; metadata: Record<string, number>; renderedAt: number };
+  data: Pick<ReportRequested['data'], 'reportId' | 'kind' | 'periodStart' | 'periodEnd' | 'layoutVersion'> & {
+    contentSha256: string;
+    size: number;
+    records: number;
+    metadata: Record<string, number>;
+    renderedAt: number;
+  };
 }
 
 /** The file cannot be rendered from these facts under this layout (a value that does not fit its field, a date outside the banking calendar). */

@@ -66,7 +66,9 @@ export async function completeReport(deps: ReportDependencies, tenantId: string,
   try {
     const rendered = await renderReport(deps, tenantId, report.request);
     const { contentSha256, size } = await deps.blobs.put(tenantId, rendered.content);
-    outcome = { type: 'ReportRendered', data: { reportId, contentSha256, size, records: rendered.records, metadata: rendered.metadata, renderedAt: now() } };
+    const { kind, periodStart, periodEnd, layoutVersion } = report.request;
+    const described = { reportId, kind, periodStart, periodEnd, layoutVersion };
+    outcome = { type: 'ReportRendered', data: { ...described, contentSha256, size, records: rendered.records, metadata: rendered.metadata, renderedAt: now() } };
   } catch (error) {
     if (!(error instanceof ReportFieldError || error instanceof DomainError)) throw error;
     outcome = { type: 'ReportFailed', data: { reportId, reason: error instanceof DomainError ? error.detail : error.message, failedAt: now() } };
