@@ -28,7 +28,7 @@ describe('webhook endpoints (consent:admin)', () => {
     return (options.idempotencyKey === undefined ? call : call.set('Idempotency-Key', options.idempotencyKey)).send(body as object);
   };
   const endpoint = (overrides: Record<string, unknown> = {}) => ({ url: `https://bank.example/hooks/${randomUUID()}`, eventTypes: [NOTIFICATION_REQUIRED], ...overrides });
-  const created = async (apiKey = key, body = endpoint()) => {
+  const created = async (apiKey = key, body: Record<string, unknown> = endpoint()) => {
     const response = await create(body, { apiKey });
     expect(response.status).toBe(201);
     return response.body as { endpointId: string; url: string; eventTypes: string[]; secret: string; status: string; createdAt: number };

@@ -5,3 +5,4 @@ export * from './load-report-layouts';
 export * from './report.events';
 export * from './report.decider';
 export * from './reports';
+export * from './weekly-schedule';

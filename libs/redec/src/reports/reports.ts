@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, RecordedEvent } from '@ledger/event-store';
-import { CommandContext, evolveCustomer, loadAggregate, loadTenant, streams, toNewEvent, type Customer, type CustomerEvent } from '@ledger/ledger';
+import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/event-store';
+import { CommandContext, Tenant, TenantEvent, evolveCustomer, evolveTenant, loadAggregate, loadTenant, streams, toNewEvent, type Customer, type CustomerEvent } from '@ledger/ledger';
 import { DomainError } from '@ledger/platform';
 import { BankingCalendar } from '../calendar/banking-calendar';
 import { AccessConfirmed, AccessDecided } from '../access/access.events';
@@ -10,7 +10,8 @@ import { redecStreams } from '../streams';
 import { ReportFieldError } from './fixed-width';
 import { decideRequestReport } from './report.decider';
 import { Report, ReportEvent, ReportFailed, ReportRendered, ReportRequested, evolveReport } from './report.events';
-import { ReportKind, ReportLayout, ReportLayouts } from './report-layout';
+import { REPORT_KINDS, ReportKind, ReportLayout, ReportLayouts } from './report-layout';
+import { weeklyRunDue } from './weekly-schedule';
 import { AccessReportFacts, ConsentReportFacts, RenderedReport, accessesInRdc31, consentsInRdc30, renderRdc30, renderRdc31 } from './report-records';
 
 export interface ReportDependencies {
@@ -25,17 +26,18 @@ export interface ReportDependencies {
 
 type Context = CommandContext & { tenantId: string };
 
-/** Records a report request; the rendering follows in the background (reports queue). */
+/** Records a report request; the rendering follows in the background (reports queue). A given `reportId` is requested at most once (WrongExpectedVersionError). */
 export async function requestReport(
   deps: Pick<ReportDependencies, 'store' | 'layouts'>,
   period: { kind: ReportKind; periodStart: number; periodEnd: number },
   context: Context,
+  reportId: string = randomUUID(),
 ): Promise<{ report: Report; position: number }> {
   const { store } = deps;
   const tenant = await loadTenant(store, context.tenantId);
   const event = decideRequestReport({
     ...period,
-    reportId: randomUUID(),
+    reportId,
     institutionCode: tenant?.settings.institutionCode ?? null,
     layouts: deps.layouts,
     asOfPosition: await store.headPosition(),
@@ -43,6 +45,51 @@ export async function requestReport(
   });
   const appended = await store.append(redecStreams.report(context.tenantId, event.data.reportId), [toNewEvent(event, context)], 'no_stream');
   return { report: evolveReport(null, event)!, position: appended.position };
+}
+
+/**
+ * The weekly run due at `now` (weeklyRunDue): RDC30 and RDC31 of the week
+ * just ended for every tenant that had opted in by the run's schedule. Each
+ * report's id derives from the tenant, the kind and the week, so running
+ * again (the cron and the catch-up at start, two instances, a retried job)
+ * requests nothing twice: the week's files are made once.
+ */
+export async function runWeeklyReports(
+  deps: Pick<ReportDependencies, 'store' | 'layouts'>,
+  now: number,
+  log: (message: string) => void,
+): Promise<{ scheduledAt: number; requested: number }> {
+  const { scheduledAt, period } = weeklyRunDue(now);
+  let requested = 0;
+  for (const tenant of await tenantsWithWeeklyReports(deps.store)) {
+    if (tenant.weeklyReportsSince === null || tenant.weeklyReportsSince > scheduledAt) continue;
+    for (const kind of REPORT_KINDS) {
+      const reportId = derivedUuid('weekly-report', tenant.tenantId, kind, String(period.periodStart));
+      const context = { tenantId: tenant.tenantId, actor: 'scheduler:weekly-reports', correlationId: randomUUID(), now };
+      try {
+        await requestReport(deps, { kind, ...period }, context, reportId);
+        requested += 1;
+      } catch (error) {
+        if (error instanceof WrongExpectedVersionError) continue;
+        if (!(error instanceof DomainError)) throw error;
+        // One tenant's refusal (its settings changed meanwhile) must not keep the others' files from being made.
+        log(`weekly ${kind} of tenant ${tenant.tenantId} not requested: ${error.code}`);
+      }
+    }
+  }
+  return { scheduledAt, requested };
+}
+
+/** Every tenant whose settings turn weekly reports on, read from the tenants' facts. */
+async function tenantsWithWeeklyReports(store: EventStore): Promise<Tenant[]> {
+  const tenants = new Map<string, Tenant | null>();
+  await forEachFact(store, await store.headPosition(), (event) => {
+    if (event.type !== 'TenantCreated' && event.type !== 'TenantSettingsChanged') return;
+    const tenantId = (event.data as { tenantId: string }).tenantId;
+    if (event.streamId !== streams.tenant(tenantId)) return;
+    tenants.set(tenantId, evolveTenant(tenants.get(tenantId) ?? null, event as unknown as TenantEvent));
+  });
+  return [...tenants.values()].filter((tenant): tenant is Tenant => !!tenant?.settings.weeklyReports);
 }
 
 export async function readReport(store: EventStore, tenantId: string, reportId: string): Promise<Report | null> {
@@ -132,33 +179,40 @@ async function readReportFacts(store: EventStore, tenantId: string, asOfPosition
   const consents = new Map<string, ConsentReportFacts>();
   const decisions = new Map<string, AccessDecided['data']>();
   const accesses: Array<AccessReportFacts & { mandataryCiphertext: string | null }> = [];
-  for (let after = 0; after < asOfPosition; ) {
-    const page = await store.readAll({ after, maxCount: PAGE });
-    for (const event of page) {
-      if (event.position > asOfPosition) break;
-      if (event.streamId.startsWith(consentPrefix)) addConsentFact(consents, event);
-      else if (event.streamId.startsWith(accessPrefix)) {
-        if (event.type === 'AccessDecided') decisions.set((event.data as AccessDecided['data']).redecAccessId, event.data as AccessDecided['data']);
-        else if (event.type === 'AccessConfirmed') {
-          const { redecAccessId, redecConsentId, outcome } = event.data as AccessConfirmed['data'];
-          const decision = decisions.get(redecAccessId);
-          const grant = consents.get(redecConsentId)?.facts[0].event.data as ConsentGranted['data'] | undefined;
-          if (outcome.kind !== 'accessed' || !decision || !grant) continue;
-          accesses.push({
-            redecAccessId,
-            internalConsentCode: grant.internalConsentCode,
-            accessedAt: outcome.accessedAt,
-            recordedAt: event.metadata.recordedAt,
-            mandataryRut: null,
-            mandataryCiphertext: decision.request.mandatary?.identifierRut.ciphertext ?? null,
-          });
-        }
+  await forEachFact(store, asOfPosition, (event) => {
+    if (event.streamId.startsWith(consentPrefix)) addConsentFact(consents, event);
+    else if (event.streamId.startsWith(accessPrefix)) {
+      if (event.type === 'AccessDecided') decisions.set((event.data as AccessDecided['data']).redecAccessId, event.data as AccessDecided['data']);
+      else if (event.type === 'AccessConfirmed') {
+        const { redecAccessId, redecConsentId, outcome } = event.data as AccessConfirmed['data'];
+        const decision = decisions.get(redecAccessId);
+        const grant = consents.get(redecConsentId)?.facts[0].event.data as ConsentGranted['data'] | undefined;
+        if (outcome.kind !== 'accessed' || !decision || !grant) return;
+        accesses.push({
+          redecAccessId,
+          internalConsentCode: grant.internalConsentCode,
+          accessedAt: outcome.accessedAt,
+          recordedAt: event.metadata.recordedAt,
+          mandataryRut: null,
+          mandataryCiphertext: decision.request.mandatary?.identifierRut.ciphertext ?? null,
+        });
       }
     }
-    if (page.length < PAGE) break;
+  });
+  return { consents, accesses };
+}
+
+/** Every fact of the store up to `upTo`, in store order, read a page at a time. */
+async function forEachFact(store: EventStore, upTo: number, visit: (event: RecordedEvent) => void): Promise<void> {
+  for (let after = 0; after < upTo; ) {
+    const page = await store.readAll({ after, maxCount: PAGE });
+    for (const event of page) {
+      if (event.position > upTo) return;
+      visit(event);
+    }
+    if (page.length < PAGE) return;
     after = page[page.length - 1].position;
   }
-  return { consents, accesses };
 }
 
 function addConsentFact(consents: Map<string, ConsentReportFacts>, event: RecordedEvent): void {
