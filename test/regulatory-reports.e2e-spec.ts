@@ -217,15 +217,19 @@ describe('regulatory reports', () => {
   describe('exports for auditors', () => {
     let auditor: { tenantId: string; apiKey: string };
     let granted: Array<{ redecConsentId: string }>;
+    const page = (query: Record<string, string | number>) => api.http.get('/v1/redec/consents').query(query).set(auth(auditor.apiKey));
 
     beforeAll(async () => {
       auditor = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:runtime', 'consent:identity-assert']);
       const consents = redecConsents(api, auditor.apiKey);
       granted = [];
       for (let i = 0; i < 5; i += 1) granted.push(await consents.grant());
+      // Each certificate stored is a change of its consent: let them all land before the order is read.
+      await waitUntil(
+        async () => ((await page({ limit: 200 })).body.items as Array<{ artifactStatus: string }>).every((c) => c.artifactStatus === 'ready'),
+        60_000,
+      );
     });
-
-    const page = (query: Record<string, string | number>) => api.http.get('/v1/redec/consents').query(query).set(auth(auditor.apiKey));
 
     it('lists every consent of the tenant in the regulatory representation, by updatedAt, in pages with an opaque cursor', async () => {
       const seen: any[] = [];
