@@ -267,7 +267,7 @@ describe('regulatory reports', () => {
       expect((await page({ limit: 1 })).body.items[0].redecConsentId).toBeDefined();
     });
 
-    it('ledger export consents streams the same as NDJSON, within --from and --to, with progress on stderr; ledger tenant configure sets the institution code', async () => {
+    it('ledger export consents streams the same as NDJSON, within --from and --to, with progress on stderr; ledger tenant configure changes only the settings it names', async () => {
       const all = (await page({ limit: 200 })).body.items as any[];
       const exported = await runCli(['export', 'consents', '--tenant', auditor.tenantId], environment.env);
       expect({ status: exported.status, stderr: exported.stderr }).toEqual({ status: 0, stderr: expect.stringMatching(/exported 5 consents/) });
@@ -281,9 +281,33 @@ describe('regulatory reports', () => {
       const configured = await runCli(['tenant', 'configure', '--tenant', auditor.tenantId, '--institution-code', '0000000555'], environment.env);
       expect({ status: configured.status, json: configured.json }).toEqual({ status: 0, json: { tenantId: auditor.tenantId, institutionCode: '0000000555', weeklyReports: false } });
       expect((await api.http.get('/v1/tenant-settings').set(auth(auditor.apiKey))).body).toMatchObject({ institutionCode: '0000000555' });
+      const weekly = await runCli(['tenant', 'configure', '--tenant', auditor.tenantId, '--weekly-reports', 'on'], environment.env);
+      expect(weekly.json).toEqual({ tenantId: auditor.tenantId, institutionCode: '0000000555', weeklyReports: true });
       const refused = await runCli(['tenant', 'configure', '--tenant', auditor.tenantId, '--institution-code', '555'], environment.env);
       expect(refused.status).not.toBe(0);
       expect(refused.json).toEqual({ error: expect.objectContaining({ code: 'VALIDATION_ERROR' }) });
+    });
+  });
+
+  describe('while a report is pending', () => {
+    it('answers its content 409 report_not_ready with Retry-After (no worker runs here)', async () => {
+      const idle = testEnvironment();
+      const service = await startApiApp(idle, { LEDGER_WORKERS: 'external' });
+      try {
+        const { apiKey } = await service.tenantKey(['consent:admin', 'consent:report']);
+        await service.http.put('/v1/tenant-settings').set(auth(apiKey)).send({ institutionCode: '0000000001' });
+        const requested = await service.http
+          .post('/v1/redec/reports')
+          .set({ ...auth(apiKey), 'Idempotency-Key': randomUUID() })
+          .send({ kind: 'rdc31', periodStart: Date.now() - DAY, periodEnd: Date.now() - 1 });
+        expect((await service.http.get(`/v1/redec/reports/${requested.body.reportId}`).set(auth(apiKey))).body).toMatchObject({ status: 'pending', contentSha256: null, records: null });
+        const pending = await service.http.get(`/v1/redec/reports/${requested.body.reportId}/content`).set(auth(apiKey));
+        expectProblem(pending, 409, 'report_not_ready');
+        expect(pending.headers['retry-after']).toBe('2');
+      } finally {
+        await service.close();
+        await idle.dispose();
+      }
     });
   });
 });
