@@ -62,9 +62,10 @@ async function main(argv: string[]): Promise<number> {
         return queues.get(name)!;
       },
       progress: (line) => process.stderr.write(`${line}\n`),
+      write: (chunk) => new Promise<void>((resolve, reject) => process.stdout.write(chunk, (error) => (error ? reject(error) : resolve()))),
     });
     const output = result instanceof CliOutput ? result : CliOutput.json(result);
-    process.stdout.write(output.stdout.endsWith('\n') ? output.stdout : `${output.stdout}\n`);
+    if (output !== CliOutput.streamed) process.stdout.write(output.stdout.endsWith('\n') ? output.stdout : `${output.stdout}\n`);
     return output.status;
   } finally {
     await Promise.all([...queues.values()].map((queue) => queue.close()));

@@ -1,6 +1,8 @@
 import type { QueueDeclaration } from '@ledger/queues';
 import { consentCertificatesQueue } from '../../api/src/redec/artifacts/consent-certificates.queue';
 import { retentionErasureQueue } from '../../api/src/retention/retention-erasure.queue';
+import { regulatoryReportsQueue } from '../../api/src/redec/reports/reports.queue';
+import { weeklyReportsQueue } from '../../api/src/redec/reports/weekly-reports.queue';
 import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliveries.queue';
 
 /**
@@ -14,4 +16,6 @@ export const declaredQueues: readonly QueueDeclaration[] = [
   consentCertificatesQueue as QueueDeclaration,
   webhookDeliveriesQueue as QueueDeclaration,
   retentionErasureQueue as QueueDeclaration,
+  regulatoryReportsQueue as QueueDeclaration,
+  weeklyReportsQueue,
 ];

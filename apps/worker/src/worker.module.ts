@@ -4,6 +4,7 @@ import { QueuesModule } from '@ledger/queues';
 import { LedgerCoreModule } from '../../api/src/ledger-core.module';
 import { ConsentCertificatesWorkerModule } from '../../api/src/redec/artifacts/consent-certificates.module';
 import { RetentionErasureWorkerModule } from '../../api/src/retention/retention-erasure.module';
+import { ReportsWorkerModule } from '../../api/src/redec/reports/reports.module';
 import { WebhookDeliveryWorkerModule } from '../../api/src/webhooks/webhooks-dispatch.module';
 import { declaredQueues } from './declared-queues';
 
@@ -24,6 +25,7 @@ export class WorkerModule {
         ConsentCertificatesWorkerModule,
         WebhookDeliveryWorkerModule,
         RetentionErasureWorkerModule,
+        ReportsWorkerModule.forRoot(config),
       ],
     };
   }

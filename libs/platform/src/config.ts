@@ -33,6 +33,8 @@ export interface LedgerConfig {
   profilesFile: string | undefined;
   /** Holidays beside the shipped table (LEDGER_HOLIDAYS_FILE), e.g. a newly declared one-off holiday. */
   holidaysFile: string | undefined;
+  /** LEDGER_REPORT_LAYOUTS_FILE: corrected RDC30/RDC31 layouts replacing the shipped ones (decision 0033). */
+  reportLayoutsFile: string | undefined;
   /**
    * LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhook endpoints may target
    * loopback, private, link-local and other non-public addresses (tests, local
@@ -103,6 +105,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     logLevel: env.LOG_LEVEL ?? 'info',
     profilesFile: env.LEDGER_PROFILES_FILE ? resolve(env.LEDGER_PROFILES_FILE) : undefined,
     holidaysFile: env.LEDGER_HOLIDAYS_FILE ? resolve(env.LEDGER_HOLIDAYS_FILE) : undefined,
+    reportLayoutsFile: env.LEDGER_REPORT_LAYOUTS_FILE ? resolve(env.LEDGER_REPORT_LAYOUTS_FILE) : undefined,
     // Exactly `true`: anything else (`1`, `yes`, `TRUE`, a typo) keeps egress strict.
     webhookAllowPrivateNetworks: env.LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     publicUrl: parsePublicUrl(env.LEDGER_PUBLIC_URL ?? `http://${formatHost(env.HOST ?? '127.0.0.1')}:${env.PORT ?? '3000'}`),

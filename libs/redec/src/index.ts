@@ -9,3 +9,4 @@ export * from './access';
 export * from './audit';
 export * from './derived-id';
 export * from './retention';
+export * from './reports';

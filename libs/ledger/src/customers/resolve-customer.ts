@@ -13,6 +13,8 @@ import { IdentifierInput, identityKey, normalizeIdentifiers } from './identifier
 export interface ValueProtection {
   /** The blind index: keyed by the tenant, so it finds a customer before the customer is known. */
   hash(tenantId: string, purpose: string, value: string): Promise<string>;
+  /** Under the tenant's key: what is the bank's rather than a data subject's (its executive's or mandatary's RUT). */
+  encrypt(tenantId: string, plaintext: string): Promise<string>;
   /** What a fact records of a customer's value: hash and ciphertext under the customer's own key (decision 0035). */
   protectForCustomer(tenantId: string, customerId: string, purpose: string, matchKey: string, plaintext?: string): Promise<ProtectedValue>;
   hashForCustomer(tenantId: string, customerId: string, purpose: string, matchKey: string): Promise<string>;

@@ -1,11 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
 import { CommandContext, ValueProtection, loadAggregate, toNewEvent } from '@ledger/ledger';
+import { protectRut } from '../consent/protected-rut';
 import { conflict, notFound, validationError } from '@ledger/platform';
 import { BankingCalendar, initialAccessValidUntil } from '../calendar';
-import { CaptureTiming, ConsentGranted, EvidenceContent, GrantEvidence, GrantRepresentation } from '../consent/consent.events';
+import { CaptureTiming, ConsentGranted, EvidenceContent, GrantEvidence, GrantExecutive, GrantRepresentation } from '../consent/consent.events';
 import { checkEvidenceMediaType } from '../consent/evidence-media-types';
-import { GrantPolicy, GrantRequest, GrantableConfiguration, decideGrant, maskRut, normalizeRepresentativeRut, repeatedGrant } from '../consent/grant.decider';
+import { GrantPolicy, GrantRequest, GrantableConfiguration, decideGrant, maskRut, normalizeRutField, repeatedGrant } from '../consent/grant.decider';
 import { internalConsentCodeFor } from '../consent/internal-consent-code';
 import { ProfileCatalog } from '../profiles/profile-catalog';
 import { RegulatoryProfile, acceptsEvidence, mediumCodeFor } from '../profiles/regulatory-profile';
@@ -30,8 +31,10 @@ export type EvidenceInput =
   | ({ kind: 'physical_document'; digitizedAt: number; mediaType: string } & SuppliedContent);
 
 /** The grant body after its shape was validated (CONTRACT.md, "Interactions and grant"). */
-export interface GrantConsentRequest extends Omit<GrantRequest, 'representation' | 'evidence'> {
+export interface GrantConsentRequest extends Omit<GrantRequest, 'representation' | 'executive' | 'evidence'> {
   representation?: Omit<GrantRepresentation, 'identifierRut' | 'identifierRutMasked'> & { identifierRutInput: string };
+  /** The bank's executive who captured the consent in person or by phone. */
+  executive?: { identifierRutInput: string };
   evidence: EvidenceInput;
 }
 
@@ -92,17 +95,20 @@ export async function grantConsent(
 /**
  * A grant request (or the part of one an item of a decision sends) as
  * recorded: the representative's RUT protected and supplied bytes stored,
- * both under the data subject's key (decision 0035).
+ * both under the data subject's key (decision 0035); the bank executive's
+ * RUT protected under the tenant's key (it is the bank's, not the subject's).
  */
-export async function prepareGrantRequest<R extends Pick<GrantConsentRequest, 'representation' | 'evidence'>>(
+export async function prepareGrantRequest<R extends Pick<GrantConsentRequest, 'representation' | 'executive' | 'evidence'>>(
   deps: Pick<GrantDependencies, 'protection' | 'blobs'>,
   tenantId: string,
   customerId: string,
   request: R,
-): Promise<Omit<R, 'representation' | 'evidence'> & Pick<GrantRequest, 'representation' | 'evidence'>> {
+): Promise<Omit<R, 'representation' | 'executive' | 'evidence'> & Pick<GrantRequest, 'representation' | 'executive' | 'evidence'>> {
+  const { executive, ...rest } = request;
   return {
-    ...request,
+    ...(rest as Omit<R, 'representation' | 'executive' | 'evidence'>),
     representation: await protectRepresentation(deps.protection, tenantId, customerId, request.representation),
+    ...(executive ? { executive: await protectExecutive(deps.protection, tenantId, executive.identifierRutInput) } : {}),
     evidence: await holdEvidence(deps.blobs, tenantId, request.evidence, customerId),
   };
 }
@@ -116,6 +122,7 @@ export async function prepareGrantRequest<R extends Pick<GrantConsentRequest, 'r
 export const checkOnlyPreparation: Pick<GrantDependencies, 'protection' | 'blobs'> = {
   protection: {
     hash: async () => '',
+    encrypt: async () => '',
     protectForCustomer: async () => ({ hash: '', ciphertext: '' }),
     hashForCustomer: async () => '',
   },
@@ -209,13 +216,18 @@ async function protectRepresentation(
 ): Promise<GrantRepresentation | null> {
   if (!representation) return null;
   const { identifierRutInput, ...assertion } = representation;
-  const rut = normalizeRepresentativeRut(identifierRutInput);
+  const rut = normalizeRutField(identifierRutInput, 'representation.identifierRutInput');
   return {
     ...assertion,
     identifierRut: await protection.protectForCustomer(tenantId, customerId, 'representative-rut', rut),
     identifierRutMasked: maskRut(rut),
   };
 }
+
+async function protectExecutive(protection: ValueProtection, tenantId: string, identifierRutInput: string): Promise<GrantExecutive> {
+  return { identifierRut: await protectRut(protection, tenantId, 'executive-rut', normalizeRutField(identifierRutInput, 'executive.identifierRutInput')) };
+}
+
 
 /**
  * Supplied bytes are stored now in the tenant's blobs (content-addressed, so
