@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@ledger/event-store/testing';
-import { customerKeyTableContract } from './customer-key-table.contract';
+import { customerKeyTableContract } from './testing/customer-key-table.contract';
 import { PostgresCustomerKeyTable } from './postgres-customer-key-table';
 
 // Integration: the adapter on a fresh database of the local PostgreSQL server, as the service opens it with DATABASE_URL.

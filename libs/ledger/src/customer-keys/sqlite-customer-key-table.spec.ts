@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { customerKeyRecord, customerKeyTableContract } from './customer-key-table.contract';
+import { customerKeyRecord, customerKeyTableContract } from './testing/customer-key-table.contract';
 import { SqliteCustomerKeyTable } from './sqlite-customer-key-table';
 
 // Integration: the adapter on a real SQLite file, as the service and the CLI open it.

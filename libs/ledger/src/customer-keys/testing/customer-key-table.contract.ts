@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { WrongExpectedVersionError } from '@ledger/event-store';
-import { CustomerKeyRecord, CustomerKeyTable } from './customer-key-table.port';
+import { CustomerKeyRecord, CustomerKeyTable } from '../customer-key-table.port';
 
 /** A record of a customer's key as the keyring writes one. */
 export function customerKeyRecord(tenantId: string, customerId: string, overrides: Partial<CustomerKeyRecord> = {}): CustomerKeyRecord {
