@@ -8,6 +8,7 @@ import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
 import { runCli } from './support/processes';
 import { redecConsents } from './support/redec-consents';
+import { redecConfiguration, rutOf } from './support/redec-fixtures';
 
 // Issue 16, items 1 to 3 and 5: the facts RDC30 and RDC31 need (tenant
 // settings, executive, mandatary), and the reports rendered from them,
@@ -101,6 +102,32 @@ describe('regulatory reports', () => {
       expect((grant.data as any).executive).toEqual({ identifierRut: { hash: expect.any(String), ciphertext: expect.stringMatching(/^v2\./) } });
       expect((decision.data as any).request.mandatary).toEqual({ identifierRut: { hash: expect.any(String), ciphertext: expect.stringMatching(/^v2\./) } });
       for (const stored of [grant, decision]) expect(JSON.stringify(stored)).not.toMatch(/7654321|12345678/);
+    });
+
+    it('keep the executive of a Multi-Consent item captured in person, protected in the decision and in the consent', async () => {
+      const configuration = await api.http.post('/v1/configurations').set(auth()).send(redecConfiguration({ templateKey: `redec-${randomUUID()}`, channel: 'in_person' }));
+      const decided = await api.http
+        .post('/v1/consent-decisions')
+        .set({ ...auth(), 'Idempotency-Key': randomUUID() })
+        .send({
+          userReference: `cliente-${randomUUID()}`,
+          identifiers: [{ system: 'cl-sii', type: 'rut', value: rutOf(25_123_457), verification: { method: 'cedula', sourceReference: 'v-1', verifiedAt: Date.now() - 60_000 } }],
+          occurredAt: Date.now() - 60_000,
+          sourceSystem: 'sucursal',
+          sourceReference: `decision-${randomUUID()}`,
+          items: [
+            {
+              configurationId: configuration.body.configurationId,
+              decision: 'accepted',
+              redec: { evidence: { kind: 'electronic', authentication: { method: 'cedula', reference: 'a-1' } }, executive: { identifierRutInput: EXECUTIVE_RUT } },
+            },
+          ],
+        });
+      expect(decided.status).toBe(201);
+      const [grant] = await api.store.readStream(redecStreams.consent(tenantId, decided.body.items[0].redecConsentId));
+      expect((grant.data as any).executive).toEqual({ identifierRut: { hash: expect.any(String), ciphertext: expect.stringMatching(/^v2\./) } });
+      const decisionFacts = (await api.store.readAll()).filter((e) => e.type === 'ConsentDecisionRecorded');
+      for (const stored of [grant, ...decisionFacts]) expect(JSON.stringify(stored)).not.toMatch(/7654321/);
     });
 
     it('refuse an executive on a digital capture and an invalid mandatary RUT, naming the field', async () => {
