@@ -150,7 +150,7 @@ describe('erasure after the retention floor', () => {
     const read = await api.http.get(`/v1/redec/consents/${erased.redecConsentId}`).set('Authorization', `Bearer ${apiKey}`);
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ redecConsentId: erased.redecConsentId, status: 'revoked', retentionBasis: 'revocation' });
-    expect((await api.http.get(`/v1/redec/consents/${erased.redecConsentId}/artifact/download`).set('Authorization', `Bearer ${apiKey}`)).status).toBe(404);
+    expect((await api.http.get(`/v1/redec/consents/${erased.redecConsentId}/artifact/download`).set('Authorization', `Bearer ${apiKey}`)).body).toMatchObject({ status: 409, code: 'customer_data_erased' });
     // The held customer's evidence is still there.
     const heldDownload = await api.http.get(`/v1/redec/consents/${held.redecConsentId}/artifact/download`).set('Authorization', `Bearer ${apiKey}`).buffer(true);
     expect(heldDownload.status).toBe(200);
