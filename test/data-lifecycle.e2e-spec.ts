@@ -163,6 +163,17 @@ describe('erasure after the retention floor', () => {
 
   }, 180_000);
 
+  it('refuses an unknown tenant and a missing --tenant with one JSON error, erasing nothing', async () => {
+    const before = await api.store.headPosition();
+    const [unknown, missing] = await Promise.all([
+      runCli(['retention', 'erase', '--tenant', randomUUID()], later()),
+      runCli(['retention', 'status'], later()),
+    ]);
+    expect(unknown).toMatchObject({ status: 1, json: { error: { code: 'NOT_FOUND' } } });
+    expect(missing).toMatchObject({ status: 2, json: { error: { code: 'USAGE', message: expect.stringMatching(/--tenant/) } } });
+    expect(await api.store.headPosition()).toBe(before);
+  }, 120_000);
+
   it('erases on LEDGER_RETENTION_ERASE_SCHEDULE, opted in, with nobody running the CLI', async () => {
     const erased = await revokedCustomer();
     const held = await revokedCustomer();
