@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ScenarioResult, runEventStoreBench } from './event-store.bench';
+import { HttpBenchResult, RouteFigures, runHttpBench } from './http.bench';
 import { ProjectionRebuildResult, runProjectionRebuildBench } from './projection-rebuild.bench';
 import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyBench } from './webhook-latency.bench';
 
@@ -10,7 +11,7 @@ import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyB
  * `--` run only those benchmarks: `npm run bench -- webhook-latency`.
  */
 const TARGET_RATIO_64_WRITERS = 0.7;
-const BENCHMARKS = ['event-store', 'webhook-latency', 'projection-rebuild'] as const;
+const BENCHMARKS = ['event-store', 'webhook-latency', 'projection-rebuild', 'http'] as const;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -39,7 +40,36 @@ async function main(): Promise<void> {
     // A rebuild that is not deterministic, or models that miss facts, is a failure of the run, not a slow figure.
     if (!result.digestsEqual || !result.documentsAsExpected) process.exitCode = 1;
   }
+  if (runs('http')) {
+    const result = await runHttpBench(log);
+    process.stdout.write(httpSummary(result));
+    writeResults('http.json', result);
+    // A route that errors or answers an unexpected status is a failure of the run, not a slow figure.
+    if (result.failed) process.exitCode = 1;
+  }
 }
+
+function httpSummary(result: HttpBenchResult): string {
+  const row = (r: RouteFigures) =>
+    `${r.route.padEnd(34)} ${String(r.connections).padStart(4)}  ${format(r.requestsPerSecond)} req/s  p50 ${ms(r.p50Ms).padStart(8)}  p99 ${ms(r.p99Ms).padStart(8)}  p99.9 ${ms(r.p999Ms).padStart(8)}  ` +
+    `errors ${r.errors}  non-2xx ${r.non2xx}  ratio ${r.ratio.toFixed(3)}  cpu/request ${r.cpuMicrosPerRequest.toFixed(0).padStart(5)} us (ratio ${r.cpuRatio.toFixed(3)})`;
+  const memory = result.memory
+    ? `memory over a ledger of ${result.memory.ledgerEvents.toLocaleString('en-US')} events: RSS after start ${result.memory.afterStartMb.toFixed(0)} MB, ` +
+      `after load ${result.memory.afterLoadMb.toFixed(0)} MB, after a rebuild ${result.memory.afterRebuildMb.toFixed(0)} MB (target <= 250 MB: ` +
+      `${Math.max(result.memory.afterStartMb, result.memory.afterLoadMb, result.memory.afterRebuildMb) <= 250 ? 'met' : 'NOT met'})`
+    : 'memory over a generated ledger: not measured (BENCH_HTTP_LEDGER_EVENTS=0)';
+  return [
+    `HTTP request path, built service beside a Fastify hello-world, ${result.durationSeconds} s per route (route, connections, throughput, latency, ratio to hello-world)`,
+    ...result.routes.map(row),
+    'scaling:',
+    ...result.scaling.map(row),
+    ...result.targets.map((t) => `target: ${t.route} >= ${t.ratio.toFixed(2)} of hello-world${t.p99Ms === null ? '' : `, p99 <= ${t.p99Ms} ms`}: ${t.met ? 'met' : 'NOT met'}`),
+    memory,
+    result.failed ? 'FAILED: a route answered an error or a non-2xx status' : 'every answer 2xx, no errors',
+    '',
+  ].join('\n');
+}
+
 
 function eventStoreSummary(results: ScenarioResult[]): string {
   const lines = results.map(

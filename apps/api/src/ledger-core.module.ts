@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { BLOB_STORE, FilesystemBlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore, createEventStore } from '@ledger/event-store';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '@ledger/http';
-import { CUSTOMER_KEY_TABLE, CustomerKeyTable, CustomerKeyring, TenantKeyring, openCustomerKeyTable, verifyApiKey } from '@ledger/ledger';
+import { CUSTOMER_KEY_TABLE, CustomerKeyTable, CustomerKeyring, TenantKeyring, VerifiedApiKeys, openCustomerKeyTable } from '@ledger/ledger';
 import { BlobProtection, CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, masterKeys, systemClock } from '@ledger/platform';
 
 /** Closes the stores last, after the HTTP server and the projections have stopped using them. */
@@ -64,7 +64,7 @@ export class LedgerCoreModule {
         {
           provide: API_KEY_VERIFIER,
           inject: [EVENT_STORE],
-          useFactory: (store: EventStore): ApiKeyVerifier => ({ verify: (apiKey) => verifyApiKey(store, apiKey) }),
+          useFactory: (store: EventStore): ApiKeyVerifier => new VerifiedApiKeys(store),
         },
         EventStoreLifecycle,
       ],

@@ -2,6 +2,7 @@ export * from './command-context';
 export * from './streams';
 export * from './tenancy/tenant';
 export * from './api-keys/api-key';
+export * from './api-keys/verified-api-keys';
 export * from './customers/customer.events';
 export * from './customers/customer.decider';
 export * from './customers/identifier-input';

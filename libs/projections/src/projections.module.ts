@@ -60,7 +60,8 @@ export class ProjectionsModule {
         {
           provide: PROJECTIONS_REDIS,
           inject: [LEDGER_CONFIG],
-          useFactory: (config: LedgerConfig) => createRedis(config.redisUrl, 'projections'),
+          // Requests read through this connection concurrently: auto-pipelining sends what one event-loop turn asks in one write.
+          useFactory: (config: LedgerConfig) => createRedis(config.redisUrl, 'projections', { enableAutoPipelining: true }),
         },
         {
           provide: ProjectionRunner,

@@ -2,9 +2,10 @@ import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit';
+import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import { createRedis, currentContext, rateLimited } from '@ledger/platform';
+import { RequestBudgets } from './request-budgets';
 
 export interface RateLimitSettings {
   /** Requests a minute for each API key, and for each client address on routes without one. */
@@ -16,25 +17,30 @@ export interface RateLimitSettings {
 
 const WINDOW_MS = 60_000;
 
-/** A Redis that answers slower than this is treated as down: requests go on unlimited rather than wait. */
+/** A flush Redis has not answered within this is given up and its counts sent again with the next one. */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
 
 /** How long start-up waits for the counting connection, so that the first requests are counted; a Redis that is down does not hold it. */
 const REDIS_READY_WAIT_MS = 2_000;
 
+/** How often this instance adds its counts to Redis's and learns the other instances'. */
+const FLUSH_INTERVAL_MS = 100;
+
 /**
  * Limits each API key, and each client address on routes without a key
  * (public routes, unknown paths), to `perMinute` requests in a fixed
- * one-minute window counted in Redis, so that every instance of the service
- * counts against the same budget. Over it: 429 TOO_MANY_REQUESTS with
- * `Retry-After`, answered in `onRequest` after authentication and before the
- * body is read.
+ * one-minute window. Over it: 429 TOO_MANY_REQUESTS with `Retry-After`,
+ * answered in `onRequest` after authentication and before the body is read.
  *
- * When Redis cannot count, requests go through unlimited and the log says
- * so (fails open): recording consents does not depend on Redis anywhere else
- * (docs/decisions/0026-bounded-work.md). Counting uses a connection of its
- * own that fails at once instead of queueing, so an outage never holds a
- * request.
+ * Every instance of the service spends the same budget: each counts its
+ * requests in memory (RequestBudgets) and adds them to a counter in Redis
+ * every FLUSH_INTERVAL_MS, learning the total; a request waits for no Redis
+ * command (docs/decisions/0037-request-path-caches.md).
+ *
+ * While Redis cannot be reached, requests go through unlimited and the log
+ * says so (fails open): recording consents does not depend on Redis anywhere
+ * else (docs/decisions/0026-bounded-work.md). Counting uses a connection of
+ * its own that fails at once instead of queueing.
  */
 export async function limitRequestRates(app: NestFastifyApplication, settings: RateLimitSettings): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
@@ -45,35 +51,52 @@ export async function limitRequestRates(app: NestFastifyApplication, settings: R
   });
   // A failed count is reported by the outage log below, once, rather than on every reconnection attempt.
   redis.on('error', () => undefined);
+  const budgets = new RequestBudgets(settings.perMinute, WINDOW_MS);
+  const counterOf = (budget: string, window: number) => `${settings.redisPrefix}:rate-limit:${budget}:${window}`;
+
+  let flushing: Promise<void> | undefined;
+  const flush = () => (flushing ??= addUp().finally(() => (flushing = undefined)));
+  async function addUp(): Promise<void> {
+    const { window, increments } = budgets.takePending(Date.now());
+    if (increments.size === 0) return;
+    try {
+      const pipeline = redis.pipeline();
+      for (const [budget, count] of increments) pipeline.incrby(counterOf(budget, window), count).pexpire(counterOf(budget, window), 2 * WINDOW_MS);
+      const replies = (await pipeline.exec()) ?? [];
+      const totals = new Map<string, number>();
+      [...increments.keys()].forEach((budget, index) => {
+        const [error, total] = replies[2 * index] ?? [new Error('no reply')];
+        if (error) throw error;
+        totals.set(budget, Number(total));
+      });
+      budgets.settle(window, totals);
+    } catch {
+      // Sent again with the next flush; an unreachable Redis is reported by the requests themselves.
+      budgets.restore(window, increments);
+    }
+  }
+  const flushes = setInterval(() => void flush(), FLUSH_INTERVAL_MS);
+  flushes.unref();
   fastify.addHook('onClose', async () => {
+    clearInterval(flushes);
+    await flush();
     redis.disconnect();
   });
   await Promise.race([once(redis, 'ready'), delay(REDIS_READY_WAIT_MS, undefined, { ref: false })]).catch(() => undefined);
 
-  await app.register(fastifyRateLimit, {
-    global: false,
-    redis,
-    nameSpace: `${settings.redisPrefix}:rate-limit:`,
-    max: settings.perMinute,
-    timeWindow: WINDOW_MS,
-    keyGenerator: budgetOf,
-  });
-  const count = fastify.createRateLimit();
   const outage = new OutageLog();
-
   fastify.addHook('onRequest', async (request, reply) => {
-    let verdict: Awaited<ReturnType<typeof count>>;
-    try {
-      verdict = await count(request);
-    } catch (error) {
-      outage.failed(error);
+    if (redis.status !== 'ready') {
+      budgets.forget();
+      outage.failed(`the connection is ${redis.status}`);
       return;
     }
     outage.counted();
-    if (verdict.isAllowed || !verdict.isExceeded) return;
-    void reply.header('retry-after', String(verdict.ttlInSeconds));
+    const verdict = budgets.spend(budgetOf(request), Date.now());
+    if (verdict.allowed) return;
+    void reply.header('retry-after', String(verdict.retryAfterSeconds));
     throw rateLimited(
-      `More than ${verdict.max} requests a minute ${currentContext()?.principal ? 'with this API key' : 'from this address'}; retry after the number of seconds in Retry-After.`,
+      `More than ${settings.perMinute} requests a minute ${currentContext()?.principal ? 'with this API key' : 'from this address'}; retry after the number of seconds in Retry-After.`,
     );
   });
 }
@@ -91,13 +114,12 @@ class OutageLog {
   private lastWarned = 0;
   private unlimited = 0;
 
-  failed(error: unknown): void {
+  failed(reason: string): void {
     const now = Date.now();
     this.unlimited += 1;
     this.since ??= now;
     if (now - this.lastWarned < WINDOW_MS) return;
     this.lastWarned = now;
-    const reason = error instanceof Error ? error.message : String(error);
     this.logger.warn(`rate limits are not enforced: Redis cannot count requests (${reason}); ${this.unlimited} request(s) let through unlimited so far`);
   }
 

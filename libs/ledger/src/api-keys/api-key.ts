@@ -1,6 +1,6 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { EventStore } from '@ledger/event-store';
-import { Principal, SCOPES, Scope, isScope, notFound, validationError } from '@ledger/platform';
+import { SCOPES, Scope, isScope, notFound, validationError } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '../command-context';
 import { loadAggregate } from '../load-aggregate';
 import { streams } from '../streams';
@@ -113,19 +113,4 @@ export async function revokeApiKey(store: EventStore, keyId: string, context: Co
     await store.append(streams.apiKey(keyId), events.map((e) => toNewEvent(e, { ...context, tenantId: state!.tenantId })), expectedRevision);
   }
   return { keyId, revoked: true };
-}
-
-/**
- * Reads the key's own stream on every call rather than a cache, so a key
- * issued or revoked by the CLI (another process) takes effect immediately.
- */
-export async function verifyApiKey(store: EventStore, apiKey: string): Promise<Principal | null> {
-  const parsed = parseApiKey(apiKey);
-  if (!parsed) return null;
-  const key = await loadApiKey(store, parsed.keyId);
-  if (!key || key.revokedAt !== null) return null;
-  const presented = Buffer.from(sha256(parsed.secret), 'hex');
-  const stored = Buffer.from(key.secretSha256, 'hex');
-  if (presented.length !== stored.length || !timingSafeEqual(presented, stored)) return null;
-  return { tenantId: key.tenantId, keyId: key.keyId, scopes: key.scopes };
 }

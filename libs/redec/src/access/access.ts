@@ -41,8 +41,11 @@ export async function authorizeAccess({ store, profiles }: AccessDependencies, r
   const stream = redecStreams.access(context.tenantId, redecAccessId);
   const requestSha256 = createHash('sha256').update(canonicalJson(request)).digest('hex');
   const decide = async () => {
-    const { state: existing } = await loadAggregate(store, stream, evolveAccess);
-    const { state: consent, expectedRevision } = await loadConsent(store, context.tenantId, request.redecConsentId);
+    // Independent reads: a store over the network (PostgreSQL) answers both in one round trip's time.
+    const [{ state: existing }, { state: consent, expectedRevision }] = await Promise.all([
+      loadAggregate(store, stream, evolveAccess),
+      loadConsent(store, context.tenantId, request.redecConsentId),
+    ]);
     const consentRevision = typeof expectedRevision === 'number' ? expectedRevision : null;
     return decideAuthorize({ existing, consent, consentRevision, policy: accessPolicy(profiles, consent), request, requestSha256, redecAccessId, now: context.now });
   };

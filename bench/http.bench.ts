@@ -1,0 +1,431 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createRedis, deleteKeysUnder } from '@ledger/platform';
+import { generateLedger } from './generate-ledger';
+
+// autocannon ships no types: what this benchmark uses of it.
+const autocannon: (options: CannonOptions) => Promise<CannonResult> = require('autocannon');
+
+interface CannonRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?: (request: CannonRequest) => CannonRequest;
+}
+interface CannonOptions {
+  url: string;
+  connections: number;
+  /** Seconds to run, or */
+  duration?: number;
+  /** requests to make. */
+  amount?: number;
+  requests: CannonRequest[];
+  timeout?: number;
+}
+interface Histogram {
+  average: number;
+  p50: number;
+  p99: number;
+  p99_9: number;
+}
+interface CannonResult {
+  requests: Histogram & { total: number };
+  latency: Histogram;
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+
+/**
+ * Issue 14: the request path of the built service beside a bare Fastify
+ * hello-world measured in the same run, each its own process, loaded by
+ * autocannon from this one at a fixed number of connections for a fixed time.
+ * See bench/README.md.
+ */
+
+/** The targets, as ratios of each route's throughput to hello-world's in the same run, and p99 bounds. */
+export const TARGETS: Record<string, { ratio: number; p99Ms?: number }> = {
+  'GET consent': { ratio: 0.4, p99Ms: 20 },
+  'POST authorize (new decision)': { ratio: 0.15, p99Ms: 40 },
+  'POST authorize (replay)': { ratio: 0.3 },
+};
+
+export const CONNECTIONS = 64;
+const SCALING_CONNECTIONS = [1, 16, 64, 256];
+/** Grants a run makes per second it would have lasted: about what the service sustains, so a grant run lasts about as long as the others. */
+const GRANTS_PER_SECOND_OF_RUN = Number(process.env.BENCH_HTTP_GRANTS_PER_SECOND ?? 400);
+const ROOT = resolve(__dirname, '../..');
+const DIST = join(ROOT, 'dist');
+
+export interface RouteFigures {
+  route: string;
+  connections: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  p999Ms: number;
+  errors: number;
+  non2xx: number;
+  /** Throughput over hello-world's at the same number of connections in the same run. */
+  ratio: number;
+  /** CPU time (user + system) the serving process spent per request answered. */
+  cpuMicrosPerRequest: number;
+  /** hello-world's CPU per request over this route's: the ratio without the load generator's and other processes' share of the machine. */
+  cpuRatio: number;
+}
+
+export interface HttpBenchResult {
+  durationSeconds: number;
+  routes: RouteFigures[];
+  scaling: RouteFigures[];
+  targets: Array<{ route: string; ratio: number; p99Ms: number | null; met: boolean }>;
+  /** Resident memory of the service (MB) over a generated ledger, when measured. */
+  memory: { ledgerEvents: number; afterStartMb: number; afterLoadMb: number; afterRebuildMb: number } | null;
+  /** Any route that answered an error or an unexpected status. */
+  failed: boolean;
+}
+
+export interface HttpBenchOptions {
+  /** Seconds each measurement runs (10). */
+  durationSeconds?: number;
+  /** Events of the generated ledger for the memory measurement (1,000,000); 0 leaves it out. */
+  ledgerEvents?: number;
+}
+
+export async function runHttpBench(log: (line: string) => void, options: HttpBenchOptions = {}): Promise<HttpBenchResult> {
+  const durationSeconds = options.durationSeconds ?? Number(process.env.BENCH_HTTP_SECONDS ?? 10);
+  const ledgerEvents = options.ledgerEvents ?? Number((process.env.BENCH_HTTP_LEDGER_EVENTS ?? '1000000').replace(/_/g, ''));
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+  const hello = await startHelloWorld();
+  const service = await startService({ redisUrl });
+  try {
+    // BENCH_HTTP_ROUTES=consent,replay measures only the routes whose names contain one of the words (a profile of one route).
+    const only = process.env.BENCH_HTTP_ROUTES?.split(',').map((word) => word.trim().toLowerCase());
+    const routes = (await routesOf(service, log)).filter((route) => !only || only.some((word) => route.name.toLowerCase().includes(word)));
+    const measure = async (route: Route, connections: number, seconds: number) => {
+      // A route that uses up what it needs (the grant: one interaction each) runs a set number of requests, prepared beforehand.
+      const amount = route.prepare ? Math.max(connections * 4, Math.round(GRANTS_PER_SECOND_OF_RUN * seconds)) : undefined;
+      if (route.prepare) await route.prepare(amount!);
+      const cpuBefore = cpuMicrosOf(route.pid);
+      const result = await autocannon({ url: route.baseUrl, connections, ...(amount ? { amount } : { duration: seconds }), requests: route.requests, timeout: 10 });
+      return { route: route.name, connections, result, cpuMicros: cpuMicrosOf(route.pid) - cpuBefore };
+    };
+
+    log(`http: warming up every route for 3 s`);
+    for (const route of [hello.route, ...routes]) await measure(route, CONNECTIONS, 3);
+
+    const main: RouteFigures[] = [];
+    const helloMain = await measure(hello.route, CONNECTIONS, durationSeconds);
+    for (const route of routes) {
+      log(`http: ${route.name}, ${CONNECTIONS} connections, ${durationSeconds} s`);
+      main.push(figures(await measure(route, CONNECTIONS, durationSeconds), helloMain));
+    }
+    main.unshift(figures(helloMain, helloMain));
+
+    const scaling: RouteFigures[] = [];
+    const scalingSeconds = Math.max(3, Math.round(durationSeconds / 2));
+    // BENCH_HTTP_SCALING=1,64 (or empty to leave the curve out) changes the connection counts of the curve.
+    const scalingConnections = process.env.BENCH_HTTP_SCALING === undefined ? SCALING_CONNECTIONS : process.env.BENCH_HTTP_SCALING.split(',').filter(Boolean).map(Number);
+    for (const connections of scalingConnections) {
+      log(`http: scaling, ${connections} connections, ${scalingSeconds} s per route`);
+      const baseline = await measure(hello.route, connections, scalingSeconds);
+      scaling.push(figures(baseline, baseline));
+      for (const route of routes) scaling.push(figures(await measure(route, connections, scalingSeconds), baseline));
+    }
+
+    const targets = Object.entries(TARGETS).flatMap(([route, target]) => {
+      const measured = main.find((r) => r.route === route);
+      if (!measured) return [];
+      const met = measured.ratio >= target.ratio && (target.p99Ms === undefined || measured.p99Ms <= target.p99Ms);
+      return [{ route, ratio: target.ratio, p99Ms: target.p99Ms ?? null, met }];
+    });
+    const failed = [...main, ...scaling].some((r) => r.errors > 0 || r.non2xx > 0);
+    await service.stop();
+    const memory = ledgerEvents > 0 ? await measureMemory(ledgerEvents, redisUrl, log) : null;
+    return { durationSeconds, routes: main, scaling, targets, memory, failed };
+  } finally {
+    await Promise.all([hello.stop(), service.stop()]);
+  }
+}
+
+interface Route {
+  name: string;
+  baseUrl: string;
+  /** The process that serves it, whose CPU time is counted. */
+  pid: number;
+  requests: CannonRequest[];
+  /** Makes ready what `amount` requests of the route will use; the route then runs that many requests rather than for a time. */
+  prepare?(amount: number): Promise<void>;
+}
+
+interface Measured {
+  route: string;
+  connections: number;
+  result: CannonResult;
+  cpuMicros: number;
+}
+
+function figures({ route, connections, result, cpuMicros }: Measured, baseline: Measured): RouteFigures {
+  const requestsPerSecond = result.requests.total / result.duration;
+  const baselinePerSecond = baseline.result.requests.total / baseline.result.duration;
+  const cpuMicrosPerRequest = cpuMicros / Math.max(1, result.requests.total);
+  return {
+    route,
+    connections,
+    requestsPerSecond,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    p999Ms: result.latency.p99_9,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    ratio: requestsPerSecond / baselinePerSecond,
+    cpuMicrosPerRequest,
+    cpuRatio: baseline.cpuMicros / Math.max(1, baseline.result.requests.total) / cpuMicrosPerRequest,
+  };
+}
+
+/** CPU time (user + system, µs) a process has used, from /proc (Linux). */
+function cpuMicrosOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 a second on Linux).
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
+}
+
+/**
+ * The routes of issue 14 against one tenant: a consent read, authorize with a
+ * new decision each time and the same request replayed, a customer resolved
+ * again, and grants (each of its own interaction, opened beforehand).
+ */
+async function routesOf(service: RunningService, log: (line: string) => void): Promise<Route[]> {
+  const { baseUrl, apiKey } = service;
+  const pid = service.process.pid!;
+  const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${baseUrl}${path}`, { method, headers: { ...auth, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return JSON.parse(text) as Record<string, any>;
+  };
+  const configuration = await call('POST', '/v1/configurations', {
+    templateKey: 'bench-http',
+    title: 'Consulta al Registro de Deuda Consolidada',
+    text: 'Autorizo la consulta.',
+    channel: 'digital',
+    captureTiming: 'deferred_external',
+    redec: {
+      finalityCode: '2',
+      objectiveCodes: ['02', '03'],
+      scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
+      targets: ['Banco Ejemplo'],
+      obligationSourceSystem: 'core-loans',
+      regulatoryProfile: 'baseline',
+    },
+  });
+  const resolution = {
+    userReference: 'bench-customer',
+    identifiers: [{ system: 'cl-sii', type: 'rut', value: '12.345.678-5', verification: { method: 'clave_unica', sourceReference: 'auth-1', verifiedAt: Date.now() - 60_000 } }],
+  };
+  const { customerId } = await call('POST', '/v1/customers/resolve', resolution);
+  const grantBody = () => ({
+    occurredAt: Date.now() - 60_000,
+    sourceSystem: 'bench',
+    sourceReference: `cap-${randomUUID()}`,
+    evidence: { kind: 'electronic', authentication: { method: 'clave_unica', reference: 'auth-1' } },
+  });
+  const openInteraction = async () => (await call('POST', '/v1/redec/consent-interactions', { configurationId: configuration.configurationId, customerId })).interactionId as string;
+  const { redecConsentId } = await call('POST', `/v1/redec/consent-interactions/${await openInteraction()}/grant`, grantBody());
+
+  const access = (sourceReference: string) =>
+    JSON.stringify({
+      authorizationBasis: 'consent',
+      consentAuthorizationMode: 'initial_window',
+      redecConsentId,
+      dataCategoryCode: 'redec.consolidated_debt_record',
+      scopeId: 'redec-debt',
+      objectiveCode: '02',
+      reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: 'solicitud-1', assertedAt: Date.now() - 1000 },
+      sourceSystem: 'bench',
+      sourceReference,
+    });
+  const replayed = access('replayed');
+  await call('POST', '/v1/redec/accesses/authorize', JSON.parse(replayed));
+
+  // Each grant uses an interaction of its own, opened before the run so that what is measured is the grant.
+  const interactions: string[] = [];
+  const prepareGrants = async (amount: number) => {
+    log(`http: opening ${amount} interactions for the grant run`);
+    interactions.length = 0;
+    for (let i = 0; i < amount; i += 64) interactions.push(...(await Promise.all(Array.from({ length: Math.min(64, amount - i) }, openInteraction))));
+  };
+
+  let nextAccess = 0;
+  return [
+    { name: 'GET consent', baseUrl, pid, requests: [{ method: 'GET', path: `/v1/redec/consents/${redecConsentId}`, headers: auth }] },
+    {
+      name: 'POST authorize (new decision)',
+      baseUrl,
+      pid,
+      requests: [{ method: 'POST', path: '/v1/redec/accesses/authorize', headers: auth, setupRequest: (request) => ({ ...request, body: access(`new-${(nextAccess += 1)}`) }) }],
+    },
+    { name: 'POST authorize (replay)', baseUrl, pid, requests: [{ method: 'POST', path: '/v1/redec/accesses/authorize', headers: auth, body: replayed }] },
+    { name: 'POST customers/resolve (repeat)', baseUrl, pid, requests: [{ method: 'POST', path: '/v1/customers/resolve', headers: auth, body: JSON.stringify(resolution) }] },
+    {
+      name: 'POST grant',
+      baseUrl,
+      pid,
+      prepare: prepareGrants,
+      requests: [
+        {
+          method: 'POST',
+          path: '/',
+          headers: auth,
+          setupRequest: (request) => {
+            const interactionId = interactions.pop();
+            if (!interactionId) throw new Error('http: a grant run asked for more grants than it prepared');
+            return { ...request, path: `/v1/redec/consent-interactions/${interactionId}/grant`, body: JSON.stringify(grantBody()) };
+          },
+        },
+      ],
+    },
+  ];
+}
+
+interface RunningService {
+  baseUrl: string;
+  apiKey: string;
+  /** The service's environment, for the operator CLI beside it. */
+  env: NodeJS.ProcessEnv;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** The built service as `npm start` runs it, on a fresh data dir and Redis prefix, with a tenant and a key minted by the operator CLI. */
+async function startService(options: { redisUrl: string; dataDir?: string; masterKey?: string }): Promise<RunningService> {
+  requireBuilt();
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'bench-http-'));
+  const prefix = `bench-http:${randomUUID()}`;
+  const port = 3300 + Math.floor(Math.random() * 500);
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LEDGER_DATA_DIR: dataDir,
+    LEDGER_REDIS_PREFIX: prefix,
+    LEDGER_MASTER_KEY: options.masterKey ?? randomBytes(32).toString('hex'),
+    LEDGER_PUBLIC_URL: 'https://consents.bench.example',
+    REDIS_URL: options.redisUrl,
+    // One key drives every request of the run: the limit must not be what the figures measure; its cost still is.
+    LEDGER_RATE_LIMIT_PER_MINUTE: String(100_000_000),
+  };
+  const cli = (args: string[]) => JSON.parse(runSync(process.execPath, [join(DIST, 'apps/cli/src/main.js'), ...args], env)) as Record<string, string>;
+  // BENCH_HTTP_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/profile' profiles the service during the run.
+  const nodeArgs = process.env.BENCH_HTTP_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, join(DIST, 'apps/api/src/main.js')], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitReady(baseUrl, child);
+  const { tenantId } = cli(['tenant', 'create', '--name', 'Banco Bench']);
+  const { apiKey } = cli(['key', 'issue', '--tenant', tenantId, '--scopes', 'consent:admin,consent:write,consent:read,consent:runtime,consent:identity-assert']);
+  let stopped = false;
+  return {
+    baseUrl,
+    apiKey,
+    env,
+    process: child,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await stopProcess(child);
+      const redis = createRedis(options.redisUrl, 'bench-http-cleanup');
+      await deleteKeysUnder(redis, prefix).finally(() => redis.disconnect());
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function startHelloWorld(): Promise<{ route: Route; stop(): Promise<void> }> {
+  requireBuilt();
+  const child = spawn(process.execPath, [join(DIST, 'bench/hello-world.js')], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const baseUrl = await new Promise<string>((resolveUrl, reject) => {
+    child.stdout!.once('data', (chunk: Buffer) => resolveUrl(chunk.toString().trim()));
+    child.once('exit', () => reject(new Error('hello-world exited')));
+  });
+  return { route: { name: 'hello-world', baseUrl, pid: child.pid!, requests: [{ method: 'GET', path: '/' }] }, stop: () => stopProcess(child) };
+}
+
+/**
+ * The service started on a generated ledger (the rebuild benchmark's
+ * generator): resident memory once it has caught up, after the same load, and
+ * after a rebuild of every projection.
+ */
+async function measureMemory(events: number, redisUrl: string, log: (line: string) => void): Promise<HttpBenchResult['memory']> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-http-ledger-'));
+  try {
+    log(`http: generating a ledger of ${events.toLocaleString('en-US')} events`);
+    await generateLedger({ events, file: join(dataDir, 'ledger.sqlite') });
+    // The generator's master key: the keyring it wrote opens under it (generate-ledger.ts).
+    const masterKey = createHash('sha256').update('bench-ledger-master-key:1').digest('hex');
+    const service = await startService({ redisUrl, dataDir, masterKey });
+    try {
+      const afterStartMb = rssMb(service.process.pid!);
+      log(`http: service caught up with the ledger: RSS ${afterStartMb.toFixed(0)} MB`);
+      const routes = await routesOf(service, log);
+      for (const route of routes.slice(0, 4)) await autocannon({ url: route.baseUrl, connections: CONNECTIONS, duration: 5, requests: route.requests });
+      const afterLoadMb = rssMb(service.process.pid!);
+      log(`http: after load: RSS ${afterLoadMb.toFixed(0)} MB; rebuilding every projection`);
+      runSync(process.execPath, [join(DIST, 'apps/cli/src/main.js'), 'projections', 'rebuild'], service.env);
+      const afterRebuildMb = rssMb(service.process.pid!);
+      return { ledgerEvents: events, afterStartMb, afterLoadMb, afterRebuildMb };
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
+  return Number(line.replace(/\D+/g, '')) / 1024;
+}
+
+function requireBuilt(): void {
+  if (!existsSync(join(DIST, 'apps/api/src/main.js'))) throw new Error('http: build first (npm run bench builds)');
+}
+
+async function waitReady(baseUrl: string, child: ChildProcess, timeoutMs = 600_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`http: the service exited (${child.exitCode}) during start`);
+    try {
+      if ((await fetch(`${baseUrl}/health/ready`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('http: the service was not ready in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function runSync(command: string, args: string[], env: NodeJS.ProcessEnv): string {
+  const ran = spawnSync(command, args, { env, encoding: 'utf8' });
+  if (ran.status !== 0) throw new Error(`${args.join(' ')}: exit ${ran.status}: ${ran.stdout}${ran.stderr}`);
+  return ran.stdout;
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((done) => {
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
