@@ -150,7 +150,7 @@ describe('erasure after the retention floor', () => {
     const read = await api.http.get(`/v1/redec/consents/${erased.redecConsentId}`).set('Authorization', `Bearer ${apiKey}`);
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ redecConsentId: erased.redecConsentId, status: 'revoked', retentionBasis: 'revocation' });
-    expect((await api.http.get(`/v1/redec/consents/${erased.redecConsentId}/artifact/download`).set('Authorization', `Bearer ${apiKey}`)).status).toBe(404);
+    expect((await api.http.get(`/v1/redec/consents/${erased.redecConsentId}/artifact/download`).set('Authorization', `Bearer ${apiKey}`)).body).toMatchObject({ status: 409, code: 'customer_data_erased' });
     // The held customer's evidence is still there.
     const heldDownload = await api.http.get(`/v1/redec/consents/${held.redecConsentId}/artifact/download`).set('Authorization', `Bearer ${apiKey}`).buffer(true);
     expect(heldDownload.status).toBe(200);
@@ -162,6 +162,17 @@ describe('erasure after the retention floor', () => {
     expect(replay.json.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['ConsentGranted', 'RevocationRecorded']));
 
   }, 180_000);
+
+  it('refuses an unknown tenant and a missing --tenant with one JSON error, erasing nothing', async () => {
+    const before = await api.store.headPosition();
+    const [unknown, missing] = await Promise.all([
+      runCli(['retention', 'erase', '--tenant', randomUUID()], later()),
+      runCli(['retention', 'status'], later()),
+    ]);
+    expect(unknown).toMatchObject({ status: 1, json: { error: { code: 'NOT_FOUND' } } });
+    expect(missing).toMatchObject({ status: 2, json: { error: { code: 'USAGE', message: expect.stringMatching(/--tenant/) } } });
+    expect(await api.store.headPosition()).toBe(before);
+  }, 120_000);
 
   it('erases on LEDGER_RETENTION_ERASE_SCHEDULE, opted in, with nobody running the CLI', async () => {
     const erased = await revokedCustomer();

@@ -7,9 +7,8 @@ import { rutOf } from './support/redec-fixtures';
 describe('POST /v1/customers/{customerId}/legal-holds', () => {
   let environment: TestEnvironment;
   let api: ApiApp;
+  /** consent:admin for holds, consent:write to resolve customers, consent:read to list holds. */
   let admin: string;
-  let writer: string;
-  let reader: string;
 
   const post = (apiKey: string, path: string, body: object = {}, key: string | null = randomUUID()) => {
     const call = api.http.post(path).set('Authorization', `Bearer ${apiKey}`);
@@ -18,7 +17,7 @@ describe('POST /v1/customers/{customerId}/legal-holds', () => {
   let rutBody = 14_000_000;
   const newCustomer = async () => {
     const identifiers = [{ system: 'cl-sii', type: 'rut', value: rutOf((rutBody += 7919)) }];
-    const resolved = await post(writer, '/v1/customers/resolve', { userReference: `cliente-${randomUUID()}`, identifiers }, null);
+    const resolved = await post(admin, '/v1/customers/resolve', { userReference: `cliente-${randomUUID()}`, identifiers }, null);
     expect(resolved.status).toBe(201);
     return resolved.body.customerId as string;
   };
@@ -26,10 +25,7 @@ describe('POST /v1/customers/{customerId}/legal-holds', () => {
   beforeAll(async () => {
     environment = testEnvironment();
     api = await startApiApp(environment);
-    const keys = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read']);
-    admin = keys.apiKey;
-    writer = keys.apiKey;
-    reader = keys.apiKey;
+    admin = (await api.tenantKey(['consent:admin', 'consent:write', 'consent:read'])).apiKey;
   });
   afterAll(async () => {
     await api.close();
@@ -43,7 +39,7 @@ describe('POST /v1/customers/{customerId}/legal-holds', () => {
     expect(placed.body).toEqual({ legalHoldId: expect.any(String), customerId, reason: 'litigation', reference: 'causa C-118-2026', placedAt: expect.any(Number), releasedAt: null });
     const { legalHoldId } = placed.body;
 
-    const listed = await api.http.get(`/v1/customers/${customerId}/legal-holds`).set('Authorization', `Bearer ${reader}`);
+    const listed = await api.http.get(`/v1/customers/${customerId}/legal-holds`).set('Authorization', `Bearer ${admin}`);
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual({ items: [placed.body] });
 
@@ -64,7 +60,7 @@ describe('POST /v1/customers/{customerId}/legal-holds', () => {
     expect(invalid.status).toBe(400);
     expect(invalid.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(invalid.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['reason', 'reference', 'surprise']);
-    const listed = await api.http.get(`/v1/customers/${customerId}/legal-holds`).set('Authorization', `Bearer ${reader}`);
+    const listed = await api.http.get(`/v1/customers/${customerId}/legal-holds`).set('Authorization', `Bearer ${admin}`);
     expect(listed.body).toEqual({ items: [] });
   });
 

@@ -114,7 +114,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
   };
 }
 
-/** Five fields (minute to weekday) or six (seconds first); the scheduler reads the rest, and refuses at start what it cannot. */
+/** Five fields (minute to weekday) or six (seconds first); a pattern the scheduler cannot read is logged as an error at start. */
 function parseCronPattern(name: string, value: string | undefined): string | undefined {
   const pattern = value?.trim();
   if (!pattern) return undefined;

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { InjectQueue } from '@ledger/queues';
 import type { Queue } from 'bullmq';
@@ -15,15 +15,27 @@ const SCHEDULE_TIME_ZONE = 'America/Santiago';
  */
 @Injectable()
 class RetentionErasureSchedule implements OnApplicationBootstrap {
+  private readonly logger = new Logger('RetentionErasure');
+
   constructor(
     @Inject(LEDGER_CONFIG) private readonly config: LedgerConfig,
     @InjectQueue(retentionErasureQueue.name) private readonly queue: Queue,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  /**
+   * Not awaited: the service starts (and answers not ready) while Redis is
+   * away, and the queue's commands wait for Redis to return; a pattern the
+   * scheduler refuses is logged as an error.
+   */
+  onApplicationBootstrap(): void {
+    this.apply().catch((error: Error) => this.logger.error(`LEDGER_RETENTION_ERASE_SCHEDULE could not be applied: ${error.message}`));
+  }
+
+  private async apply(): Promise<void> {
     const pattern = this.config.retentionEraseSchedule;
     if (pattern === undefined) await this.queue.removeJobScheduler(RETENTION_ERASURE_SCHEDULER);
     else await this.queue.upsertJobScheduler(RETENTION_ERASURE_SCHEDULER, { pattern, tz: SCHEDULE_TIME_ZONE }, { name: 'erase', data: {} });
+    if (pattern !== undefined) this.logger.log(`erasure after the retention floor runs on "${pattern}" (${SCHEDULE_TIME_ZONE})`);
   }
 }
 

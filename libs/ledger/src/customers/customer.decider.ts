@@ -86,16 +86,26 @@ export function identityConflict(detail: string, field: string): DomainError {
 }
 
 /**
+ * What the uniqueness claims alone decide: an identifier another customer
+ * holds fails closed, one a concurrent resolution is claiming makes this one
+ * wait. Taken before any value is protected, so a refused resolution does
+ * not even create the key of a customer it would have registered.
+ */
+export function decideClaims(owners: readonly IdentifierOwner[]): 'proceed' | 'wait' {
+  const taken = owners.indexOf('other');
+  if (taken >= 0) {
+    throw identityConflict('an identifier is already bound to another customer of this tenant', `identifiers[${taken}]`);
+  }
+  return owners.includes('pending') ? 'wait' : 'proceed';
+}
+
+/**
  * Spec 2.1: the same userReference with compatible identifiers resolves to
  * the same subject; an incompatible reference or identity fails closed.
  */
 export function decideResolution(input: ResolutionInput): ResolutionDecision {
   const { customer, customerId, now } = input;
-  const taken = input.owners.indexOf('other');
-  if (taken >= 0) {
-    throw identityConflict('an identifier is already bound to another customer of this tenant', `identifiers[${taken}]`);
-  }
-  if (input.owners.includes('pending')) return { kind: 'wait' };
+  if (decideClaims(input.owners) === 'wait') return { kind: 'wait' };
 
   if (!customer) {
     return {

@@ -16,7 +16,8 @@ describe('resolveCustomer against the SQLite store', () => {
   let file: string;
   let store: SqliteEventStore;
   let keyTable: SqliteCustomerKeyTable;
-  const protection = new IdentifierProtection(ephemeralTenantKeys(), ephemeralCustomerKeys());
+  const customerKeys = ephemeralCustomerKeys();
+  const protection = new IdentifierProtection(ephemeralTenantKeys(), customerKeys);
   const deps = () => ({ store, protection, blindIndex: keyTable });
   const tenantId = randomUUID();
   let clock = 1_763_800_000_000;
@@ -62,6 +63,17 @@ describe('resolveCustomer against the SQLite store', () => {
     // The refused requests claimed nothing: the other identity is still free for its own reference.
     const other = await resolveCustomer(deps(), { userReference: 'u-3', identifiers: [rut('11.111.111-1')] }, context());
     expect(other.created).toBe(true);
+  });
+
+  it('creates no customer key for a resolution refused for an identifier another customer holds', async () => {
+    const holder = await resolveCustomer(deps(), { userReference: 'u-1', identifiers: [rut('12.345.678-5')] }, context());
+    const keyFor = jest.spyOn(customerKeys, 'keyFor');
+    try {
+      await expect(resolveCustomer(deps(), { userReference: 'u-2', identifiers: [rut('12.345.678-5')] }, context())).rejects.toMatchObject({ code: 'CUSTOMER_IDENTITY_CONFLICT' });
+      expect(new Set(keyFor.mock.calls.map(([, customerId]) => customerId))).toEqual(new Set([holder.customerId]));
+    } finally {
+      keyFor.mockRestore();
+    }
   });
 
   it('gives concurrent first resolutions of one reference a single customer, created exactly once', async () => {

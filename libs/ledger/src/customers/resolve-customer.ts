@@ -5,7 +5,7 @@ import { CommandContext, toNewEvent } from '../command-context';
 import { loadAggregate } from '../load-aggregate';
 import { ClaimRevision, CustomerKeyTable } from '../customer-keys/customer-key-table.port';
 import { streams } from '../streams';
-import { Customer, IdentifierOwner, decideResolution, evolveCustomer, publicIdentifiers } from './customer.decider';
+import { Customer, IdentifierOwner, decideClaims, decideResolution, evolveCustomer, publicIdentifiers } from './customer.decider';
 import { CustomerIdentifier, ProtectedValue } from './customer.events';
 import { IdentifierInput, identityKey, normalizeIdentifiers } from './identifier-input';
 
@@ -86,6 +86,10 @@ export async function resolveCustomer(
     const claims = await Promise.all(
       identifierEntries.map((entry, index) => classifyIdentifierClaim(deps, tenantId, entry, identityKey(normalized[index]), customerId, now)),
     );
+    if (decideClaims(claims.map((c) => c.owner)) === 'wait') {
+      await delay(PENDING_RETRY_MS);
+      continue;
+    }
     // Under the resolved customer's key, so that the values are compared with what it holds and erased with it.
     const identifiers: CustomerIdentifier[] = await Promise.all(
       normalized.map(async (i) => ({
@@ -97,10 +101,8 @@ export async function resolveCustomer(
     );
     const protectedReference = await protection.protectForCustomer(tenantId, customerId, 'user-reference', userReference);
     const decision = decideResolution({ customerId, customer, userReference: protectedReference, identifiers, owners: claims.map((c) => c.owner), now });
-    if (decision.kind === 'wait') {
-      await delay(PENDING_RETRY_MS);
-      continue;
-    }
+    // The claims were judged above, on the same owners.
+    if (decision.kind === 'wait') throw new Error('unreachable: the claims were judged on the same owners');
 
     try {
       let position: number | null = null;
