@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { PostgresEventStore, RecordedEvent } from '@ledger/event-store';
 import { createTestDatabase, readEveryEvent, TestDatabase } from '@ledger/event-store/testing';
@@ -17,8 +17,9 @@ import { startWebhookReceiver } from './support/webhook-receiver';
 // concurrently, one API and the worker are SIGKILLed mid-load and started
 // again. Afterwards every answered fact is in the store exactly once, the read
 // model is what a rebuild from zero makes, every grant and revocation webhook
-// arrived (one webhook-id per notification however often it came), and the
-// integrity chain is intact.
+// arrived (one webhook-id per notification however often it came), both APIs
+// serve every certificate the worker rendered, and the integrity chain is
+// intact.
 
 const SCOPES = 'consent:admin,consent:write,consent:read,consent:identity-assert,consent:runtime';
 const MINUTE = 60_000;
@@ -202,6 +203,21 @@ describe('several processes, one ledger on PostgreSQL', () => {
       const expected = [...answered.grants.keys(), ...answered.revocations.keys()];
       await waitUntil(() => expected.every((id) => notifications().has(id)), 60_000, 200);
       for (const [, webhookIds] of notifications()) expect(webhookIds.size).toBe(1);
+
+      // The certificates the worker rendered are served by both APIs (they live in the database, not on a process's disk).
+      const get = (api: ApiProcess, path: string) => fetch(`${api.baseUrl}${path}`, { headers: { authorization: `Bearer ${apiKey}` } });
+      for (const redecConsentId of answered.grants.values()) {
+        let metadata: { status?: string; contentSha256?: string } = {};
+        await waitUntil(async () => {
+          metadata = (await (await get(apis[0], `/v1/redec/consents/${redecConsentId}/artifact`)).json()) as typeof metadata;
+          return metadata.status === 'ready';
+        }, 60_000, 200);
+        for (const api of apis) {
+          const download = await get(api, `/v1/redec/consents/${redecConsentId}/artifact/download`);
+          expect(download.status).toBe(200);
+          expect(createHash('sha256').update(Buffer.from(await download.arrayBuffer())).digest('hex')).toBe(metadata.contentSha256);
+        }
+      }
 
       // Every answered fact exactly once in the store; one revocation per consent despite the same key at both APIs.
       const store = new PostgresEventStore(database.url);

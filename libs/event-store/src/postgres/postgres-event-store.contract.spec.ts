@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
-import { DuplicateEventIdError, WrongExpectedVersionError } from '../event-store.port';
 import { hashEventText, verifyStream } from '../integrity';
 import { createTestDatabase, describeEventStoreContract, newEvent, readEveryEvent, TestDatabase } from '../testing';
 import { runTestScript, spawnTestScript } from '../testing/child-processes';
+import { describeGroupCommit } from '../testing/group-commit.contract';
 import { STOP_EVENT_TYPE } from '../testing/subscribe-in-child-process';
 import { PostgresEventStore } from './postgres-event-store';
 
@@ -20,6 +20,11 @@ describeEventStoreContract('PostgreSQL', async () => {
       await database.drop();
     },
   };
+});
+
+describeGroupCommit('PostgreSQL', async () => {
+  const database = await createTestDatabase();
+  return { open: () => new PostgresEventStore(database.url), dispose: () => database.drop() };
 });
 
 describe('PostgresEventStore', () => {
@@ -43,60 +48,6 @@ describe('PostgresEventStore', () => {
   afterEach(async () => {
     await store.close();
     await database.drop();
-  });
-
-  it('commits appends made in the same turn in one transaction', async () => {
-    const before = store.stats();
-    const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => store.append(`group-${i}`, [newEvent()], 'no_stream')),
-    );
-    const after = store.stats();
-    expect(after.appends - before.appends).toBe(50);
-    expect(after.transactions - before.transactions).toBe(1);
-    expect(new Set(results.map((r) => r.position)).size).toBe(50);
-    // Positions follow the order the appends were made in.
-    expect(results.map((r) => r.position)).toEqual([...results.map((r) => r.position)].sort((a, b) => a - b));
-  });
-
-  it('rolls back a refused append alone and commits the rest of its group', async () => {
-    const reused = newEvent();
-    await store.append('holder', [reused], 'no_stream');
-    const outcomes = await Promise.allSettled([
-      store.append('kept-1', [newEvent()], 'no_stream'),
-      store.append('refused', [newEvent(), reused], 'no_stream'),
-      store.append('kept-2', [newEvent()], 'no_stream'),
-    ]);
-    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    const refusal = (outcomes[1] as PromiseRejectedResult).reason;
-    expect(refusal).toBeInstanceOf(DuplicateEventIdError);
-    expect(refusal).toMatchObject({ streamId: 'refused', eventId: reused.id });
-    expect(store.stats().slowPathGroups).toBe(1);
-    expect(await store.readStream('refused')).toEqual([]);
-    expect(await store.readStream('kept-1')).toHaveLength(1);
-    expect(await store.readStream('kept-2')).toHaveLength(1);
-  });
-
-  it('judges appends to one stream in one group against each other, retries included', async () => {
-    const retried = [newEvent()];
-    const outcomes = await Promise.allSettled([
-      store.append('same', [newEvent(), newEvent()], 'no_stream'),
-      store.append('same', [newEvent()], 1),
-      store.append('same', retried, 'stream_exists'),
-      store.append('same', retried, 2),
-      store.append('same', [newEvent()], 'no_stream'),
-      store.append('same', [newEvent()], 2),
-      store.append('same', [newEvent()], 'any'),
-    ]);
-    expect(store.stats().transactions).toBe(1);
-    const values = outcomes.map((o) => (o.status === 'fulfilled' ? o.value.nextRevision : undefined));
-    expect(values).toEqual([1, 2, 3, 3, undefined, undefined, 4]);
-    expect((outcomes[4] as PromiseRejectedResult).reason).toMatchObject({ actual: 3 });
-    expect((outcomes[5] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersionError);
-    const original = outcomes[2] as PromiseFulfilledResult<{ position: number }>;
-    expect((outcomes[3] as PromiseFulfilledResult<{ position: number }>).value.position).toBe(original.value.position);
-    const events = await store.readStream('same');
-    expect(events.map((e) => e.revision)).toEqual([0, 1, 2, 3, 4]);
-    expect(verifyStream(events)).toBeNull();
   });
 
   it('refuses a second event at a revision already taken, even from a writer that bypasses the store', async () => {
@@ -175,24 +126,6 @@ describe('PostgresEventStore', () => {
     await expect(newer.opened()).rejects.toThrow(/schema version 99 is newer than this code/);
     await expect(newer.append('never', [newEvent()], 'no_stream')).rejects.toThrow(/newer than this code/);
     await newer.close();
-  });
-
-  it('commits pending appends on close and refuses appends afterwards', async () => {
-    const pending = store.append('closing', [newEvent()], 'no_stream');
-    await store.close();
-    await expect(pending).resolves.toMatchObject({ nextRevision: 0 });
-    await expect(store.append('closing', [newEvent()], 0)).rejects.toThrow(/closed/);
-    store = new PostgresEventStore(database.url);
-    expect(await store.readStream('closing')).toHaveLength(1);
-  });
-
-  it('ends every subscription on close', async () => {
-    const ended = (async () => {
-      for await (const event of store.subscribeToAll()) void event;
-    })();
-    await new Promise((r) => setTimeout(r, 50));
-    await store.close();
-    await expect(ended).resolves.toBeUndefined();
   });
 
   it('holds a subscription at an event whose transaction is still open, then delivers both in position order', async () => {

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { createDatabase, databaseUrlFor, dropDatabase } from '@ledger/platform';
 
 /**
@@ -57,4 +58,35 @@ function testDatabase(name: string): TestDatabase {
 /** Lower-case letters, digits and underscores only, so the name needs no quoting. */
 function newDatabaseName(): string {
   return `${TEST_DATABASE_PREFIX}${process.pid}_${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * Drops the test databases whose creating process is gone (a run killed
+ * before its suites could drop them), so repeated runs on one server do not
+ * pile them up. Returns how many. A server that does not answer is left for
+ * the suites to report.
+ */
+export async function dropAbandonedTestDatabases(): Promise<number> {
+  const client = new Client({ connectionString: TEST_POSTGRES_URL });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [TEST_DATABASE_PREFIX]);
+    const abandoned = rows.map((row) => row.datname).filter((name) => !isRunning(Number(name.slice(TEST_DATABASE_PREFIX.length).split('_')[0])));
+    for (const name of abandoned) await dropDatabase(TEST_POSTGRES_URL, name);
+    return abandoned.length;
+  } catch {
+    return 0;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
