@@ -23,6 +23,7 @@ const config: Config = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@ledger/platform/testing$': '<rootDir>/libs/platform/src/testing',
+    '^@ledger/event-store/testing$': '<rootDir>/libs/event-store/src/testing',
     '^@ledger/(.*)$': '<rootDir>/libs/$1/src',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',

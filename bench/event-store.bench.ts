@@ -3,15 +3,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { NewEvent, SqliteEventStore, hashEventText, storedJson } from '@ledger/event-store';
-// The store's own opening code: the raw ceiling gets exactly its schema and pragmas.
+import { Pool } from 'pg';
+import { NewEvent, PostgresEventStore, SqliteEventStore, hashEventText, storedJson } from '@ledger/event-store';
+import { createDatabase, databaseUrlFor, dropDatabase, migratePostgres } from '@ledger/platform';
+// The stores' own schemas: the raw ceilings get exactly their tables (and, for SQLite, pragmas).
+import { EVENT_STORE_MIGRATIONS } from '../libs/event-store/src/postgres/schema';
 import { openDatabase } from '../libs/event-store/src/sqlite/schema';
 
 /**
- * Durable appends to the SQLite event store, each scenario beside its raw
- * ceiling: plain better-sqlite3 INSERTs of rows of the same shape and size,
- * into the same table with the same settings, committed in transactions as
- * large as the store's group commit can at best make them. See bench/README.md.
+ * Durable appends to the event stores, each scenario beside its raw
+ * baseline. SQLite: plain better-sqlite3 INSERTs of rows of the same shape
+ * and size, into the same table with the same settings, committed in
+ * transactions as large as the store's group commit can at best make them.
+ * PostgreSQL: plain `pg` INSERTs of the same rows into the same table, one
+ * connection per writer, each append its own transaction with
+ * synchronous_commit=on, as writers without the store would commit them
+ * (the server groups their WAL flushes itself). See bench/README.md.
  */
 
 export interface Scenario {
@@ -57,15 +64,40 @@ interface Measurement {
   cpuMicrosPerEvent: number;
 }
 
+/** Where one measurement runs: a fresh SQLite file or a fresh PostgreSQL database, and the store and raw writer for it. */
+interface Target {
+  fresh<T>(measure: (where: string) => Promise<T>): Promise<T>;
+  open(where: string): StoreWithStats;
+  raw(where: string, scenario: Scenario): Promise<Measurement>;
+}
+
+type StoreWithStats = SqliteEventStore | PostgresEventStore;
+
+const SQLITE: Target = { fresh: inTempDir, open: (file) => new SqliteEventStore(file), raw: measureRaw };
+
+/** The server the PostgreSQL figures are measured on (BENCH_POSTGRES_URL, else DATABASE_URL's, else the local one). */
+export const POSTGRES_SERVER = process.env.BENCH_POSTGRES_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const POSTGRES: Target = { fresh: inTempDatabase, open: (url) => new PostgresEventStore(url), raw: measureRawPostgres };
+
 export async function runEventStoreBench(log: (line: string) => void): Promise<ScenarioResult[]> {
+  return runScenarios('SQLite', SQLITE, log);
+}
+
+/** The same scenarios on PostgreSQL, in a database created for each measurement and dropped after it. */
+export async function runPostgresEventStoreBench(log: (line: string) => void): Promise<ScenarioResult[]> {
+  return runScenarios('PostgreSQL', POSTGRES, log);
+}
+
+async function runScenarios(label: string, target: Target, log: (line: string) => void): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   for (const scenario of SCENARIOS) {
-    log(`event store: ${scenario.name} (${scenario.events} events)...`);
+    log(`event store (${label}): ${scenario.name} (${scenario.events} events)...`);
     const raws: Measurement[] = [];
     const stores: Array<Measurement & { appendsPerTransaction: number }> = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      raws.push(await inTempDir((file) => measureRaw(file, scenario)));
-      stores.push(await inTempDir((file) => measureStore(file, scenario)));
+      raws.push(await target.fresh((where) => target.raw(where, scenario)));
+      stores.push(await target.fresh((where) => measureStore(target.open(where), scenario)));
     }
     const store = median(stores.map((m) => m.eventsPerSecond));
     const raw = median(raws.map((m) => m.eventsPerSecond));
@@ -82,8 +114,9 @@ export async function runEventStoreBench(log: (line: string) => void): Promise<S
   return results;
 }
 
-async function measureStore(file: string, scenario: Scenario) {
-  const store = new SqliteEventStore(file);
+async function measureStore(store: StoreWithStats, scenario: Scenario) {
+  // Opening (migrations) is not timed.
+  await store.headPosition();
   const appendsPerWriter = scenario.events / scenario.writers / scenario.batchSize;
   // Ids and contents are made before the clock starts, as the raw rows are;
   // events are assembled as appended, so they die young as in the service.
@@ -136,6 +169,43 @@ async function measureRaw(file: string, scenario: Scenario): Promise<Measurement
   const measurement = clock.stop(scenario.events);
   db.close();
   return measurement;
+}
+
+/**
+ * The PostgreSQL baseline: the same rows, into the store's own table, with
+ * `pg` alone. Each writer has its own connection and commits each of its
+ * appends as one transaction (one multi-row insert, like the store's), with
+ * synchronous_commit=on like the store: the durability is the same, and
+ * concurrent writers share WAL flushes only as far as the server groups them.
+ */
+async function measureRawPostgres(url: string, scenario: Scenario): Promise<Measurement> {
+  const pool = new Pool({ connectionString: url, max: scenario.writers, options: '-c synchronous_commit=on' });
+  try {
+    await migratePostgres(pool, EVENT_STORE_MIGRATIONS);
+    const rows = sampleRows(scenario);
+    const appends: unknown[][][][] = Array.from({ length: scenario.writers }, () => []);
+    for (let i = 0; i < rows.length; i += scenario.batchSize) {
+      appends[Math.floor(i / scenario.batchSize) % scenario.writers].push(rows.slice(i, i + scenario.batchSize));
+    }
+    // Every connection opened before the clock starts.
+    await Promise.all(Array.from({ length: scenario.writers }, () => pool.connect().then((client) => client.release())));
+    const clock = startClock();
+    await Promise.all(
+      appends.map(async (writerAppends) => {
+        for (const batch of writerAppends) {
+          const columns = Array.from({ length: 9 }, (_, c) => batch.map((row) => row[c]));
+          await pool.query(
+            `INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash)
+             SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::json[], $6::json[], $7::bigint[], $8::text[], $9::text[])`,
+            columns,
+          );
+        }
+      }),
+    );
+    return clock.stop(scenario.events);
+  } finally {
+    await pool.end();
+  }
 }
 
 /** A grant-sized event: the fields a consent fact carries, about 600 bytes of JSON. */
@@ -197,6 +267,21 @@ async function inTempDir<T>(measure: (file: string) => Promise<T>): Promise<T> {
     return await measure(join(dir, 'bench.sqlite'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A name for a benchmark's own database on POSTGRES_SERVER. */
+export function benchDatabaseName(): string {
+  return `ledger_bench_${process.pid}_${randomUUID().slice(0, 8)}`;
+}
+
+async function inTempDatabase<T>(measure: (url: string) => Promise<T>): Promise<T> {
+  const name = benchDatabaseName();
+  await createDatabase(POSTGRES_SERVER, name);
+  try {
+    return await measure(databaseUrlFor(POSTGRES_SERVER, name));
+  } finally {
+    await dropDatabase(POSTGRES_SERVER, name);
   }
 }
 

@@ -3,14 +3,18 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Redis } from 'ioredis';
-import { EventStore, RecordedEvent, SqliteEventStore } from '@ledger/event-store';
-import { createRedis, deleteKeysUnder } from '@ledger/platform';
+import { Pool } from 'pg';
+import { EventStore, PostgresEventStore, RecordedEvent, SqliteEventStore } from '@ledger/event-store';
+import { createDatabase, createRedis, databaseUrlFor, deleteKeysUnder, dropDatabase, migratePostgres } from '@ledger/platform';
 import { AnyDocumentProjection, ProjectionRunner } from '@ledger/projections';
 import { PROJECTIONS } from '../apps/api/src/projections';
 // The runner's own digest of a model's content and index members (not exported by the library's index).
 import { ModelContent, digestModel } from '../libs/projections/src/digest';
 import { indexMember } from '../libs/projections/src/index-member';
+import { EVENT_STORE_MIGRATIONS } from '../libs/event-store/src/postgres/schema';
+import { POSTGRES_SERVER, benchDatabaseName } from './event-store.bench';
 import { DEFAULT_LEDGER_EVENTS, GeneratedLedger } from './generate-ledger';
 
 /**
@@ -53,6 +57,8 @@ export interface RebuildRun {
 }
 
 export interface ProjectionRebuildResult {
+  /** The event store the rebuild read: the generated SQLite file, or a PostgreSQL copy of it. */
+  store: 'SQLite' | 'PostgreSQL';
   events: number;
   generation: Omit<GeneratedLedger, 'file'> & { eventsPerSecond: number; reused: boolean };
   projections: string[];
@@ -88,7 +94,10 @@ export interface ProjectionRebuildResult {
  * a ledger file to reuse, or to generate and keep for the next run (by
  * default a temporary one is generated and deleted).
  */
-export async function runProjectionRebuildBench(log: (line: string) => void): Promise<ProjectionRebuildResult> {
+export async function runProjectionRebuildBench(
+  log: (line: string) => void,
+  { on = 'SQLite' }: { on?: ProjectionRebuildResult['store'] } = {},
+): Promise<ProjectionRebuildResult> {
   const events = Number((process.env.BENCH_REBUILD_EVENTS ?? String(DEFAULT_LEDGER_EVENTS)).replace(/_/g, ''));
   const keptLedger = process.env.BENCH_REBUILD_LEDGER ? resolve(process.env.BENCH_REBUILD_LEDGER) : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-rebuild-'));
@@ -96,10 +105,18 @@ export async function runProjectionRebuildBench(log: (line: string) => void): Pr
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const prefix = `bench:${randomUUID()}`;
   const redis = createRedis(redisUrl, 'bench-projection-rebuild');
-  let store: SqliteEventStore | undefined;
+  let store: EventStore | undefined;
+  let database: string | undefined;
   try {
     const generation = await prepareLedger(file, events, keptLedger !== undefined, log);
-    store = new SqliteEventStore(file);
+    if (on === 'PostgreSQL') {
+      database = benchDatabaseName();
+      await createDatabase(POSTGRES_SERVER, database);
+      await copyToPostgres(file, databaseUrlFor(POSTGRES_SERVER, database), log);
+      store = new PostgresEventStore(databaseUrlFor(POSTGRES_SERVER, database));
+    } else {
+      store = new SqliteEventStore(file);
+    }
     const ledgerEvents = await store.headPosition();
 
     // Outside the clock: every event read once (the file into the page cache), folded in memory by every projection.
@@ -132,6 +149,7 @@ export async function runProjectionRebuildBench(log: (line: string) => void): Pr
     const baselineEventsPerSecond = ledgerEvents / (read.seconds + write.seconds);
     const rebuildEventsPerSecond = median(rebuilds.map((run) => run.eventsPerSecond));
     return {
+      store: on,
       events: ledgerEvents,
       generation,
       projections: PROJECTIONS.map((p) => p.name),
@@ -156,10 +174,43 @@ export async function runProjectionRebuildBench(log: (line: string) => void): Pr
     };
   } finally {
     await store?.close();
+    if (database !== undefined) await dropDatabase(POSTGRES_SERVER, database);
     const deleted = await deleteKeysUnder(redis, prefix).catch(() => 0);
     log(`projection rebuild: deleted ${deleted} Redis keys under ${prefix}`);
     redis.disconnect();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The generated ledger, row for row (positions, hashes, the exact JSON text),
+ * into the PostgreSQL store's own table. Not part of any figure.
+ */
+async function copyToPostgres(file: string, url: string, log: (line: string) => void): Promise<void> {
+  const source = new Database(file, { readonly: true });
+  const pool = new Pool({ connectionString: url, max: 1 });
+  try {
+    await migratePostgres(pool, EVENT_STORE_MIGRATIONS);
+    const columns = 'position, event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash';
+    const select = source.prepare(`SELECT ${columns} FROM events WHERE position > ? ORDER BY position LIMIT 5000`).raw();
+    let copied = 0;
+    for (let after = 0; ; ) {
+      const rows = select.all(after) as unknown[][];
+      if (rows.length === 0) break;
+      await pool.query(
+        `INSERT INTO events (${columns}) OVERRIDING SYSTEM VALUE
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::json[], $7::json[], $8::bigint[], $9::text[], $10::text[])`,
+        Array.from({ length: 10 }, (_, c) => rows.map((row) => row[c])),
+      );
+      after = rows[rows.length - 1][0] as number;
+      copied += rows.length;
+      if (copied % 100_000 < rows.length) log(`projection rebuild: copied ${copied.toLocaleString('en-US')} events into PostgreSQL`);
+    }
+    await pool.query(`SELECT setval(pg_get_serial_sequence('events', 'position'), (SELECT max(position) FROM events))`);
+    await pool.query('VACUUM ANALYZE events');
+  } finally {
+    source.close();
+    await pool.end();
   }
 }
 
@@ -409,7 +460,7 @@ async function redisCounters(redis: Redis): Promise<{ cpuSeconds: number; comman
   return { cpuSeconds: field('used_cpu_user') + field('used_cpu_sys'), commands: field('total_commands_processed') };
 }
 
-/** The store as the runner sees it, timing readAll (synchronous work in the SQLite store: the query and JSON parsing). */
+/** The store as the runner sees it, timing readAll until its page arrives (the query and JSON parsing; for PostgreSQL the round trip too). */
 class TimedStore implements EventStore {
   readAllNanos = 0n;
 
@@ -421,9 +472,9 @@ class TimedStore implements EventStore {
   headPosition: EventStore['headPosition'] = () => this.store.headPosition();
   close: EventStore['close'] = () => this.store.close();
 
-  readAll: EventStore['readAll'] = (options) => {
+  readAll: EventStore['readAll'] = async (options) => {
     const started = process.hrtime.bigint();
-    const page = this.store.readAll(options);
+    const page = await this.store.readAll(options);
     this.readAllNanos += process.hrtime.bigint() - started;
     return page;
   };

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ScenarioResult, runEventStoreBench } from './event-store.bench';
+import { ScenarioResult, runEventStoreBench, runPostgresEventStoreBench } from './event-store.bench';
 import { HttpBenchResult, RouteFigures, runHttpBench } from './http.bench';
 import { ProjectionRebuildResult, runProjectionRebuildBench } from './projection-rebuild.bench';
 import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyBench } from './webhook-latency.bench';
@@ -23,8 +23,10 @@ async function main(): Promise<void> {
 
   if (runs('event-store')) {
     const results = await runEventStoreBench(log);
-    process.stdout.write(eventStoreSummary(results));
-    writeResults('event-store.json', { scenarios: results });
+    process.stdout.write(eventStoreSummary('SQLite event store, durable appends (WAL, synchronous=FULL)', results));
+    const postgres = await runPostgresEventStoreBench(log);
+    process.stdout.write(eventStoreSummary('PostgreSQL event store, durable appends (synchronous_commit=on; raw: pg, one connection per writer)', postgres, results));
+    writeResults('event-store.json', { scenarios: results, postgres });
   }
   if (runs('webhook-latency')) {
     const result = await runWebhookLatencyBench(log);
@@ -34,11 +36,13 @@ async function main(): Promise<void> {
     if (!result.nothingLost) process.exitCode = 1;
   }
   if (runs('projection-rebuild')) {
-    const result = await runProjectionRebuildBench(log);
-    process.stdout.write(projectionRebuildSummary(result));
-    writeResults('projection-rebuild.json', result);
-    // A rebuild that is not deterministic, or models that miss facts, is a failure of the run, not a slow figure.
-    if (!result.digestsEqual || !result.documentsAsExpected) process.exitCode = 1;
+    for (const on of ['SQLite', 'PostgreSQL'] as const) {
+      const result = await runProjectionRebuildBench(log, { on });
+      process.stdout.write(projectionRebuildSummary(result));
+      writeResults(on === 'SQLite' ? 'projection-rebuild.json' : 'projection-rebuild-postgres.json', result);
+      // A rebuild that is not deterministic, or models that miss facts, is a failure of the run, not a slow figure.
+      if (!result.digestsEqual || !result.documentsAsExpected) process.exitCode = 1;
+    }
   }
   if (runs('http')) {
     const result = await runHttpBench(log);
@@ -70,22 +74,28 @@ function httpSummary(result: HttpBenchResult): string {
   ].join('\n');
 }
 
-
-function eventStoreSummary(results: ScenarioResult[]): string {
+/** With `beside`, each line also gives the store's throughput relative to the same scenario there (PostgreSQL beside SQLite). */
+function eventStoreSummary(title: string, results: ScenarioResult[], beside?: ScenarioResult[]): string {
   const lines = results.map(
     (r) =>
       `${r.name.padEnd(36)} store ${format(r.storeEventsPerSecond)} ev/s   raw ${format(r.rawEventsPerSecond)} ev/s   ` +
       `ratio ${r.ratio.toFixed(2)}   appends/tx ${r.appendsPerTransaction.toFixed(1)}   ` +
-      `cpu/event store ${r.storeCpuMicrosPerEvent.toFixed(0)} us, raw ${r.rawCpuMicrosPerEvent.toFixed(0)} us`,
+      `cpu/event store ${r.storeCpuMicrosPerEvent.toFixed(0)} us, raw ${r.rawCpuMicrosPerEvent.toFixed(0)} us` +
+      relativeTo(r, beside),
   );
   const writers64 = results.find((r) => r.writers === 64 && r.batchSize === 1);
   const met = writers64 !== undefined && writers64.ratio >= TARGET_RATIO_64_WRITERS;
   return [
-    'SQLite event store, durable appends (WAL, synchronous=FULL)',
+    title,
     ...lines,
     `target: 64 writers >= ${TARGET_RATIO_64_WRITERS.toFixed(2)} of raw: ${met ? 'met' : 'NOT met'}` + (writers64 ? ` (${writers64.ratio.toFixed(2)})` : ''),
     '',
   ].join('\n');
+}
+
+function relativeTo(r: ScenarioResult, beside: ScenarioResult[] | undefined): string {
+  const other = beside?.find((b) => b.name === r.name);
+  return other ? `   store / SQLite store ${(r.storeEventsPerSecond / other.storeEventsPerSecond).toFixed(2)}` : '';
 }
 
 function webhookLatencySummary(r: WebhookLatencyResult): string {
@@ -138,7 +148,7 @@ function projectionRebuildSummary(r: ProjectionRebuildResult): string {
   );
   return [
     '',
-    `Projection rebuild (issue 6): ${r.events.toLocaleString('en-US')} events, every projection of the service (${r.projections.join(', ')})`,
+    `Projection rebuild (issue 6) from ${r.store}: ${r.events.toLocaleString('en-US')} events, every projection of the service (${r.projections.join(', ')})`,
     g.reused
       ? 'ledger: reused (BENCH_REBUILD_LEDGER)'
       : `ledger: generated in ${s(g.seconds).trim()} (${format(g.eventsPerSecond).trim()} events/s, not part of any figure): ${g.appends.toLocaleString('en-US')} appends, ` +

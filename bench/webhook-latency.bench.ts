@@ -14,7 +14,7 @@ import { createTenant, issueApiKey } from '@ledger/ledger';
 import { createRedis, deleteKeysUnder, loadConfig } from '@ledger/platform';
 import { QueueRuntime } from '@ledger/queues';
 import { redecStreams } from '@ledger/redec';
-import { WebhookDeliveryAttempted, WebhookJob, resolveDeliveryAddresses, webhookHeaders, webhookStreams } from '@ledger/webhooks';
+import { GrantNotification, WebhookDeliveryAttempted, WebhookJob, resolveDeliveryAddresses, webhookHeaders, webhookStreams } from '@ledger/webhooks';
 import { createApiApp } from '../apps/api/src/create-api-app';
 import { webhookDeliveriesQueue } from '../apps/api/src/webhooks/webhook-deliveries.queue';
 import { consentCertificatesQueue } from '../apps/api/src/redec/artifacts/consent-certificates.queue';
@@ -323,7 +323,7 @@ export async function runWebhookLatencyBench(log: (line: string) => void, option
  */
 async function stagesOf(store: EventStore, tenantId: string, queues: QueueRuntime, delivered: Stamped[]): Promise<Record<string, LatencySummary>> {
   const jobs = await queues.queue(webhookDeliveriesQueue.name).getJobs(['completed'], 0, -1);
-  const jobByConsent = new Map(jobs.map((job) => [(job.data as WebhookJob).message.data.redec_consent_id, job]));
+  const jobByConsent = new Map(jobs.map((job) => [((job.data as WebhookJob).message.data as GrantNotification).redec_consent_id, job]));
   const rows: Array<Record<string, number>> = [];
   for (const { timing, receipt } of delivered) {
     const consentId = timing.redecConsentId as string;

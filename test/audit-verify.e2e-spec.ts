@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { createEventStore, SQLITE_FILE_NAME } from '@ledger/event-store';
 import { loadConfig } from '@ledger/platform';
 import { ApiApp, startApiApp } from './support/api-app';
-import { TestEnvironment, testEnvironment } from './support/environment';
+import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
 import { CliResult, runCli } from './support/processes';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
 
@@ -75,7 +75,8 @@ describe('audit verify', () => {
   }
 
   beforeAll(async () => {
-    environment = testEnvironment();
+    // The tampering below edits the SQLite file.
+    environment = testEnvironment(EMBEDDED_STORE);
     file = join(environment.dataDir, SQLITE_FILE_NAME);
     // No background writes: the ledger is exactly what the requests below record.
     const api: ApiApp = await startApiApp(environment, { LEDGER_WORKERS: 'external' });

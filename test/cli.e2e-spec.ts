@@ -6,7 +6,7 @@ import { rutCheckDigit } from '@ledger/ledger';
 import { PROJECTIONS } from '../apps/api/src/projections';
 import { loadConfig } from '@ledger/platform';
 import { ApiApp, startApiApp } from './support/api-app';
-import { TestEnvironment, testEnvironment } from './support/environment';
+import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
 import { CliResult, runCli } from './support/processes';
 
 // CONTRACT.md, "Operator CLI": every command prints exactly one JSON document
@@ -175,7 +175,7 @@ describe('operator CLI', () => {
       const empty = join(root, 'empty');
       const mistyped = join(root, 'dat');
       const fresh = join(root, 'fresh');
-      const at = (dataDir: string, ...args: string[]) => runCli(args, { ...environment.env, LEDGER_DATA_DIR: dataDir });
+      const at = (dataDir: string, ...args: string[]) => runCli(args, { ...environment.env, ...EMBEDDED_STORE, LEDGER_DATA_DIR: dataDir });
       mkdirSync(empty);
       const results = await Promise.all([
         at(empty, 'audit', 'verify'),
@@ -202,8 +202,8 @@ describe('operator CLI', () => {
   it('`audit verify` on a ledger without a single event exits 1 with EMPTY_LEDGER rather than calling it intact', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ledger-cli-empty-'));
     try {
-      await createEventStore({ dataDir, eventStoreConnectionString: undefined }).close();
-      const verified = await runCli(['audit', 'verify'], { ...environment.env, LEDGER_DATA_DIR: dataDir });
+      await createEventStore({ dataDir, eventStoreConnectionString: undefined, databaseUrl: undefined }).close();
+      const verified = await runCli(['audit', 'verify'], { ...environment.env, ...EMBEDDED_STORE, LEDGER_DATA_DIR: dataDir });
       expectFailure(verified);
       expect(verified.status).toBe(1);
       expect(verified.json.error).toEqual({ code: 'EMPTY_LEDGER', message: expect.stringMatching(/holds no events.*LEDGER_DATA_DIR/) });

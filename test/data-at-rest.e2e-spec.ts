@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import request from 'supertest';
 import type { Response } from 'superagent';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
-import { TestEnvironment, testEnvironment } from './support/environment';
+import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
 import { ApiProcess, runCli, spawnApi } from './support/processes';
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
 
@@ -108,6 +108,8 @@ function integrator(http: ReturnType<typeof request>, apiKey: string) {
 /** A recording with a recognisable text inside, so that the test can look for it on disk. */
 const recordingOf = (marker: string) => Buffer.concat([Buffer.from(`ID3 ${marker} `), randomBytes(2048), Buffer.from(` ${marker}`)]);
 
+// Files and modes of the embedded store (EMBEDDED_STORE even in a run on PostgreSQL); blobs kept in
+// PostgreSQL are sealed the same way, see libs/artifacts/src/blobs/postgres-blob-store.spec.ts.
 describe('data at rest (decision 0028)', () => {
   describe('files created by the service and the CLI, under a umask that restricts nothing', () => {
     let environment: TestEnvironment;
@@ -117,7 +119,7 @@ describe('data at rest (decision 0028)', () => {
     const freshEnv = (name: string) => ({ ...environment.env, LEDGER_DATA_DIR: join(environment.dataDir, name), LEDGER_MASTER_KEY: '' });
 
     beforeAll(() => {
-      environment = testEnvironment();
+      environment = testEnvironment(EMBEDDED_STORE);
       // Inherited by the processes started here: any file created with a default mode would be world-readable.
       previousUmask = process.umask(0);
     });
@@ -179,7 +181,7 @@ describe('data at rest (decision 0028)', () => {
     let api: ApiApp;
 
     beforeAll(async () => {
-      environment = testEnvironment();
+      environment = testEnvironment(EMBEDDED_STORE);
       api = await startApiApp(environment);
     });
     afterAll(async () => {
@@ -242,7 +244,7 @@ describe('data at rest (decision 0028)', () => {
     const processes: ApiProcess[] = [];
 
     beforeAll(() => {
-      environment = testEnvironment();
+      environment = testEnvironment(EMBEDDED_STORE);
     });
     afterAll(async () => {
       for (const api of processes) {

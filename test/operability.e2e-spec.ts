@@ -206,7 +206,7 @@ describe('operability', () => {
     const item = resolve(property(request, 'items').items!);
     expect(fields(item)).toEqual(['configurationId', 'decision', 'redec']);
     expect(property(item, 'decision').enum).toEqual(['accepted', 'declined']);
-    expect(fields(property(item, 'redec'))).toEqual(['evidence', 'internalConsentCode', 'objectiveCodes', 'reportableObligation', 'representation', 'scopeIds']);
+    expect(fields(property(item, 'redec'))).toEqual(['evidence', 'executive', 'internalConsentCode', 'objectiveCodes', 'reportableObligation', 'representation', 'scopeIds']);
     expect(fields(property(property(item, 'redec'), 'representation'))).toEqual(['assertedAt', 'authorityBasis', 'authorityReference', 'identifierRutInput', 'type']);
 
     const answer = resolve(record.responses['201'].content!['application/json'].schema);

@@ -569,14 +569,15 @@ describe('REDEC grant rules and regulatory reads', () => {
     expect((await customerConsents(other.customerId, other.key)).body.consents).toHaveLength(1);
   });
 
-  it('GET /v1/redec/consents takes exactly one parameter; an unknown or foreign code gives an empty list', async () => {
+  it('GET /v1/redec/consents looks up by at most one parameter (none is the export, docs/regulatory-reports.md); an unknown or foreign code gives an empty list', async () => {
     const both = await lookup({ internalConsentCode: other.internalConsentCode, creditOperationReference: 'op-1' });
     expect(both.status).toBe(400);
     expect(both.body.code).toBe('VALIDATION_ERROR');
     expect(both.body.errors.length).toBeGreaterThan(0);
     const neither = await lookup({});
-    expect(neither.status).toBe(400);
-    expect(neither.body.code).toBe('VALIDATION_ERROR');
+    expect(neither.status).toBe(200);
+    expect(Object.keys(neither.body).sort()).toEqual(['items', 'nextCursor']);
+    expect(neither.body.items.map((c: { redecConsentId: string }) => c.redecConsentId)).not.toContain(other.redecConsentId);
     const unknownParameter = await lookup({ customerId });
     expect(unknownParameter.status).toBe(400);
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { QueueRuntime } from '@ledger/queues';
 import { redecStreams } from '@ledger/redec';
-import { notificationFor } from '@ledger/webhooks';
+import { GrantNotification, notificationFor } from '@ledger/webhooks';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
@@ -245,7 +245,7 @@ describe('webhook deliveries', () => {
         const deliveries = status.json.queues.find((q: { queue: string }) => q.queue === 'webhook-deliveries');
         expect(deliveries.failed).toBeGreaterThanOrEqual(1);
         expect(deliveries.recentFailures).toEqual(expect.arrayContaining([expect.objectContaining({ endpointId, tenantId, failedReason: 'http_500' })]));
-        expect(JSON.stringify(status.json)).not.toContain(message.data.internal_consent_code);
+        expect(JSON.stringify(status.json)).not.toContain((message.data as GrantNotification).internal_consent_code);
 
         receiver.respondWith(() => ({ status: 204 }));
         const since = new Date(Date.now() - 60_000).toISOString();

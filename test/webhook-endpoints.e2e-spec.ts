@@ -28,7 +28,7 @@ describe('webhook endpoints (consent:admin)', () => {
     return (options.idempotencyKey === undefined ? call : call.set('Idempotency-Key', options.idempotencyKey)).send(body as object);
   };
   const endpoint = (overrides: Record<string, unknown> = {}) => ({ url: `https://bank.example/hooks/${randomUUID()}`, eventTypes: [NOTIFICATION_REQUIRED], ...overrides });
-  const created = async (apiKey = key, body = endpoint()) => {
+  const created = async (apiKey = key, body: Record<string, unknown> = endpoint()) => {
     const response = await create(body, { apiKey });
     expect(response.status).toBe(201);
     return response.body as { endpointId: string; url: string; eventTypes: string[]; secret: string; status: string; createdAt: number };
@@ -151,7 +151,7 @@ describe('webhook endpoints (consent:admin)', () => {
     expect((await get(endpointId)).body.status).toBe('active');
   });
 
-  it('refuses a bad URL, an unknown or missing event type and an unknown field with 400, recording nothing', async () => {
+  it('refuses a bad URL, an unknown or empty event type list and an unknown field with 400, recording nothing', async () => {
     const refusals: Array<[Record<string, unknown>, string, string]> = [
       [{ url: 'not a url' }, 'url', 'invalid_url'],
       [{ url: 'bank.example/hooks' }, 'url', 'invalid_url'],
@@ -170,7 +170,6 @@ describe('webhook endpoints (consent:admin)', () => {
       [endpoint({ eventTypes: ['redec.consent.granted'] }), 'eventTypes', 'invalid_value'],
       [endpoint({ eventTypes: [] }), 'eventTypes', 'too_few_items'],
       [endpoint({ eventTypes: NOTIFICATION_REQUIRED }), 'eventTypes', 'must_be_array'],
-      [{ url: 'https://bank.example/hooks' }, 'eventTypes', 'required'],
       [{ eventTypes: [NOTIFICATION_REQUIRED] }, 'url', 'required'],
       [endpoint({ url: 42 }), 'url', 'must_be_string'],
       [endpoint({ secret: 'whsec_mine' }), 'secret', 'unknown_property'],
@@ -179,6 +178,11 @@ describe('webhook endpoints (consent:admin)', () => {
       expectValidationError(await recordsNothingAtAll(api, () => create(body)), [{ field, reason }]);
     }
     expectProblem(await recordsNothingAtAll(api, () => create(null)), 400, 'VALIDATION_ERROR');
+  });
+
+  it('subscribes an endpoint that names no event type to redec.notification.required only, and to report.created when it names it', async () => {
+    expect((await created(key, { url: `https://bank.example/hooks/${randomUUID()}` })).eventTypes).toEqual([NOTIFICATION_REQUIRED]);
+    expect((await created(key, endpoint({ eventTypes: ['report.created', NOTIFICATION_REQUIRED] }))).eventTypes).toEqual(['report.created', NOTIFICATION_REQUIRED]);
   });
 
   it('accepts plain http to loopback with LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', async () => {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { createTestDatabaseSync } from '@ledger/event-store/testing';
 import { deleteKeysUnder } from '@ledger/platform';
 
 /**
@@ -10,6 +11,12 @@ import { deleteKeysUnder } from '@ledger/platform';
  * master key), its own Redis prefix, the same variables the service reads.
  * Webhook receivers of the tests listen on loopback, which only
  * LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lets endpoints target.
+ *
+ * With DATABASE_URL set for the test run (`DATABASE_URL=postgres://… npx
+ * jest test`), every environment gets a fresh PostgreSQL database on that
+ * server instead of the SQLite file (and its blobs go there too), dropped on
+ * dispose: the suites then run on PostgreSQL. A suite about the embedded
+ * store itself passes EMBEDDED_STORE to stay on SQLite.
  */
 export interface TestEnvironment {
   env: Record<string, string>;
@@ -21,10 +28,15 @@ export interface TestEnvironment {
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/** For suites about the embedded store's files (modes, tampering, LEDGER_DATA_DIR): SQLite even in a run on PostgreSQL. */
+export const EMBEDDED_STORE = { DATABASE_URL: '' };
+
 export function testEnvironment(overrides: Record<string, string> = {}): TestEnvironment {
   const dataDir = mkdtempSync(join(tmpdir(), 'ledger-e2e-'));
   const prefix = `test:${randomUUID()}`;
+  const database = process.env.DATABASE_URL && overrides.DATABASE_URL === undefined ? createTestDatabaseSync() : undefined;
   const env = {
+    ...(database ? { DATABASE_URL: database.url } : {}),
     LEDGER_DATA_DIR: dataDir,
     LEDGER_REDIS_PREFIX: prefix,
     LEDGER_MASTER_KEY: randomBytes(32).toString('hex'),
@@ -39,6 +51,7 @@ export function testEnvironment(overrides: Record<string, string> = {}): TestEnv
     prefix,
     dispose: async () => {
       await deleteRedisKeys(prefix);
+      await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

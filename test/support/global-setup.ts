@@ -1,8 +1,14 @@
+// Jest loads this file outside its module registry: the @ledger/* paths come from tsconfig.json.
+import 'tsconfig-paths/register';
+import { dropAbandonedTestDatabases } from '@ledger/event-store/testing';
+
 /**
  * Runs once in jest's main process, so what it prints is always visible:
  * jest drops the console output of suites whose tests are all skipped.
  */
-export default function globalSetup(): void {
+export default async function globalSetup(): Promise<void> {
+  const dropped = await dropAbandonedTestDatabases();
+  if (dropped > 0) process.stderr.write(`\nnotice: dropped ${dropped} test database(s) left by runs that were killed.\n`);
   if (!process.env.EVENTSTORE_CONNECTION_STRING) {
     process.stderr.write(
       '\nnotice: the EventStoreDB contract suite is not run; set EVENTSTORE_CONNECTION_STRING ' +

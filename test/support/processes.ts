@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -7,7 +7,8 @@ const ROOT = join(__dirname, '..', '..');
 const TS_NODE = ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register'];
 
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  return { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), NODE_ENV: 'test', ...env };
+  // A run on PostgreSQL names the server in DATABASE_URL; a child gets the database of its own environment, never the server's default one.
+  return { ...process.env, DATABASE_URL: undefined, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), NODE_ENV: 'test', ...env };
 }
 
 export interface CliResult {
@@ -57,22 +58,39 @@ export interface ApiProcess {
   exited: Promise<number | null>;
 }
 
-/** The API as a separate process (apps/api/src/main.ts), answering once /health/ready is 200. */
-export async function spawnApi(env: Record<string, string>, readyTimeoutMs = 60_000): Promise<ApiProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [...TS_NODE, join(ROOT, 'apps/api/src/main.ts')], {
-    cwd: ROOT,
-    env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/**
+ * How a service process runs: from source through ts-node (the default: no
+ * build needed, slower to start) or from the build in dist/, as `npm start`
+ * and `npm run start:worker` run it (`ensureBuilt` first).
+ */
+export interface SpawnOptions {
+  built?: boolean;
+}
+
+/** Builds dist/ when a source is newer than the last build, as `npm start` does. */
+export function ensureBuilt(): void {
+  execFileSync(process.execPath, [join(ROOT, 'scripts/build-if-needed.js')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+function startService(app: 'api' | 'worker', env: Record<string, string>, { built = false }: SpawnOptions) {
+  const args = built ? [join(ROOT, `dist/apps/${app}/src/main.js`)] : [...TS_NODE, join(ROOT, `apps/${app}/src/main.ts`)];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+/** The API as a separate process (apps/api/src/main.ts), answering once /health/ready is 200. */
+export async function spawnApi(env: Record<string, string>, readyTimeoutMs = 60_000, options: SpawnOptions = {}): Promise<ApiProcess> {
+  const port = await freePort();
+  const service = startService('api', { ...env, PORT: String(port), HOST: '127.0.0.1' }, options);
+  const { child, output } = service;
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`API exited during start:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`API exited during start:\n${output()}`);
     try {
       if ((await fetch(`${baseUrl}/health/ready`)).status === 200) break;
     } catch {
@@ -80,9 +98,26 @@ export async function spawnApi(env: Record<string, string>, readyTimeoutMs = 60_
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`API not ready within ${readyTimeoutMs} ms:\n${output}`);
+      throw new Error(`API not ready within ${readyTimeoutMs} ms:\n${output()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { child, baseUrl, output: () => output, exited };
+  return { ...service, baseUrl };
+}
+
+export type WorkerProcess = Omit<ApiProcess, 'baseUrl'>;
+
+/** The worker (apps/worker/src/main.ts), which has no HTTP port: ready once it logs so. */
+export async function spawnWorker(env: Record<string, string>, readyTimeoutMs = 60_000, options: SpawnOptions = {}): Promise<WorkerProcess> {
+  // Its readiness is a log line at info level.
+  const service = startService('worker', { ...env, LOG_LEVEL: 'info' }, options);
+  const deadline = Date.now() + readyTimeoutMs;
+  while (!service.output().includes('Worker process ready')) {
+    if (service.child.exitCode !== null || Date.now() > deadline) {
+      service.child.kill('SIGKILL');
+      throw new Error(`worker not ready:\n${service.output()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return service;
 }

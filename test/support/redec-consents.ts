@@ -23,7 +23,7 @@ export interface GrantedConsent {
  * than baseline when `options` names one). The key needs
  * consent:admin, consent:write and consent:identity-assert.
  */
-export function redecConsents(api: ApiApp, apiKey: string, options: { regulatoryProfile?: string } = {}) {
+export function redecConsents(api: ApiApp, apiKey: string, options: { regulatoryProfile?: string; channel?: 'digital' | 'phone' | 'in_person' } = {}) {
   const auth = { Authorization: `Bearer ${apiKey}` };
   let configurationId: Promise<string> | undefined;
 
@@ -31,7 +31,7 @@ export function redecConsents(api: ApiApp, apiKey: string, options: { regulatory
     const published = await api.http
       .post('/v1/configurations')
       .set(auth)
-      .send(redecConfiguration({ templateKey: `redec-${randomUUID()}`, ...(options.regulatoryProfile ? { redec: { regulatoryProfile: options.regulatoryProfile } } : {}) }));
+      .send(redecConfiguration({ templateKey: `redec-${randomUUID()}`, ...(options.channel ? { channel: options.channel } : {}), ...(options.regulatoryProfile ? { redec: { regulatoryProfile: options.regulatoryProfile } } : {}) }));
     if (published.status !== 201) throw new Error(`publish: ${published.status} ${JSON.stringify(published.body)}`);
     return published.body.configurationId as string;
   }
@@ -49,8 +49,8 @@ export function redecConsents(api: ApiApp, apiKey: string, options: { regulatory
   }
 
   return {
-    /** A consent granted `occurredAt` (default a minute ago), for a new customer unless one is given. */
-    async grant(options: { occurredAt?: number; customerId?: string } = {}): Promise<GrantedConsent> {
+    /** A consent granted `occurredAt` (default a minute ago), for a new customer unless one is given; `fields` are added to the grant body. */
+    async grant(options: { occurredAt?: number; customerId?: string; fields?: Record<string, unknown> } = {}): Promise<GrantedConsent> {
       configurationId ??= publish();
       const customerId = options.customerId ?? (await resolveCustomer());
       const opened = await api.http.post('/v1/redec/consent-interactions').set(auth).send({ configurationId: await configurationId, customerId });
@@ -63,6 +63,7 @@ export function redecConsents(api: ApiApp, apiKey: string, options: { regulatory
           sourceSystem: 'crm',
           sourceReference: `cap-${randomUUID()}`,
           evidence: { kind: 'electronic', authentication: { method: 'clave_unica', reference: 'auth-ref-1' } },
+          ...options.fields,
         });
       if (granted.status !== 201) throw new Error(`grant: ${granted.status} ${JSON.stringify(granted.body)}`);
       const { redecConsentId, internalConsentCode, consentActionId, grantedAt, recordedAt, initialAccessValidUntil } = granted.body;

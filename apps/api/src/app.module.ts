@@ -15,6 +15,9 @@ import { LedgerCoreModule } from './ledger-core.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { PROJECTIONS } from './projections';
 import { RedecModule } from './redec/redec.module';
+import { RetentionErasureModule } from './retention/retention-erasure.module';
+import { ReportsModule } from './redec/reports/reports.module';
+import { TenantSettingsModule } from './tenant-settings/tenant-settings.module';
 import { WebhookEndpointsModule } from './webhooks/endpoints/webhook-endpoints.module';
 import { WebhooksDispatchModule } from './webhooks/webhooks-dispatch.module';
 
@@ -35,8 +38,11 @@ export class AppModule {
         EmbedModule.forRoot(config),
         ConsentDecisionsModule.forRoot(config),
         AuditModule,
+        TenantSettingsModule,
+        ReportsModule.forRoot(config),
         WebhookEndpointsModule,
         WebhooksDispatchModule,
+        RetentionErasureModule,
         MetricsModule,
       ],
       controllers: [HealthController],

@@ -5,6 +5,7 @@ import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { IdentifierProtection } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { BankingCalendar, ProfileCatalog, readConfiguration } from '@ledger/redec';
+import { CUSTOMER_KEY_TABLE, CustomerKeyTable } from '@ledger/ledger';
 import { BANKING_CALENDAR } from './redec/banking-calendar.provider';
 
 export const CAPTURE_DEPENDENCIES = Symbol('CAPTURE_DEPENDENCIES');
@@ -16,10 +17,11 @@ export const CAPTURE_DEPENDENCIES = Symbol('CAPTURE_DEPENDENCIES');
  */
 export const captureDependenciesProvider: Provider = {
   provide: CAPTURE_DEPENDENCIES,
-  inject: [EVENT_STORE, IdentifierProtection, ProfileCatalog, BLOB_STORE, BANKING_CALENDAR, ReadModel],
+  inject: [EVENT_STORE, IdentifierProtection, CUSTOMER_KEY_TABLE, ProfileCatalog, BLOB_STORE, BANKING_CALENDAR, ReadModel],
   useFactory: (
     store: EventStore,
     protection: IdentifierProtection,
+    blindIndex: CustomerKeyTable,
     profiles: ProfileCatalog,
     blobs: BlobStore,
     calendar: BankingCalendar,
@@ -27,6 +29,7 @@ export const captureDependenciesProvider: Provider = {
   ): EmbedDependencies => ({
     store,
     protection,
+    blindIndex,
     profiles,
     blobs,
     calendar,

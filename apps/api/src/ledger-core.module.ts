@@ -1,27 +1,34 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
-import { join } from 'node:path';
-import { BLOB_STORE, FilesystemBlobStore } from '@ledger/artifacts';
+import { BLOB_STORE, BlobStore, createBlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore, createEventStore } from '@ledger/event-store';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '@ledger/http';
-import { TenantKeyring, VerifiedApiKeys } from '@ledger/ledger';
+import { CUSTOMER_KEY_TABLE, CustomerKeyTable, CustomerKeyring, TenantKeyring, VerifiedApiKeys, openCustomerKeyTable } from '@ledger/ledger';
 import { BlobProtection, CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, masterKeys, systemClock } from '@ledger/platform';
 
-/** Closes the store last, after the HTTP server and the projections have stopped using it. */
+/** Closes the stores last, after the HTTP server, the projections and the jobs have stopped using them. */
 @Injectable()
-class EventStoreLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+class StoresLifecycle implements OnApplicationShutdown {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(CUSTOMER_KEY_TABLE) private readonly keyTable: CustomerKeyTable,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    await this.blobs.close();
     await this.store.close();
+    await this.keyTable.close();
   }
 }
 
 /**
  * What every module of the service may inject: the configuration, the clock,
- * the event store (SQLite by default, EventStoreDB when configured), the
+ * the event store (SQLite by default, PostgreSQL or EventStoreDB when configured), the
  * tenants' data keys (unwrapped by the master key at start, which fails when
- * the master key does not fit the ledger), the identifier protection and the
- * encrypted blob store of evidence and artifacts under those keys, and the
+ * the master key does not fit the ledger), the customers' data keys in the
+ * key table (decision 0035), the identifier protection and the
+ * encrypted blob store of evidence and artifacts under those keys (in
+ * PostgreSQL beside the events, else on the file system), and the
  * API key verifier the authentication guard calls.
  */
 @Module({})
@@ -39,20 +46,30 @@ export class LedgerCoreModule {
           inject: [EVENT_STORE, CLOCK],
           useFactory: (store: EventStore, clock: Clock) => TenantKeyring.open(store, masterKeys(config.masterKey, config.previousMasterKeys), clock),
         },
-        { provide: IdentifierProtection, inject: [TenantKeyring], useFactory: (keys: TenantKeyring) => new IdentifierProtection(keys) },
+        { provide: CUSTOMER_KEY_TABLE, useFactory: () => openCustomerKeyTable(config) },
+        {
+          provide: CustomerKeyring,
+          inject: [TenantKeyring, CUSTOMER_KEY_TABLE, CLOCK],
+          useFactory: (keys: TenantKeyring, table: CustomerKeyTable, clock: Clock) => new CustomerKeyring(keys, table, clock),
+        },
+        {
+          provide: IdentifierProtection,
+          inject: [TenantKeyring, CustomerKeyring],
+          useFactory: (keys: TenantKeyring, customerKeys: CustomerKeyring) => new IdentifierProtection(keys, customerKeys),
+        },
         {
           provide: BLOB_STORE,
-          inject: [TenantKeyring],
-          useFactory: (keys: TenantKeyring) => new FilesystemBlobStore(join(config.dataDir, 'blobs'), new BlobProtection(keys)),
+          inject: [TenantKeyring, CustomerKeyring],
+          useFactory: (keys: TenantKeyring, customerKeys: CustomerKeyring) => createBlobStore(config, new BlobProtection(keys, customerKeys)),
         },
         {
           provide: API_KEY_VERIFIER,
           inject: [EVENT_STORE],
           useFactory: (store: EventStore): ApiKeyVerifier => new VerifiedApiKeys(store),
         },
-        EventStoreLifecycle,
+        StoresLifecycle,
       ],
-      exports: [LEDGER_CONFIG, CLOCK, EVENT_STORE, IdentifierProtection, BLOB_STORE, API_KEY_VERIFIER],
+      exports: [LEDGER_CONFIG, CLOCK, EVENT_STORE, CUSTOMER_KEY_TABLE, IdentifierProtection, BLOB_STORE, API_KEY_VERIFIER],
     };
   }
 }

@@ -12,4 +12,7 @@ export class CliOutput {
   static json(document: unknown, status = 0): CliOutput {
     return new CliOutput(JSON.stringify(document), status);
   }
+
+  /** A command that already wrote its output (NDJSON, line by line) as it went: nothing more is printed. */
+  static readonly streamed = new CliOutput('');
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
+import type { BlobStore } from '@ledger/artifacts';
 import { EventStore, verifyLedger } from '@ledger/event-store';
-import { CommandContext, createTenant, issueApiKey, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
+import { CommandContext, CustomerKeyTable, configureTenant, createTenant, issueApiKey, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
 import { Clock, MasterKeys, notFound } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queueCounts } from '@ledger/queues';
-import { consentHistory, historyTimeline, readConsentReferences } from '@ledger/redec';
+import { consentHistory, eraseCustomers, exportConsents, historyTimeline, readConsentReferences, retentionStatus } from '@ledger/redec';
 import { DeliveryQueue, redeliverFailed } from '@ledger/webhooks';
 import type { Queue } from 'bullmq';
 import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliveries.queue';
@@ -22,9 +23,15 @@ export interface CliDependencies {
   projections: () => ProjectionRunner;
   /** The Redis read model, for the indexes an audit uses to find streams. */
   readModel: () => ReadModel;
+  /** The key table of customers' data keys and the blind index (decision 0035); opened on first use. */
+  keyTable: () => CustomerKeyTable;
+  /** The blob store of evidence and certificates; opened on first use. */
+  blobs: () => Promise<BlobStore>;
   /** The BullMQ queue of a declared queue, under the service's prefix; built on first use. */
   queue: (name: string) => Queue;
   progress: (line: string) => void;
+  /** Writes to stdout as a command goes, for output too long to hold (NDJSON); resolves once written, so a slow reader slows the export. */
+  write: (chunk: string) => Promise<void>;
 }
 
 type Options = Record<string, string | undefined>;
@@ -35,12 +42,27 @@ type Command = (options: Options, deps: CliDependencies) => Promise<unknown>;
  * on stdout. Only a command that `createsLedger` may open a ledger that does
  * not exist yet (creating it); every other one refuses.
  */
-export const commands: Record<string, { usage: string; options: string[]; createsLedger?: true; run: Command }> = {
+export const commands: Record<string, { usage: string; options: string[]; flags?: string[]; createsLedger?: true; run: Command }> = {
   'tenant create': {
     usage: 'tenant create --name NAME',
     options: ['name'],
     createsLedger: true,
     run: (o, d) => createTenant(d.store, required(o, 'name'), operatorContext(d.clock)),
+  },
+  'tenant configure': {
+    usage: 'tenant configure --tenant TENANT_ID [--institution-code NNNNNNNNNN] [--weekly-reports on|off]',
+    options: ['tenant', 'institution-code', 'weekly-reports'],
+    run: async (o, d) => {
+      const tenantId = uuid(required(o, 'tenant'), 'tenant');
+      // Only what is named changes; the other settings stay.
+      const change = {
+        ...(o['institution-code'] !== undefined ? { institutionCode: o['institution-code'] } : {}),
+        ...(o['weekly-reports'] !== undefined ? { weeklyReports: onOff(o['weekly-reports'], 'weekly-reports') } : {}),
+      };
+      if (Object.keys(change).length === 0) throw new UsageError('name at least one setting: --institution-code or --weekly-reports');
+      const { tenant } = await configureTenant(d.store, tenantId, change, operatorContext(d.clock));
+      return { tenantId, ...tenant.settings };
+    },
   },
   'key issue': {
     usage: 'key issue --tenant TENANT_ID --scopes SCOPE[,SCOPE...]',
@@ -93,6 +115,30 @@ export const commands: Record<string, { usage: string; options: string[]; create
       return { endpointId, since, redelivered };
     },
   },
+  'retention status': {
+    usage: 'retention status --tenant TENANT_ID',
+    options: ['tenant'],
+    run: async (o, d) => {
+      const tenantId = await existingTenant(required(o, 'tenant'), d);
+      return retentionStatus(d.store, tenantId, d.clock.now(), (events) => d.progress(`retention status: ${events} events read`));
+    },
+  },
+  'retention erase': {
+    usage: 'retention erase --tenant TENANT_ID [--dry-run]',
+    options: ['tenant'],
+    flags: ['dry-run'],
+    run: async (o, d) => {
+      const tenantId = await existingTenant(required(o, 'tenant'), d);
+      const dryRun = o['dry-run'] === 'true';
+      const deps = { store: d.store, keyTable: d.keyTable(), blobs: dryRun ? noBlobs : await d.blobs() };
+      return eraseCustomers(deps, tenantId, { dryRun, progress: d.progress }, operatorContext(d.clock));
+    },
+  },
+  'export consents': {
+    usage: 'export consents --tenant TENANT_ID [--from EPOCH_MS|ISO_DATE] [--to EPOCH_MS|ISO_DATE]',
+    options: ['tenant', 'from', 'to'],
+    run: exportConsentsNdjson,
+  },
   'audit replay': {
     usage: 'audit replay --tenant TENANT_ID --consent REDEC_CONSENT_ID [--at EPOCH_MS|ISO_DATE] [--format json|text]',
     options: ['tenant', 'consent', 'at', 'format'],
@@ -104,6 +150,32 @@ export const commands: Record<string, { usage: string; options: string[]; create
     run: (o, d) => auditVerify(o.tenant === undefined ? undefined : uuid(o.tenant, 'tenant'), d),
   },
 };
+
+const EXPORT_PAGE = 200;
+
+/**
+ * The tenant's consents as GET /v1/redec/consents exports them, one JSON
+ * document a line, whose `updatedAt` is within --from and --to (both
+ * included), read from the read model page by page.
+ */
+async function exportConsentsNdjson(o: Options, d: CliDependencies): Promise<CliOutput> {
+  const tenantId = uuid(required(o, 'tenant'), 'tenant');
+  const from = o.from === undefined ? null : instant(o.from, 'from');
+  const to = o.to === undefined ? Infinity : instant(o.to, 'to');
+  const now = d.clock.now();
+  let cursor: string | null = null;
+  let exported = 0;
+  do {
+    const page = await exportConsents(d.readModel(), tenantId, { updatedAfter: cursor === null && from !== null ? from - 1 : null, cursor, limit: EXPORT_PAGE, now });
+    const within = page.items.filter((item) => item.updatedAt <= to);
+    if (within.length > 0) await d.write(within.map((item) => `${JSON.stringify(item)}\n`).join(''));
+    exported += within.length;
+    d.progress(`exported ${exported} consents`);
+    // The order is by updatedAt: past --to, nothing later can be within it.
+    cursor = within.length < page.items.length ? null : page.nextCursor;
+  } while (cursor !== null);
+  return CliOutput.streamed;
+}
 
 const RECENT_FAILURES = 20;
 
@@ -139,9 +211,24 @@ function required(options: Options, name: string): string {
   return value;
 }
 
+function onOff(value: string, name: string): boolean {
+  if (value !== 'on' && value !== 'off') throw new UsageError(`--${name} must be on or off`);
+  return value === 'on';
+}
+
 function uuid(value: string, name: string): string {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) throw new UsageError(`--${name} must be a ${name} id`);
   return value.toLowerCase();
+}
+
+/** A dry run deletes nothing, so it needs no blob store (nor the master key that opens one). */
+const noBlobs = { delete: async () => false };
+
+/** A tenant id that names a tenant of this ledger: a mistyped one would otherwise read as a tenant with nothing to erase. */
+async function existingTenant(value: string, d: CliDependencies): Promise<string> {
+  const tenantId = uuid(value, 'tenant');
+  if ((await d.store.readStream(streams.tenant(tenantId), { maxCount: 1 })).length === 0) throw notFound('tenant');
+  return tenantId;
 }
 
 function keyId(value: string): string {

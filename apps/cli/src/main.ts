@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { LedgerNotFoundError, createEventStore } from '@ledger/event-store';
-import { DomainError, createRedis, loadConfig, masterKeys, systemClock } from '@ledger/platform';
+import { BlobStore, createBlobStore } from '@ledger/artifacts';
+import { CustomerKeyTable, CustomerKeyring, TenantKeyring, openCustomerKeyTable } from '@ledger/ledger';
+import { BlobProtection, DomainError, createRedis, loadConfig, masterKeys, systemClock } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queuePrefix } from '@ledger/queues';
 import { Queue } from 'bullmq';
@@ -22,7 +24,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const { values } = parseArgs({
     args: argv.slice(2),
-    options: Object.fromEntries(command.options.map((o) => [o, { type: 'string' as const }])),
+    options: Object.fromEntries([
+      ...command.options.map((o) => [o, { type: 'string' as const }]),
+      ...(command.flags ?? []).map((f) => [f, { type: 'boolean' as const }]),
+    ]),
     strict: true,
     allowPositionals: false,
   });
@@ -33,11 +38,23 @@ async function main(argv: string[]): Promise<number> {
   let redis: ReturnType<typeof createRedis> | undefined;
   const connection = () => (redis ??= createRedis(config.redisUrl, 'ledger-cli', { maxRetriesPerRequest: 3 }));
   const queues = new Map<string, Queue>();
+  let keyTable: CustomerKeyTable | undefined;
+  let blobs: BlobStore | undefined;
+  const clock = systemClock(config.clockOffsetMs);
+  const keys = masterKeys(config.masterKey, config.previousMasterKeys);
   try {
-    const result = await command.run(values as Record<string, string | undefined>, {
+    // A flag given reads as 'true', like an option's value.
+    const options = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, value === true ? 'true' : value === false ? undefined : value]));
+    const result = await command.run(options as Record<string, string | undefined>, {
       store,
-      clock: systemClock(config.clockOffsetMs),
-      masterKeys: masterKeys(config.masterKey, config.previousMasterKeys),
+      clock,
+      masterKeys: keys,
+      keyTable: () => (keyTable ??= openCustomerKeyTable(config)),
+      blobs: async () => {
+        // Opened only by the commands that need blobs: unwrapping the tenants' keys needs the master key that wrapped them.
+        const tenantKeys = await TenantKeyring.open(store, keys, clock);
+        return (blobs ??= createBlobStore(config, new BlobProtection(tenantKeys, new CustomerKeyring(tenantKeys, (keyTable ??= openCustomerKeyTable(config)), clock))));
+      },
       projections: () => new ProjectionRunner({ store, redis: connection(), prefix: config.redisPrefix, projections: PROJECTIONS }),
       readModel: () => new ReadModel({ redis: connection(), prefix: config.redisPrefix }),
       queue: (name) => {
@@ -45,13 +62,16 @@ async function main(argv: string[]): Promise<number> {
         return queues.get(name)!;
       },
       progress: (line) => process.stderr.write(`${line}\n`),
+      write: (chunk) => new Promise<void>((resolve, reject) => process.stdout.write(chunk, (error) => (error ? reject(error) : resolve()))),
     });
     const output = result instanceof CliOutput ? result : CliOutput.json(result);
-    process.stdout.write(output.stdout.endsWith('\n') ? output.stdout : `${output.stdout}\n`);
+    if (output !== CliOutput.streamed) process.stdout.write(output.stdout.endsWith('\n') ? output.stdout : `${output.stdout}\n`);
     return output.status;
   } finally {
     await Promise.all([...queues.values()].map((queue) => queue.close()));
     await store.close();
+    await keyTable?.close();
+    await blobs?.close();
     redis?.disconnect();
   }
 }

@@ -1,5 +1,8 @@
 import type { QueueDeclaration } from '@ledger/queues';
 import { consentCertificatesQueue } from '../../api/src/redec/artifacts/consent-certificates.queue';
+import { retentionErasureQueue } from '../../api/src/retention/retention-erasure.queue';
+import { regulatoryReportsQueue } from '../../api/src/redec/reports/reports.queue';
+import { weeklyReportsQueue } from '../../api/src/redec/reports/weekly-reports.queue';
 import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliveries.queue';
 
 /**
@@ -9,4 +12,10 @@ import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliverie
  * above the libraries because it names their declarations; libs/queues cannot
  * import them without a dependency cycle.
  */
-export const declaredQueues: readonly QueueDeclaration[] = [consentCertificatesQueue as QueueDeclaration, webhookDeliveriesQueue as QueueDeclaration];
+export const declaredQueues: readonly QueueDeclaration[] = [
+  consentCertificatesQueue as QueueDeclaration,
+  webhookDeliveriesQueue as QueueDeclaration,
+  retentionErasureQueue as QueueDeclaration,
+  regulatoryReportsQueue as QueueDeclaration,
+  weeklyReportsQueue,
+];

@@ -3,6 +3,8 @@ import { LedgerConfig } from '@ledger/platform';
 import { QueuesModule } from '@ledger/queues';
 import { LedgerCoreModule } from '../../api/src/ledger-core.module';
 import { ConsentCertificatesWorkerModule } from '../../api/src/redec/artifacts/consent-certificates.module';
+import { RetentionErasureWorkerModule } from '../../api/src/retention/retention-erasure.module';
+import { ReportsWorkerModule } from '../../api/src/redec/reports/reports.module';
 import { WebhookDeliveryWorkerModule } from '../../api/src/webhooks/webhooks-dispatch.module';
 import { declaredQueues } from './declared-queues';
 
@@ -22,6 +24,8 @@ export class WorkerModule {
         QueuesModule.forRoot({ queues: declaredQueues, runWorkers: true }),
         ConsentCertificatesWorkerModule,
         WebhookDeliveryWorkerModule,
+        RetentionErasureWorkerModule,
+        ReportsWorkerModule.forRoot(config),
       ],
     };
   }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ensurePrivateDirectory, type LedgerConfig } from '@ledger/platform';
 import { EsdbEventStore } from './esdb/esdb-event-store';
 import type { EventStore } from './event-store.port';
+import { PostgresEventStore } from './postgres/postgres-event-store';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
 
 /** The file of the embedded store inside the data directory. */
@@ -17,14 +18,20 @@ export class LedgerNotFoundError extends Error {
 }
 
 /**
- * EventStoreDB when a connection string is configured, else the embedded
- * SQLite file (CONTRACT.md, "Running it"). With `create: false` (an operator
- * command that reads the ledger) a missing file is LedgerNotFoundError: a
- * mistyped LEDGER_DATA_DIR must not become a new, empty ledger that reads as
- * intact.
+ * EventStoreDB when a connection string is configured, else PostgreSQL when
+ * a database URL is, else the embedded SQLite file (CONTRACT.md, "Running
+ * it"; decision 0032). With `create: false` (an operator command that reads
+ * the ledger) a missing SQLite file is LedgerNotFoundError: a mistyped
+ * LEDGER_DATA_DIR must not become a new, empty ledger that reads as intact.
+ * A database named by a URL is never created by the service (an operator
+ * creates it), so a mistyped URL fails to connect.
  */
-export function createEventStore(config: Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString'>, { create = true }: { create?: boolean } = {}): EventStore {
+export function createEventStore(
+  config: Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString' | 'databaseUrl'>,
+  { create = true }: { create?: boolean } = {},
+): EventStore {
   if (config.eventStoreConnectionString) return new EsdbEventStore(config.eventStoreConnectionString);
+  if (config.databaseUrl) return new PostgresEventStore(config.databaseUrl);
   const file = join(config.dataDir, SQLITE_FILE_NAME);
   if (create) ensurePrivateDirectory(config.dataDir);
   else if (!existsSync(file)) throw new LedgerNotFoundError(file);

@@ -12,3 +12,5 @@ export * from './customers/resolve-customer';
 export * from './customers/customers.projection';
 export * from './load-aggregate';
 export * from './tenancy/tenant-keys';
+export * from './customer-keys';
+export * from './customers/legal-holds';

@@ -14,7 +14,12 @@ export const streams = {
    */
   keyring: () => 'keyring',
   customer: (tenantId: string, customerId: string) => `customer-${tenantId}-${customerId}`,
-  /** Uniqueness claims: one stream per claimed value, appended with `no_stream`. */
+  /**
+   * Uniqueness claims before decision 0035: one stream per claimed value,
+   * appended with `no_stream`. The service now claims in the key table's
+   * blind index; ledgers written before, and bench/generate-ledger.ts, still
+   * hold these streams.
+   */
   reservation: (tenantId: string, kind: ReservationKind, valueHash: string) => `reservation-${tenantId}-${kind}-${valueHash}`,
 };
 

@@ -60,6 +60,21 @@ describe('LEDGER_RATE_LIMIT_PER_MINUTE', () => {
   });
 });
 
+describe('DATABASE_URL', () => {
+  it('takes a postgres:// or postgresql:// URL, unset or empty meaning none', () => {
+    expect(loadConfig({ ...base }).databaseUrl).toBeUndefined();
+    expect(loadConfig({ ...base, DATABASE_URL: '' }).databaseUrl).toBeUndefined();
+    expect(loadConfig({ ...base, DATABASE_URL: 'postgres://ledger@db:5432/ledger' }).databaseUrl).toBe('postgres://ledger@db:5432/ledger');
+    expect(loadConfig({ ...base, DATABASE_URL: 'postgresql://db/ledger' }).databaseUrl).toBe('postgresql://db/ledger');
+  });
+
+  it('refuses another scheme rather than starting on the embedded store', () => {
+    for (const value of ['mysql://db/ledger', 'db:5432/ledger', 'sqlite:///tmp/x']) {
+      expect(() => loadConfig({ ...base, DATABASE_URL: value })).toThrow(ConfigError);
+    }
+  });
+});
+
 describe('master keys', () => {
   const random = () => randomBytes(32).toString('hex');
 

@@ -12,6 +12,12 @@ export interface LedgerConfig {
   dataDir: string;
   /** When set, EventStoreDB replaces the embedded SQLite store. */
   eventStoreConnectionString: string | undefined;
+  /**
+   * DATABASE_URL (`postgres://…`): when set, and EventStoreDB is not
+   * configured, the event store and the blob store live in this PostgreSQL
+   * database (decision 0032).
+   */
+  databaseUrl: string | undefined;
   redisUrl: string;
   /** Every Redis key (read model, queues, locks) lives under this prefix. */
   redisPrefix: string;
@@ -27,6 +33,8 @@ export interface LedgerConfig {
   profilesFile: string | undefined;
   /** Holidays beside the shipped table (LEDGER_HOLIDAYS_FILE), e.g. a newly declared one-off holiday. */
   holidaysFile: string | undefined;
+  /** LEDGER_REPORT_LAYOUTS_FILE: corrected RDC30/RDC31 layouts replacing the shipped ones (decision 0033). */
+  reportLayoutsFile: string | undefined;
   /**
    * LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhook endpoints may target
    * loopback, private, link-local and other non-public addresses (tests, local
@@ -44,6 +52,13 @@ export interface LedgerConfig {
    * public routes (LEDGER_RATE_LIMIT_PER_MINUTE).
    */
   rateLimitPerMinute: number;
+  /**
+   * LEDGER_RETENTION_ERASE_SCHEDULE: a cron pattern (America/Santiago time)
+   * at which erasure after the retention floor runs for every tenant, as
+   * `ledger retention erase` does; unset, it never runs by itself (opt-in,
+   * decision 0035).
+   */
+  retentionEraseSchedule: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -80,6 +95,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     host: env.HOST ?? '127.0.0.1',
     dataDir,
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING || undefined,
+    databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: env.LEDGER_REDIS_PREFIX ?? 'ledger',
     masterKey: loadMasterKey(env.LEDGER_MASTER_KEY, production, dataDir, warn),
@@ -89,11 +105,21 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     logLevel: env.LOG_LEVEL ?? 'info',
     profilesFile: env.LEDGER_PROFILES_FILE ? resolve(env.LEDGER_PROFILES_FILE) : undefined,
     holidaysFile: env.LEDGER_HOLIDAYS_FILE ? resolve(env.LEDGER_HOLIDAYS_FILE) : undefined,
+    reportLayoutsFile: env.LEDGER_REPORT_LAYOUTS_FILE ? resolve(env.LEDGER_REPORT_LAYOUTS_FILE) : undefined,
     // Exactly `true`: anything else (`1`, `yes`, `TRUE`, a typo) keeps egress strict.
     webhookAllowPrivateNetworks: env.LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     publicUrl: parsePublicUrl(env.LEDGER_PUBLIC_URL ?? `http://${formatHost(env.HOST ?? '127.0.0.1')}:${env.PORT ?? '3000'}`),
     rateLimitPerMinute: parsePositiveInteger('LEDGER_RATE_LIMIT_PER_MINUTE', env.LEDGER_RATE_LIMIT_PER_MINUTE ?? String(DEFAULT_RATE_LIMIT_PER_MINUTE)),
+    retentionEraseSchedule: parseCronPattern('LEDGER_RETENTION_ERASE_SCHEDULE', env.LEDGER_RETENTION_ERASE_SCHEDULE),
   };
+}
+
+/** Five fields (minute to weekday) or six (seconds first); a pattern the scheduler cannot read is logged as an error at start. */
+function parseCronPattern(name: string, value: string | undefined): string | undefined {
+  const pattern = value?.trim();
+  if (!pattern) return undefined;
+  if (![5, 6].includes(pattern.split(/\s+/).length)) throw new ConfigError(`${name} must be a cron pattern of 5 or 6 fields, e.g. "0 3 * * 0"`);
+  return pattern;
 }
 
 function formatHost(host: string): string {
@@ -109,6 +135,13 @@ function parsePublicUrl(raw: string): string {
   }
   if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash) throw new ConfigError('LEDGER_PUBLIC_URL must be an http(s) URL without query or fragment');
   return url.toString().replace(/\/+$/, '');
+}
+
+/** Only PostgreSQL URLs: another scheme (a `mysql://` left from another service) must not start on SQLite silently. */
+function parseDatabaseUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (!/^postgres(ql)?:\/\//.test(raw)) throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  return raw;
 }
 
 /** A comma-separated setting's items, trimmed, empty ones left out. */

@@ -1,8 +1,8 @@
 import { IdentifierProtection } from './identifier-protection';
-import { ephemeralTenantKeys } from './testing';
+import { ephemeralCustomerKeys, ephemeralTenantKeys } from './testing';
 
 describe('IdentifierProtection', () => {
-  const protection = new IdentifierProtection(ephemeralTenantKeys());
+  const protection = new IdentifierProtection(ephemeralTenantKeys(), ephemeralCustomerKeys());
 
   it('hashes deterministically per tenant and purpose', async () => {
     const hash = await protection.hash('tenant-a', 'rut', '12345678-5');
@@ -14,7 +14,7 @@ describe('IdentifierProtection', () => {
   });
 
   it("depends on the tenant's data key", async () => {
-    const other = new IdentifierProtection(ephemeralTenantKeys());
+    const other = new IdentifierProtection(ephemeralTenantKeys(), ephemeralCustomerKeys());
     expect(await other.hash('tenant-a', 'rut', 'x')).not.toBe(await protection.hash('tenant-a', 'rut', 'x'));
   });
 

@@ -8,3 +8,4 @@ export * from './private-files';
 export * from './request-context';
 export * from './scopes';
 export * from './retry';
+export * from './postgres';

@@ -6,6 +6,7 @@ export const Scopes = {
   RUNTIME: 'consent:runtime',
   IDENTITY_ASSERT: 'consent:identity-assert',
   AUDIT: 'consent:audit',
+  REPORT: 'consent:report',
 } as const;
 
 export type Scope = (typeof Scopes)[keyof typeof Scopes];

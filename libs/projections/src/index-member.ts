@@ -35,6 +35,16 @@ export function cursorOf(member: string): string {
 }
 
 /**
+ * A cursor from which a page starts at the first entry whose sort key is at
+ * least `sortKey`: the member of that key with an empty id, which sorts just
+ * before every entry of the key. For lists that start at a value (an
+ * `updatedAfter`) rather than where a previous page stopped.
+ */
+export function cursorBeforeSortKey(sortKey: string): string {
+  return cursorOf(indexMember(sortKey, ''));
+}
+
+/**
  * The member a cursor stands for. Node's base64url decoder skips what it
  * cannot read, so a cursor is accepted only when it is exactly the encoding
  * of the member it decodes to, and that member is well formed.

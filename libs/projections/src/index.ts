@@ -2,7 +2,7 @@ export type { AnyDocumentProjection, DocumentProjection, IndexEntry } from './pr
 export { ProjectionRunner } from './projection-runner';
 export type { ProjectionLog, ProjectionRunnerOptions, ProjectionStatus, RebuildResult } from './projection-runner';
 export type { RebuildProgress } from './rebuild';
-export { InvalidCursorError } from './index-member';
+export { InvalidCursorError, cursorBeforeSortKey } from './index-member';
 export { ReadModel } from './read-model';
 export type { IndexPage } from './read-model';
 export { PROJECTIONS_REDIS, ProjectionsModule } from './projections.module';

@@ -8,3 +8,5 @@ export * from './streams';
 export * from './access';
 export * from './audit';
 export * from './derived-id';
+export * from './retention';
+export * from './reports';

@@ -14,6 +14,8 @@ export const redecStreams = {
   consent: (tenantId: string, redecConsentId: string) => `redec-consent-${tenantId}-${redecConsentId}`,
   /** One stream per access request: its decision, then its confirmation. */
   access: (tenantId: string, redecAccessId: string) => `redec-access-${tenantId}-${redecAccessId}`,
+  /** One stream per regulatory report: its request, then its rendering or failure. */
+  report: (tenantId: string, reportId: string) => `redec-report-${tenantId}-${reportId}`,
   /** Uniqueness of an internalConsentCode in the tenant, claimed with `no_stream`. */
   internalConsentCode: (tenantId: string, code: string) => `reservation-${tenantId}-internal-consent-code-${code}`,
   /** One stream per reportable obligation (spec 2.11), so its bindings are decided on all of them, at the revision read. */

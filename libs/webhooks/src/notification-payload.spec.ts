@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '@ledger/event-store';
 import { CONSENT_EVENT_TYPES, ConsentGranted, RevocationRecorded } from '@ledger/redec';
-import { NOTIFICATION_REQUIRED, WebhookMessage, notificationFor, serializeMessage, webhookMessageId } from './notification-payload';
+import { NOTIFICATION_REQUIRED, REPORT_CREATED, WebhookMessage, notificationFor, serializeMessage, webhookMessageId } from './notification-payload';
 
 const grantedAt = Date.UTC(2026, 10, 20, 15, 0, 0);
 const recordedAt = grantedAt + 1_000;
@@ -140,6 +140,32 @@ describe('notificationFor', () => {
     for (const type of [...others, 'InteractionCreated', 'WebhookEndpointRegistered', 'consentgranted']) {
       expect(notificationFor(recorded(type, grantData))).toBeNull();
     }
+  });
+});
+
+describe('report.created', () => {
+  const rendered = {
+    reportId: 'rep-1',
+    kind: 'rdc30',
+    periodStart: 1,
+    periodEnd: 2,
+    layoutVersion: 'rdc30-2026.1',
+    contentSha256: 'a'.repeat(64),
+    size: 274,
+    records: 1,
+    metadata: { totalRecords: 1 },
+    renderedAt: recordedAt,
+  };
+
+  it('is built from ReportRendered alone, without the cover-sheet metadata or any byte of the file', () => {
+    const message = notificationFor(recorded('ReportRendered', rendered))!;
+    expect(message.type).toBe(REPORT_CREATED);
+    expect(JSON.parse(serializeMessage(message))).toEqual({
+      id: message.id,
+      type: 'report.created',
+      createdAt: recordedAt,
+      data: { report_id: 'rep-1', kind: 'rdc30', period_start: 1, period_end: 2, records: 1, content_sha256: 'a'.repeat(64), layout_version: 'rdc30-2026.1' },
+    });
   });
 });
 

@@ -1,8 +1,14 @@
 import type { RecordedEvent } from '@ledger/event-store';
-import type { ConsentGranted, RevocationRecorded } from '@ledger/redec';
+import type { ConsentGranted, ReportRendered, RevocationRecorded } from '@ledger/redec';
 
-/** Spec 6: the one webhook event kind the service shows. */
+/** Spec 6: the bank must notify the data subject of a grant or a revocation. */
 export const NOTIFICATION_REQUIRED = 'redec.notification.required';
+/** Issue 16: an RDC30 or RDC31 file is ready to download. */
+export const REPORT_CREATED = 'report.created';
+/** Every event type an endpoint may subscribe to; an endpoint that names none gets `redec.notification.required` only. */
+export const WEBHOOK_EVENT_TYPES = [NOTIFICATION_REQUIRED, REPORT_CREATED] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export const DEFAULT_WEBHOOK_EVENT_TYPES: WebhookEventType[] = [NOTIFICATION_REQUIRED];
 
 /** Spec 6, reason `grant`: purpose, medium and objectives are sent only with it. */
 export interface GrantNotification {
@@ -27,14 +33,21 @@ export interface RevokeNotification {
   revoked_at: number;
 }
 
-/** The delivery body (CONTRACT.md, "Webhooks"). */
-export interface WebhookMessage {
-  id: string;
-  type: typeof NOTIFICATION_REQUIRED;
-  /** When the fact was recorded (epoch ms), the same on every attempt. */
-  createdAt: number;
-  data: GrantNotification | RevokeNotification;
+/** `report.created`: what the file is and the hash of its bytes; the bytes themselves are fetched with a `consent:report` key, never sent. */
+export interface ReportCreated {
+  report_id: string;
+  kind: string;
+  period_start: number;
+  period_end: number;
+  records: number;
+  content_sha256: string;
+  layout_version: string;
 }
+
+/** The delivery body (CONTRACT.md, "Webhooks"). */
+export type WebhookMessage =
+  | { id: string; type: typeof NOTIFICATION_REQUIRED; /** When the fact was recorded (epoch ms), the same on every attempt. */ createdAt: number; data: GrantNotification | RevokeNotification }
+  | { id: string; type: typeof REPORT_CREATED; createdAt: number; data: ReportCreated };
 
 /**
  * The body's key order as CONTRACT.md shows it. As a JSON.stringify allow-list
@@ -55,6 +68,13 @@ const BODY_KEYS = [
   'purpose',
   'medium',
   'objectives',
+  'report_id',
+  'kind',
+  'period_start',
+  'period_end',
+  'records',
+  'content_sha256',
+  'layout_version',
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -76,8 +96,22 @@ export function webhookMessageId(eventId: string): string {
  * from the fact alone, so a replay builds the same message.
  */
 export function notificationFor(event: RecordedEvent): WebhookMessage | null {
+  const base = { id: webhookMessageId(event.id), createdAt: event.metadata.recordedAt };
+  if (event.type === 'ReportRendered') return { ...base, type: REPORT_CREATED, data: reportCreatedData(event.data as ReportRendered['data']) };
   const data = notificationData(event);
-  return data && { id: webhookMessageId(event.id), type: NOTIFICATION_REQUIRED, createdAt: event.metadata.recordedAt, data };
+  return data && { ...base, type: NOTIFICATION_REQUIRED, data };
+}
+
+function reportCreatedData(rendered: ReportRendered['data']): ReportCreated {
+  return {
+    report_id: rendered.reportId,
+    kind: rendered.kind,
+    period_start: rendered.periodStart,
+    period_end: rendered.periodEnd,
+    records: rendered.records,
+    content_sha256: rendered.contentSha256,
+    layout_version: rendered.layoutVersion,
+  };
 }
 
 /** The exact body sent and signed; the same message always gives the same bytes. */
@@ -85,7 +119,7 @@ export function serializeMessage(message: WebhookMessage): string {
   return JSON.stringify(message, BODY_KEYS);
 }
 
-function notificationData(event: RecordedEvent): WebhookMessage['data'] | null {
+function notificationData(event: RecordedEvent): GrantNotification | RevokeNotification | null {
   switch (event.type) {
     case 'ConsentGranted': {
       const grant = event.data as ConsentGranted['data'];

@@ -31,8 +31,13 @@ class HistoryEntryDto {
   @ApiProperty({ type: 'string', nullable: true, description: 'The API key id that recorded it (or `cli:<user>`, `worker:<queue>`).' }) actor!: string | null;
   @ApiProperty({ description: "SHA-256 of the fact chained to its stream's previous one (`ledger audit verify` recomputes it)." }) hash!: string;
   @ApiProperty({ type: 'string', nullable: true }) previousHash!: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The fact as recorded; protected identity material appears as `{ "protected": true }`.' }) data!: unknown;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The fact as recorded; protected identity material appears as `{ "protected": true }`, and as `{ "protected": true, "erased": true }` once the data subject\'s data was erased (docs/decisions/0035).' }) data!: unknown;
   @ApiProperty({ type: ConsentRepresentationDto, nullable: true, description: 'The regulatory representation derived after this fact, as of its recording.' }) state!: ConsentRepresentationDto | null;
+}
+
+class DataSubjectDto {
+  @ApiProperty({ format: 'uuid' }) customerId!: string;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'When its identifiers and evidence were erased (epoch ms); null while they exist.' }) erasedAt!: number | null;
 }
 
 export class ConsentHistoryDto {
@@ -40,6 +45,7 @@ export class ConsentHistoryDto {
   @ApiProperty({ type: 'integer', description: 'The instant the history stands at: `at`, or now.' }) asOf!: number;
   @ApiProperty({ type: [HistoryEntryDto], description: "The consent's facts and those of its accesses and obligation bindings, in store order." }) events!: HistoryEntryDto[];
   @ApiProperty({ type: ConsentRepresentationDto, description: 'The representation as of `asOf`.' }) representation!: ConsentRepresentationDto;
+  @ApiProperty({ type: DataSubjectDto, description: "The consent's customer, and when its personal data was erased after the retention floor." }) dataSubject!: DataSubjectDto;
 }
 
 /** Auditors (scope consent:audit): replay what the ledger recorded about one consent, and what it said at a past instant. */

@@ -15,12 +15,20 @@ export interface StoredBlob {
  * the artifact's hash names.
  */
 export interface BlobStore {
-  /** Stores the bytes (idempotent); resolves once they are durable. */
-  put(tenantId: string, bytes: Buffer): Promise<StoredBlob>;
+  /**
+   * Stores the bytes (idempotent); resolves once they are durable. A
+   * customer's evidence names the customer, so that it is sealed under the
+   * customer's key and erased with it (decision 0035).
+   */
+  put(tenantId: string, bytes: Buffer, customerId?: string): Promise<StoredBlob>;
   /** The stored bytes, or null when none are stored under that hash; throws BlobCorruptedError rather than return other bytes. */
   get(tenantId: string, contentSha256: string): Promise<Buffer | null>;
   /** Whether a blob is stored under that hash (its content is checked by `get`, not here). */
   has(tenantId: string, contentSha256: string): Promise<boolean>;
+  /** Removes the blob (erasure, decision 0035); true when there was one. */
+  delete(tenantId: string, contentSha256: string): Promise<boolean>;
+  /** Lets go of what the store holds open (a pool); the process closes it last. */
+  close(): Promise<void>;
 }
 
 /**
@@ -30,12 +38,25 @@ export interface BlobStore {
  * not open.
  */
 export interface BlobSealer {
-  seal(tenantId: string, contentSha256: string, bytes: Buffer): Promise<Buffer>;
+  seal(tenantId: string, contentSha256: string, bytes: Buffer, customerId?: string): Promise<Buffer>;
   /** The plaintext, or null when the sealed bytes do not open (altered, or sealed for another name or tenant). */
   open(tenantId: string, contentSha256: string, sealed: Buffer): Promise<Buffer | null>;
 }
 
 export const BLOB_STORE = Symbol('BLOB_STORE');
+
+/**
+ * What every store does with the sealed bytes it read: opens them under the
+ * tenant's key and checks they hash to their name, so a download is exactly
+ * what `contentSha256` names or an error, never other bytes.
+ */
+export async function openVerified(sealer: BlobSealer, tenantId: string, contentSha256: string, sealed: Buffer): Promise<Buffer> {
+  const bytes = await sealer.open(tenantId, contentSha256, sealed);
+  if (bytes === null) throw new BlobCorruptedError(contentSha256, "it does not open under the tenant's key (altered, or not this blob)");
+  const actual = sha256Hex(bytes);
+  if (actual !== contentSha256) throw new BlobCorruptedError(contentSha256, `its bytes hash to ${actual}`);
+  return bytes;
+}
 
 export function sha256Hex(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');

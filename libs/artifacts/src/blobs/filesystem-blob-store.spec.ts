@@ -4,7 +4,7 @@ import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { BlobProtection } from '@ledger/platform';
-import { ephemeralTenantKeys } from '@ledger/platform/testing';
+import { ephemeralCustomerKeys, ephemeralTenantKeys } from '@ledger/platform/testing';
 import { BlobCorruptedError, InvalidBlobNameError } from './blob-store.port';
 import { FilesystemBlobStore } from './filesystem-blob-store';
 // The module object itself (not an interop copy), so that spying on `open` reaches the store's calls.
@@ -20,7 +20,7 @@ describe('FilesystemBlobStore', () => {
 
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), 'blob-store-'));
-    store = new FilesystemBlobStore(join(root, 'blobs'), new BlobProtection(ephemeralTenantKeys()));
+    store = new FilesystemBlobStore(join(root, 'blobs'), new BlobProtection(ephemeralTenantKeys(), ephemeralCustomerKeys()));
   });
 
   afterEach(async () => {

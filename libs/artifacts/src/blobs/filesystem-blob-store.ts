@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { assertContentSha256, assertTenantId, BlobCorruptedError, sha256Hex, type BlobSealer, type BlobStore, type StoredBlob } from './blob-store.port';
+import { assertContentSha256, assertTenantId, BlobCorruptedError, openVerified, sha256Hex, type BlobSealer, type BlobStore, type StoredBlob } from './blob-store.port';
 
 /** Directories of blobs: only the service's account may list or enter them (decision 0028). */
 const DIRECTORY_MODE = 0o700;
@@ -33,13 +33,13 @@ export class FilesystemBlobStore implements BlobStore {
     this.rootDir = resolve(rootDir);
   }
 
-  async put(tenantId: string, bytes: Buffer): Promise<StoredBlob> {
+  async put(tenantId: string, bytes: Buffer, customerId?: string): Promise<StoredBlob> {
     assertTenantId(tenantId);
     const contentSha256 = sha256Hex(bytes);
     // A repeated put (a retried job) writes nothing; one that finds the blob
     // damaged writes it again, which repairs it.
     if (!(await this.holdsIntact(tenantId, contentSha256))) {
-      await this.writeDurably(this.pathOf(tenantId, contentSha256), await this.sealer.seal(tenantId, contentSha256, bytes));
+      await this.writeDurably(this.pathOf(tenantId, contentSha256), await this.sealer.seal(tenantId, contentSha256, bytes, customerId));
     }
     return { contentSha256, size: bytes.length };
   }
@@ -48,12 +48,7 @@ export class FilesystemBlobStore implements BlobStore {
     assertTenantId(tenantId);
     assertContentSha256(contentSha256);
     const sealed = await readIfPresent(this.pathOf(tenantId, contentSha256));
-    if (sealed === null) return null;
-    const bytes = await this.sealer.open(tenantId, contentSha256, sealed);
-    if (bytes === null) throw new BlobCorruptedError(contentSha256, "it does not open under the tenant's key (altered, or not this blob)");
-    const actual = sha256Hex(bytes);
-    if (actual !== contentSha256) throw new BlobCorruptedError(contentSha256, `its bytes hash to ${actual}`);
-    return bytes;
+    return sealed === null ? null : openVerified(this.sealer, tenantId, contentSha256, sealed);
   }
 
   async has(tenantId: string, contentSha256: string): Promise<boolean> {
@@ -65,6 +60,25 @@ export class FilesystemBlobStore implements BlobStore {
       if (isNotFound(error)) return false;
       throw error;
     }
+  }
+
+  async delete(tenantId: string, contentSha256: string): Promise<boolean> {
+    assertTenantId(tenantId);
+    assertContentSha256(contentSha256);
+    const path = this.pathOf(tenantId, contentSha256);
+    try {
+      await unlink(path);
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+    // The removal must survive a crash as surely as a write does.
+    await syncDirectory(dirname(path));
+    return true;
+  }
+
+  async close(): Promise<void> {
+    // Every read and write opens and closes its own file: nothing is held.
   }
 
   private pathOf(tenantId: string, contentSha256: string): string {

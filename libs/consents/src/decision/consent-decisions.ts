@@ -6,7 +6,9 @@ import {
   GrantConsentRequest,
   GrantDependencies,
   GrantEvidence,
+  IdentifierForCheck,
   InteractionDependencies,
+  checkOnlyPreparation,
   customerOfRequest,
   derivedUuid,
   prepareGrantRequest,
@@ -82,23 +84,15 @@ export async function recordConsentDecision(deps: DecisionDependencies, request:
   }
 
   const { occurredAt, sourceSystem, sourceReference } = request;
-  const items: DecisionItemInput[] = [];
-  // One after the other, so that of several refused items the first is the one reported.
-  for (const [index, item] of request.items.entries()) {
-    const configuration = await deps.findConfiguration(tenantId, item.configurationId);
-    items.push({
-      configurationId: item.configurationId,
-      configuration,
-      profile: profileOf(deps.profiles, configuration),
-      interactionId: decisionItemInteractionId(tenantId, decisionId, item.configurationId),
-      decision: item.decision,
-      redec: item.redec && (await prepareItemGrant(deps, tenantId, item.redec, `items[${index}]`)),
-    });
-  }
   const generalEvidence: GrantEvidence = { kind: 'electronic', authentication: { method: CONSENT_DECISION_EVIDENCE_METHOD, reference: decisionId } };
-  const customer = await customerOfRequest(deps, request.customer, context, (identifiers, field) =>
-    decideConsentDecision({ tenantId, occurredAt, sourceSystem, sourceReference, capture: 'deferred_external', identity: { identifiers, field }, items, generalEvidence, now }),
-  );
+  const decide = (items: DecisionItemInput[], identity: { identifiers: readonly IdentifierForCheck[]; field: 'identifiers' | 'customerId' } | null) =>
+    decideConsentDecision({ tenantId, occurredAt, sourceSystem, sourceReference, capture: 'deferred_external', identity, items, generalEvidence, now });
+  // Every item is checked before the customer is resolved, so a refused
+  // request records no customer; only then is what the items record
+  // protected and stored, under the customer's key (decision 0035).
+  const checked = await prepareItems(deps, request, tenantId, decisionId, checkOnlyPreparation, null);
+  const customer = await customerOfRequest(deps, request.customer, context, (identifiers, field) => decide(checked, { identifiers, field }));
+  const items = await prepareItems(deps, request, tenantId, decisionId, deps, customer.customerId);
   return recordDecision(deps, {
     type: 'ConsentDecisionRecorded',
     data: {
@@ -111,14 +105,44 @@ export async function recordConsentDecision(deps: DecisionDependencies, request:
       captureTiming: 'deferred_external',
       embedSessionId: null,
       requestSha256: requestHash,
-      items: customer.checked,
+      items: decide(items, null),
     },
   }, context);
 }
 
-async function prepareItemGrant(deps: DecisionDependencies, tenantId: string, grant: NonNullable<ConsentDecisionRequest['items'][number]['redec']>, at: string): Promise<ItemGrantRequest> {
+async function prepareItems(
+  deps: DecisionDependencies,
+  request: ConsentDecisionRequest,
+  tenantId: string,
+  decisionId: string,
+  preparation: Pick<GrantDependencies, 'protection' | 'blobs'>,
+  customerId: string | null,
+): Promise<DecisionItemInput[]> {
+  const items: DecisionItemInput[] = [];
+  // One after the other, so that of several refused items the first is the one reported.
+  for (const [index, item] of request.items.entries()) {
+    const configuration = await deps.findConfiguration(tenantId, item.configurationId);
+    items.push({
+      configurationId: item.configurationId,
+      configuration,
+      profile: profileOf(deps.profiles, configuration),
+      interactionId: decisionItemInteractionId(tenantId, decisionId, item.configurationId),
+      decision: item.decision,
+      redec: item.redec && (await prepareItemGrant(preparation, tenantId, customerId ?? '', item.redec, `items[${index}]`)),
+    });
+  }
+  return items;
+}
+
+async function prepareItemGrant(
+  preparation: Pick<GrantDependencies, 'protection' | 'blobs'>,
+  tenantId: string,
+  customerId: string,
+  grant: NonNullable<ConsentDecisionRequest['items'][number]['redec']>,
+  at: string,
+): Promise<ItemGrantRequest> {
   try {
-    return await prepareGrantRequest(deps, tenantId, grant);
+    return await prepareGrantRequest(preparation, tenantId, customerId, grant);
   } catch (error) {
     if (error instanceof DomainError) throw refusalOfPart(error, at, { unnamed: `${at}.redec`, fieldOf: (field) => `${at}.redec.${field}` });
     throw error;

@@ -31,8 +31,8 @@ import { generateResultSecret, resultRedirectUrl } from './embed-result';
 type Context = CommandContext & { tenantId: string };
 
 export interface EmbedDependencies extends DecisionDependencies {
-  /** Decrypts the result secret to sign the redirect. */
-  protection: DecisionDependencies['protection'] & { decrypt(tenantId: string, ciphertext: string): Promise<string> };
+  /** Encrypts the result secret under the tenant's key, and decrypts it to sign the redirect. */
+  protection: DecisionDependencies['protection'] & { encrypt(tenantId: string, plaintext: string): Promise<string>; decrypt(tenantId: string, ciphertext: string): Promise<string> };
 }
 
 /** The system recorded as the grant's source: the service's own consent page. */

@@ -41,20 +41,25 @@ export function openDatabase(db: Database.Database, busyTimeoutMs = DEFAULT_BUSY
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('temp_store = MEMORY');
-  migrate(db);
+  migrateSchema(db, MIGRATIONS, 'event store');
 }
 
-function migrate(db: Database.Database): void {
+/**
+ * Applies the migrations a database has not applied yet, counting them in a
+ * `schema_version` table; shared by the SQLite files of the service (the
+ * event store, the key table).
+ */
+export function migrateSchema(db: Database.Database, migrations: readonly string[], what: string): void {
   // IMMEDIATE: two processes opening a fresh file at once apply each migration once.
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
     const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
     const applied = row?.version ?? 0;
-    if (applied > MIGRATIONS.length) {
-      throw new Error(`event store schema version ${applied} is newer than this code (${MIGRATIONS.length})`);
+    if (applied > migrations.length) {
+      throw new Error(`${what} schema version ${applied} is newer than this code (${migrations.length})`);
     }
-    for (const migration of MIGRATIONS.slice(applied)) db.exec(migration);
-    if (row === undefined) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(MIGRATIONS.length);
-    else db.prepare('UPDATE schema_version SET version = ?').run(MIGRATIONS.length);
+    for (const migration of migrations.slice(applied)) db.exec(migration);
+    if (row === undefined) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(migrations.length);
+    else db.prepare('UPDATE schema_version SET version = ?').run(migrations.length);
   }).immediate();
 }

@@ -1,13 +1,13 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DuplicateEventIdError, RecordedEvent, WrongExpectedVersionError } from '../event-store.port';
+import { RecordedEvent } from '../event-store.port';
 import { verifyStream } from '../integrity';
 import { describeEventStoreContract, newEvent } from '../testing';
+import { describeGroupCommit } from '../testing/group-commit.contract';
+import { runTestScript } from '../testing/child-processes';
 import { SqliteEventStore } from './sqlite-event-store';
 
 const dirs: string[] = [];
@@ -25,6 +25,11 @@ describeEventStoreContract('SQLite', async () => {
   return { store, dispose: () => store.close() };
 });
 
+describeGroupCommit('SQLite', async () => {
+  const file = tempFile();
+  return { open: () => new SqliteEventStore(file), dispose: async () => undefined };
+});
+
 describe('SqliteEventStore', () => {
   let file: string;
   let store: SqliteEventStore;
@@ -34,109 +39,6 @@ describe('SqliteEventStore', () => {
   });
   afterEach(async () => {
     await store.close();
-  });
-
-  it('commits appends made in the same turn in one transaction', async () => {
-    const before = store.stats();
-    const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => store.append(`group-${i}`, [newEvent()], 'no_stream')),
-    );
-    const after = store.stats();
-    expect(after.appends - before.appends).toBe(50);
-    expect(after.transactions - before.transactions).toBe(1);
-    expect(new Set(results.map((r) => r.position)).size).toBe(50);
-  });
-
-  it('rolls back a refused append alone and commits the rest of its group', async () => {
-    await store.append('taken', [newEvent()], 'no_stream');
-    const reused = newEvent();
-    await store.append('holder', [reused], 'no_stream');
-    const outcomes = await Promise.allSettled([
-      store.append('ok-1', [newEvent()], 'no_stream'),
-      store.append('taken', [newEvent()], 'no_stream'),
-      store.append('partial', [newEvent(), reused], 'no_stream'),
-      store.append('ok-2', [newEvent()], 'no_stream'),
-    ]);
-    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
-    expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(DuplicateEventIdError);
-    // The first event of the refused batch was inserted, then rolled back with its savepoint.
-    expect(await store.readStream('partial')).toEqual([]);
-    expect(await store.readStream('ok-2')).toHaveLength(1);
-    expect(store.stats()).toMatchObject({ transactions: 3, slowPathGroups: 1 });
-  });
-
-  it('refuses a mismatching append on the fast path without redoing its group', async () => {
-    await store.append('taken', [newEvent()], 'no_stream');
-    const before = store.stats();
-    const outcomes = await Promise.allSettled([
-      store.append('fast-1', [newEvent()], 'no_stream'),
-      store.append('taken', [newEvent()], 'no_stream'),
-      store.append('taken', [newEvent()], 5),
-      store.append('fast-2', [newEvent()], 'no_stream'),
-    ]);
-    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
-    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersionError);
-    expect(store.stats().transactions - before.transactions).toBe(1);
-    expect(store.stats().slowPathGroups).toBe(before.slowPathGroups);
-    expect(await store.readStream('taken')).toHaveLength(1);
-  });
-
-  it('lets appends to one stream in one group see each other', async () => {
-    const retried = [newEvent()];
-    const outcomes = await Promise.allSettled([
-      store.append('same', [newEvent(), newEvent()], 'no_stream'),
-      store.append('same', [newEvent()], 1),
-      store.append('same', retried, 'stream_exists'),
-      store.append('same', retried, 2),
-      store.append('same', [newEvent()], 'no_stream'),
-      store.append('same', [newEvent()], 2),
-      store.append('same', [newEvent()], 'any'),
-    ]);
-    expect(store.stats().transactions).toBe(1);
-    expect(outcomes.map((o) => o.status)).toEqual([
-      'fulfilled',
-      'fulfilled',
-      'fulfilled',
-      'fulfilled',
-      'rejected',
-      'rejected',
-      'fulfilled',
-    ]);
-    const values = outcomes.map((o) => (o.status === 'fulfilled' ? o.value.nextRevision : undefined));
-    expect(values).toEqual([1, 2, 3, 3, undefined, undefined, 4]);
-    expect((outcomes[4] as PromiseRejectedResult).reason).toMatchObject({ actual: 3 });
-    const events = await store.readStream('same');
-    expect(events.map((e) => e.revision)).toEqual([0, 1, 2, 3, 4]);
-    expect(verifyStream(events)).toBeNull();
-  });
-
-  it('sees appends another connection committed between its groups', async () => {
-    await store.append('shared', [newEvent()], 'no_stream');
-    const other = new SqliteEventStore(file);
-    try {
-      await other.append('shared', [newEvent()], 0);
-      await other.append('other-only', [newEvent()], 'no_stream');
-    } finally {
-      await other.close();
-    }
-    await expect(store.append('shared', [newEvent()], 0)).rejects.toMatchObject({ actual: 1 });
-    await expect(store.append('shared', [newEvent()], 1)).resolves.toMatchObject({ nextRevision: 2 });
-    await expect(store.append('other-only', [newEvent()], 'no_stream')).rejects.toBeInstanceOf(
-      WrongExpectedVersionError,
-    );
-    expect(verifyStream(await store.readStream('shared'))).toBeNull();
-  });
-
-  it('goes on from where a group redone on the slow path left its streams', async () => {
-    const reused = newEvent();
-    await store.append('holder-2', [reused], 'no_stream');
-    const outcomes = await Promise.allSettled([
-      store.append('undone', [newEvent()], 'no_stream'),
-      store.append('undone', [newEvent(), reused], 0),
-    ]);
-    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);
-    // The fast pass wrote 'undone' at revisions 0 and 1 before it was rolled back; only 0 was committed.
-    await expect(store.append('undone', [newEvent()], 0)).resolves.toMatchObject({ nextRevision: 1 });
   });
 
   it('drops the streams table of a file made by the first schema version', async () => {
@@ -187,35 +89,6 @@ describe('SqliteEventStore', () => {
       await blocked.close();
     }
     expect(await store.readStream('blocked-1')).toEqual([]);
-  });
-
-  it('commits pending appends on close and refuses appends afterwards', async () => {
-    const pending = store.append('closing', [newEvent()], 'no_stream');
-    await store.close();
-    await expect(pending).resolves.toMatchObject({ nextRevision: 0 });
-    await expect(store.append('closing', [newEvent()], 0)).rejects.toThrow(/closed/);
-    store = new SqliteEventStore(file);
-    expect(await store.readStream('closing')).toHaveLength(1);
-  });
-
-  it('keeps committed events, positions and chain across a reopen', async () => {
-    await store.append('durable', [newEvent(), newEvent()], 'no_stream');
-    const head = await store.headPosition();
-    await store.close();
-    store = new SqliteEventStore(file);
-    expect(await store.headPosition()).toBe(head);
-    const next = await store.append('durable', [newEvent()], 1);
-    expect(next).toEqual({ nextRevision: 2, position: head + 1 });
-    expect(verifyStream(await store.readStream('durable'))).toBeNull();
-  });
-
-  it('ends every subscription on close', async () => {
-    const ended = (async () => {
-      for await (const event of store.subscribeToAll()) void event;
-    })();
-    await new Promise((r) => setTimeout(r, 20));
-    await store.close();
-    await expect(ended).resolves.toBeUndefined();
   });
 
   it('shows a live subscription the events another process appends to the same file', async () => {
@@ -297,15 +170,6 @@ describe('SqliteEventStore', () => {
   });
 });
 
-const execFileAsync = promisify(execFile);
-const root = resolve(__dirname, '../../../..');
-
 async function appendInChildProcess(file: string, streamId: string): Promise<{ position: number }> {
-  const script = join(__dirname, '../testing/append-in-child-process.ts');
-  const { stdout } = await execFileAsync(
-    process.execPath,
-    ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', script, file, streamId],
-    { cwd: root, env: { ...process.env, TS_NODE_PROJECT: join(root, 'tsconfig.json') }, timeout: 20_000 },
-  );
-  return JSON.parse(stdout) as { position: number };
+  return JSON.parse(await runTestScript('append-in-child-process', [file, streamId], 20_000)) as { position: number };
 }

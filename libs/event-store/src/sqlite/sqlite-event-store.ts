@@ -10,11 +10,18 @@ import {
   ReadStreamOptions,
   RecordedEvent,
   SubscribeOptions,
-  WrongExpectedVersionError,
 } from '../event-store.port';
-import { firstRevisionOf, isSameBatch, satisfies } from '../expected-revision';
-import { hashEventText, storedJson } from '../integrity';
-import { assertAppendable } from '../new-events';
+import { firstRevisionOf, isSameBatch } from '../expected-revision';
+import { hashEventText } from '../integrity';
+import {
+  admits,
+  resetOutcomes,
+  serializeAppend,
+  settleCommitted,
+  type PendingAppend,
+  type SerializedEvent,
+  type StreamHead,
+} from '../pending-append';
 import { openDatabase } from './schema';
 
 export interface SqliteEventStoreOptions {
@@ -35,33 +42,6 @@ export interface SqliteEventStoreStats {
   transactions: number;
   /** Groups redone on the slow path (a savepoint per append) after an insert failed on the fast path. */
   slowPathGroups: number;
-}
-
-/** An event as it will be stored: data and metadata already serialized, the exact text that is hashed. */
-interface SerializedEvent {
-  id: string;
-  type: string;
-  data: string;
-  metadata: string;
-}
-
-/** One queued append; the group's pass writes its outcome here, callers learn it after the commit. */
-interface PendingAppend {
-  streamId: string;
-  events: SerializedEvent[];
-  expectedRevision: ExpectedRevision;
-  resolve(result: AppendResult): void;
-  reject(error: unknown): void;
-  result: AppendResult | undefined;
-  /** Set with `error` when the append is refused. */
-  failed: boolean;
-  error: unknown;
-}
-
-/** Where a stream ends; null for a stream that does not exist. */
-interface StreamHead {
-  revision: number;
-  hash: string;
 }
 
 interface EventRow {
@@ -164,31 +144,9 @@ export class SqliteEventStore implements EventStore {
   }
 
   append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
-    let serialized: SerializedEvent[];
-    try {
-      if (this.closed) throw new Error('event store is closed');
-      assertAppendable(streamId, events);
-      // Serialized before queuing: the group's transaction, which holds the
-      // file's write lock, then does little more than SQLite's own work.
-      serialized = new Array<SerializedEvent>(events.length);
-      for (let i = 0; i < events.length; i += 1) {
-        const { id, type, data, metadata } = events[i];
-        serialized[i] = { id, type, data: storedJson(data), metadata: storedJson(metadata) };
-      }
-    } catch (error) {
-      return Promise.reject(error);
-    }
     return new Promise((resolve, reject) => {
-      this.queue.push({
-        streamId,
-        events: serialized,
-        expectedRevision,
-        resolve,
-        reject,
-        result: undefined,
-        failed: false,
-        error: undefined,
-      });
+      if (this.closed) throw new Error('event store is closed');
+      this.queue.push(serializeAppend(streamId, events, expectedRevision, resolve, reject));
       this.scheduleFlush();
     });
   }
@@ -260,11 +218,7 @@ export class SqliteEventStore implements EventStore {
         this.forgetHeads();
         if (error !== REDO_ON_SLOW_PATH) throw error;
         // Rolled back: nothing of the fast pass was kept, so start the outcomes afresh.
-        for (const pending of group) {
-          pending.result = undefined;
-          pending.failed = false;
-          pending.error = undefined;
-        }
+        resetOutcomes(group);
         this.counters.slowPathGroups += 1;
         this.slowGroup(group);
       }
@@ -275,10 +229,7 @@ export class SqliteEventStore implements EventStore {
     }
     this.counters.transactions += 1;
     this.counters.appends += group.length;
-    for (const pending of group) {
-      if (pending.failed) pending.reject(pending.error);
-      else pending.resolve(pending.result as AppendResult);
-    }
+    settleCommitted(group);
     this.wakeAll();
   }
 
@@ -332,24 +283,10 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  /**
-   * Whether the append is to be written after `head`. If not, it is settled
-   * here without inserting anything: an idempotent retry gets its original
-   * result, a mismatching expected revision a WrongExpectedVersionError.
-   */
+  /** Whether the append is to be written after `head` (else it is settled: see `admits`). */
   private accepts(pending: PendingAppend, head: StreamHead | null): boolean {
-    const { streamId, expectedRevision } = pending;
     const actual = head === null ? 'no_stream' : head.revision;
-    if (expectedRevision === actual) return true;
-    const retried = this.findRetry(streamId, pending.events, expectedRevision, actual);
-    if (retried !== undefined) {
-      pending.result = retried;
-      return false;
-    }
-    if (satisfies(expectedRevision, actual)) return true;
-    pending.failed = true;
-    pending.error = new WrongExpectedVersionError(streamId, expectedRevision, actual);
-    return false;
+    return admits(pending, actual, this.findRetry(pending.streamId, pending.events, pending.expectedRevision, actual));
   }
 
   /** Inserts the append's events after `head`; returns the stream's new head. */

@@ -1,17 +1,43 @@
 /**
- * Run by the SQLite adapter's tests as a separate process: opens the store
- * file given as the first argument and appends one event to the stream given
- * as the second, as the CLI would beside a running service.
+ * Run by the adapters' tests as a separate process, as the CLI or a second
+ * service would write beside a running one. Arguments: the store (a SQLite
+ * file, or a postgres:// URL), a stream id, and optionally a number of
+ * appends.
+ *
+ * - One append (the default): one event to the stream with `no_stream`;
+ *   prints the append's result.
+ * - N appends: N appends of one or two events, eight in flight at a time,
+ *   spread with `any` over sixteen streams named after the given one, so
+ *   that groups of several sizes commit while other processes write; prints
+ *   how many events were appended.
  */
-import { SqliteEventStore } from '@ledger/event-store';
 import { newEvent } from './event-store.contract';
+import { openStoreAt } from './open-store-at';
+
+const IN_FLIGHT = 8;
+const STREAMS = 16;
 
 async function main(): Promise<void> {
-  const [filePath, streamId] = process.argv.slice(2);
-  const store = new SqliteEventStore(filePath);
+  const [target, streamId, count] = process.argv.slice(2);
+  const appends = Number(count ?? '1');
+  const store = openStoreAt(target);
   try {
-    const result = await store.append(streamId, [newEvent('child.appended')], 'no_stream');
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (appends === 1) {
+      const result = await store.append(streamId, [newEvent('child.appended')], 'no_stream');
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      return;
+    }
+    let next = 0;
+    let events = 0;
+    const writer = async () => {
+      for (let i = next++; i < appends; i = next++) {
+        const batch = i % 3 === 0 ? [newEvent('child.appended'), newEvent('child.appended')] : [newEvent('child.appended')];
+        await store.append(`${streamId}-${i % STREAMS}`, batch, 'any');
+        events += batch.length;
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, writer));
+    process.stdout.write(`${JSON.stringify({ events })}\n`);
   } finally {
     await store.close();
   }

@@ -245,6 +245,16 @@ export function describeEventStoreContract(
   });
 }
 
+/** Every event of the store, in position order, read page by page. */
+export async function readEveryEvent(store: EventStore): Promise<RecordedEvent[]> {
+  const events: RecordedEvent[] = [];
+  for (;;) {
+    const page = await store.readAll({ after: events.at(-1)?.position ?? 0, maxCount: 1000 });
+    if (page.length === 0) return events;
+    events.push(...page);
+  }
+}
+
 export function newEvent(type = 'contract.tested', data: unknown = { value: randomUUID() }): NewEvent {
   return {
     id: randomUUID(),

@@ -1,2 +1,4 @@
-export { describeEventStoreContract, newEvent } from './event-store.contract';
+export { describeEventStoreContract, newEvent, readEveryEvent } from './event-store.contract';
 export type { ContractOptions, OpenedStore } from './event-store.contract';
+export { TEST_DATABASE_PREFIX, TEST_POSTGRES_URL, createTestDatabase, createTestDatabaseSync, dropAbandonedTestDatabases } from './postgres-database';
+export type { TestDatabase } from './postgres-database';

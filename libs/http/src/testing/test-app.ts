@@ -8,7 +8,7 @@ import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { EVENT_STORE, SqliteEventStore } from '@ledger/event-store';
 import { CLOCK, IdentifierProtection, Principal, Scopes, conflict, currentContext, fixedClock, validationError } from '@ledger/platform';
-import { ephemeralTenantKeys } from '@ledger/platform/testing';
+import { ephemeralCustomerKeys, ephemeralTenantKeys } from '@ledger/platform/testing';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '../auth/api-key-verifier';
 import { CurrentPrincipal, Public, RequireScopes } from '../auth/auth.decorators';
 import { createHttpApp } from '../configure-http-app';
@@ -204,7 +204,7 @@ export async function startTestApp(storeFile: string, clock = fixedClock(Date.UT
       { provide: API_KEY_VERIFIER, useValue: verifier },
       { provide: EVENT_STORE, useValue: store },
       { provide: CLOCK, useValue: clock },
-      { provide: IdentifierProtection, useValue: new IdentifierProtection(ephemeralTenantKeys()) },
+      { provide: IdentifierProtection, useValue: new IdentifierProtection(ephemeralTenantKeys(), ephemeralCustomerKeys()) },
     ],
   })
   class TestModule {}

@@ -1,11 +1,23 @@
 import { DomainError, ErrorCodes } from '@ledger/platform';
 import { CustomerEvent, CustomerIdentifier, ProtectedValue } from './customer.events';
 
+export interface LegalHold {
+  legalHoldId: string;
+  reason: string;
+  reference: string;
+  placedAt: number;
+  /** Null while in force. */
+  releasedAt: number | null;
+}
+
 export interface Customer {
   customerId: string;
   userReferenceHash: string;
   identifiers: CustomerIdentifier[];
   registeredAt: number;
+  legalHolds: LegalHold[];
+  /** When the customer's data was erased (CustomerDataErased); null before. */
+  erasedAt: number | null;
 }
 
 export function evolveCustomer(state: Customer | null, event: CustomerEvent): Customer | null {
@@ -16,6 +28,8 @@ export function evolveCustomer(state: Customer | null, event: CustomerEvent): Cu
         userReferenceHash: event.data.userReference.hash,
         identifiers: event.data.identifiers,
         registeredAt: event.data.registeredAt,
+        legalHolds: [],
+        erasedAt: null,
       };
     case 'CustomerIdentifierLinked':
       return state && { ...state, identifiers: [...state.identifiers, event.data.identifier] };
@@ -28,6 +42,16 @@ export function evolveCustomer(state: Customer | null, event: CustomerEvent): Cu
         }
       );
     }
+    case 'LegalHoldPlaced': {
+      const { legalHoldId, reason, reference, placedAt } = event.data;
+      return state && { ...state, legalHolds: [...state.legalHolds, { legalHoldId, reason, reference, placedAt, releasedAt: null }] };
+    }
+    case 'LegalHoldReleased': {
+      const { legalHoldId, releasedAt } = event.data;
+      return state && { ...state, legalHolds: state.legalHolds.map((h) => (h.legalHoldId === legalHoldId ? { ...h, releasedAt } : h)) };
+    }
+    case 'CustomerDataErased':
+      return state && { ...state, erasedAt: event.data.erasedAt };
     default: {
       const unknown: never = event;
       return unknown;
@@ -62,16 +86,26 @@ export function identityConflict(detail: string, field: string): DomainError {
 }
 
 /**
+ * What the uniqueness claims alone decide: an identifier another customer
+ * holds fails closed, one a concurrent resolution is claiming makes this one
+ * wait. Taken before any value is protected, so a refused resolution does
+ * not even create the key of a customer it would have registered.
+ */
+export function decideClaims(owners: readonly IdentifierOwner[]): 'proceed' | 'wait' {
+  const taken = owners.indexOf('other');
+  if (taken >= 0) {
+    throw identityConflict('an identifier is already bound to another customer of this tenant', `identifiers[${taken}]`);
+  }
+  return owners.includes('pending') ? 'wait' : 'proceed';
+}
+
+/**
  * Spec 2.1: the same userReference with compatible identifiers resolves to
  * the same subject; an incompatible reference or identity fails closed.
  */
 export function decideResolution(input: ResolutionInput): ResolutionDecision {
   const { customer, customerId, now } = input;
-  const taken = input.owners.indexOf('other');
-  if (taken >= 0) {
-    throw identityConflict('an identifier is already bound to another customer of this tenant', `identifiers[${taken}]`);
-  }
-  if (input.owners.includes('pending')) return { kind: 'wait' };
+  if (decideClaims(input.owners) === 'wait') return { kind: 'wait' };
 
   if (!customer) {
     return {

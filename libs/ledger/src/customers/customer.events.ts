@@ -34,9 +34,45 @@ export interface CustomerIdentifierVerificationAsserted {
   type: 'CustomerIdentifierVerificationAsserted';
   data: { customerId: string; system: string; type: string; verification: Verification; assertedAt: number };
 }
-export type CustomerEvent = CustomerRegistered | CustomerIdentifierLinked | CustomerIdentifierVerificationAsserted;
+/** An operator's legal hold on the customer's data (decision 0036): while it is in force, erasure passes the customer by. */
+export interface LegalHoldPlaced {
+  type: 'LegalHoldPlaced';
+  data: { customerId: string; legalHoldId: string; reason: string; reference: string; placedAt: number };
+}
+export interface LegalHoldReleased {
+  type: 'LegalHoldReleased';
+  data: { customerId: string; legalHoldId: string; releasedAt: number };
+}
+/**
+ * The customer's data key was destroyed after every consent passed its
+ * retention floor (decision 0035): every ciphertext and keyed hash recorded
+ * for the customer is unreadable from here on, its evidence blobs and blind
+ * index entries are deleted. Names only what the ledger already shows.
+ */
+export interface CustomerDataErased {
+  type: 'CustomerDataErased';
+  data: {
+    customerId: string;
+    /** Null for a customer that never needed a key. */
+    dataKeyId: string | null;
+    /** The consents whose floors had all passed, by id. */
+    redecConsentIds: string[];
+    /** The latest retentionUntil among them: erasure came after it. */
+    retentionUntil: number;
+    /** SHA-256 names of the evidence blobs deleted (hashes of recordings and certificates, not of identifiers). */
+    deletedBlobs: string[];
+    erasedAt: number;
+  };
+}
+export type CustomerEvent =
+  | CustomerRegistered
+  | CustomerIdentifierLinked
+  | CustomerIdentifierVerificationAsserted
+  | LegalHoldPlaced
+  | LegalHoldReleased
+  | CustomerDataErased;
 
-/** A uniqueness claim on a userReference or an identifier (streams.reservation). */
+/** A uniqueness claim on a userReference or an identifier (streams.reservation), as recorded before decision 0035. */
 export interface ReservationClaimed {
   type: 'ReservationClaimed';
   data: { customerId: string; claimedAt: number };

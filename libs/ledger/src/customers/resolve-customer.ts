@@ -1,17 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, ExpectedRevision, WrongExpectedVersionError } from '@ledger/event-store';
+import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
 import { conflict } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '../command-context';
 import { loadAggregate } from '../load-aggregate';
-import { ReservationKind, streams } from '../streams';
-import { Customer, IdentifierOwner, decideResolution, evolveCustomer, publicIdentifiers } from './customer.decider';
-import { CustomerIdentifier, ReservationClaimed } from './customer.events';
+import { ClaimRevision, CustomerKeyTable } from '../customer-keys/customer-key-table.port';
+import { streams } from '../streams';
+import { Customer, IdentifierOwner, decideClaims, decideResolution, evolveCustomer, publicIdentifiers } from './customer.decider';
+import { CustomerIdentifier, ProtectedValue } from './customer.events';
 import { IdentifierInput, identityKey, normalizeIdentifiers } from './identifier-input';
 
-/** The keyed hash and encryption of identifier values (IdentifierProtection in @ledger/platform). */
+/** The keyed hashes and encryption of identifier values (IdentifierProtection in @ledger/platform). */
 export interface ValueProtection {
+  /** The blind index: keyed by the tenant, so it finds a customer before the customer is known. */
   hash(tenantId: string, purpose: string, value: string): Promise<string>;
+  /** Under the tenant's key: what is the bank's rather than a data subject's (its executive's or mandatary's RUT). */
   encrypt(tenantId: string, plaintext: string): Promise<string>;
+  /** What a fact records of a customer's value: hash and ciphertext under the customer's own key (decision 0035). */
+  protectForCustomer(tenantId: string, customerId: string, purpose: string, matchKey: string, plaintext?: string): Promise<ProtectedValue>;
+  hashForCustomer(tenantId: string, customerId: string, purpose: string, matchKey: string): Promise<string>;
+}
+
+/** Uniqueness claims on blind index entries, in the key table (decision 0035). */
+export type BlindIndex = Pick<CustomerKeyTable, 'readClaim' | 'writeClaim'>;
+
+export interface CustomerIdentityDependencies {
+  store: EventStore;
+  protection: ValueProtection;
+  blindIndex: BlindIndex;
 }
 
 export interface ResolveCustomerRequest {
@@ -38,59 +53,64 @@ const PENDING_RETRY_MS = 50;
 const MAX_ATTEMPTS = 40;
 
 /**
- * Uniqueness of the userReference and of each identifier is claimed in a
- * reservation stream with `no_stream` (DESIGN.md). Order of writes:
- * identifier claims, then the userReference claim, then the customer fact.
- * The customer fact is the commit point: a claim is honoured only when the
- * customer it names recorded the value, so a crash in between leaves no
- * visible half-state. Any concurrent write shows up as a wrong expected
- * revision and the whole decision is taken again on fresh facts.
+ * Uniqueness of the userReference and of each identifier is claimed on its
+ * blind index entry in the key table, at the revision read (`no_stream` for
+ * a first claim), never in the event log: erasure must be able to delete
+ * the entries (decision 0035). Order of writes: identifier claims, then the
+ * userReference claim, then the customer fact. The customer fact is the
+ * commit point: a claim is honoured only when the customer it names
+ * recorded the value, so a crash in between leaves no visible half-state.
+ * Any concurrent write shows up as a wrong expected revision and the whole
+ * decision is taken again on fresh facts.
  */
 export async function resolveCustomer(
-  store: EventStore,
-  protection: ValueProtection,
+  deps: CustomerIdentityDependencies,
   request: ResolveCustomerRequest,
   context: CommandContext & { tenantId: string },
 ): Promise<ResolveCustomerResult> {
+  const { store, protection, blindIndex } = deps;
   const { tenantId, now } = context;
   const normalized = normalizeIdentifiers(request.identifiers, now);
-  const userReference = await protect(protection, tenantId, 'user-reference', request.userReference.trim());
-  const identifiers: CustomerIdentifier[] = await Promise.all(
-    normalized.map(async (i) => ({
-      system: i.system,
-      type: i.type,
-      value: await protect(protection, tenantId, 'identifier', identityKey(i), i.value),
-      verification: i.verification,
-    })),
-  );
+  const userReference = request.userReference.trim();
+  const referenceEntry = await protection.hash(tenantId, 'user-reference', userReference);
+  const identifierEntries = await Promise.all(normalized.map((i) => protection.hash(tenantId, 'identifier', identityKey(i))));
   const freshCustomerId = randomUUID();
 
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const referenceStream = streams.reservation(tenantId, 'user-reference', userReference.hash);
-    const referenceClaim = await currentClaim(store, referenceStream);
+    const referenceClaim = await blindIndex.readClaim(tenantId, 'user-reference', referenceEntry);
     // A userReference claimed for a customer that is not registered yet is
     // adopted: whoever appends the customer fact first wins, the other retries.
     const customerId = referenceClaim?.customerId ?? freshCustomerId;
     const { state: customer, expectedRevision } = await loadAggregate(store, streams.customer(tenantId, customerId), evolveCustomer);
 
     const claims = await Promise.all(
-      identifiers.map((i) => classifyIdentifierClaim(store, tenantId, 'identifier', i.value.hash, customerId, context.now)),
+      identifierEntries.map((entry, index) => classifyIdentifierClaim(deps, tenantId, entry, identityKey(normalized[index]), customerId, now)),
     );
-    const decision = decideResolution({ customerId, customer, userReference, identifiers, owners: claims.map((c) => c.owner), now });
-    if (decision.kind === 'wait') {
+    if (decideClaims(claims.map((c) => c.owner)) === 'wait') {
       await delay(PENDING_RETRY_MS);
       continue;
     }
+    // Under the resolved customer's key, so that the values are compared with what it holds and erased with it.
+    const identifiers: CustomerIdentifier[] = await Promise.all(
+      normalized.map(async (i) => ({
+        system: i.system,
+        type: i.type,
+        value: await protection.protectForCustomer(tenantId, customerId, 'identifier', identityKey(i), i.value),
+        verification: i.verification,
+      })),
+    );
+    const protectedReference = await protection.protectForCustomer(tenantId, customerId, 'user-reference', userReference);
+    const decision = decideResolution({ customerId, customer, userReference: protectedReference, identifiers, owners: claims.map((c) => c.owner), now });
+    // The claims were judged above, on the same owners.
+    if (decision.kind === 'wait') throw new Error('unreachable: the claims were judged on the same owners');
 
     try {
       let position: number | null = null;
       if (decision.events.length > 0) {
         for (const [index, claim] of claims.entries()) {
-          if (claim.owner === 'free') {
-            await claimReservation(store, streams.reservation(tenantId, 'identifier', identifiers[index].value.hash), customerId, claim.expectedRevision, context);
-          }
+          if (claim.owner === 'free') await blindIndex.writeClaim(tenantId, 'identifier', identifierEntries[index], { customerId, claimedAt: now }, claim.expectedRevision);
         }
-        if (!referenceClaim) await claimReservation(store, referenceStream, customerId, 'no_stream', context);
+        if (!referenceClaim) await blindIndex.writeClaim(tenantId, 'user-reference', referenceEntry, { customerId, claimedAt: now }, 'no_stream');
         const appended = await store.append(
           streams.customer(tenantId, customerId),
           decision.events.map((e) => toNewEvent(e, context)),
@@ -108,43 +128,24 @@ export async function resolveCustomer(
   throw conflict('CUSTOMER_RESOLUTION_IN_PROGRESS', 'another resolution of this customer is in progress; retry shortly');
 }
 
-async function protect(protection: ValueProtection, tenantId: string, purpose: ReservationKind, matchKey: string, plaintext = matchKey) {
-  return { hash: await protection.hash(tenantId, purpose, matchKey), ciphertext: await protection.encrypt(tenantId, plaintext) };
-}
-
-interface Claim {
-  customerId: string;
-  claimedAt: number;
-  revision: number;
-}
-
-async function currentClaim(store: EventStore, streamId: string): Promise<Claim | null> {
-  const [last] = await store.readStream(streamId, { direction: 'backwards', maxCount: 1 });
-  if (!last) return null;
-  const { customerId, claimedAt } = (last as unknown as ReservationClaimed).data;
-  return { customerId, claimedAt, revision: last.revision };
-}
-
 async function classifyIdentifierClaim(
-  store: EventStore,
+  { store, protection, blindIndex }: CustomerIdentityDependencies,
   tenantId: string,
-  kind: ReservationKind,
-  valueHash: string,
+  entry: string,
+  matchKey: string,
   customerId: string,
   now: number,
-): Promise<{ owner: IdentifierOwner; expectedRevision: ExpectedRevision }> {
-  const claim = await currentClaim(store, streams.reservation(tenantId, kind, valueHash));
+): Promise<{ owner: IdentifierOwner; expectedRevision: ClaimRevision }> {
+  const claim = await blindIndex.readClaim(tenantId, 'identifier', entry);
   if (!claim) return { owner: 'free', expectedRevision: 'no_stream' };
   if (claim.customerId === customerId) return { owner: 'mine', expectedRevision: claim.revision };
   const { state: holder } = await loadAggregate(store, streams.customer(tenantId, claim.customerId), evolveCustomer);
-  if (holder?.identifiers.some((i) => i.value.hash === valueHash)) return { owner: 'other', expectedRevision: claim.revision };
+  if (holder) {
+    const held = await protection.hashForCustomer(tenantId, claim.customerId, 'identifier', matchKey);
+    if (holder.identifiers.some((i) => i.value.hash === held)) return { owner: 'other', expectedRevision: claim.revision };
+  }
   const abandoned = now - claim.claimedAt > ABANDONED_CLAIM_AFTER_MS;
   return { owner: abandoned ? 'free' : 'pending', expectedRevision: claim.revision };
-}
-
-async function claimReservation(store: EventStore, streamId: string, customerId: string, expectedRevision: ExpectedRevision, context: CommandContext) {
-  const event: ReservationClaimed = { type: 'ReservationClaimed', data: { customerId, claimedAt: context.now } };
-  await store.append(streamId, [toNewEvent(event, context)], expectedRevision);
 }
 
 function delay(ms: number): Promise<void> {

@@ -1,5 +1,6 @@
 import { DomainError } from '@ledger/platform';
-import { decideCreateTenant } from './tenant';
+import { refusalOf } from '@ledger/platform/testing';
+import { TenantEvent, decideConfigureTenant, decideCreateTenant, evolveTenant } from './tenant';
 
 describe('tenants', () => {
   it('creates a tenant with a trimmed name', () => {
@@ -8,5 +9,39 @@ describe('tenants', () => {
 
   it.each(['', '   ', 'x'.repeat(201)])('refuses the name %j', (name) => {
     expect(() => decideCreateTenant('t1', name, 5)).toThrow(DomainError);
+  });
+});
+
+describe('tenant settings', () => {
+  const tenant = evolveTenant(null, { type: 'TenantCreated', data: { tenantId: 't1', name: 'Banco Uno', createdAt: 5 } });
+
+  it('start without an institution code, and record a change of it', () => {
+    expect(tenant?.settings).toEqual({ institutionCode: null, weeklyReports: false });
+    expect(decideConfigureTenant(tenant, { institutionCode: '0000000001' }, 9)).toEqual([
+      { type: 'TenantSettingsChanged', data: { tenantId: 't1', settings: { institutionCode: '0000000001', weeklyReports: false }, changedAt: 9 } },
+    ]);
+  });
+
+  it('record nothing when the settings are already in force', () => {
+    const configured = evolveTenant(tenant, decideConfigureTenant(tenant, { institutionCode: '0000000001' }, 9)[0] as TenantEvent);
+    expect(configured?.settingsChangedAt).toBe(9);
+    expect(decideConfigureTenant(configured, { institutionCode: '0000000001' }, 10)).toEqual([]);
+  });
+
+  it.each(['123456789', '12345678901', '00000000a1', ' 000000001'])('refuse the institution code %j, naming the field only', (institutionCode) => {
+    expect(refusalOf(() => decideConfigureTenant(tenant, { institutionCode }, 9)).errors).toEqual([{ field: 'institutionCode', reason: 'invalid_institution_code' }]);
+  });
+
+  it('turn weekly reports on only with an institution code, and remember since when they are on', () => {
+    expect(refusalOf(() => decideConfigureTenant(tenant, { weeklyReports: true }, 9)).errors).toEqual([{ field: 'weeklyReports', reason: 'institution_code_required' }]);
+    const apply = (state: typeof tenant, change: Parameters<typeof decideConfigureTenant>[1], now: number) =>
+      decideConfigureTenant(state, change, now).reduce<typeof tenant>((s, e) => evolveTenant(s, e), state);
+    const on = apply(apply(tenant, { institutionCode: '0000000001', weeklyReports: true }, 9), { institutionCode: '0000000002' }, 12);
+    expect(on).toMatchObject({ settings: { institutionCode: '0000000002', weeklyReports: true }, weeklyReportsSince: 9 });
+    expect(apply(on, { weeklyReports: false }, 15)?.weeklyReportsSince).toBeNull();
+  });
+
+  it('refuse a tenant that does not exist', () => {
+    expect(refusalOf(() => decideConfigureTenant(null, { institutionCode: '0000000001' }, 9)).code).toBe('NOT_FOUND');
   });
 });

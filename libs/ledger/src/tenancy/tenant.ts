@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore } from '@ledger/event-store';
-import { validationError } from '@ledger/platform';
+import { notFound, validationError } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '../command-context';
 import { loadAggregate } from '../load-aggregate';
 import { streams } from '../streams';
@@ -11,16 +11,79 @@ export interface TenantCreated {
   data: { tenantId: string; name: string; createdAt: number };
 }
 
-export type TenantEvent = TenantCreated;
+/**
+ * The tenant's settings as an operator last set them: the whole set each
+ * time, so the newest fact is the settings in force.
+ */
+export interface TenantSettingsChanged {
+  type: 'TenantSettingsChanged';
+  data: { tenantId: string; settings: TenantSettings; changedAt: number };
+}
+
+export type TenantEvent = TenantCreated | TenantSettingsChanged;
+
+/** What a bank configures for itself. */
+export interface TenantSettings {
+  /** The bank's code at the CMF (10 digits), the header of its regulatory reports; null until set. */
+  institutionCode: string | null;
+  /** Opt-in: RDC30 and RDC31 of each week, made every Saturday at 01:00 America/Santiago (decision 0034). */
+  weeklyReports: boolean;
+}
 
 export interface Tenant {
   tenantId: string;
   name: string;
   createdAt: number;
+  settings: TenantSettings;
+  /** When the settings were last changed; null while they are the defaults. */
+  settingsChangedAt: number | null;
+  /** Since when weekly reports are on: a week scheduled before the tenant opted in is not made for it. Null while off. */
+  weeklyReportsSince: number | null;
 }
 
-export function evolveTenant(_state: Tenant | null, event: TenantEvent): Tenant {
-  return { ...event.data };
+export const DEFAULT_TENANT_SETTINGS: TenantSettings = { institutionCode: null, weeklyReports: false };
+
+export function evolveTenant(state: Tenant | null, event: TenantEvent): Tenant | null {
+  switch (event.type) {
+    case 'TenantCreated':
+      return { ...event.data, settings: DEFAULT_TENANT_SETTINGS, settingsChangedAt: null, weeklyReportsSince: null };
+    case 'TenantSettingsChanged': {
+      const { settings, changedAt } = event.data;
+      const weeklyReportsSince = !settings.weeklyReports ? null : (state?.weeklyReportsSince ?? changedAt);
+      return state && { ...state, settings, settingsChangedAt: changedAt, weeklyReportsSince };
+    }
+    default: {
+      const unknown: never = event;
+      return unknown;
+    }
+  }
+}
+
+/**
+ * The settings after `change` (what it names; the rest stays): the CMF
+ * institution code is exactly 10 digits, as the report headers carry it, and
+ * weekly reports need one.
+ */
+export function decideConfigureTenant(tenant: Tenant | null, change: Partial<TenantSettings>, now: number): TenantEvent[] {
+  if (!tenant) throw notFound('tenant');
+  const settings = { ...tenant.settings, ...change };
+  if (settings.institutionCode !== null && !/^\d{10}$/.test(settings.institutionCode)) {
+    throw validationError('institutionCode must be exactly 10 digits.', { errors: [{ field: 'institutionCode', reason: 'invalid_institution_code' }] });
+  }
+  if (settings.weeklyReports && settings.institutionCode === null) {
+    throw validationError('Weekly reports need the institution code their headers carry.', { errors: [{ field: 'weeklyReports', reason: 'institution_code_required' }] });
+  }
+  if (settings.institutionCode === tenant.settings.institutionCode && settings.weeklyReports === tenant.settings.weeklyReports) return [];
+  return [{ type: 'TenantSettingsChanged', data: { tenantId: tenant.tenantId, settings, changedAt: now } }];
+}
+
+/** Changes the tenant's settings; setting what is already in force records nothing. Appended at the revision read, so two concurrent changes cannot both be kept unseen. */
+export async function configureTenant(store: EventStore, tenantId: string, change: Partial<TenantSettings>, context: CommandContext): Promise<{ tenant: Tenant; position: number | null }> {
+  const { state, expectedRevision } = await loadAggregate(store, streams.tenant(tenantId), evolveTenant);
+  const events = decideConfigureTenant(state, change, context.now);
+  if (events.length === 0) return { tenant: state!, position: null };
+  const appended = await store.append(streams.tenant(tenantId), events.map((e) => toNewEvent(e, { ...context, tenantId })), expectedRevision);
+  return { tenant: events.reduce<Tenant | null>(evolveTenant, state)!, position: appended.position };
 }
 
 export function decideCreateTenant(tenantId: string, name: string, now: number): TenantEvent[] {

@@ -1,22 +1,29 @@
 import { SealBrokenError } from './sealing';
-import type { TenantKeySource } from './tenant-data-key';
+import { CUSTOMER_KEY_PREFIX, blobEnvelopeKeyId, type CustomerKeySource, type TenantKeySource } from './tenant-data-key';
 
 /**
- * Encrypts blobs (certificates, supplied recordings and scans) under the
- * tenant's data key: the blob store's sealer. The envelope names the data
+ * Encrypts blobs (certificates, supplied recordings and scans): the blob
+ * store's sealer. A customer's evidence is sealed under the customer's key
+ * (decision 0035), anything else under the tenant's. The envelope names the
  * key and is bound to the tenant and the blob's name, so a blob copied to
  * another tenant or name does not open.
  */
 export class BlobProtection {
-  constructor(private readonly keys: TenantKeySource) {}
+  constructor(
+    private readonly keys: TenantKeySource,
+    private readonly customerKeys: CustomerKeySource,
+  ) {}
 
-  async seal(tenantId: string, contentSha256: string, bytes: Buffer): Promise<Buffer> {
-    return (await this.keys.dataKey(tenantId)).sealBlob(contentSha256, bytes);
+  async seal(tenantId: string, contentSha256: string, bytes: Buffer, customerId?: string): Promise<Buffer> {
+    const key = customerId === undefined ? await this.keys.dataKey(tenantId) : await this.customerKeys.keyFor(tenantId, customerId);
+    return key.sealBlob(contentSha256, bytes);
   }
 
-  /** The plaintext, or null when the envelope was altered or belongs elsewhere. */
+  /** The plaintext, or null when the envelope was altered, belongs elsewhere, or its customer's key was destroyed. */
   async open(tenantId: string, contentSha256: string, envelope: Buffer): Promise<Buffer | null> {
-    const key = await this.keys.dataKey(tenantId);
+    const keyId = blobEnvelopeKeyId(envelope);
+    const key = keyId?.startsWith(CUSTOMER_KEY_PREFIX) ? await this.customerKeys.keyNamed(tenantId, keyId) : await this.keys.dataKey(tenantId);
+    if (!key) return null;
     try {
       return key.openBlob(contentSha256, envelope);
     } catch (error) {

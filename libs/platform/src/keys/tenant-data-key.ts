@@ -11,7 +11,11 @@ const BLOB_FORMAT = 1;
 
 /**
  * One tenant's data key: 32 random bytes, recorded in the keyring only
- * wrapped by the master key. Every key that protects the tenant's data is
+ * wrapped by the master key. A customer's data key (id `ck_`, decision 0035)
+ * is the same kind of key, wrapped by its tenant's key in the key table
+ * instead: its own random secret makes every key derived from it
+ * independent of the tenant's and of other customers', so destroying it
+ * leaves nothing sealed under it that any other key opens. Every key that protects the tenant's data is
  * derived from it per purpose: the keyed hashes that match identifiers, the
  * encryption of identifiers and secrets, the encryption of blobs. A master
  * key rotation re-wraps it and leaves it unchanged, so hashes keep matching
@@ -29,8 +33,19 @@ export class TenantDataKey {
     if (secret.length !== DATA_KEY_BYTES) throw new Error(`a tenant data key is ${DATA_KEY_BYTES} bytes`);
   }
 
-  static generate(tenantId: string): TenantDataKey {
-    return new TenantDataKey(tenantId, `dk_${randomBytes(8).toString('hex')}`, randomBytes(DATA_KEY_BYTES));
+  /** `dk` for a tenant's key, `ck` for a customer's. */
+  static generate(tenantId: string, kind: 'dk' | 'ck' = 'dk'): TenantDataKey {
+    return new TenantDataKey(tenantId, `${kind}_${randomBytes(8).toString('hex')}`, randomBytes(DATA_KEY_BYTES));
+  }
+
+  /** A customer's data key sealed under this tenant key, bound to the customer and the key's id: `iv.tag.ciphertext`. */
+  wrapCustomerKey(customerId: string, customerKey: TenantDataKey): string {
+    return sealedText(seal(this.key(['wrap', this.tenantId]), customerKeyContext(this.tenantId, customerId, customerKey.id), customerKey.exportSecret()));
+  }
+
+  unwrapCustomerKey(customerId: string, dataKeyId: string, wrappedKey: string): TenantDataKey {
+    const secret = unseal(this.key(['wrap', this.tenantId]), customerKeyContext(this.tenantId, customerId, dataKeyId), parseSealedText(wrappedKey));
+    return new TenantDataKey(this.tenantId, dataKeyId, secret);
   }
 
   /** For wrapping under a master key only. */
@@ -64,15 +79,13 @@ export class TenantDataKey {
   }
 
   openBlob(contentSha256: string, envelope: Buffer): Buffer {
-    const header = BLOB_MAGIC.length + 2;
-    if (envelope.length < header || !envelope.subarray(0, BLOB_MAGIC.length).equals(BLOB_MAGIC) || envelope[BLOB_MAGIC.length] !== BLOB_FORMAT) {
-      throw new SealBrokenError('not a blob envelope (unknown format)');
-    }
-    const keyIdEnd = header + envelope[BLOB_MAGIC.length + 1];
+    const keyId = blobEnvelopeKeyId(envelope);
+    if (keyId === null) throw new SealBrokenError('not a blob envelope (unknown format)');
+    const keyIdEnd = BLOB_MAGIC.length + 2 + keyId.length;
     const ivEnd = keyIdEnd + SEALED_IV_BYTES;
     const tagEnd = ivEnd + SEALED_TAG_BYTES;
     if (envelope.length < tagEnd) throw new SealBrokenError('not a blob envelope (truncated)');
-    this.assertNamed(envelope.subarray(header, keyIdEnd).toString('ascii'));
+    this.assertNamed(keyId);
     const sealed = { iv: envelope.subarray(keyIdEnd, ivEnd), tag: envelope.subarray(ivEnd, tagEnd), ciphertext: envelope.subarray(tagEnd) };
     return unseal(this.key(['blob', this.tenantId]), blobContext(this.tenantId, contentSha256), sealed);
   }
@@ -92,6 +105,23 @@ export class TenantDataKey {
   }
 }
 
+/** Which key sealed a blob envelope: its magic, format and key id, read without opening it. */
+export function blobEnvelopeKeyId(envelope: Buffer): string | null {
+  const header = BLOB_MAGIC.length + 2;
+  if (envelope.length < header || !envelope.subarray(0, BLOB_MAGIC.length).equals(BLOB_MAGIC) || envelope[BLOB_MAGIC.length] !== BLOB_FORMAT) return null;
+  return envelope.subarray(header, header + envelope[BLOB_MAGIC.length + 1]).toString('ascii');
+}
+
+/** Which key sealed a protected value (`v2.<dataKeyId>.…`); null when it is not one. */
+export function protectedValueKeyId(protectedText: string): string | null {
+  const [format, keyId] = protectedText.split('.');
+  return format === VALUE_FORMAT && keyId ? keyId : null;
+}
+
+function customerKeyContext(tenantId: string, customerId: string, dataKeyId: string): string {
+  return JSON.stringify(['customer-data-key', tenantId, customerId, dataKeyId]);
+}
+
 function blobContext(tenantId: string, contentSha256: string): string {
   return JSON.stringify(['blob', tenantId, contentSha256]);
 }
@@ -100,3 +130,13 @@ function blobContext(tenantId: string, contentSha256: string): string {
 export interface TenantKeySource {
   dataKey(tenantId: string): Promise<TenantDataKey>;
 }
+
+/** Where a customer's data key comes from: the key table (CustomerKeyring in @ledger/ledger). */
+export interface CustomerKeySource {
+  /** The customer's key, created on first use; throws `customer_data_erased` (409) once it was destroyed. */
+  keyFor(tenantId: string, customerId: string): Promise<TenantDataKey>;
+  /** The key a ciphertext or envelope names; null once destroyed (or never known in this tenant). */
+  keyNamed(tenantId: string, dataKeyId: string): Promise<TenantDataKey | null>;
+}
+
+export const CUSTOMER_KEY_PREFIX = 'ck_';

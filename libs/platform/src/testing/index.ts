@@ -1,5 +1,6 @@
 import { DomainError } from '../errors';
-import { TenantDataKey, type TenantKeySource } from '../keys/tenant-data-key';
+import { customerDataErased } from '../identifier-protection';
+import { TenantDataKey, type CustomerKeySource, type TenantKeySource } from '../keys/tenant-data-key';
 
 /** The DomainError a rule throws, for specs that assert on its code, reason and field errors. */
 export function refusalOf(decide: () => unknown): DomainError {
@@ -24,5 +25,21 @@ export function ephemeralTenantKeys(): TenantKeySource {
       }
       return key;
     },
+  };
+}
+
+/** Customers' data keys made up on first use and kept in memory, with `erase` to destroy one, for specs that have no key table. */
+export function ephemeralCustomerKeys(): CustomerKeySource & { erase(tenantId: string, customerId: string): void } {
+  const keys = new Map<string, TenantDataKey | null>();
+  return {
+    keyFor: async (tenantId, customerId) => {
+      const name = `${tenantId}/${customerId}`;
+      if (!keys.has(name)) keys.set(name, TenantDataKey.generate(tenantId, 'ck'));
+      const key = keys.get(name);
+      if (!key) throw customerDataErased();
+      return key;
+    },
+    keyNamed: async (tenantId, dataKeyId) => [...keys.values()].find((key) => key?.tenantId === tenantId && key.id === dataKeyId) ?? null,
+    erase: (tenantId, customerId) => void keys.set(`${tenantId}/${customerId}`, null),
   };
 }

@@ -1,3 +1,4 @@
+import type { ProtectedValue } from '@ledger/ledger';
 import { fieldRefused } from '@ledger/platform';
 import { ConsentState } from '../consent/consent.state';
 import { extensionCovering, initialWindowClosedAt, revocationEffect } from '../consent/enablement';
@@ -17,7 +18,12 @@ export interface AccessRequest {
   sourceSystem: string;
   sourceReference: string;
   accessPurpose?: AccessPurpose;
+  /** A third party that queries the registry on the bank's behalf, reported in RDC31; its RUT kept only protected. */
+  mandatary?: { identifierRut: ProtectedValue };
 }
+
+/** An access request as sent: the mandatary's RUT as typed. */
+export type AccessRequestInput = Omit<AccessRequest, 'mandatary'> & { mandatary?: { identifierRutInput: string } };
 
 /** Every reason an access is denied; each is a business decision, never an error (spec rule 6). */
 export const DENY_REASON_CODES = [

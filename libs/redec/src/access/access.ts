@@ -1,12 +1,14 @@
 import { EventStore, WrongExpectedVersionError, canonicalJson } from '@ledger/event-store';
-import { CommandContext, factsOfSameRequest, loadAggregate, toNewEvent } from '@ledger/ledger';
+import { CommandContext, ValueProtection, factsOfSameRequest, loadAggregate, toNewEvent } from '@ledger/ledger';
 import { createHash } from 'node:crypto';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { derivedUuid } from '../derived-id';
 import { BASELINE_PROFILE, ProfileCatalog } from '../profiles/profile-catalog';
 import { redecStreams } from '../streams';
-import { AccessRequest, checkAccessRequest } from './access.decider';
+import { normalizeRutField } from '../consent/grant.decider';
+import { protectRut } from '../consent/protected-rut';
+import { AccessRequest, AccessRequestInput, checkAccessRequest } from './access.decider';
 import { AccessDecided, AccessEvent, AccessOutcome, AccessRecord, evolveAccess } from './access.events';
 import { AccessPolicy, decideAuthorize, decideConfirm } from './access-record.decider';
 
@@ -33,13 +35,19 @@ export interface AuthorizeResult {
 export interface AccessDependencies {
   store: EventStore;
   profiles: ProfileCatalog;
+  protection: ValueProtection;
 }
 
-export async function authorizeAccess({ store, profiles }: AccessDependencies, request: AccessRequest, context: Context): Promise<AuthorizeResult> {
-  checkAccessRequest(request);
-  const redecAccessId = redecAccessIdFor(context.tenantId, request.sourceSystem, request.sourceReference);
+export async function authorizeAccess({ store, profiles, protection }: AccessDependencies, input: AccessRequestInput, context: Context): Promise<AuthorizeResult> {
+  checkAccessRequest(input);
+  const redecAccessId = redecAccessIdFor(context.tenantId, input.sourceSystem, input.sourceReference);
   const stream = redecStreams.access(context.tenantId, redecAccessId);
-  const requestSha256 = createHash('sha256').update(canonicalJson(request)).digest('hex');
+  // The request as sent identifies a repeat; what is recorded keeps the mandatary's RUT protected (its ciphertext differs each time).
+  const requestSha256 = createHash('sha256').update(canonicalJson(input)).digest('hex');
+  const { mandatary, ...fields } = input;
+  const request: AccessRequest = mandatary
+    ? { ...fields, mandatary: { identifierRut: await protectRut(protection, context.tenantId, 'mandatary-rut', normalizeRutField(mandatary.identifierRutInput, 'mandatary.identifierRutInput')) } }
+    : fields;
   const decide = async () => {
     // Independent reads: a store over the network (PostgreSQL) answers both in one round trip's time.
     const [{ state: existing }, { state: consent, expectedRevision }] = await Promise.all([

@@ -1,4 +1,5 @@
 import type { EventStore } from '@ledger/event-store';
+import { streams } from '@ledger/ledger';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { RegulatoryRepresentation, regulatoryRepresentation } from '../consent/regulatory-representation';
@@ -16,7 +17,7 @@ export interface HistoryEntry {
   actor: string | null;
   hash: string;
   previousHash: string | null;
-  /** The fact as recorded, protected identity material shown only as `{ protected: true }`. */
+  /** The fact as recorded, protected identity material shown only as `{ protected: true }` (`{ protected: true, erased: true }` once the data subject's data was erased). */
   data: unknown;
   /** The regulatory representation derived after this fact, as of its recording. */
   state: RegulatoryRepresentation | null;
@@ -29,6 +30,8 @@ export interface ConsentHistory {
   events: HistoryEntry[];
   /** The regulatory representation as the ledger stated it at `asOf` (status derived as of then). */
   representation: RegulatoryRepresentation;
+  /** The data subject, and when its personal data was erased (decision 0035): null while it exists. */
+  dataSubject: { customerId: string; erasedAt: number | null };
 }
 
 /**
@@ -54,6 +57,8 @@ export async function consentHistory(
     .sort((a, b) => a.position - b.position);
   if (facts.length === 0 || facts[0].streamId !== own[0].streamId) return null;
 
+  const { customerId } = (own[0].data as { customerId: string });
+  const erasedAt = await customerErasedAt(store, tenantId, customerId);
   let consent: ConsentState | null = null;
   const events = facts.map((event): HistoryEntry => {
     if (event.streamId === own[0].streamId) consent = evolveConsent(consent, event as unknown as ConsentEvent, tenantId);
@@ -66,19 +71,29 @@ export async function consentHistory(
       actor: event.metadata.actor ?? null,
       hash: event.integrity.hash,
       previousHash: event.integrity.previousHash,
-      data: redactProtected(event.data),
+      data: redactProtected(event.data, erasedAt !== null),
       state: consent && regulatoryRepresentation(consent, event.metadata.recordedAt),
     };
   });
   const asOf = at ?? when.now;
-  return { redecConsentId, asOf, events, representation: regulatoryRepresentation(consent!, asOf) };
+  return { redecConsentId, asOf, events, representation: regulatoryRepresentation(consent!, asOf), dataSubject: { customerId, erasedAt } };
+}
+
+/**
+ * An erasure is shown whatever `at` says: the identifiers existed then, but
+ * nothing can recover them now, and the audit must not suggest otherwise.
+ */
+async function customerErasedAt(store: EventStore, tenantId: string, customerId: string): Promise<number | null> {
+  const recorded = await store.readStream(streams.customer(tenantId, customerId), { direction: 'backwards' });
+  const erased = recorded.find((e) => e.type === 'CustomerDataErased');
+  return erased ? (erased.data as { erasedAt: number }).erasedAt : null;
 }
 
 /** Keyed hashes and ciphertexts of identifiers are internal identity material: an audit shows that they exist, not what they are. */
-function redactProtected(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redactProtected);
+function redactProtected(value: unknown, erased: boolean): unknown {
+  if (Array.isArray(value)) return value.map((inner) => redactProtected(inner, erased));
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length === 2 && 'hash' in value && 'ciphertext' in value) return { protected: true };
-  return Object.fromEntries(entries.map(([key, inner]) => [key, redactProtected(inner)]));
+  if (entries.length === 2 && 'hash' in value && 'ciphertext' in value) return erased ? { protected: true, erased: true } : { protected: true };
+  return Object.fromEntries(entries.map(([key, inner]) => [key, redactProtected(inner, erased)]));
 }

@@ -9,4 +9,4 @@ export {
 } from './holiday-table';
 export { INITIAL_ACCESS_BANKING_DAYS, endOfBankingDaysAfter, initialAccessValidUntil } from './initial-access';
 export { HOLIDAYS_FILE_ENV, loadHolidayFile } from './load-holiday-file';
-export { SANTIAGO_TIME_ZONE, endOfLocalDay, localDateOf } from './local-time';
+export { SANTIAGO_TIME_ZONE, endOfLocalDay, localDateOf, localTimeOf, startOfLocalDay, addCalendarDays, dayOfWeek } from './local-time';

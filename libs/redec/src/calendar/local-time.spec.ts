@@ -1,4 +1,4 @@
-import { addCalendarDays, dayOfWeek, endOfLocalDay, isLocalDate, localDateOf, startOfLocalDay } from './local-time';
+import { addCalendarDays, dayOfWeek, endOfLocalDay, isLocalDate, localDateOf, localTimeOf, startOfLocalDay } from './local-time';
 
 const HOUR = 3_600_000;
 const at = (iso: string) => Date.parse(iso);
@@ -80,5 +80,14 @@ describe('local days in America/Santiago', () => {
   it('refuses what is not a calendar day or an instant', () => {
     expect(() => endOfLocalDay('2025-02-30')).toThrow(RangeError);
     expect(() => localDateOf(Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe('localTimeOf', () => {
+  it('gives the wall-clock time in Santiago, the repeated hour of April twice and midnight as 00', () => {
+    expect(localTimeOf(Date.parse('2026-04-04T23:30:00-03:00'))).toBe('23:30:00');
+    expect(localTimeOf(Date.parse('2026-04-04T23:30:00-04:00'))).toBe('23:30:00');
+    expect(localTimeOf(Date.parse('2026-09-06T01:00:00-03:00'))).toBe('01:00:00');
+    expect(localTimeOf(Date.parse('2026-06-01T00:00:05-04:00'))).toBe('00:00:05');
   });
 });

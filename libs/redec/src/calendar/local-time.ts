@@ -25,6 +25,21 @@ export function localDateOf(epochMs: number): string {
   return `${parts.year}-${parts.month}-${parts.day}`;
 }
 
+const santiagoClock = new Intl.DateTimeFormat('en-US', {
+  timeZone: SANTIAGO_TIME_ZONE,
+  hourCycle: 'h23',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+/** The local wall-clock time in Santiago at the instant, `HH:MM:SS` (00 to 23 hours; the repeated hour of April shows twice). */
+export function localTimeOf(epochMs: number): string {
+  if (!Number.isFinite(epochMs)) throw new RangeError(`Not an instant: ${epochMs}`);
+  const parts = Object.fromEntries(santiagoClock.formatToParts(epochMs).map((p) => [p.type, p.value]));
+  return `${parts.hour}:${parts.minute}:${parts.second}`;
+}
+
 /**
  * The first instant of a local day. Chile changes its clocks at local
  * midnight, so a day may start at 01:00 (September: 00:00 does not exist) or

@@ -38,6 +38,15 @@ export interface GrantRepresentation {
   assertedAt: number;
 }
 
+/**
+ * The bank's executive who captured the consent in person or by phone, as
+ * RDC30 reports it: the RUT kept only protected, decrypted only while a
+ * report is rendered.
+ */
+export interface GrantExecutive {
+  identifierRut: ProtectedValue;
+}
+
 export interface ReportableObligationSnapshot {
   status: string;
   sourceSystem: string;
@@ -84,6 +93,8 @@ export interface ConsentGranted {
     sourceSystem: string;
     sourceReference: string;
     representation: GrantRepresentation | null;
+    /** Present only on grants captured by an executive (absent on grants recorded before executives were). */
+    executive?: GrantExecutive;
     reportableObligation: ReportableObligationSnapshot | null;
     evidence: GrantEvidence;
     artifact: { origin: ArtifactOrigin; status: ArtifactStatus; mediaType: string; contentSha256: string | null };

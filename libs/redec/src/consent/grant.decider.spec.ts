@@ -1,7 +1,7 @@
 import { refusalOf } from '@ledger/platform/testing';
 import { DomainError } from '@ledger/platform';
 import { ConsentGranted, GrantEvidence } from './consent.events';
-import { GrantInput, GrantPolicy, GrantableConfiguration, decideGrant, maskRut, normalizeRepresentativeRut } from './grant.decider';
+import { GrantInput, GrantPolicy, GrantableConfiguration, decideGrant, maskRut, normalizeRutField } from './grant.decider';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -173,8 +173,16 @@ describe('grant', () => {
   });
 
   it('normalizes the representative RUT, masks it for documents, and refuses an invalid one', () => {
-    expect(normalizeRepresentativeRut('12.345.678-5')).toBe('12345678-5');
+    expect(normalizeRutField('12.345.678-5', 'representation.identifierRutInput')).toBe('12345678-5');
     expect(maskRut('12345678-5')).toBe('**.***.678-5');
-    expect(() => normalizeRepresentativeRut('12.345.678-0')).toThrow(DomainError);
+    expect(() => normalizeRutField('12.345.678-0', 'representation.identifierRutInput')).toThrow(DomainError);
+  });
+
+  it('records the executive of a capture by phone, and refuses one on a digital capture', () => {
+    const executive = { identifierRut: { hash: 'h-exec', ciphertext: 'c-exec' } };
+    const phone = configuration({ channel: 'phone' });
+    expect(granted(given({ configuration: phone }, { executive, evidence: audio(now - 10 * MINUTE) })).executive).toEqual(executive);
+    expect(granted(given()).executive).toBeUndefined();
+    expect(refusal(given({}, { executive })).errors).toEqual([{ field: 'executive', reason: 'executive_not_for_digital_channel' }]);
   });
 });

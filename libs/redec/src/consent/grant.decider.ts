@@ -8,6 +8,7 @@ import {
   ConsentScope,
   EvidenceKind,
   GrantEvidence,
+  GrantExecutive,
   GrantRepresentation,
   ReportableObligationSnapshot,
 } from './consent.events';
@@ -53,6 +54,7 @@ export interface GrantRequest {
   sourceSystem: string;
   sourceReference: string;
   representation: GrantRepresentation | null;
+  executive?: GrantExecutive | null;
   scopeIds?: string[];
   objectiveCodes?: string[];
   reportableObligation?: ReportableObligationSnapshot;
@@ -118,6 +120,10 @@ export function checkGrant(input: GrantCheck): { redec: NonNullable<GrantableCon
   if (!policy.acceptsEvidence(configuration.channel, evidence.kind)) {
     throw fieldRefused('evidence.kind', 'evidence_kind_not_accepted_for_channel', `The ${policy.profileId} profile does not accept this evidence on the ${configuration.channel} channel.`);
   }
+  // RDC30 names the executive of a capture in person or by phone; a digital capture has none.
+  if (request.executive && configuration.channel === 'digital') {
+    throw fieldRefused('executive', 'executive_not_for_digital_channel', 'An executive is recorded only for consents captured in person or by phone.');
+  }
   // Rule 4: a call recording must match occurredAt; a paper original's digitization date is never compared.
   if (evidence.kind === 'audio_recording' && Math.abs(evidence.recordedAt - request.occurredAt) > policy.recordingToleranceMs) {
     throw fieldRefused('evidence.recordedAt', 'recording_outside_tolerance', 'The recording instant does not match occurredAt within the profile tolerance.');
@@ -177,6 +183,7 @@ export function decideGrant(input: GrantInput): GrantDecision {
         sourceSystem: request.sourceSystem,
         sourceReference: request.sourceReference,
         representation: request.representation,
+        ...(request.executive ? { executive: request.executive } : {}),
         reportableObligation: request.reportableObligation ?? null,
         evidence,
         artifact,
@@ -205,13 +212,9 @@ export function maskRut(normalizedRut: string): string {
   return `**.***.${body.slice(-3)}-${checkDigit}`;
 }
 
-/** Spec 2.4: the representative's RUT as typed, normalized; its check digit must be valid. */
-export function normalizeRepresentativeRut(identifierRutInput: string): string {
+/** A RUT as typed in the request field `field`, normalized; its check digit must be valid. */
+export function normalizeRutField(identifierRutInput: string, field: string): string {
   const rut = normalizeRut(identifierRutInput);
-  if (rut === null) {
-    throw validationError('representation.identifierRutInput is not a valid RUT.', {
-      errors: [{ field: 'representation.identifierRutInput', reason: 'invalid_rut' }],
-    });
-  }
+  if (rut === null) throw validationError(`${field} is not a valid RUT.`, { errors: [{ field, reason: 'invalid_rut' }] });
   return rut;
 }

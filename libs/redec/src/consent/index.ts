@@ -15,3 +15,5 @@ export * from './notification-duties';
 export * from './overdue-notifications';
 export * from './enablement';
 export * from './caller-instants';
+export * from './protected-rut';
+export * from './consent-export';

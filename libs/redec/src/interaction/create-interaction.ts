@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { EventStore } from '@ledger/event-store';
 import {
   CommandContext,
+  CustomerIdentityDependencies,
   IdentifierInput,
-  ValueProtection,
   evolveCustomer,
   loadAggregate,
   normalizeIdentifiers,
@@ -11,7 +11,7 @@ import {
   streams,
   toNewEvent,
 } from '@ledger/ledger';
-import { notFound, refusingAs } from '@ledger/platform';
+import { customerDataErased, notFound, refusingAs } from '@ledger/platform';
 import type { GrantableConfiguration } from '../consent/grant.decider';
 import { ProfileCatalog } from '../profiles/profile-catalog';
 import { IdentifierForCheck } from '../profiles/regulatory-profile';
@@ -19,9 +19,7 @@ import { redecStreams } from '../streams';
 import { profileOf } from './grant-consent';
 import { InteractionPurpose, checkInteraction, decideCreateInteraction } from './interaction.decider';
 
-export interface InteractionDependencies {
-  store: EventStore;
-  protection: ValueProtection;
+export interface InteractionDependencies extends CustomerIdentityDependencies {
   profiles: ProfileCatalog;
   findConfiguration(tenantId: string, configurationId: string): Promise<GrantableConfiguration | null>;
 }
@@ -46,7 +44,7 @@ export interface ResolvedCustomer {
  * either. Answers what `check` answered.
  */
 export async function customerOfRequest<T>(
-  deps: Pick<InteractionDependencies, 'store' | 'protection'>,
+  deps: CustomerIdentityDependencies,
   customer: CustomerReference,
   context: CommandContext & { tenantId: string },
   check: (identifiers: readonly IdentifierForCheck[], field: 'identifiers' | 'customerId') => T,
@@ -54,10 +52,12 @@ export async function customerOfRequest<T>(
   if ('customerId' in customer) {
     const { state } = await loadAggregate(deps.store, streams.customer(context.tenantId, customer.customerId), evolveCustomer);
     if (!state) throw notFound('customer');
+    // Nothing new is recorded for a customer whose data was erased: its key is gone, and a new consent would restart its retention.
+    if (state.erasedAt !== null) throw customerDataErased();
     return { customerId: state.customerId, customerCreated: false, position: 0, checked: check(state.identifiers, 'customerId') };
   }
   const checked = check(normalizeIdentifiers(customer.identifiers, context.now), 'identifiers');
-  const resolved = await resolveCustomer(deps.store, deps.protection, { userReference: customer.userReference, identifiers: customer.identifiers }, context);
+  const resolved = await resolveCustomer(deps, { userReference: customer.userReference, identifiers: customer.identifiers }, context);
   return { customerId: resolved.customerId, customerCreated: resolved.created, position: resolved.position ?? 0, checked };
 }
 

@@ -1,11 +1,12 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
 import { CommandContext, ValueProtection, loadAggregate, toNewEvent } from '@ledger/ledger';
+import { protectRut } from '../consent/protected-rut';
 import { conflict, notFound, validationError } from '@ledger/platform';
 import { BankingCalendar, initialAccessValidUntil } from '../calendar';
-import { CaptureTiming, ConsentGranted, EvidenceContent, GrantEvidence, GrantRepresentation } from '../consent/consent.events';
+import { CaptureTiming, ConsentGranted, EvidenceContent, GrantEvidence, GrantExecutive, GrantRepresentation } from '../consent/consent.events';
 import { checkEvidenceMediaType } from '../consent/evidence-media-types';
-import { GrantPolicy, GrantRequest, GrantableConfiguration, decideGrant, maskRut, normalizeRepresentativeRut, repeatedGrant } from '../consent/grant.decider';
+import { GrantPolicy, GrantRequest, GrantableConfiguration, decideGrant, maskRut, normalizeRutField, repeatedGrant } from '../consent/grant.decider';
 import { internalConsentCodeFor } from '../consent/internal-consent-code';
 import { ProfileCatalog } from '../profiles/profile-catalog';
 import { RegulatoryProfile, acceptsEvidence, mediumCodeFor } from '../profiles/regulatory-profile';
@@ -17,8 +18,8 @@ export interface GrantDependencies {
   store: EventStore;
   protection: ValueProtection;
   profiles: ProfileCatalog;
-  /** Where supplied evidence bytes are held (content-addressed). */
-  blobs: { put(tenantId: string, bytes: Buffer): Promise<{ contentSha256: string; size: number }> };
+  /** Where supplied evidence bytes are held (content-addressed), sealed under the customer's key. */
+  blobs: { put(tenantId: string, bytes: Buffer, customerId?: string): Promise<{ contentSha256: string; size: number }> };
   calendar: BankingCalendar;
 }
 
@@ -30,8 +31,10 @@ export type EvidenceInput =
   | ({ kind: 'physical_document'; digitizedAt: number; mediaType: string } & SuppliedContent);
 
 /** The grant body after its shape was validated (CONTRACT.md, "Interactions and grant"). */
-export interface GrantConsentRequest extends Omit<GrantRequest, 'representation' | 'evidence'> {
+export interface GrantConsentRequest extends Omit<GrantRequest, 'representation' | 'executive' | 'evidence'> {
   representation?: Omit<GrantRepresentation, 'identifierRut' | 'identifierRutMasked'> & { identifierRutInput: string };
+  /** The bank's executive who captured the consent in person or by phone. */
+  executive?: { identifierRutInput: string };
   evidence: EvidenceInput;
 }
 
@@ -85,22 +88,46 @@ export async function grantConsent(
 ): Promise<GrantConsentResult> {
   const { state: interaction } = await loadAggregate(deps.store, redecStreams.interaction(context.tenantId, interactionId), evolveInteraction);
   if (!interaction) throw notFound('consent interaction');
-  const prepared = await prepareGrantRequest(deps, context.tenantId, request);
+  const prepared = await prepareGrantRequest(deps, context.tenantId, interaction.customerId, request);
   return recordGrant(deps, interaction, prepared, requestSha256, { ...context, causationId: interactionId }, { capture, receivedAt: context.now });
 }
 
-/** A grant request (or the part of one an item of a decision sends) as recorded: the representative's RUT protected, supplied bytes stored. */
-export async function prepareGrantRequest<R extends Pick<GrantConsentRequest, 'representation' | 'evidence'>>(
+/**
+ * A grant request (or the part of one an item of a decision sends) as
+ * recorded: the representative's RUT protected and supplied bytes stored,
+ * both under the data subject's key (decision 0035); the bank executive's
+ * RUT protected under the tenant's key (it is the bank's, not the subject's).
+ */
+export async function prepareGrantRequest<R extends Pick<GrantConsentRequest, 'representation' | 'executive' | 'evidence'>>(
   deps: Pick<GrantDependencies, 'protection' | 'blobs'>,
   tenantId: string,
+  customerId: string,
   request: R,
-): Promise<Omit<R, 'representation' | 'evidence'> & Pick<GrantRequest, 'representation' | 'evidence'>> {
+): Promise<Omit<R, 'representation' | 'executive' | 'evidence'> & Pick<GrantRequest, 'representation' | 'executive' | 'evidence'>> {
+  const { executive, ...rest } = request;
   return {
-    ...request,
-    representation: await protectRepresentation(deps.protection, tenantId, request.representation),
-    evidence: await holdEvidence(deps.blobs, tenantId, request.evidence),
+    ...(rest as Omit<R, 'representation' | 'executive' | 'evidence'>),
+    representation: await protectRepresentation(deps.protection, tenantId, customerId, request.representation),
+    ...(executive ? { executive: await protectExecutive(deps.protection, tenantId, executive.identifierRutInput) } : {}),
+    evidence: await holdEvidence(deps.blobs, tenantId, request.evidence, customerId),
   };
 }
+
+/**
+ * Checks a grant request exactly as prepareGrantRequest does, storing and
+ * encrypting nothing: for a request that must be refused before the customer
+ * it names is resolved (a Multi-Consent decision), and so before the
+ * customer's key exists.
+ */
+export const checkOnlyPreparation: Pick<GrantDependencies, 'protection' | 'blobs'> = {
+  protection: {
+    hash: async () => '',
+    encrypt: async () => '',
+    protectForCustomer: async () => ({ hash: '', ciphertext: '' }),
+    hashForCustomer: async () => '',
+  },
+  blobs: { put: async (_tenantId, bytes) => ({ contentSha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length }) },
+};
 
 /**
  * Records a REDEC grant on its subject. The decision is taken on the facts
@@ -184,25 +211,31 @@ async function claimInternalConsentCode(store: EventStore, tenantId: string, cod
 async function protectRepresentation(
   protection: ValueProtection,
   tenantId: string,
+  customerId: string,
   representation: GrantConsentRequest['representation'],
 ): Promise<GrantRepresentation | null> {
   if (!representation) return null;
   const { identifierRutInput, ...assertion } = representation;
-  const rut = normalizeRepresentativeRut(identifierRutInput);
+  const rut = normalizeRutField(identifierRutInput, 'representation.identifierRutInput');
   return {
     ...assertion,
-    identifierRut: { hash: await protection.hash(tenantId, 'representative-rut', rut), ciphertext: await protection.encrypt(tenantId, rut) },
+    identifierRut: await protection.protectForCustomer(tenantId, customerId, 'representative-rut', rut),
     identifierRutMasked: maskRut(rut),
   };
 }
 
+async function protectExecutive(protection: ValueProtection, tenantId: string, identifierRutInput: string): Promise<GrantExecutive> {
+  return { identifierRut: await protectRut(protection, tenantId, 'executive-rut', normalizeRutField(identifierRutInput, 'executive.identifierRutInput')) };
+}
+
+
 /**
  * Supplied bytes are stored now in the tenant's blobs (content-addressed, so
- * a retry stores nothing new); a reference elsewhere is recorded with its
- * hash. Either only with a media type of its kind, checked before anything
- * is stored.
+ * a retry stores nothing new), sealed under the data subject's key when it is
+ * named; a reference elsewhere is recorded with its hash. Either only with a
+ * media type of its kind, checked before anything is stored.
  */
-export async function holdEvidence(blobs: GrantDependencies['blobs'], tenantId: string, evidence: EvidenceInput): Promise<GrantEvidence> {
+export async function holdEvidence(blobs: GrantDependencies['blobs'], tenantId: string, evidence: EvidenceInput, customerId?: string): Promise<GrantEvidence> {
   if (evidence.kind === 'electronic') return evidence;
   checkEvidenceMediaType(evidence.kind, evidence.mediaType);
   const { contentBase64, externalReference, contentSha256, ...described } = evidence;
@@ -212,7 +245,7 @@ export async function holdEvidence(blobs: GrantDependencies['blobs'], tenantId: 
     if (bytes.length === 0 || bytes.toString('base64').replace(/=+$/, '') !== contentBase64.replace(/=+$/, '')) {
       throw validationError('evidence.contentBase64 is not base64.', { errors: [{ field: 'evidence.contentBase64', reason: 'invalid_base64' }] });
     }
-    const stored = await blobs.put(tenantId, bytes);
+    const stored = await blobs.put(tenantId, bytes, customerId);
     if (contentSha256 !== undefined && contentSha256 !== stored.contentSha256) {
       throw validationError('evidence.contentSha256 does not match the supplied bytes.', { errors: [{ field: 'evidence.contentSha256', reason: 'content_sha256_mismatch' }] });
     }

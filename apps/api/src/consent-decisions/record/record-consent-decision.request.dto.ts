@@ -21,7 +21,7 @@ export class DecisionItemDto {
   @ApiPropertyOptional({
     type: DecisionRedecGrantDto,
     description:
-      'Required for an accepted REDEC configuration, refused otherwise: the grant as POST /v1/redec/consent-interactions/{id}/grant takes it (evidence, optional representation, scopeIds, objectiveCodes, reportableObligation; never internalConsentCode).',
+      'Required for an accepted REDEC configuration, refused otherwise: the grant as POST /v1/redec/consent-interactions/{id}/grant takes it (evidence, optional representation, executive, scopeIds, objectiveCodes, reportableObligation; never internalConsentCode).',
   })
   @IsOptional()
   @IsObject()

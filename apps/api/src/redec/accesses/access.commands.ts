@@ -1,9 +1,10 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AccessOutcome, AccessRecord, AccessRequest, AuthorizeResult, ProfileCatalog, authorizeAccess, confirmAccess } from '@ledger/redec';
+import { IdentifierProtection } from '@ledger/platform';
+import { AccessOutcome, AccessRecord, AccessRequestInput, AuthorizeResult, ProfileCatalog, authorizeAccess, confirmAccess } from '@ledger/redec';
 import { RequestCommands } from '../../request-commands';
 
 export class AuthorizeAccessCommand {
-  constructor(readonly request: AccessRequest) {}
+  constructor(readonly request: AccessRequestInput) {}
 }
 
 export class ConfirmAccessCommand {
@@ -20,10 +21,11 @@ export class AuthorizeAccessHandler implements ICommandHandler<AuthorizeAccessCo
   constructor(
     private readonly commands: RequestCommands,
     private readonly profiles: ProfileCatalog,
+    private readonly protection: IdentifierProtection,
   ) {}
 
   execute({ request }: AuthorizeAccessCommand): Promise<AuthorizeResult> {
-    return authorizeAccess({ store: this.commands.store, profiles: this.profiles }, request, this.commands.context());
+    return authorizeAccess({ store: this.commands.store, profiles: this.profiles, protection: this.protection }, request, this.commands.context());
   }
 }
 
@@ -32,9 +34,10 @@ export class ConfirmAccessHandler implements ICommandHandler<ConfirmAccessComman
   constructor(
     private readonly commands: RequestCommands,
     private readonly profiles: ProfileCatalog,
+    private readonly protection: IdentifierProtection,
   ) {}
 
   async execute({ redecAccessId, outcome }: ConfirmAccessCommand): Promise<AccessRecord> {
-    return (await confirmAccess({ store: this.commands.store, profiles: this.profiles }, redecAccessId, outcome, this.commands.context())).record;
+    return (await confirmAccess({ store: this.commands.store, profiles: this.profiles, protection: this.protection }, redecAccessId, outcome, this.commands.context())).record;
   }
 }

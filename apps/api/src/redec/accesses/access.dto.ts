@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsDefined, IsIn, IsObject, IsOptional, Matches, ValidateNested } from 'class-validator';
 import { ACCESS_OUTCOME_KINDS, DENY_REASON_CODES } from '@ledger/redec';
 import { EpochMs, Text, UuidInLowerCase } from '../../dto-fields';
+import { IdentifierRutDto } from '../interactions/grant/grant.request.dto';
 
 const MODES = ['initial_window', 'credit_lifecycle_extension'] as const;
 const PURPOSES = ['manage_existing_obligation', 'evaluate_new_credit'] as const;
@@ -76,6 +77,16 @@ export class AuthorizeAccessRequestDto {
   @IsOptional()
   @IsIn(PURPOSES)
   accessPurpose?: (typeof PURPOSES)[number];
+
+  @ApiPropertyOptional({
+    type: IdentifierRutDto,
+    description: "A third party (mandatario) that queries the registry on the bank's behalf, reported in RDC31 (docs/regulatory-reports.md). Kept only protected, never shown back.",
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => IdentifierRutDto)
+  mandatary?: IdentifierRutDto;
 }
 
 export class AccessDecisionDto {

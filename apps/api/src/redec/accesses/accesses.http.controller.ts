@@ -33,7 +33,7 @@ export class AccessesHttpController {
   @ApiCreatedResponse({ type: AuthorizeAccessResponseDto, description: 'A new decision, recorded.' })
   @ApiOkResponse({ type: AuthorizeAccessResponseDto, description: 'The recorded decision of the same request, `replayed: true`.' })
   async authorize(@Body() body: AuthorizeAccessRequestDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<AuthorizeAccessResponseDto> {
-    const { authorizationBasis, consentAuthorizationMode, redecConsentId, dataCategoryCode, scopeId, objectiveCode, sourceSystem, sourceReference, accessPurpose } = body;
+    const { authorizationBasis, consentAuthorizationMode, redecConsentId, dataCategoryCode, scopeId, objectiveCode, sourceSystem, sourceReference, accessPurpose, mandatary } = body;
     const { status, sourceSystem: obligationSystem, sourceReference: obligationReference, assertedAt } = body.reportingObligation;
     const request = {
       authorizationBasis,
@@ -46,6 +46,7 @@ export class AccessesHttpController {
       sourceSystem,
       sourceReference,
       ...(accessPurpose !== undefined ? { accessPurpose } : {}),
+      ...(mandatary !== undefined ? { mandatary: { identifierRutInput: mandatary.identifierRutInput } } : {}),
     };
     const { decision, replayed } = await this.commandBus.execute<AuthorizeAccessCommand, AuthorizeResult>(new AuthorizeAccessCommand(request));
     reply.status(replayed ? 200 : 201);

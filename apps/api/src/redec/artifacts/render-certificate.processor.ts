@@ -35,7 +35,7 @@ export class RenderCertificateProcessor implements JobProcessor<RenderCertificat
     const consent = recorded.reduce<ConsentState | null>((state, e) => evolveConsent(state, e as unknown as ConsentEvent, tenantId), null);
     if (!consent || consent.artifact.status === 'ready' || consent.artifact.origin !== 'generated_pdf') return;
 
-    const { contentSha256, size } = await this.blobs.put(tenantId, renderConsentCertificate(certificateFactsOf(consent.grant)));
+    const { contentSha256, size } = await this.blobs.put(tenantId, renderConsentCertificate(certificateFactsOf(consent.grant)), consent.grant.customerId);
     const grantEvent = recorded[0] as RecordedEvent;
     const stored: ArtifactStored = {
       type: 'ArtifactStored',

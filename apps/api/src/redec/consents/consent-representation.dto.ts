@@ -33,3 +33,13 @@ export class ConsentRepresentationDto {
 export class ConsentListDto {
   @ApiProperty({ type: [ConsentRepresentationDto] }) consents!: ConsentRepresentationDto[];
 }
+
+/** An auditor's export item: the representation, and when the consent's last fact was recorded. */
+export class ExportedConsentDto extends ConsentRepresentationDto {
+  @ApiProperty({ type: 'integer', description: "When the consent's last fact was recorded (epoch ms): the export's order." }) updatedAt!: number;
+}
+
+export class ConsentExportPageDto {
+  @ApiProperty({ type: [ExportedConsentDto] }) items!: ExportedConsentDto[];
+  @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null at the end.' }) nextCursor!: string | null;
+}

@@ -1,11 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { MAX_ROTATION_OVERLAP_MS, DEFAULT_ROTATION_OVERLAP_MS, NOTIFICATION_REQUIRED } from '@ledger/webhooks';
+import { MAX_ROTATION_OVERLAP_MS, DEFAULT_ROTATION_OVERLAP_MS, DEFAULT_WEBHOOK_EVENT_TYPES, NOTIFICATION_REQUIRED, REPORT_CREATED, WEBHOOK_EVENT_TYPES, WebhookEventType } from '@ledger/webhooks';
 import { QueryInteger, Text } from '../../dto-fields';
-
-/** The event types an endpoint may subscribe to: spec 6 shows one. */
-export const WEBHOOK_EVENT_TYPES = [NOTIFICATION_REQUIRED] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const ENDPOINT_STATUSES = ['active', 'disabled'] as const;
 export const DISABLED_REASONS = ['deleted', 'gone'] as const;
@@ -37,19 +33,23 @@ export class RegisterWebhookEndpointRequestDto {
   @Text(URL_MAX_LENGTH)
   url!: string;
 
-  @ApiProperty({
-    description: 'The event types delivered to the endpoint: at least one, each a known type (today only `redec.notification.required`); duplicates count once.',
+  @ApiPropertyOptional({
+    description:
+      'The event types delivered to the endpoint: at least one, each a known type (`redec.notification.required`, `report.created`); duplicates count once. ' +
+      'Default `["redec.notification.required"]`: an endpoint receives `report.created` only when it subscribes to it.',
     type: [String],
     enum: WEBHOOK_EVENT_TYPES,
     minItems: 1,
     maxItems: 10,
-    example: [NOTIFICATION_REQUIRED],
+    default: DEFAULT_WEBHOOK_EVENT_TYPES,
+    example: [NOTIFICATION_REQUIRED, REPORT_CREATED],
   })
+  @IsOptional()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(10)
   @IsIn(WEBHOOK_EVENT_TYPES, { each: true })
-  eventTypes!: WebhookEventType[];
+  eventTypes?: WebhookEventType[];
 }
 
 export class RotateWebhookSecretRequestDto {

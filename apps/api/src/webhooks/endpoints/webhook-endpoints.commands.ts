@@ -3,7 +3,8 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { checkEndpointUrl, disableWebhookEndpoint, registerWebhookEndpoint, rotateWebhookSecret } from '@ledger/webhooks';
 import { RequestCommands } from '../../request-commands';
-import { RegisteredWebhookEndpointDto, RotatedWebhookSecretDto, WebhookEventType } from './webhook-endpoint.dto';
+import { WebhookEventType } from '@ledger/webhooks';
+import { RegisteredWebhookEndpointDto, RotatedWebhookSecretDto } from './webhook-endpoint.dto';
 
 export class RegisterWebhookEndpointCommand {
   constructor(readonly request: { url: string; eventTypes: WebhookEventType[] }) {}

@@ -3,7 +3,7 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Idempotent, RequireAnyScope, RequireScopes } from '@ledger/http';
 import { Principal, Scopes } from '@ledger/platform';
-import { MAX_ACTIVE_ENDPOINTS } from '@ledger/webhooks';
+import { DEFAULT_WEBHOOK_EVENT_TYPES, MAX_ACTIVE_ENDPOINTS } from '@ledger/webhooks';
 import { ResourceIdPipe } from '../../resource-id.pipe';
 import {
   DEFAULT_OVERLAP_SECONDS,
@@ -46,12 +46,12 @@ export class WebhookEndpointsHttpController {
       'The endpoint receives every fact of the subscribed types recorded after its registration, until it is deleted. ' +
       'The answer carries the signing `secret` (`whsec_` + base64 of 32 random bytes): it is shown only here, never by a read; keep it, or rotate it to get a new one. ' +
       `${SIGNATURE_SCHEME} ${URL_POLICY} ` +
-      `\`eventTypes\`: at least one, each a known type (today only \`redec.notification.required\`). At most ${MAX_ACTIVE_ENDPOINTS} active endpoints per tenant: one more is 409 \`webhook_endpoint_limit_reached\`. ` +
+      `\`eventTypes\`: at least one, each a known type (\`redec.notification.required\`, \`report.created\`); default \`["redec.notification.required"]\`. At most ${MAX_ACTIVE_ENDPOINTS} active endpoints per tenant: one more is 409 \`webhook_endpoint_limit_reached\`. ` +
       `${ADMIN_ONLY} An optional Idempotency-Key replays the first answer exactly, secret included.`,
   })
   @ApiCreatedResponse({ type: RegisteredWebhookEndpointDto })
   register(@Body() body: RegisterWebhookEndpointRequestDto): Promise<RegisteredWebhookEndpointDto> {
-    return this.commandBus.execute(new RegisterWebhookEndpointCommand({ url: body.url, eventTypes: [...body.eventTypes] }));
+    return this.commandBus.execute(new RegisterWebhookEndpointCommand({ url: body.url, eventTypes: [...(body.eventTypes ?? DEFAULT_WEBHOOK_EVENT_TYPES)] }));
   }
 
   @Get()

@@ -3,7 +3,9 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, A
 import type { FastifyReply } from 'fastify';
 import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
 import { CurrentPrincipal, RequireScopes } from '@ledger/http';
-import { Principal, Scopes, conflict, notFound } from '@ledger/platform';
+import { EVENT_STORE, EventStore } from '@ledger/event-store';
+import { evolveCustomer, loadAggregate, streams } from '@ledger/ledger';
+import { Principal, Scopes, conflict, customerDataErased, notFound } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { ConsentState, EVIDENCE_MEDIA_TYPES, evidenceDownloadType } from '@ledger/redec';
 import { readConsent } from '../consent-reads';
@@ -47,6 +49,7 @@ export class ArtifactHttpController {
   constructor(
     private readonly readModel: ReadModel,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
   @Get(':redecConsentId/artifact')
@@ -63,7 +66,7 @@ export class ArtifactHttpController {
     summary: 'The exact bytes of a ready artifact held by the service',
     description:
       'The SHA-256 of the body is the metadata `contentSha256` (also sent as ETag). A pending artifact is 409 `artifact_not_ready` with Retry-After: poll with bounded backoff (spec rule 5). ' +
-      'An artifact held elsewhere is never proxied: 409 `artifact_held_externally`. ' +
+      'An artifact held elsewhere is never proxied: 409 `artifact_held_externally`. Evidence erased with its data subject\'s personal data after the retention floor is 409 `customer_data_erased` (docs/data-lifecycle.md). ' +
       'Always a download, never a page: `Content-Disposition: attachment` with a file name of the medium, the consent id and the extension of the media type (`call_recording-<id>.mp3`), ' +
       "`X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox; default-src 'none'`. Content-Type is the recorded media type, one of the evidence kind's " +
       '(see the grant), or `application/octet-stream` for evidence recorded with another type before that list existed.',
@@ -84,7 +87,12 @@ export class ArtifactHttpController {
       throw conflict('artifact_not_ready', 'The artifact is not ready yet; retry later with backoff.');
     }
     const bytes = await this.blobs.get(principal.tenantId, artifact.contentSha256);
-    if (!bytes) throw notFound('artifact bytes');
+    if (!bytes) {
+      // Deleted with the data subject's other personal data after the retention floor (decision 0035): say so, rather than a bare 404.
+      const { state: customer } = await loadAggregate(this.store, streams.customer(principal.tenantId, grant.customerId), evolveCustomer);
+      if (customer && customer.erasedAt !== null) throw customerDataErased();
+      throw notFound('artifact bytes');
+    }
     // Evidence is opened by staff in a browser: it is saved as a file, never rendered or sniffed as a page of this origin.
     const { mediaType, extension } = evidenceDownloadType(grant.evidence.kind, artifact.mediaType);
     void reply

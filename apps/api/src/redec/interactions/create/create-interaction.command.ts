@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
+import { CUSTOMER_KEY_TABLE, CustomerKeyTable } from '@ledger/ledger';
 import { CLOCK, Clock, IdentifierProtection } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { CreateInteractionRequest, CreateInteractionResult, InteractionPurpose, ProfileCatalog, createInteraction, readConfiguration } from '@ledger/redec';
@@ -20,6 +21,7 @@ export class CreateInteractionHandler implements ICommandHandler<CreateInteracti
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly protection: IdentifierProtection,
+    @Inject(CUSTOMER_KEY_TABLE) private readonly blindIndex: CustomerKeyTable,
     private readonly profiles: ProfileCatalog,
     private readonly readModel: ReadModel,
     private readonly readYourWrites: ReadYourWrites,
@@ -30,6 +32,7 @@ export class CreateInteractionHandler implements ICommandHandler<CreateInteracti
       {
         store: this.store,
         protection: this.protection,
+        blindIndex: this.blindIndex,
         profiles: this.profiles,
         findConfiguration: (tenantId, configurationId) => readConfiguration(this.readModel, tenantId, configurationId),
       },

@@ -55,9 +55,10 @@ function toGrantRequest(body: GrantRequestDto): GrantConsentRequest {
 
 /** What a grant says beside when and where it was captured; also an item's `redec` in a Multi-Consent decision. */
 export function toGrantTerms(body: Omit<GrantRequestDto, 'occurredAt' | 'sourceSystem' | 'sourceReference'>): Omit<GrantConsentRequest, 'occurredAt' | 'sourceSystem' | 'sourceReference'> {
-  const { representation, scopeIds, objectiveCodes, reportableObligation } = body;
+  const { representation, executive, scopeIds, objectiveCodes, reportableObligation } = body;
   return {
     representation: representation && { ...representation },
+    ...(executive ? { executive: { identifierRutInput: executive.identifierRutInput } } : {}),
     scopeIds,
     objectiveCodes,
     reportableObligation: reportableObligation && { ...reportableObligation },

@@ -30,6 +30,13 @@ export class RepresentationDto {
   assertedAt!: number;
 }
 
+/** A RUT as typed, e.g. `12.345.678-5`: normalized, check-digit validated and kept only protected (hash and ciphertext). */
+export class IdentifierRutDto {
+  @ApiProperty({ description: 'The RUT as typed; normalized, check-digit validated (400 `invalid_rut`) and kept only protected.', maxLength: 20 })
+  @Text(20)
+  identifierRutInput!: string;
+}
+
 export class AuthenticationDto {
   @ApiProperty({ description: `How the data subject authenticated, e.g. \`clave_unica\`; printed on the certificate. ${PRESENTED}`, maxLength: 100 })
   @PresentedText(100)
@@ -122,6 +129,17 @@ export class GrantRequestDto {
   @ValidateNested()
   @Type(() => RepresentationDto)
   representation?: RepresentationDto;
+
+  @ApiPropertyOptional({
+    type: IdentifierRutDto,
+    description:
+      "The bank's executive who captured the consent in person or by phone, reported in RDC30 (docs/regulatory-reports.md). Refused on a `digital` configuration (400 `executive_not_for_digital_channel`). Never shown back.",
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => IdentifierRutDto)
+  executive?: IdentifierRutDto;
 
   @ApiPropertyOptional({ type: [String], description: "A non-empty subset of the configuration's scopes; default all." })
   @IsOptional()

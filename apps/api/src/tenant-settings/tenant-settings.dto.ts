@@ -1,0 +1,34 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsBoolean, IsDefined, IsOptional, IsString, ValidateIf } from 'class-validator';
+
+/** PUT /v1/tenant-settings: the whole set of settings (CONTRACT.md, "Additions": `{ institutionCode }`). */
+export class TenantSettingsRequestDto {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '0000000001',
+    description: "The bank's institution code at the CMF: exactly 10 digits (400 `invalid_institution_code`), or null to clear it. RDC30 and RDC31 cannot be rendered without it.",
+  })
+  @IsDefined()
+  @ValidateIf((_o, value) => value !== null)
+  @IsString()
+  institutionCode!: string | null;
+
+  @ApiProperty({
+    type: Boolean,
+    required: false,
+    default: false,
+    description:
+      'Opt-in: every Saturday at 01:00 America/Santiago, RDC30 and RDC31 of the week Saturday to Friday just ended are made and announced by the `report.created` webhook; ' +
+      'a run missed while the service was down is made at its next start, once. Needs the institution code (400 `institution_code_required`).',
+  })
+  @IsOptional()
+  @IsBoolean()
+  weeklyReports?: boolean;
+}
+
+export class TenantSettingsDto {
+  @ApiProperty({ type: String, nullable: true, description: 'The CMF institution code, 10 digits; null until set.' }) institutionCode!: string | null;
+  @ApiProperty({ description: 'Whether RDC30 and RDC31 are made every week.' }) weeklyReports!: boolean;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'When the settings were last changed (epoch ms); null while they are the defaults.' }) updatedAt!: number | null;
+}

@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore } from '@ledger/event-store';
+import { configureTenant, createTenant } from '@ledger/ledger';
+import { bankingCalendar } from '../calendar/banking-calendar';
+import { grant } from '../consent/testing/consent-fixtures';
+import { redecStreams } from '../streams';
+import { completeReport, requestReport } from './reports';
+import { ReportLayouts, SHIPPED_REPORT_LAYOUTS } from './report-layout';
+
+/** completeReport on a real store: the outcome recorded, and a file that cannot be written under its layout recorded as failed, naming the field only. */
+describe('completing a report', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  const now = Date.UTC(2026, 10, 25, 12, 0, 0);
+  const stored: Buffer[] = [];
+  const deps = (layouts: ReportLayouts) => ({
+    store,
+    layouts,
+    calendar: bankingCalendar(),
+    identifiers: { decrypt: async (_tenant: string, ciphertext: string) => ciphertext.replace(/^clear:/, '') },
+    blobs: { put: async (_tenant: string, bytes: Buffer) => (stored.push(bytes), { contentSha256: 'sha', size: bytes.length }) },
+  });
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'reports-'));
+    store = new SqliteEventStore(join(dir, 'ledger.sqlite'));
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function reportOfOneConsent(layouts: ReportLayouts) {
+    const operator = { actor: 'cli:test', correlationId: 'c', now };
+    const { tenantId } = await createTenant(store, 'Banco', operator);
+    await configureTenant(store, tenantId, { institutionCode: '0000000001' }, operator);
+    const grantedAt = now - 2 * 86_400_000;
+    const data = { ...grant.data, grantedAt, recordedAt: grantedAt + 1000 };
+    await store.append(redecStreams.consent(tenantId, data.redecConsentId), [{ id: '11111111-1111-4111-8111-111111111111', type: 'ConsentGranted', data, metadata: { tenantId, correlationId: 'c', recordedAt: grantedAt + 1000, schemaVersion: 1 } }], 'no_stream');
+    const context = { ...operator, tenantId };
+    const { report } = await requestReport({ store, layouts }, { kind: 'rdc30', periodStart: now - 7 * 86_400_000, periodEnd: now - 1 }, context);
+    return { tenantId, reportId: report.request.reportId };
+  }
+
+  it('records ReportRendered with what the webhook needs, and nothing more on a second run', async () => {
+    const { tenantId, reportId } = await reportOfOneConsent(SHIPPED_REPORT_LAYOUTS);
+    const done = await completeReport(deps(SHIPPED_REPORT_LAYOUTS), tenantId, reportId, () => now);
+    expect(done).toMatchObject({ status: 'ready', rendered: { reportId, kind: 'rdc30', layoutVersion: 'rdc30-2026.1', records: 1, contentSha256: 'sha' } });
+    await completeReport(deps(SHIPPED_REPORT_LAYOUTS), tenantId, reportId, () => now);
+    expect((await store.readStream(redecStreams.report(tenantId, reportId))).map((e) => e.type)).toEqual(['ReportRequested', 'ReportRendered']);
+    expect(stored[stored.length - 1].toString('ascii')).toContain(grant.data.internalConsentCode);
+  });
+
+  it('records ReportFailed when a value does not fit its field, naming the field and not the value', async () => {
+    const narrow = {
+      ...SHIPPED_REPORT_LAYOUTS,
+      rdc30: {
+        ...SHIPPED_REPORT_LAYOUTS.rdc30,
+        detail: SHIPPED_REPORT_LAYOUTS.rdc30.detail.map((f) => (f.name === 'internalConsentCode' ? { ...f, length: 19 } : f.start > 1 ? { ...f, start: f.start - 1 } : f)),
+      },
+    };
+    const { tenantId, reportId } = await reportOfOneConsent(narrow);
+    const failed = await completeReport(deps(narrow), tenantId, reportId, () => now);
+    expect(failed).toMatchObject({ status: 'failed', failure: { reason: "field internalConsentCode: the value is longer than the field's 19 characters" } });
+    expect(JSON.stringify(failed)).not.toContain(grant.data.internalConsentCode);
+  });
+});

@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/event-store';
+import { CommandContext, Tenant, TenantEvent, evolveCustomer, evolveTenant, loadAggregate, loadTenant, streams, toNewEvent, type Customer, type CustomerEvent } from '@ledger/ledger';
+import { DomainError } from '@ledger/platform';
+import { BankingCalendar } from '../calendar/banking-calendar';
+import { AccessConfirmed, AccessDecided } from '../access/access.events';
+import { ConsentEvent, ConsentGranted } from '../consent/consent.events';
+import { derivedUuid } from '../derived-id';
+import { redecStreams } from '../streams';
+import { ReportFieldError } from './fixed-width';
+import { decideRequestReport } from './report.decider';
+import { Report, ReportEvent, ReportFailed, ReportRendered, ReportRequested, evolveReport } from './report.events';
+import { REPORT_KINDS, ReportKind, ReportLayout, ReportLayouts } from './report-layout';
+import { weeklyRunDue } from './weekly-schedule';
+import { AccessReportFacts, ConsentReportFacts, RenderedReport, accessesInRdc31, consentsInRdc30, renderRdc30, renderRdc31 } from './report-records';
+
+export interface ReportDependencies {
+  store: EventStore;
+  layouts: ReportLayouts;
+  calendar: BankingCalendar;
+  /** Identifiers are decrypted only here, while a file is rendered, and only those the file names. */
+  identifiers: { decrypt(tenantId: string, ciphertext: string): Promise<string> };
+  /** Where the file's bytes are kept: encrypted under the tenant's key, content-addressed, like evidence. */
+  blobs: { put(tenantId: string, bytes: Buffer): Promise<{ contentSha256: string; size: number }> };
+}
+
+type Context = CommandContext & { tenantId: string };
+
+/** Records a report request; the rendering follows in the background (reports queue). A given `reportId` is requested at most once (WrongExpectedVersionError). */
+export async function requestReport(
+  deps: Pick<ReportDependencies, 'store' | 'layouts'>,
+  period: { kind: ReportKind; periodStart: number; periodEnd: number },
+  context: Context,
+  reportId: string = randomUUID(),
+): Promise<{ report: Report; position: number }> {
+  const { store } = deps;
+  const tenant = await loadTenant(store, context.tenantId);
+  const event = decideRequestReport({
+    ...period,
+    reportId,
+    institutionCode: tenant?.settings.institutionCode ?? null,
+    layouts: deps.layouts,
+    asOfPosition: await store.headPosition(),
+    now: context.now,
+  });
+  const appended = await store.append(redecStreams.report(context.tenantId, event.data.reportId), [toNewEvent(event, context)], 'no_stream');
+  return { report: evolveReport(null, event)!, position: appended.position };
+}
+
+/**
+ * The weekly run due at `now` (weeklyRunDue): RDC30 and RDC31 of the week
+ * just ended for every tenant that had opted in by the run's schedule. Each
+ * report's id derives from the tenant, the kind and the week, so running
+ * again (the cron and the catch-up at start, two instances, a retried job)
+ * requests nothing twice: the week's files are made once.
+ */
+export async function runWeeklyReports(
+  deps: Pick<ReportDependencies, 'store' | 'layouts'>,
+  now: number,
+  log: (message: string) => void,
+): Promise<{ scheduledAt: number; requested: number }> {
+  const { scheduledAt, period } = weeklyRunDue(now);
+  let requested = 0;
+  for (const tenant of await tenantsWithWeeklyReports(deps.store)) {
+    if (tenant.weeklyReportsSince === null || tenant.weeklyReportsSince > scheduledAt) continue;
+    for (const kind of REPORT_KINDS) {
+      const reportId = derivedUuid('weekly-report', tenant.tenantId, kind, String(period.periodStart));
+      const context = { tenantId: tenant.tenantId, actor: 'scheduler:weekly-reports', correlationId: randomUUID(), now };
+      try {
+        await requestReport(deps, { kind, ...period }, context, reportId);
+        requested += 1;
+      } catch (error) {
+        if (error instanceof WrongExpectedVersionError) continue;
+        if (!(error instanceof DomainError)) throw error;
+        // One tenant's refusal (its settings changed meanwhile) must not keep the others' files from being made.
+        log(`weekly ${kind} of tenant ${tenant.tenantId} not requested: ${error.code}`);
+      }
+    }
+  }
+  return { scheduledAt, requested };
+}
+
+/** Every tenant whose settings turn weekly reports on, read from the tenants' facts. */
+async function tenantsWithWeeklyReports(store: EventStore): Promise<Tenant[]> {
+  const tenants = new Map<string, Tenant | null>();
+  await forEachFact(store, await store.headPosition(), (event) => {
+    if (event.type !== 'TenantCreated' && event.type !== 'TenantSettingsChanged') return;
+    const tenantId = (event.data as { tenantId: string }).tenantId;
+    if (event.streamId !== streams.tenant(tenantId)) return;
+    tenants.set(tenantId, evolveTenant(tenants.get(tenantId) ?? null, event as unknown as TenantEvent));
+  });
+  return [...tenants.values()].filter((tenant): tenant is Tenant => !!tenant?.settings.weeklyReports);
+}
+
+export async function readReport(store: EventStore, tenantId: string, reportId: string): Promise<Report | null> {
+  return (await loadAggregate(store, redecStreams.report(tenantId, reportId), evolveReport)).state;
+}
+
+/**
+ * Renders a pending report, stores its bytes and records `ReportRendered`;
+ * a report that cannot be rendered from its facts under its layout is
+ * recorded `ReportFailed`. Safe to repeat (jobs run at least once): the same
+ * request renders the same bytes, the blob store is content-addressed, and
+ * the outcome's id derives from the report, so a second append is a retry.
+ * Any other error (the store, the blob store) is thrown, for the job to retry.
+ */
+export async function completeReport(deps: ReportDependencies, tenantId: string, reportId: string, now: () => number): Promise<Report | null> {
+  const stream = redecStreams.report(tenantId, reportId);
+  const recorded = await deps.store.readStream(stream);
+  const report = recorded.reduce<Report | null>((state, e) => evolveReport(state, e as unknown as ReportEvent), null);
+  if (!report || report.status !== 'pending') return report;
+  let outcome: ReportRendered | ReportFailed;
+  try {
+    const rendered = await renderReport(deps, tenantId, report.request);
+    const { contentSha256, size } = await deps.blobs.put(tenantId, rendered.content);
+    const { kind, periodStart, periodEnd, layoutVersion } = report.request;
+    const described = { reportId, kind, periodStart, periodEnd, layoutVersion };
+    outcome = { type: 'ReportRendered', data: { ...described, contentSha256, size, records: rendered.records, metadata: rendered.metadata, renderedAt: now() } };
+  } catch (error) {
+    if (!(error instanceof ReportFieldError || error instanceof DomainError)) throw error;
+    outcome = { type: 'ReportFailed', data: { reportId, reason: error instanceof DomainError ? error.detail : error.message, failedAt: now() } };
+  }
+  const requested = recorded[0];
+  const context = { tenantId, actor: 'worker:regulatory-reports', correlationId: requested.metadata.correlationId, causationId: requested.id, now: now() };
+  await deps.store.append(stream, [toNewEvent(outcome, context, derivedUuid('report-outcome', requested.id))], 'any');
+  return evolveReport(report, outcome);
+}
+
+/** The file a request names, from the tenant's facts up to its position. */
+export async function renderReport(deps: Pick<ReportDependencies, 'store' | 'layouts' | 'calendar' | 'identifiers'>, tenantId: string, request: ReportRequested['data']): Promise<RenderedReport> {
+  const layout = layoutOf(deps.layouts, request);
+  const { consents, accesses } = await readReportFacts(deps.store, tenantId, request.asOfPosition);
+  const decrypt = (ciphertext: string) => deps.identifiers.decrypt(tenantId, ciphertext);
+  if (request.kind === 'rdc30') {
+    const subjectRuts = new Map<string, Promise<string | null>>();
+    const named = await Promise.all(
+      consentsInRdc30(request, [...consents.values()]).map(async (consent) => {
+        const grant = consent.facts[0].event.data as ConsentGranted['data'];
+        if (!subjectRuts.has(grant.customerId)) subjectRuts.set(grant.customerId, subjectRutOf(deps.store, tenantId, grant.customerId, decrypt));
+        return {
+          ...consent,
+          subjectRut: await subjectRuts.get(grant.customerId)!,
+          executiveRut: grant.executive ? await decrypt(grant.executive.identifierRut.ciphertext) : null,
+        };
+      }),
+    );
+    return renderRdc30(layout, request.institutionCode, request, named);
+  }
+  const named = await Promise.all(
+    accessesInRdc31(request, accesses).map(async (access) => ({
+      ...access,
+      mandataryRut: access.mandataryCiphertext === null ? null : await decrypt(access.mandataryCiphertext),
+    })),
+  );
+  return renderRdc31(layout, request.institutionCode, request, named, deps.calendar);
+}
+
+/** The layout a report was asked under; a deployment that no longer loads that version cannot render it the same way. */
+function layoutOf(layouts: ReportLayouts, request: ReportRequested['data']): ReportLayout {
+  const layout = layouts[request.kind];
+  if (layout.version !== request.layoutVersion) {
+    throw new DomainError('conflict', 'report_layout_unavailable', `The report was asked under layout ${request.layoutVersion}; this deployment loads ${layout.version}.`);
+  }
+  return layout;
+}
+
+const PAGE = 1_000;
+
+/**
+ * Every consent and confirmed access of the tenant, from its facts up to
+ * `asOfPosition`, read in store order. A report reads the tenant's whole
+ * REDEC history once (decision 0034): the rules of what belongs in a file
+ * (a late recording, a correction) need each consent's facts before the
+ * period too.
+ */
+async function readReportFacts(store: EventStore, tenantId: string, asOfPosition: number) {
+  const consentPrefix = redecStreams.consent(tenantId, '');
+  const accessPrefix = redecStreams.access(tenantId, '');
+  const consents = new Map<string, ConsentReportFacts>();
+  const decisions = new Map<string, AccessDecided['data']>();
+  const accesses: Array<AccessReportFacts & { mandataryCiphertext: string | null }> = [];
+  await forEachFact(store, asOfPosition, (event) => {
+    if (event.streamId.startsWith(consentPrefix)) addConsentFact(consents, event);
+    else if (event.streamId.startsWith(accessPrefix)) {
+      if (event.type === 'AccessDecided') decisions.set((event.data as AccessDecided['data']).redecAccessId, event.data as AccessDecided['data']);
+      else if (event.type === 'AccessConfirmed') {
+        const { redecAccessId, redecConsentId, outcome } = event.data as AccessConfirmed['data'];
+        const decision = decisions.get(redecAccessId);
+        const grant = consents.get(redecConsentId)?.facts[0].event.data as ConsentGranted['data'] | undefined;
+        if (outcome.kind !== 'accessed' || !decision || !grant) return;
+        accesses.push({
+          redecAccessId,
+          internalConsentCode: grant.internalConsentCode,
+          accessedAt: outcome.accessedAt,
+          recordedAt: event.metadata.recordedAt,
+          mandataryRut: null,
+          mandataryCiphertext: decision.request.mandatary?.identifierRut.ciphertext ?? null,
+        });
+      }
+    }
+  });
+  return { consents, accesses };
+}
+
+/** Every fact of the store up to `upTo`, in store order, read a page at a time. */
+async function forEachFact(store: EventStore, upTo: number, visit: (event: RecordedEvent) => void): Promise<void> {
+  for (let after = 0; after < upTo; ) {
+    const page = await store.readAll({ after, maxCount: PAGE });
+    for (const event of page) {
+      if (event.position > upTo) return;
+      visit(event);
+    }
+    if (page.length < PAGE) return;
+    after = page[page.length - 1].position;
+  }
+}
+
+function addConsentFact(consents: Map<string, ConsentReportFacts>, event: RecordedEvent): void {
+  const fact = { event: { type: event.type, data: event.data } as ConsentEvent, recordedAt: event.metadata.recordedAt };
+  const redecConsentId = (event.data as { redecConsentId: string }).redecConsentId;
+  const consent = consents.get(redecConsentId);
+  if (consent) consent.facts.push(fact);
+  else if (fact.event.type === 'ConsentGranted') consents.set(redecConsentId, { facts: [fact], subjectRut: null, executiveRut: null });
+}
+
+/**
+ * The data subject's RUT: the customer's identifier of type `rut`, whatever
+ * its system; null when the customer has none, or when its data was erased
+ * after the retention floor (decision 0035): a file rendered after that shows
+ * no RUT for the consent rather than fail.
+ */
+async function subjectRutOf(store: EventStore, tenantId: string, customerId: string, decrypt: (ciphertext: string) => Promise<string>): Promise<string | null> {
+  const { state } = await loadAggregate<Customer, CustomerEvent>(store, streams.customer(tenantId, customerId), evolveCustomer);
+  if (!state || state.erasedAt !== null) return null;
+  const rut = state.identifiers.find((identifier) => identifier.type === 'rut');
+  return rut ? decrypt(rut.value.ciphertext) : null;
+}

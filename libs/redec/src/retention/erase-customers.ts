@@ -1,0 +1,191 @@
+import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/event-store';
+import { CommandContext, Customer, CustomerEvent, CustomerKeyTable, evolveCustomer, loadAggregate, streams, toNewEvent } from '@ledger/ledger';
+import { ConsentEvent } from '../consent/consent.events';
+import { ConsentState, evolveConsent } from '../consent/consent.state';
+import { redecStreams } from '../streams';
+import { ConsentPastFloor, CustomerRecords, blobsOf, consentsPastFloor, decideCustomerErasure, retentionVerdict } from './retention';
+
+export interface RetentionDependencies {
+  store: EventStore;
+  keyTable: Pick<CustomerKeyTable, 'find' | 'destroy'>;
+  blobs: { delete(tenantId: string, contentSha256: string): Promise<boolean> };
+}
+
+/** `ledger retention status`. */
+export interface RetentionStatus {
+  tenantId: string;
+  asOf: number;
+  /** Consents past their floor, of customers not on legal hold and not erased yet. */
+  consentsPastFloor: ConsentPastFloor[];
+  /** Customers every consent of which is past its floor, none on legal hold: what `retention erase` would erase now. */
+  erasableCustomers: string[];
+  /** Customers that would be erasable but for a legal hold in force. */
+  onLegalHold: Array<{ customerId: string; legalHoldIds: string[] }>;
+  erasedCustomers: number;
+}
+
+/** `ledger retention erase`: CONTRACT.md's `{ erasedCustomers, skippedOnHold }`, by customer id. */
+export interface ErasureResult {
+  tenantId: string;
+  asOf: number;
+  dryRun: boolean;
+  erasedCustomers: string[];
+  skippedOnHold: string[];
+}
+
+const PAGE = 1_000;
+
+/**
+ * Every customer of the tenant with its consents, folded from the whole
+ * store in one pass. Erasure is a batch an operator runs (or schedules)
+ * rarely, so a pass over the ledger is its honest cost; no read model can be
+ * trusted to name every consent of a customer whose data is destroyed.
+ */
+export async function readTenantRecords(store: EventStore, tenantId: string, progress: (events: number) => void = () => undefined): Promise<CustomerRecords[]> {
+  const customerPrefix = streams.customer(tenantId, '');
+  const consentPrefix = redecStreams.consent(tenantId, '');
+  const customers = new Map<string, Customer | null>();
+  const consents = new Map<string, ConsentState | null>();
+  const generalConsents = new Map<string, number>();
+  let after = 0;
+  let read = 0;
+  for (;;) {
+    const page: RecordedEvent[] = await store.readAll({ after, maxCount: PAGE });
+    for (const event of page) {
+      if (event.streamId.startsWith(customerPrefix)) {
+        customers.set(event.streamId, evolveCustomer(customers.get(event.streamId) ?? null, event as unknown as CustomerEvent));
+      } else if (event.streamId.startsWith(consentPrefix)) {
+        consents.set(event.streamId, evolveConsent(consents.get(event.streamId) ?? null, event as unknown as ConsentEvent, tenantId));
+      } else if (event.type === 'GeneralConsentGranted' && event.metadata.tenantId === tenantId) {
+        const { customerId } = event.data as { customerId: string };
+        generalConsents.set(customerId, (generalConsents.get(customerId) ?? 0) + 1);
+      }
+    }
+    read += page.length;
+    progress(read);
+    if (page.length < PAGE) break;
+    after = page[page.length - 1].position;
+  }
+  const byCustomer = new Map<string, ConsentState[]>();
+  for (const consent of consents.values()) {
+    if (consent) byCustomer.set(consent.grant.customerId, [...(byCustomer.get(consent.grant.customerId) ?? []), consent]);
+  }
+  return [...customers.values()]
+    .filter((customer): customer is Customer => customer !== null)
+    .map((customer) => ({ customer, consents: byCustomer.get(customer.customerId) ?? [], generalConsents: generalConsents.get(customer.customerId) ?? 0 }));
+}
+
+export async function retentionStatus(store: EventStore, tenantId: string, now: number, progress?: (events: number) => void): Promise<RetentionStatus> {
+  const records = await readTenantRecords(store, tenantId, progress);
+  const verdicts = records.map((r) => ({ records: r, verdict: retentionVerdict(r, now) }));
+  return {
+    tenantId,
+    asOf: now,
+    consentsPastFloor: verdicts.filter((v) => v.verdict !== 'erased' && v.verdict !== 'on_legal_hold').flatMap((v) => consentsPastFloor(v.records, now)),
+    erasableCustomers: verdicts.filter((v) => v.verdict === 'erasable').map((v) => v.records.customer.customerId),
+    onLegalHold: verdicts
+      .filter((v) => v.verdict === 'on_legal_hold')
+      .map(({ records: { customer } }) => ({ customerId: customer.customerId, legalHoldIds: customer.legalHolds.filter((h) => h.releasedAt === null).map((h) => h.legalHoldId) })),
+    erasedCustomers: verdicts.filter((v) => v.verdict === 'erased').length,
+  };
+}
+
+/**
+ * Erases every erasable customer of the tenant (decision 0035). Per
+ * customer, the CustomerDataErased fact is appended first, at the revision
+ * its verdict was taken on (a hold placed meanwhile makes the append fail,
+ * and the customer is judged again); then its evidence blobs are deleted
+ * (those no other customer's consent names) and its data key and blind
+ * index entries destroyed. A run interrupted after the fact is completed by
+ * the next run, which finishes every erased customer whose key still exists.
+ */
+export async function eraseCustomers(
+  deps: RetentionDependencies,
+  tenantId: string,
+  options: { dryRun: boolean; progress?: (line: string) => void },
+  context: CommandContext,
+): Promise<ErasureResult> {
+  const now = context.now;
+  const progress = options.progress ?? (() => undefined);
+  const records = await readTenantRecords(deps.store, tenantId, (events) => progress(`retention: ${events} events read`));
+  const verdicts = new Map(records.map((r) => [r.customer.customerId, retentionVerdict(r, now)]));
+  // A blob two customers' consents name (the same bytes supplied twice) stays until both are erased.
+  const kept = new Set(records.filter((r) => verdicts.get(r.customer.customerId) !== 'erasable').flatMap((r) => r.consents.flatMap(blobsOf)));
+  const result: ErasureResult = { tenantId, asOf: now, dryRun: options.dryRun, erasedCustomers: [], skippedOnHold: [] };
+  const tenantContext = { ...context, tenantId };
+
+  for (const record of records) {
+    const { customerId } = record.customer;
+    const verdict = verdicts.get(customerId);
+    if (verdict === 'on_legal_hold') result.skippedOnHold.push(customerId);
+    if (verdict === 'erased' && !options.dryRun) await completeErasure(deps, tenantId, record.customer, now);
+    if (verdict !== 'erasable') continue;
+    if (options.dryRun) {
+      result.erasedCustomers.push(customerId);
+      continue;
+    }
+    const blobs = [...new Set(record.consents.flatMap(blobsOf))].filter((blob) => !kept.has(blob));
+    const outcome = await eraseCustomer(deps, record, blobs, tenantContext);
+    if (outcome === 'erased') result.erasedCustomers.push(customerId);
+    if (outcome === 'on_legal_hold') result.skippedOnHold.push(customerId);
+    progress(`retention: customer ${customerId} ${outcome}`);
+  }
+  return result;
+}
+
+const APPEND_ATTEMPTS = 5;
+
+async function eraseCustomer(
+  deps: RetentionDependencies,
+  records: CustomerRecords,
+  blobs: string[],
+  context: CommandContext & { tenantId: string },
+): Promise<'erased' | 'on_legal_hold' | 'retained'> {
+  const { tenantId, now } = context;
+  const stream = streams.customer(tenantId, records.customer.customerId);
+  for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt += 1) {
+    const { state, expectedRevision } = await loadAggregate(deps.store, stream, evolveCustomer);
+    const current = { ...records, customer: state! };
+    const key = await deps.keyTable.find(tenantId, current.customer.customerId);
+    const event = decideCustomerErasure(current, key?.dataKeyId ?? null, blobs, now);
+    if (!event) {
+      const verdict = retentionVerdict(current, now);
+      return verdict === 'on_legal_hold' ? 'on_legal_hold' : 'retained';
+    }
+    try {
+      await deps.store.append(stream, [toNewEvent(event, context)], expectedRevision);
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) continue;
+      throw error;
+    }
+    await completeErasure(deps, tenantId, evolveCustomer(current.customer, event)!, now);
+    return 'erased';
+  }
+  return 'retained';
+}
+
+/** Deletes what CustomerDataErased names and destroys the key; repeating it changes nothing. */
+async function completeErasure(deps: RetentionDependencies, tenantId: string, customer: Customer, now: number): Promise<void> {
+  const key = await deps.keyTable.find(tenantId, customer.customerId);
+  if (key && key.wrappedKey === null) return;
+  const erased = await lastErasure(deps.store, tenantId, customer.customerId);
+  for (const blob of erased?.deletedBlobs ?? []) await deps.blobs.delete(tenantId, blob);
+  await deps.keyTable.destroy(tenantId, customer.customerId, customer.erasedAt ?? now);
+}
+
+async function lastErasure(store: EventStore, tenantId: string, customerId: string) {
+  const recorded = await store.readStream(streams.customer(tenantId, customerId));
+  const erased = recorded.filter((e) => e.type === 'CustomerDataErased').pop();
+  return erased ? (erased.data as { deletedBlobs: string[] }) : null;
+}
+
+/** Every tenant of the ledger, in the order they were created. */
+export async function tenantIds(store: EventStore): Promise<string[]> {
+  const ids: string[] = [];
+  for (let after = 0; ; ) {
+    const page = await store.readAll({ after, maxCount: PAGE });
+    ids.push(...page.filter((event) => event.type === 'TenantCreated').map((event) => (event.data as { tenantId: string }).tenantId));
+    if (page.length < PAGE) return ids;
+    after = page[page.length - 1].position;
+  }
+}

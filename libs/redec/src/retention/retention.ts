@@ -1,0 +1,79 @@
+import { Customer, CustomerDataErased } from '@ledger/ledger';
+import { ConsentState } from '../consent/consent.state';
+import { RetentionBasis, deriveStatus } from '../consent/regulatory-representation';
+
+/** What retention reads of one customer of a tenant: its facts, and its consents' facts. */
+export interface CustomerRecords {
+  customer: Customer;
+  consents: ConsentState[];
+  /** General (non-REDEC) consents: they have no retention floor yet, so they keep the customer's data (decision 0035). */
+  generalConsents: number;
+}
+
+export interface ConsentPastFloor {
+  redecConsentId: string;
+  customerId: string;
+  retentionUntil: number;
+  retentionBasis: RetentionBasis;
+}
+
+/**
+ * Where a customer stands, as of `now` (decision 0035):
+ * - `erased`: its data key was destroyed already;
+ * - `retained`: some consent is still within its floor (or has none yet,
+ *   being valid or extended), it holds a general consent, or it has no
+ *   consent at all (nothing says its data has served its purpose);
+ * - `on_legal_hold`: every consent is past its floor, but a hold is in force;
+ * - `erasable`: every consent is past its floor and no hold is in force.
+ */
+export type RetentionVerdict = 'erased' | 'retained' | 'on_legal_hold' | 'erasable';
+
+export function retentionVerdict(records: CustomerRecords, now: number): RetentionVerdict {
+  const { customer, consents, generalConsents } = records;
+  if (customer.erasedAt !== null) return 'erased';
+  if (consents.length === 0 || generalConsents > 0) return 'retained';
+  if (!consents.every((consent) => pastFloor(consent, now))) return 'retained';
+  return customer.legalHolds.some((h) => h.releasedAt === null) ? 'on_legal_hold' : 'erasable';
+}
+
+/** The customer's consents whose floor has passed, as of `now`. */
+export function consentsPastFloor(records: CustomerRecords, now: number): ConsentPastFloor[] {
+  return records.consents.flatMap((consent) => {
+    const { retentionUntil, retentionBasis } = deriveStatus(consent, now);
+    if (retentionUntil === null || retentionBasis === null || retentionUntil >= now) return [];
+    return [{ redecConsentId: consent.grant.redecConsentId, customerId: records.customer.customerId, retentionUntil, retentionBasis }];
+  });
+}
+
+function pastFloor(consent: ConsentState, now: number): boolean {
+  const { retentionUntil } = deriveStatus(consent, now);
+  return retentionUntil !== null && retentionUntil < now;
+}
+
+/** The blobs a consent's facts name: supplied evidence held by the service and the rendered certificate. Never a resource held elsewhere. */
+export function blobsOf(consent: ConsentState): string[] {
+  const { evidence } = consent.grant;
+  const held = evidence.kind !== 'electronic' && evidence.content.origin === 'held' ? [evidence.content.contentSha256] : [];
+  const artifact = consent.artifact.origin !== 'external_reference' && consent.artifact.contentSha256 ? [consent.artifact.contentSha256] : [];
+  return [...new Set([...held, ...artifact])];
+}
+
+/**
+ * The fact that erases an `erasable` customer; null for any other verdict,
+ * so that a hold placed or a consent recorded since the scan wins.
+ */
+export function decideCustomerErasure(records: CustomerRecords, dataKeyId: string | null, deletedBlobs: string[], now: number): CustomerDataErased | null {
+  if (retentionVerdict(records, now) !== 'erasable') return null;
+  const floors = consentsPastFloor(records, now);
+  return {
+    type: 'CustomerDataErased',
+    data: {
+      customerId: records.customer.customerId,
+      dataKeyId,
+      redecConsentIds: floors.map((f) => f.redecConsentId),
+      retentionUntil: Math.max(...floors.map((f) => f.retentionUntil)),
+      deletedBlobs,
+      erasedAt: now,
+    },
+  };
+}

@@ -1,0 +1,193 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { SQLITE_FILE_NAME } from '@ledger/event-store';
+import { CUSTOMER_KEYS_FILE_NAME, CUSTOMER_KEY_TABLE, CustomerKeyTable, identityKey, streams } from '@ledger/ledger';
+import { IdentifierProtection } from '@ledger/platform';
+import { ApiApp, startApiApp, waitUntil } from './support/api-app';
+import { TestEnvironment, testEnvironment } from './support/environment';
+import { runCli } from './support/processes';
+import { redecConfiguration, rutOf } from './support/redec-fixtures';
+import { redisContents } from './support/redis-keys';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+/** Past every floor set today: 5 years from a revocation made now, leap days included, and a week more. */
+const FIVE_YEARS_AND_A_WEEK = (5 * 366 + 7) * DAY;
+
+/** Every file under a directory, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+// Issue 16, item 6, "Done when": erasure after the retention floor, end to end, through the real HTTP stack, the CLI as operators run it, SQLite and Redis.
+describe('erasure after the retention floor', () => {
+  let environment: TestEnvironment;
+  let api: ApiApp;
+  let tenantId: string;
+  let apiKey: string;
+  let configurationId: string;
+  let rutBody = 17_000_000;
+  const later = () => ({ ...environment.env, LEDGER_CLOCK_OFFSET_MS: String(FIVE_YEARS_AND_A_WEEK) });
+
+  const post = (path: string, body: object, idempotent = false) => {
+    const call = api.http.post(path).set('Authorization', `Bearer ${apiKey}`);
+    return (idempotent ? call.set('Idempotency-Key', randomUUID()) : call).send(body);
+  };
+
+  /** A customer with a RUT, a consent granted in person with a scanned original held by the service, and its revocation. */
+  async function revokedCustomer() {
+    const rut = rutOf((rutBody += 7919));
+    const userReference = `cliente-${randomUUID()}`;
+    const identifiers = [{ system: 'cl-sii', type: 'rut', value: rut, verification: { method: 'cedula_presencial', sourceReference: 'suc-1', verifiedAt: Date.now() - MINUTE } }];
+    const resolved = await post('/v1/customers/resolve', { userReference, identifiers });
+    expect(resolved.status).toBe(201);
+    const { customerId } = resolved.body;
+    const opened = await post('/v1/redec/consent-interactions', { configurationId, customerId });
+    expect(opened.status).toBe(201);
+    // A scan that names the data subject: its bytes must go with the erasure.
+    const scan = Buffer.concat([Buffer.from(`%PDF-1.4 mandato firmado por RUT ${rut} `), randomBytes(256)]);
+    const granted = await post(`/v1/redec/consent-interactions/${opened.body.interactionId}/grant`, {
+      occurredAt: Date.now() - MINUTE,
+      sourceSystem: 'sucursal',
+      sourceReference: `cap-${randomUUID()}`,
+      evidence: { kind: 'physical_document', digitizedAt: Date.now() - MINUTE, mediaType: 'application/pdf', contentBase64: scan.toString('base64') },
+    });
+    expect(granted.status).toBe(201);
+    const { redecConsentId } = granted.body;
+    const revoked = await post(`/v1/redec/consents/${redecConsentId}/revoke`, { channel: 'in_person', occurredAt: Date.now() - 1000, sourceType: 'direct', identityAssurance: 'client_authenticated' }, true);
+    expect(revoked.body.effective).toBe(true);
+    return { rut, userReference, identifiers, customerId, redecConsentId, scan };
+  }
+
+  beforeAll(async () => {
+    environment = testEnvironment();
+    api = await startApiApp(environment);
+    ({ tenantId, apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert', 'consent:audit']));
+    const published = await post('/v1/configurations', redecConfiguration({ templateKey: `redec-${randomUUID()}`, channel: 'in_person' }));
+    expect(published.status).toBe(201);
+    configurationId = published.body.configurationId;
+  });
+  afterAll(async () => {
+    await api.close();
+    await environment.dispose();
+  });
+
+  it('destroys the key of a customer whose consents are all past their floor, leaving the ledger intact and the RUT unrecoverable; a legal hold keeps another', async () => {
+    const erased = await revokedCustomer();
+    const held = await revokedCustomer();
+    const hold = await post(`/v1/customers/${held.customerId}/legal-holds`, { reason: 'litigio', reference: 'causa C-118-2026' }, true);
+    expect(hold.status).toBe(201);
+
+    // What could find or open the customer's data before: the blind index entry, the ciphertext in the ledger, the wrapped key.
+    const protection = api.app.get(IdentifierProtection);
+    const keyTable = api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE);
+    const [registered] = await api.store.readStream(streams.customer(tenantId, erased.customerId));
+    const { identifiers } = registered.data as { identifiers: Array<{ value: { ciphertext: string } }> };
+    const ciphertext = identifiers[0].value.ciphertext;
+    expect(await protection.decrypt(tenantId, ciphertext)).toBe(erased.rut);
+    const blindIndexEntry = await protection.hash(tenantId, 'identifier', identityKey({ system: 'cl-sii', type: 'rut', value: erased.rut }));
+    const { wrappedKey } = (await keyTable.find(tenantId, erased.customerId))!;
+    expect(wrappedKey).not.toBeNull();
+
+    // Today nothing is past its floor.
+    const today = await runCli(['retention', 'status', '--tenant', tenantId], environment.env);
+    expect(today.status).toBe(0);
+    expect(today.json).toMatchObject({ tenantId, consentsPastFloor: [], erasableCustomers: [], onLegalHold: [], erasedCustomers: 0 });
+
+    // Five years and a week later.
+    const status = await runCli(['retention', 'status', '--tenant', tenantId], later());
+    expect(status.status).toBe(0);
+    expect(status.json.consentsPastFloor).toEqual([{ redecConsentId: erased.redecConsentId, customerId: erased.customerId, retentionUntil: expect.any(Number), retentionBasis: 'revocation' }]);
+    expect(status.json.erasableCustomers).toEqual([erased.customerId]);
+    expect(status.json.onLegalHold).toEqual([{ customerId: held.customerId, legalHoldIds: [hold.body.legalHoldId] }]);
+
+    const dryRun = await runCli(['retention', 'erase', '--tenant', tenantId, '--dry-run'], later());
+    expect(dryRun.json).toMatchObject({ dryRun: true, erasedCustomers: [erased.customerId], skippedOnHold: [held.customerId] });
+    expect(await protection.decrypt(tenantId, ciphertext)).toBe(erased.rut);
+
+    const erasure = await runCli(['retention', 'erase', '--tenant', tenantId], later());
+    expect(erasure.status).toBe(0);
+    expect(erasure.json).toMatchObject({ tenantId, dryRun: false, erasedCustomers: [erased.customerId], skippedOnHold: [held.customerId] });
+    const again = await runCli(['retention', 'erase', '--tenant', tenantId], later());
+    expect(again.json).toMatchObject({ erasedCustomers: [], skippedOnHold: [held.customerId] });
+
+    // The fact is in the ledger, and every chain is intact.
+    const facts = await api.store.readStream(streams.customer(tenantId, erased.customerId));
+    expect(facts.map((e) => e.type)).toEqual(['CustomerRegistered', 'CustomerDataErased']);
+    expect(facts[1].data).toMatchObject({ customerId: erased.customerId, redecConsentIds: [erased.redecConsentId], deletedBlobs: [expect.stringMatching(/^[0-9a-f]{64}$/)] });
+    const verify = await runCli(['audit', 'verify'], environment.env);
+    expect(verify.status).toBe(0);
+    expect(verify.json).toMatchObject({ intact: true, firstBreak: null });
+
+    // Not recoverable with the master key: the key is gone from the key table, the ciphertext opens no more.
+    expect(await keyTable.find(tenantId, erased.customerId)).toMatchObject({ wrappedKey: null, erasedAt: expect.any(Number) });
+    await expect(protection.decrypt(tenantId, ciphertext)).rejects.toMatchObject({ code: 'customer_data_erased' });
+
+    // No byte of the RUT, the scan, the blind index entry or the wrapped key is left in the data directory (ledger, key table, blobs) or in Redis.
+    const files = filesUnder(environment.dataDir);
+    expect(files).toEqual(expect.arrayContaining([join(environment.dataDir, SQLITE_FILE_NAME), join(environment.dataDir, CUSTOMER_KEYS_FILE_NAME)]));
+    const everything = [...files.map((file) => readFileSync(file)), await redisContents(environment.prefix)];
+    const rutForms = [erased.rut, erased.rut.replace('-', ''), `${erased.rut.slice(0, 2)}.${erased.rut.slice(2, 5)}.${erased.rut.slice(5)}`];
+    for (const secret of [...rutForms, blindIndexEntry, wrappedKey!].map((text) => Buffer.from(text)).concat(erased.scan.subarray(0, 24), erased.scan.subarray(100, 132))) {
+      expect(everything.some((bytes) => bytes.includes(secret))).toBe(false);
+    }
+    // The held customer's RUT, in the same places, is still there: the scan reads what it claims to.
+    const heldEntry = Buffer.from(await protection.hash(tenantId, 'identifier', identityKey({ system: 'cl-sii', type: 'rut', value: held.rut })));
+    expect(everything.some((bytes) => bytes.includes(heldEntry))).toBe(true);
+
+    // Resolution does not find the customer: the same reference and RUT are a new customer.
+    const resolvedAgain = await post('/v1/customers/resolve', { userReference: erased.userReference, identifiers: erased.identifiers });
+    expect(resolvedAgain.status).toBe(201);
+    expect(resolvedAgain.body.customerId).not.toBe(erased.customerId);
+    // And the erased customer takes nothing new.
+    expect((await post('/v1/redec/consent-interactions', { configurationId, customerId: erased.customerId })).body).toMatchObject({ status: 409, code: 'customer_data_erased' });
+
+    // The regulatory read still answers; the evidence bytes are gone.
+    const read = await api.http.get(`/v1/redec/consents/${erased.redecConsentId}`).set('Authorization', `Bearer ${apiKey}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ redecConsentId: erased.redecConsentId, status: 'revoked', retentionBasis: 'revocation' });
+    expect((await api.http.get(`/v1/redec/consents/${erased.redecConsentId}/artifact/download`).set('Authorization', `Bearer ${apiKey}`)).body).toMatchObject({ status: 409, code: 'customer_data_erased' });
+    // The held customer's evidence is still there.
+    const heldDownload = await api.http.get(`/v1/redec/consents/${held.redecConsentId}/artifact/download`).set('Authorization', `Bearer ${apiKey}`).buffer(true);
+    expect(heldDownload.status).toBe(200);
+
+    // The replay answers, with the identifiers shown as erased.
+    const replay = await runCli(['audit', 'replay', '--tenant', tenantId, '--consent', erased.redecConsentId], environment.env);
+    expect(replay.status).toBe(0);
+    expect(replay.json.dataSubject).toEqual({ customerId: erased.customerId, erasedAt: expect.any(Number) });
+    expect(replay.json.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['ConsentGranted', 'RevocationRecorded']));
+
+  }, 180_000);
+
+  it('refuses an unknown tenant and a missing --tenant with one JSON error, erasing nothing', async () => {
+    const before = await api.store.headPosition();
+    const [unknown, missing] = await Promise.all([
+      runCli(['retention', 'erase', '--tenant', randomUUID()], later()),
+      runCli(['retention', 'status'], later()),
+    ]);
+    expect(unknown).toMatchObject({ status: 1, json: { error: { code: 'NOT_FOUND' } } });
+    expect(missing).toMatchObject({ status: 2, json: { error: { code: 'USAGE', message: expect.stringMatching(/--tenant/) } } });
+    expect(await api.store.headPosition()).toBe(before);
+  }, 120_000);
+
+  it('erases on LEDGER_RETENTION_ERASE_SCHEDULE, opted in, with nobody running the CLI', async () => {
+    const erased = await revokedCustomer();
+    const held = await revokedCustomer();
+    expect((await post(`/v1/customers/${held.customerId}/legal-holds`, { reason: 'litigio', reference: 'causa C-7-2026' }, true)).status).toBe(201);
+    // The same ledger five years and a week later, under a service that runs erasure every second.
+    await api.close();
+    api = await startApiApp(environment, { LEDGER_CLOCK_OFFSET_MS: String(FIVE_YEARS_AND_A_WEEK), LEDGER_RETENTION_ERASE_SCHEDULE: '* * * * * *' });
+    const erasedFacts = async (customerId: string) => (await api.store.readStream(streams.customer(tenantId, customerId))).filter((e) => e.type === 'CustomerDataErased');
+    // The fact first, then the key: done once the key is gone.
+    await waitUntil(async () => (await api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE).find(tenantId, erased.customerId))?.wrappedKey === null, 60_000, 250);
+    expect(await erasedFacts(erased.customerId)).toHaveLength(1);
+    expect(await erasedFacts(held.customerId)).toEqual([]);
+    expect((await api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE).find(tenantId, held.customerId))?.wrappedKey).toEqual(expect.any(String));
+    // Actor of the fact: the scheduled run, not an operator.
+    expect((await erasedFacts(erased.customerId))[0].metadata.actor).toBe('worker:retention-erasure');
+  }, 180_000);
+});
