@@ -5,7 +5,7 @@ import { SQLITE_FILE_NAME } from '@ledger/event-store';
 import { CUSTOMER_KEYS_FILE_NAME, CUSTOMER_KEY_TABLE, CustomerKeyTable, identityKey, streams } from '@ledger/ledger';
 import { IdentifierProtection } from '@ledger/platform';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
-import { TestEnvironment, testEnvironment } from './support/environment';
+import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
 import { runCli } from './support/processes';
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
 import { redisContents } from './support/redis-keys';
@@ -64,7 +64,10 @@ describe('erasure after the retention floor', () => {
   }
 
   beforeAll(async () => {
-    environment = testEnvironment();
+    // The proof scans the embedded store's files for the customer's bytes (SQLite even in a run on PostgreSQL); the
+    // PostgreSQL key table passes the same contract (postgres-customer-key-table.spec.ts), and what PostgreSQL keeps after
+    // a delete is in decision 0035.
+    environment = testEnvironment(EMBEDDED_STORE);
     api = await startApiApp(environment);
     ({ tenantId, apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert', 'consent:audit']));
     const published = await post('/v1/configurations', redecConfiguration({ templateKey: `redec-${randomUUID()}`, channel: 'in_person' }));

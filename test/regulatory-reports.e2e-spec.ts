@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { redecStreams } from '@ledger/redec';
 import { issueApiKey, streams } from '@ledger/ledger';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
-import { TestEnvironment, testEnvironment } from './support/environment';
+import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
 import { runCli } from './support/processes';
 import { redecConsents } from './support/redec-consents';
@@ -54,7 +54,9 @@ describe('regulatory reports', () => {
   });
 
   beforeAll(async () => {
-    environment = testEnvironment();
+    // One test reads the stored content off the embedded store's files (SQLite even in a run on PostgreSQL); blobs in
+    // PostgreSQL are sealed by the same BlobProtection (postgres-blob-store.spec.ts).
+    environment = testEnvironment(EMBEDDED_STORE);
     api = await startApiApp(environment);
     ({ tenantId, apiKey: key } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:runtime', 'consent:identity-assert', 'consent:report']));
     ({ apiKey: reader } = await api.tenantKey(['consent:read']));
