@@ -67,3 +67,27 @@ export interface CustomerKeyTable {
   writeClaim(tenantId: string, kind: BlindIndexKind, valueHash: string, claim: { customerId: string; claimedAt: number }, expected: ClaimRevision): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A `customer_keys` row as both adapters read it (PostgreSQL answers its bigints as strings). */
+export interface CustomerKeyRow {
+  tenant_id: string;
+  customer_id: string;
+  data_key_id: string | null;
+  tenant_data_key_id: string | null;
+  wrapped_key: string | null;
+  created_at: number | string;
+  erased_at: number | string | null;
+}
+
+/** The record of a `customer_keys` row, the same for every adapter. */
+export function customerKeyRecordOf(row: CustomerKeyRow): CustomerKeyRecord {
+  return {
+    tenantId: row.tenant_id,
+    customerId: row.customer_id,
+    dataKeyId: row.data_key_id,
+    tenantDataKeyId: row.tenant_data_key_id,
+    wrappedKey: row.wrapped_key,
+    createdAt: Number(row.created_at),
+    erasedAt: row.erased_at === null ? null : Number(row.erased_at),
+  };
+}

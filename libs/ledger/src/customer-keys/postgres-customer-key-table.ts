@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { WrongExpectedVersionError } from '@ledger/event-store';
 import { createPostgresPool, isUniqueViolation, migratePostgres, type PostgresMigrations } from '@ledger/platform';
-import { BlindIndexClaim, BlindIndexKind, ClaimRevision, CustomerKeyRecord, CustomerKeyTable } from './customer-key-table.port';
+import { BlindIndexClaim, BlindIndexKind, ClaimRevision, CustomerKeyRecord, CustomerKeyRow, CustomerKeyTable, customerKeyRecordOf } from './customer-key-table.port';
 
 /** The same two tables as the SQLite key table's (sqlite-customer-key-table.ts). */
 export const CUSTOMER_KEY_TABLE_MIGRATIONS: PostgresMigrations = {
@@ -33,15 +33,6 @@ export const CUSTOMER_KEY_TABLE_MIGRATIONS: PostgresMigrations = {
 /** Keys and claims are read once per customer and written once per new customer: a small pool. */
 const POOL_SIZE = 4;
 
-interface KeyRow {
-  tenant_id: string;
-  customer_id: string;
-  data_key_id: string | null;
-  tenant_data_key_id: string | null;
-  wrapped_key: string | null;
-  created_at: string;
-  erased_at: string | null;
-}
 
 /**
  * The key table in the PostgreSQL database that holds the events, used
@@ -76,14 +67,14 @@ export class PostgresCustomerKeyTable implements CustomerKeyTable {
 
   async find(tenantId: string, customerId: string): Promise<CustomerKeyRecord | null> {
     await this.ready;
-    const { rows } = await this.pool.query<KeyRow>('SELECT * FROM customer_keys WHERE tenant_id = $1 AND customer_id = $2', [tenantId, customerId]);
-    return rows.length === 0 ? null : record(rows[0]);
+    const { rows } = await this.pool.query<CustomerKeyRow>('SELECT * FROM customer_keys WHERE tenant_id = $1 AND customer_id = $2', [tenantId, customerId]);
+    return rows.length === 0 ? null : customerKeyRecordOf(rows[0]);
   }
 
   async findByKeyId(tenantId: string, dataKeyId: string): Promise<CustomerKeyRecord | null> {
     await this.ready;
-    const { rows } = await this.pool.query<KeyRow>('SELECT * FROM customer_keys WHERE tenant_id = $1 AND data_key_id = $2', [tenantId, dataKeyId]);
-    return rows.length === 0 ? null : record(rows[0]);
+    const { rows } = await this.pool.query<CustomerKeyRow>('SELECT * FROM customer_keys WHERE tenant_id = $1 AND data_key_id = $2', [tenantId, dataKeyId]);
+    return rows.length === 0 ? null : customerKeyRecordOf(rows[0]);
   }
 
   async insert(key: CustomerKeyRecord): Promise<CustomerKeyRecord> {
@@ -155,16 +146,4 @@ export class PostgresCustomerKeyTable implements CustomerKeyTable {
   async close(): Promise<void> {
     await this.pool.end();
   }
-}
-
-function record(row: KeyRow): CustomerKeyRecord {
-  return {
-    tenantId: row.tenant_id,
-    customerId: row.customer_id,
-    dataKeyId: row.data_key_id,
-    tenantDataKeyId: row.tenant_data_key_id,
-    wrappedKey: row.wrapped_key,
-    createdAt: Number(row.created_at),
-    erasedAt: row.erased_at === null ? null : Number(row.erased_at),
-  };
 }

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { DEFAULT_BUSY_TIMEOUT_MS, WrongExpectedVersionError, migrateSchema } from '@ledger/event-store';
 import { restrictToOwner } from '@ledger/platform';
-import { BlindIndexClaim, BlindIndexKind, ClaimRevision, CustomerKeyRecord, CustomerKeyTable } from './customer-key-table.port';
+import { BlindIndexClaim, BlindIndexKind, ClaimRevision, CustomerKeyRecord, CustomerKeyRow, CustomerKeyTable, customerKeyRecordOf } from './customer-key-table.port';
 
 /** Applied in order; a database records how many it has applied. Never edit one that shipped. */
 const MIGRATIONS: readonly string[] = [
@@ -27,15 +27,6 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX blind_index_by_customer ON blind_index (tenant_id, customer_id);`,
 ];
 
-interface KeyRow {
-  tenant_id: string;
-  customer_id: string;
-  data_key_id: string | null;
-  tenant_data_key_id: string | null;
-  wrapped_key: string | null;
-  created_at: number;
-  erased_at: number | null;
-}
 
 /**
  * The key table in a SQLite file of its own: the event store's file is
@@ -61,13 +52,13 @@ export class SqliteCustomerKeyTable implements CustomerKeyTable {
   }
 
   async find(tenantId: string, customerId: string): Promise<CustomerKeyRecord | null> {
-    const row = this.db.prepare('SELECT * FROM customer_keys WHERE tenant_id = ? AND customer_id = ?').get(tenantId, customerId) as KeyRow | undefined;
-    return row ? record(row) : null;
+    const row = this.db.prepare('SELECT * FROM customer_keys WHERE tenant_id = ? AND customer_id = ?').get(tenantId, customerId) as CustomerKeyRow | undefined;
+    return row ? customerKeyRecordOf(row) : null;
   }
 
   async findByKeyId(tenantId: string, dataKeyId: string): Promise<CustomerKeyRecord | null> {
-    const row = this.db.prepare('SELECT * FROM customer_keys WHERE tenant_id = ? AND data_key_id = ?').get(tenantId, dataKeyId) as KeyRow | undefined;
-    return row ? record(row) : null;
+    const row = this.db.prepare('SELECT * FROM customer_keys WHERE tenant_id = ? AND data_key_id = ?').get(tenantId, dataKeyId) as CustomerKeyRow | undefined;
+    return row ? customerKeyRecordOf(row) : null;
   }
 
   async insert(key: CustomerKeyRecord): Promise<CustomerKeyRecord> {
@@ -129,16 +120,4 @@ export class SqliteCustomerKeyTable implements CustomerKeyTable {
   async close(): Promise<void> {
     this.db.close();
   }
-}
-
-function record(row: KeyRow): CustomerKeyRecord {
-  return {
-    tenantId: row.tenant_id,
-    customerId: row.customer_id,
-    dataKeyId: row.data_key_id,
-    tenantDataKeyId: row.tenant_data_key_id,
-    wrappedKey: row.wrapped_key,
-    createdAt: row.created_at,
-    erasedAt: row.erased_at,
-  };
 }

@@ -50,12 +50,12 @@ function formatField(field: LayoutField, value: FieldValue, before: string): str
     case 'numeric': {
       const digits = String(value);
       if (!/^\d+$/.test(digits)) throw new ReportFieldError(name, 'a numeric field takes digits only');
-      return fit(name, digits.padStart(length, '0'), length);
+      return fitField(name, digits.padStart(length, '0'), length);
     }
     case 'alphanumeric': {
       const text = String(value);
       if (!isPrintableAscii(text)) throw new ReportFieldError(name, 'an alphanumeric field takes printable ASCII only');
-      return fit(name, text.padEnd(length, ' '), length);
+      return fitField(name, text.padEnd(length, ' '), length);
     }
     case 'date':
       return localDateOf(instant(name, value)).replace(/-/g, '');
@@ -65,7 +65,7 @@ function formatField(field: LayoutField, value: FieldValue, before: string): str
       // A normalized RUT (body-checkDigit, docs: libs/ledger rut.ts).
       const match = /^(\d+)-([\dK])$/.exec(String(value));
       if (!match) throw new ReportFieldError(name, 'a rut field takes a normalized RUT');
-      return fit(name, match[1].padStart(length - 1, '0') + match[2], length);
+      return fitField(name, match[1].padStart(length - 1, '0') + match[2], length);
     }
     default: {
       const unknown: never = field.type;
@@ -74,7 +74,7 @@ function formatField(field: LayoutField, value: FieldValue, before: string): str
   }
 }
 
-function fit(name: string, text: string, length: number): string {
+function fitField(name: string, text: string, length: number): string {
   if (text.length > length) throw new ReportFieldError(name, `the value is longer than the field's ${length} characters`);
   return text;
 }
