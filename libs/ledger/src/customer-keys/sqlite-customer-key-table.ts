@@ -40,6 +40,10 @@ const MIGRATIONS: readonly string[] = [
  */
 export class SqliteCustomerKeyTable implements CustomerKeyTable {
   private readonly db: Database.Database;
+  /** Prepared once: resolution and every protected write read this table, and preparing costs more than the lookup. */
+  private readonly statements: ReturnType<typeof prepareStatements>;
+  private readonly destroyKey: (tenantId: string, customerId: string, erasedAt: number) => void;
+  private readonly claim: (tenantId: string, kind: BlindIndexKind, valueHash: string, claim: { customerId: string; claimedAt: number }, expected: ClaimRevision) => void;
 
   constructor(filePath: string) {
     this.db = new Database(filePath);
@@ -49,75 +53,69 @@ export class SqliteCustomerKeyTable implements CustomerKeyTable {
     this.db.pragma('secure_delete = ON');
     this.db.pragma('synchronous = FULL');
     migrateSchema(this.db, MIGRATIONS, 'key table');
+    const statements = (this.statements = prepareStatements(this.db));
+    this.destroyKey = this.db.transaction((tenantId: string, customerId: string, erasedAt: number) => {
+      const updated = statements.eraseKey.run(erasedAt, tenantId, customerId);
+      // A customer that never needed a key gets a tombstone, so that none is created for it later.
+      if (updated.changes === 0) statements.insertTombstone.run(tenantId, customerId, erasedAt, erasedAt);
+      statements.deleteClaims.run(tenantId, customerId);
+    }).immediate;
+    this.claim = this.db.transaction(
+      (tenantId: string, kind: BlindIndexKind, valueHash: string, claim: { customerId: string; claimedAt: number }, expected: ClaimRevision) => {
+        const current = statements.claimRevision.get(tenantId, kind, valueHash) as { revision: number } | undefined;
+        const actual = current?.revision ?? 'no_stream';
+        if (expected === 'no_stream' ? current !== undefined : expected !== actual) throw new WrongExpectedVersionError(`blind index ${kind}`, expected, actual);
+        if (current === undefined) statements.insertClaim.run(tenantId, kind, valueHash, claim.customerId, claim.claimedAt);
+        else statements.updateClaim.run(claim.customerId, claim.claimedAt, tenantId, kind, valueHash);
+      },
+    ).immediate;
   }
 
   async find(tenantId: string, customerId: string): Promise<CustomerKeyRecord | null> {
-    const row = this.db.prepare('SELECT * FROM customer_keys WHERE tenant_id = ? AND customer_id = ?').get(tenantId, customerId) as CustomerKeyRow | undefined;
+    const row = this.statements.findByCustomer.get(tenantId, customerId) as CustomerKeyRow | undefined;
     return row ? customerKeyRecordOf(row) : null;
   }
 
   async findByKeyId(tenantId: string, dataKeyId: string): Promise<CustomerKeyRecord | null> {
-    const row = this.db.prepare('SELECT * FROM customer_keys WHERE tenant_id = ? AND data_key_id = ?').get(tenantId, dataKeyId) as CustomerKeyRow | undefined;
+    const row = this.statements.findByKeyId.get(tenantId, dataKeyId) as CustomerKeyRow | undefined;
     return row ? customerKeyRecordOf(row) : null;
   }
 
   async insert(key: CustomerKeyRecord): Promise<CustomerKeyRecord> {
-    this.db
-      .prepare(
-        `INSERT INTO customer_keys (tenant_id, customer_id, data_key_id, tenant_data_key_id, wrapped_key, created_at, erased_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, customer_id) DO NOTHING`,
-      )
-      .run(key.tenantId, key.customerId, key.dataKeyId, key.tenantDataKeyId, key.wrappedKey, key.createdAt, key.erasedAt);
+    this.statements.insertKey.run(key.tenantId, key.customerId, key.dataKeyId, key.tenantDataKeyId, key.wrappedKey, key.createdAt, key.erasedAt);
     return (await this.find(key.tenantId, key.customerId))!;
   }
 
   async destroy(tenantId: string, customerId: string, erasedAt: number): Promise<void> {
-    this.db
-      .transaction(() => {
-        const updated = this.db
-          .prepare('UPDATE customer_keys SET wrapped_key = NULL, erased_at = COALESCE(erased_at, ?) WHERE tenant_id = ? AND customer_id = ?')
-          .run(erasedAt, tenantId, customerId);
-        if (updated.changes === 0) {
-          // A customer that never needed a key gets a tombstone, so that none is created for it later.
-          this.db
-            .prepare(`INSERT INTO customer_keys (tenant_id, customer_id, data_key_id, tenant_data_key_id, wrapped_key, created_at, erased_at) VALUES (?, ?, NULL, NULL, NULL, ?, ?)`)
-            .run(tenantId, customerId, erasedAt, erasedAt);
-        }
-        this.db.prepare('DELETE FROM blind_index WHERE tenant_id = ? AND customer_id = ?').run(tenantId, customerId);
-      })
-      .immediate();
+    this.destroyKey(tenantId, customerId, erasedAt);
   }
 
   async readClaim(tenantId: string, kind: BlindIndexKind, valueHash: string): Promise<BlindIndexClaim | null> {
-    const row = this.db
-      .prepare('SELECT customer_id, claimed_at, revision FROM blind_index WHERE tenant_id = ? AND kind = ? AND value_hash = ?')
-      .get(tenantId, kind, valueHash) as { customer_id: string; claimed_at: number; revision: number } | undefined;
+    const row = this.statements.readClaim.get(tenantId, kind, valueHash) as { customer_id: string; claimed_at: number; revision: number } | undefined;
     return row ? { customerId: row.customer_id, claimedAt: row.claimed_at, revision: row.revision } : null;
   }
 
   async writeClaim(tenantId: string, kind: BlindIndexKind, valueHash: string, claim: { customerId: string; claimedAt: number }, expected: ClaimRevision): Promise<void> {
-    const where = `blind index ${kind}`;
-    this.db
-      .transaction(() => {
-        const current = this.db.prepare('SELECT revision FROM blind_index WHERE tenant_id = ? AND kind = ? AND value_hash = ?').get(tenantId, kind, valueHash) as
-          | { revision: number }
-          | undefined;
-        const actual = current?.revision ?? 'no_stream';
-        if (expected === 'no_stream' ? current !== undefined : expected !== actual) throw new WrongExpectedVersionError(where, expected, actual);
-        if (current === undefined) {
-          this.db
-            .prepare('INSERT INTO blind_index (tenant_id, kind, value_hash, customer_id, claimed_at, revision) VALUES (?, ?, ?, ?, ?, 0)')
-            .run(tenantId, kind, valueHash, claim.customerId, claim.claimedAt);
-        } else {
-          this.db
-            .prepare('UPDATE blind_index SET customer_id = ?, claimed_at = ?, revision = revision + 1 WHERE tenant_id = ? AND kind = ? AND value_hash = ?')
-            .run(claim.customerId, claim.claimedAt, tenantId, kind, valueHash);
-        }
-      })
-      .immediate();
+    this.claim(tenantId, kind, valueHash, claim, expected);
   }
 
   async close(): Promise<void> {
     this.db.close();
   }
+}
+
+function prepareStatements(db: Database.Database) {
+  const keyColumns = 'tenant_id, customer_id, data_key_id, tenant_data_key_id, wrapped_key, created_at, erased_at';
+  return {
+    findByCustomer: db.prepare('SELECT * FROM customer_keys WHERE tenant_id = ? AND customer_id = ?'),
+    findByKeyId: db.prepare('SELECT * FROM customer_keys WHERE tenant_id = ? AND data_key_id = ?'),
+    insertKey: db.prepare(`INSERT INTO customer_keys (${keyColumns}) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, customer_id) DO NOTHING`),
+    eraseKey: db.prepare('UPDATE customer_keys SET wrapped_key = NULL, erased_at = COALESCE(erased_at, ?) WHERE tenant_id = ? AND customer_id = ?'),
+    insertTombstone: db.prepare(`INSERT INTO customer_keys (${keyColumns}) VALUES (?, ?, NULL, NULL, NULL, ?, ?)`),
+    deleteClaims: db.prepare('DELETE FROM blind_index WHERE tenant_id = ? AND customer_id = ?'),
+    readClaim: db.prepare('SELECT customer_id, claimed_at, revision FROM blind_index WHERE tenant_id = ? AND kind = ? AND value_hash = ?'),
+    claimRevision: db.prepare('SELECT revision FROM blind_index WHERE tenant_id = ? AND kind = ? AND value_hash = ?'),
+    insertClaim: db.prepare('INSERT INTO blind_index (tenant_id, kind, value_hash, customer_id, claimed_at, revision) VALUES (?, ?, ?, ?, ?, 0)'),
+    updateClaim: db.prepare('UPDATE blind_index SET customer_id = ?, claimed_at = ?, revision = revision + 1 WHERE tenant_id = ? AND kind = ? AND value_hash = ?'),
+  };
 }
