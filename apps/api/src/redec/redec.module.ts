@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LedgerConfig } from '@ledger/platform';
+import { AccessAggregates } from '@ledger/redec';
 import { ReadYourWrites } from '../read-your-writes';
 import { RequestCommands } from '../request-commands';
 import { ConsentCertificatesModule } from './artifacts/consent-certificates.module';
@@ -68,6 +69,7 @@ export class RedecModule {
         RegisterCreditExtensionHandler,
         EndCreditExtensionHandler,
         AnnulCreditExtensionHandler,
+        AccessAggregates,
         AuthorizeAccessHandler,
         ConfirmAccessHandler,
       ],

@@ -1,5 +1,5 @@
 import { EventStore, WrongExpectedVersionError, canonicalJson } from '@ledger/event-store';
-import { CommandContext, ValueProtection, factsOfSameRequest, loadAggregate, toNewEvent } from '@ledger/ledger';
+import { AggregateCache, CommandContext, ValueProtection, factsOfSameRequest, loadAggregate, toNewEvent } from '@ledger/ledger';
 import { createHash } from 'node:crypto';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
@@ -36,9 +36,24 @@ export interface AccessDependencies {
   store: EventStore;
   profiles: ProfileCatalog;
   protection: ValueProtection;
+  /** Kept between calls by the service; without it every call folds the streams from their start. */
+  aggregates?: AccessAggregates;
 }
 
-export async function authorizeAccess({ store, profiles, protection }: AccessDependencies, input: AccessRequestInput, context: Context): Promise<AuthorizeResult> {
+/** How many consents, and how many access records, authorize keeps folded: the ones in use, not the ledger. */
+const HOT_STREAMS = 2_000;
+
+/**
+ * The streams authorize reads on every call, folded and kept between calls:
+ * each call then reads only what was recorded since (usually nothing) and
+ * parses no event it has parsed before (decision 0037).
+ */
+export class AccessAggregates {
+  readonly consents = new AggregateCache<ConsentState>(HOT_STREAMS);
+  readonly accesses = new AggregateCache<AccessRecord>(HOT_STREAMS);
+}
+
+export async function authorizeAccess({ store, profiles, protection, aggregates }: AccessDependencies, input: AccessRequestInput, context: Context): Promise<AuthorizeResult> {
   checkAccessRequest(input);
   const redecAccessId = redecAccessIdFor(context.tenantId, input.sourceSystem, input.sourceReference);
   const stream = redecStreams.access(context.tenantId, redecAccessId);
@@ -51,8 +66,8 @@ export async function authorizeAccess({ store, profiles, protection }: AccessDep
   const decide = async () => {
     // Independent reads: a store over the network (PostgreSQL) answers both in one round trip's time.
     const [{ state: existing }, { state: consent, expectedRevision }] = await Promise.all([
-      loadAggregate(store, stream, evolveAccess),
-      loadConsent(store, context.tenantId, request.redecConsentId),
+      loadAggregate(store, stream, evolveAccess, aggregates?.accesses),
+      loadConsent(store, context.tenantId, request.redecConsentId, aggregates),
     ]);
     const consentRevision = typeof expectedRevision === 'number' ? expectedRevision : null;
     return decideAuthorize({ existing, consent, consentRevision, policy: accessPolicy(profiles, consent), request, requestSha256, redecAccessId, now: context.now });
@@ -82,7 +97,7 @@ export async function confirmAccess(deps: AccessDependencies, redecAccessId: str
   const [earlier] = factsOfSameRequest(recorded, context);
   if (record && earlier) return { record, position: earlier.position };
 
-  const consent = record && (await loadConsent(store, context.tenantId, record.decision.redecConsentId)).state;
+  const consent = record && (await loadConsent(store, context.tenantId, record.decision.redecConsentId, deps.aggregates)).state;
   const confirmed = decideConfirm(record, consent, accessPolicy(deps.profiles, consent), outcome, context.now);
   // Appending at the revision read makes a concurrent second confirmation fail instead of being kept.
   const appended = await store.append(stream, [toNewEvent(confirmed, context)], recorded[recorded.length - 1].revision).catch((error: unknown) => {
@@ -93,8 +108,13 @@ export async function confirmAccess(deps: AccessDependencies, redecAccessId: str
   return { record: evolveAccess(record, confirmed)!, position: appended.position };
 }
 
-function loadConsent(store: EventStore, tenantId: string, redecConsentId: string) {
-  return loadAggregate(store, redecStreams.consent(tenantId, redecConsentId), (state: ConsentState | null, event: ConsentEvent) => evolveConsent(state, event, tenantId));
+function loadConsent(store: EventStore, tenantId: string, redecConsentId: string, aggregates: AccessAggregates | undefined) {
+  return loadAggregate(
+    store,
+    redecStreams.consent(tenantId, redecConsentId),
+    (state: ConsentState | null, event: ConsentEvent) => evolveConsent(state, event, tenantId),
+    aggregates?.consents,
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { IdentifierProtection } from '@ledger/platform';
-import { AccessOutcome, AccessRecord, AccessRequestInput, AuthorizeResult, ProfileCatalog, authorizeAccess, confirmAccess } from '@ledger/redec';
+import { AccessAggregates, AccessOutcome, AccessRecord, AccessRequestInput, AuthorizeResult, ProfileCatalog, authorizeAccess, confirmAccess } from '@ledger/redec';
 import { RequestCommands } from '../../request-commands';
 
 export class AuthorizeAccessCommand {
@@ -22,10 +22,11 @@ export class AuthorizeAccessHandler implements ICommandHandler<AuthorizeAccessCo
     private readonly commands: RequestCommands,
     private readonly profiles: ProfileCatalog,
     private readonly protection: IdentifierProtection,
+    private readonly aggregates: AccessAggregates,
   ) {}
 
   execute({ request }: AuthorizeAccessCommand): Promise<AuthorizeResult> {
-    return authorizeAccess({ store: this.commands.store, profiles: this.profiles, protection: this.protection }, request, this.commands.context());
+    return authorizeAccess({ store: this.commands.store, profiles: this.profiles, protection: this.protection, aggregates: this.aggregates }, request, this.commands.context());
   }
 }
 
@@ -35,9 +36,10 @@ export class ConfirmAccessHandler implements ICommandHandler<ConfirmAccessComman
     private readonly commands: RequestCommands,
     private readonly profiles: ProfileCatalog,
     private readonly protection: IdentifierProtection,
+    private readonly aggregates: AccessAggregates,
   ) {}
 
   async execute({ redecAccessId, outcome }: ConfirmAccessCommand): Promise<AccessRecord> {
-    return (await confirmAccess({ store: this.commands.store, profiles: this.profiles, protection: this.protection }, redecAccessId, outcome, this.commands.context())).record;
+    return (await confirmAccess({ store: this.commands.store, profiles: this.profiles, protection: this.protection, aggregates: this.aggregates }, redecAccessId, outcome, this.commands.context())).record;
   }
 }
