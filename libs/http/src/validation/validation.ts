@@ -1,6 +1,7 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ValidationOptions, registerDecorator } from 'class-validator';
 import { FieldError, validationError } from '@ledger/platform';
+import { memoizeValidationMetadata } from './validation-metadata-memo';
 
 /**
  * Reasons for class-validator constraints whose name alone reads poorly; any
@@ -110,6 +111,7 @@ export class RequestValidationPipe extends ValidationPipe {
         return validationError(`The request has ${fieldErrors.length} invalid field(s).`, { reason: requestReasonOf(errors), errors: fieldErrors });
       },
     });
+    memoizeValidationMetadata();
   }
 
   /** A body DTO needs a JSON object: `null`, an array or a scalar is refused before class-transformer sees it. */
