@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDirectory, type LedgerConfig } from '@ledger/platform';
-import { EsdbEventStore } from './esdb/esdb-event-store';
 import type { EventStore } from './event-store.port';
 import { PostgresEventStore } from './postgres/postgres-event-store';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
@@ -30,7 +29,11 @@ export function createEventStore(
   config: Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString' | 'databaseUrl'>,
   { create = true }: { create?: boolean } = {},
 ): EventStore {
-  if (config.eventStoreConnectionString) return new EsdbEventStore(config.eventStoreConnectionString);
+  if (config.eventStoreConnectionString) {
+    // Loaded only when chosen: the EventStoreDB client and its gRPC stack would stay in every process's memory (decision 0037).
+    const { EsdbEventStore } = require('./esdb/esdb-event-store') as typeof import('./esdb/esdb-event-store');
+    return new EsdbEventStore(config.eventStoreConnectionString);
+  }
   if (config.databaseUrl) return new PostgresEventStore(config.databaseUrl);
   const file = join(config.dataDir, SQLITE_FILE_NAME);
   if (create) ensurePrivateDirectory(config.dataDir);

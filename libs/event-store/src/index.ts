@@ -6,7 +6,6 @@ export { verifyLedger, type LedgerVerification, type VerifyLedgerOptions, type V
 export { SqliteEventStore } from './sqlite/sqlite-event-store';
 export { DEFAULT_BUSY_TIMEOUT_MS, migrateSchema } from './sqlite/schema';
 export type { SqliteEventStoreOptions, SqliteEventStoreStats } from './sqlite/sqlite-event-store';
-export { EsdbEventStore } from './esdb/esdb-event-store';
 export { createEventStore, LedgerNotFoundError, SQLITE_FILE_NAME } from './create-event-store';
 export { PostgresEventStore } from './postgres/postgres-event-store';
 export type { PostgresEventStoreOptions, PostgresEventStoreStats } from './postgres/postgres-event-store';

@@ -14,7 +14,8 @@ type TallyEvent = { type: 'Added'; data: { item: string } } | { type: 'Cleared';
 const evolve = (state: Tally | null, event: TallyEvent): Tally | null =>
   event.type === 'Added' ? { items: [...(state?.items ?? []), event.data.item] } : null;
 
-const added = (item: string) => ({ id: randomUUID(), type: 'Added', data: { item }, metadata: {} });
+const metadata = () => ({ correlationId: randomUUID(), recordedAt: 1_000, schemaVersion: 1 });
+const added = (item: string) => ({ id: randomUUID(), type: 'Added', data: { item }, metadata: metadata() });
 
 /** A store that counts the events its stream reads return. */
 function counting(store: EventStore): EventStore & { eventsRead: number } {
@@ -73,7 +74,7 @@ describe('loadAggregate with an AggregateCache', () => {
 
   it('keeps the revision of a stream that folds to nothing, so an append at it is not refused', async () => {
     const cache = new AggregateCache<Tally>(10);
-    await other.append('tally-2', [added('a'), { id: randomUUID(), type: 'Cleared', data: {}, metadata: {} }], 'no_stream');
+    await other.append('tally-2', [added('a'), { id: randomUUID(), type: 'Cleared', data: {}, metadata: metadata() }], 'no_stream');
     expect(await loadAggregate(service, 'tally-2', evolve, cache)).toEqual({ state: null, expectedRevision: 1 });
     expect(cache.size).toBe(0);
   });

@@ -1,4 +1,19 @@
-import { Client, Pool, type PoolClient } from 'pg';
+import type { Client, Pool, PoolClient } from 'pg';
+
+/**
+ * node-postgres, loaded the first time a PostgreSQL connection is opened:
+ * a deployment on the embedded store never needs it, and every module
+ * loaded stays in each process's memory (decision 0037).
+ */
+function pg(): typeof import('pg') {
+  return require('pg') as typeof import('pg');
+}
+
+/** A single connection outside any pool (a listener, a server-level statement). */
+export function createPostgresClient(connectionString: string, applicationName?: string): Client {
+  const { Client: PgClient } = pg();
+  return new PgClient({ connectionString, application_name: applicationName });
+}
 
 /**
  * What the PostgreSQL adapters (event store, blob store) share: one way to
@@ -9,7 +24,8 @@ import { Client, Pool, type PoolClient } from 'pg';
 export const DEFAULT_POSTGRES_POOL_SIZE = 10;
 
 export function createPostgresPool(connectionString: string, applicationName: string, max = DEFAULT_POSTGRES_POOL_SIZE): Pool {
-  const pool = new Pool({ connectionString, max, application_name: applicationName });
+  const { Pool: PgPool } = pg();
+  const pool: Pool = new PgPool({ connectionString, max, application_name: applicationName });
   // An idle connection the server drops (restart, failover) emits 'error' on the pool;
   // unhandled it would end the process, handled the pool simply opens a new one.
   pool.on('error', () => undefined);
@@ -106,7 +122,7 @@ function assertDatabaseName(name: string): string {
 }
 
 async function onServer(serverUrl: string, statement: string): Promise<void> {
-  const client = new Client({ connectionString: serverUrl });
+  const client = createPostgresClient(serverUrl);
   await client.connect();
   try {
     await client.query(statement);

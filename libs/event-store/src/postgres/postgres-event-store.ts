@@ -1,5 +1,5 @@
-import { Client, type Pool, type PoolClient } from 'pg';
-import { Clock, createPostgresPool, isUniqueViolation, migratePostgres, systemClock } from '@ledger/platform';
+import type { Client, Pool, PoolClient } from 'pg';
+import { Clock, createPostgresClient, createPostgresPool, isUniqueViolation, migratePostgres, systemClock } from '@ledger/platform';
 import {
   AppendResult,
   DuplicateEventIdError,
@@ -436,7 +436,7 @@ export class PostgresEventStore implements EventStore {
    */
   private listen(): void {
     if (this.listener !== undefined || this.relisten !== undefined || this.closed) return;
-    const listener = new Client({ connectionString: this.connectionString, application_name: 'ledger-event-store-listen' });
+    const listener = createPostgresClient(this.connectionString, 'ledger-event-store-listen');
     this.listener = listener;
     const lost = () => {
       if (this.listener !== listener) return;
