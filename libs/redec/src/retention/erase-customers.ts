@@ -2,6 +2,8 @@ import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/ev
 import { CommandContext, Customer, CustomerEvent, CustomerKeyTable, evolveCustomer, loadAggregate, streams, toNewEvent } from '@ledger/ledger';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
+import { decideReportContentErasure } from '../reports/report.decider';
+import { Report, ReportEvent, evolveReport } from '../reports/report.events';
 import { redecStreams } from '../streams';
 import { ConsentPastFloor, CustomerRecords, blobsOf, consentsPastFloor, decideCustomerErasure, retentionVerdict } from './retention';
 
@@ -31,21 +33,31 @@ export interface ErasureResult {
   dryRun: boolean;
   erasedCustomers: string[];
   skippedOnHold: string[];
+  /** Reports whose stored content named an erased customer and was erased with it (decision 0040). */
+  erasedReports: string[];
+}
+
+/** What retention reads of a tenant: each customer with its consents, and the reports whose contents may name them. */
+export interface TenantRecords {
+  customers: CustomerRecords[];
+  reports: Report[];
 }
 
 const PAGE = 1_000;
 
 /**
- * Every customer of the tenant with its consents, folded from the whole
- * store in one pass. Erasure is a batch an operator runs (or schedules)
+ * Every customer of the tenant with its consents, and every report, folded
+ * from the whole store in one pass. Erasure is a batch an operator runs (or schedules)
  * rarely, so a pass over the ledger is its honest cost; no read model can be
  * trusted to name every consent of a customer whose data is destroyed.
  */
-export async function readTenantRecords(store: EventStore, tenantId: string, progress: (events: number) => void = () => undefined): Promise<CustomerRecords[]> {
+export async function readTenantRecords(store: EventStore, tenantId: string, progress: (events: number) => void = () => undefined): Promise<TenantRecords> {
   const customerPrefix = streams.customer(tenantId, '');
   const consentPrefix = redecStreams.consent(tenantId, '');
+  const reportPrefix = redecStreams.report(tenantId, '');
   const customers = new Map<string, Customer | null>();
   const consents = new Map<string, ConsentState | null>();
+  const reports = new Map<string, Report | null>();
   const generalConsents = new Map<string, number>();
   let after = 0;
   let read = 0;
@@ -56,6 +68,8 @@ export async function readTenantRecords(store: EventStore, tenantId: string, pro
         customers.set(event.streamId, evolveCustomer(customers.get(event.streamId) ?? null, event as unknown as CustomerEvent));
       } else if (event.streamId.startsWith(consentPrefix)) {
         consents.set(event.streamId, evolveConsent(consents.get(event.streamId) ?? null, event as unknown as ConsentEvent, tenantId));
+      } else if (event.streamId.startsWith(reportPrefix)) {
+        reports.set(event.streamId, evolveReport(reports.get(event.streamId) ?? null, event as unknown as ReportEvent));
       } else if (event.type === 'GeneralConsentGranted' && event.metadata.tenantId === tenantId) {
         const { customerId } = event.data as { customerId: string };
         generalConsents.set(customerId, (generalConsents.get(customerId) ?? 0) + 1);
@@ -70,13 +84,16 @@ export async function readTenantRecords(store: EventStore, tenantId: string, pro
   for (const consent of consents.values()) {
     if (consent) byCustomer.set(consent.grant.customerId, [...(byCustomer.get(consent.grant.customerId) ?? []), consent]);
   }
-  return [...customers.values()]
-    .filter((customer): customer is Customer => customer !== null)
-    .map((customer) => ({ customer, consents: byCustomer.get(customer.customerId) ?? [], generalConsents: generalConsents.get(customer.customerId) ?? 0 }));
+  return {
+    customers: [...customers.values()]
+      .filter((customer): customer is Customer => customer !== null)
+      .map((customer) => ({ customer, consents: byCustomer.get(customer.customerId) ?? [], generalConsents: generalConsents.get(customer.customerId) ?? 0 })),
+    reports: [...reports.values()].filter((report): report is Report => report !== null),
+  };
 }
 
 export async function retentionStatus(store: EventStore, tenantId: string, now: number, progress?: (events: number) => void): Promise<RetentionStatus> {
-  const records = await readTenantRecords(store, tenantId, progress);
+  const { customers: records } = await readTenantRecords(store, tenantId, progress);
   const verdicts = records.map((r) => ({ records: r, verdict: retentionVerdict(r, now) }));
   return {
     tenantId,
@@ -107,11 +124,11 @@ export async function eraseCustomers(
 ): Promise<ErasureResult> {
   const now = context.now;
   const progress = options.progress ?? (() => undefined);
-  const records = await readTenantRecords(deps.store, tenantId, (events) => progress(`retention: ${events} events read`));
+  const { customers: records, reports } = await readTenantRecords(deps.store, tenantId, (events) => progress(`retention: ${events} events read`));
   const verdicts = new Map(records.map((r) => [r.customer.customerId, retentionVerdict(r, now)]));
   // A blob two customers' consents name (the same bytes supplied twice) stays until both are erased.
   const kept = new Set(records.filter((r) => verdicts.get(r.customer.customerId) !== 'erasable').flatMap((r) => r.consents.flatMap(blobsOf)));
-  const result: ErasureResult = { tenantId, asOf: now, dryRun: options.dryRun, erasedCustomers: [], skippedOnHold: [] };
+  const result: ErasureResult = { tenantId, asOf: now, dryRun: options.dryRun, erasedCustomers: [], skippedOnHold: [], erasedReports: [] };
   const tenantContext = { ...context, tenantId };
 
   for (const record of records) {
@@ -130,7 +147,44 @@ export async function eraseCustomers(
     if (outcome === 'on_legal_hold') result.skippedOnHold.push(customerId);
     progress(`retention: customer ${customerId} ${outcome}`);
   }
+  // Every erased customer, not only this run's: a report rendered while an erasure ran, or a run interrupted, is caught by the next.
+  const erased = new Set([...records.filter((r) => verdicts.get(r.customer.customerId) === 'erased').map((r) => r.customer.customerId), ...result.erasedCustomers]);
+  result.erasedReports = options.dryRun
+    ? reports.filter((report) => decideReportContentErasure(report, erased, now)).map((report) => report.request.reportId)
+    : await eraseReportContents(deps, reports, erased, tenantContext);
   return result;
+}
+
+/**
+ * Erases the stored contents that name an erased customer (decision 0040):
+ * per report, ReportContentErased first, at the revision it was decided on;
+ * then the blobs, unless another report still keeps the same bytes. The
+ * blobs of contents erased by an earlier run are deleted again, which
+ * changes nothing unless that run was interrupted between fact and blob.
+ */
+async function eraseReportContents(deps: RetentionDependencies, reports: Report[], erasedCustomers: ReadonlySet<string>, context: CommandContext & { tenantId: string }): Promise<string[]> {
+  const { tenantId, now } = context;
+  const due = reports.filter((report) => decideReportContentErasure(report, erasedCustomers, now));
+  const kept = new Set(reports.filter((report) => report.rendered && !report.contentErased && !due.includes(report)).map((report) => report.rendered!.contentSha256));
+  const erased: string[] = [];
+  for (const { request } of due) {
+    const stream = redecStreams.report(tenantId, request.reportId);
+    const { state, expectedRevision } = await loadAggregate(deps.store, stream, evolveReport);
+    const event = state && decideReportContentErasure(state, erasedCustomers, now);
+    if (!event) continue;
+    try {
+      await deps.store.append(stream, [toNewEvent(event, context)], expectedRevision);
+    } catch (error) {
+      // Another run erased it meanwhile.
+      if (error instanceof WrongExpectedVersionError) continue;
+      throw error;
+    }
+    erased.push(request.reportId);
+  }
+  const recorded = reports.flatMap((report) => (report.contentErased ? [report.contentErased.contentSha256] : []));
+  const deleted = due.filter((report) => erased.includes(report.request.reportId)).map((report) => report.rendered!.contentSha256);
+  for (const contentSha256 of new Set([...recorded, ...deleted])) if (!kept.has(contentSha256)) await deps.blobs.delete(tenantId, contentSha256);
+  return erased;
 }
 
 const APPEND_ATTEMPTS = 5;
