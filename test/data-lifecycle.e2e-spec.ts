@@ -30,6 +30,13 @@ function filesUnder(dir: string): string[] {
   });
 }
 
+/** A tenant with a key and a published configuration. */
+interface Bank {
+  tenantId: string;
+  apiKey: string;
+  configurationId: string;
+}
+
 // Issue 16, item 6, "Done when": erasure after the retention floor, end to end, through the real HTTP stack, the CLI as operators run it, SQLite and Redis.
 describe('erasure after the retention floor', () => {
   let environment: TestEnvironment;
@@ -37,6 +44,8 @@ describe('erasure after the retention floor', () => {
   let tenantId: string;
   let apiKey: string;
   let configurationId: string;
+  /** A second bank, which never opts in to the scheduled erasure. */
+  let other: Bank;
   let rutBody = 17_000_000;
   const later = () => ({ ...environment.env, LEDGER_CLOCK_OFFSET_MS: String(FIVE_YEARS_AND_A_WEEK) });
 
@@ -51,24 +60,25 @@ describe('erasure after the retention floor', () => {
     await waitUntil(async () => (report = (await get(`/v1/redec/reports/${requested.body.reportId}`)).body).status !== 'pending', 30_000);
     return report as { reportId: string; status: string; records: number; contentSha256: string };
   }
-  const post = (path: string, body: object, idempotent = false) => {
-    const call = api.http.post(path).set('Authorization', `Bearer ${apiKey}`);
+  const post = (path: string, body: object, idempotent = false, key = apiKey) => {
+    const call = api.http.post(path).set('Authorization', `Bearer ${key}`);
     return (idempotent ? call.set('Idempotency-Key', randomUUID()) : call).send(body);
   };
 
   /** A customer with a RUT, a consent granted in person with a scanned original held by the service, and its revocation. */
-  async function revokedCustomer() {
+  async function revokedCustomer(bank: Bank = { tenantId, apiKey, configurationId }) {
+    const send = (path: string, body: object, idempotent = false) => post(path, body, idempotent, bank.apiKey);
     const rut = rutOf((rutBody += 7919));
     const userReference = `cliente-${randomUUID()}`;
     const identifiers = [{ system: 'cl-sii', type: 'rut', value: rut, verification: { method: 'cedula_presencial', sourceReference: 'suc-1', verifiedAt: Date.now() - MINUTE } }];
-    const resolved = await post('/v1/customers/resolve', { userReference, identifiers });
+    const resolved = await send('/v1/customers/resolve', { userReference, identifiers });
     expect(resolved.status).toBe(201);
     const { customerId } = resolved.body;
-    const opened = await post('/v1/redec/consent-interactions', { configurationId, customerId });
+    const opened = await send('/v1/redec/consent-interactions', { configurationId: bank.configurationId, customerId });
     expect(opened.status).toBe(201);
     // A scan that names the data subject: its bytes must go with the erasure.
     const scan = Buffer.concat([Buffer.from(`%PDF-1.4 mandato firmado por RUT ${rut} `), randomBytes(256)]);
-    const granted = await post(`/v1/redec/consent-interactions/${opened.body.interactionId}/grant`, {
+    const granted = await send(`/v1/redec/consent-interactions/${opened.body.interactionId}/grant`, {
       occurredAt: Date.now() - MINUTE,
       sourceSystem: 'sucursal',
       sourceReference: `cap-${randomUUID()}`,
@@ -76,7 +86,7 @@ describe('erasure after the retention floor', () => {
     });
     expect(granted.status).toBe(201);
     const { redecConsentId, internalConsentCode } = granted.body;
-    const revoked = await post(`/v1/redec/consents/${redecConsentId}/revoke`, { channel: 'in_person', occurredAt: Date.now() - 1000, sourceType: 'direct', identityAssurance: 'client_authenticated' }, true);
+    const revoked = await send(`/v1/redec/consents/${redecConsentId}/revoke`, { channel: 'in_person', occurredAt: Date.now() - 1000, sourceType: 'direct', identityAssurance: 'client_authenticated' }, true);
     expect(revoked.body.effective).toBe(true);
     return { rut, userReference, identifiers, customerId, redecConsentId, internalConsentCode, scan };
   }
@@ -92,6 +102,9 @@ describe('erasure after the retention floor', () => {
     const published = await post('/v1/configurations', redecConfiguration({ templateKey: `redec-${randomUUID()}`, channel: 'in_person' }));
     expect(published.status).toBe(201);
     configurationId = published.body.configurationId;
+    const otherKey = await api.tenantKey(['consent:admin', 'consent:write', 'consent:identity-assert']);
+    const otherConfiguration = await post('/v1/configurations', redecConfiguration({ templateKey: `redec-${randomUUID()}`, channel: 'in_person' }), false, otherKey.apiKey);
+    other = { ...otherKey, configurationId: otherConfiguration.body.configurationId };
   });
   afterAll(async () => {
     await api.close();
@@ -229,19 +242,28 @@ describe('erasure after the retention floor', () => {
     expect(await api.store.headPosition()).toBe(before);
   }, 120_000);
 
-  it('erases on LEDGER_RETENTION_ERASE_SCHEDULE, opted in, with nobody running the CLI', async () => {
+  it('erases on LEDGER_RETENTION_ERASE_SCHEDULE, with nobody running the CLI, the customers of the tenants that opted in only', async () => {
     const erased = await revokedCustomer();
     const held = await revokedCustomer();
+    const notOptedIn = await revokedCustomer(other);
     expect((await post(`/v1/customers/${held.customerId}/legal-holds`, { reason: 'litigio', reference: 'causa C-7-2026' }, true)).status).toBe(201);
+    // The bank opts in; a setting that is not a boolean is refused and changes nothing.
+    const settings = (body: object) => api.http.put('/v1/tenant-settings').set('Authorization', `Bearer ${apiKey}`).send(body);
+    expect((await settings({ institutionCode: '0000000042', scheduledErasure: 'yes' })).body).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    expect((await get('/v1/tenant-settings')).body).toMatchObject({ scheduledErasure: false });
+    expect((await settings({ institutionCode: '0000000042', scheduledErasure: true })).body).toMatchObject({ institutionCode: '0000000042', scheduledErasure: true });
     // The same ledger five years and a week later, under a service that runs erasure every second.
     await api.close();
     api = await startApiApp(environment, { LEDGER_CLOCK_OFFSET_MS: String(FIVE_YEARS_AND_A_WEEK), LEDGER_RETENTION_ERASE_SCHEDULE: '* * * * * *' });
-    const erasedFacts = async (customerId: string) => (await api.store.readStream(streams.customer(tenantId, customerId))).filter((e) => e.type === 'CustomerDataErased');
+    const erasedFacts = async (customerId: string, tenant = tenantId) => (await api.store.readStream(streams.customer(tenant, customerId))).filter((e) => e.type === 'CustomerDataErased');
     // The fact first, then the key: done once the key is gone.
     await waitUntil(async () => (await api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE).find(tenantId, erased.customerId))?.wrappedKey === null, 60_000, 250);
     expect(await erasedFacts(erased.customerId)).toHaveLength(1);
     expect(await erasedFacts(held.customerId)).toEqual([]);
     expect((await api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE).find(tenantId, held.customerId))?.wrappedKey).toEqual(expect.any(String));
+    // The bank that did not opt in keeps its customer's data: runs pass its tenant by.
+    expect(await erasedFacts(notOptedIn.customerId, other.tenantId)).toEqual([]);
+    expect((await api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE).find(other.tenantId, notOptedIn.customerId))?.wrappedKey).toEqual(expect.any(String));
     // Actor of the fact: the scheduled run, not an operator.
     expect((await erasedFacts(erased.customerId))[0].metadata.actor).toBe('worker:retention-erasure');
   }, 180_000);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/event-store';
-import { CommandContext, Tenant, TenantEvent, evolveCustomer, evolveTenant, loadAggregate, loadTenant, streams, toNewEvent, type Customer, type CustomerEvent } from '@ledger/ledger';
+import { CommandContext, evolveCustomer, loadAggregate, loadTenant, readTenants, streams, toNewEvent, type Customer, type CustomerEvent } from '@ledger/ledger';
 import { DomainError } from '@ledger/platform';
 import { BankingCalendar } from '../calendar/banking-calendar';
 import { AccessConfirmed, AccessDecided } from '../access/access.events';
@@ -61,8 +61,8 @@ export async function runWeeklyReports(
 ): Promise<{ scheduledAt: number; requested: number }> {
   const { scheduledAt, period } = weeklyRunDue(now);
   let requested = 0;
-  for (const tenant of await tenantsWithWeeklyReports(deps.store)) {
-    if (tenant.weeklyReportsSince === null || tenant.weeklyReportsSince > scheduledAt) continue;
+  for (const tenant of await readTenants(deps.store)) {
+    if (!tenant.settings.weeklyReports || tenant.weeklyReportsSince === null || tenant.weeklyReportsSince > scheduledAt) continue;
     for (const kind of REPORT_KINDS) {
       const reportId = derivedUuid('weekly-report', tenant.tenantId, kind, String(period.periodStart));
       const context = { tenantId: tenant.tenantId, actor: 'scheduler:weekly-reports', correlationId: randomUUID(), now };
@@ -78,18 +78,6 @@ export async function runWeeklyReports(
     }
   }
   return { scheduledAt, requested };
-}
-
-/** Every tenant whose settings turn weekly reports on, read from the tenants' facts. */
-async function tenantsWithWeeklyReports(store: EventStore): Promise<Tenant[]> {
-  const tenants = new Map<string, Tenant | null>();
-  await forEachFact(store, await store.headPosition(), (event) => {
-    if (event.type !== 'TenantCreated' && event.type !== 'TenantSettingsChanged') return;
-    const tenantId = (event.data as { tenantId: string }).tenantId;
-    if (event.streamId !== streams.tenant(tenantId)) return;
-    tenants.set(tenantId, evolveTenant(tenants.get(tenantId) ?? null, event as unknown as TenantEvent));
-  });
-  return [...tenants.values()].filter((tenant): tenant is Tenant => !!tenant?.settings.weeklyReports);
 }
 
 export async function readReport(store: EventStore, tenantId: string, reportId: string): Promise<Report | null> {

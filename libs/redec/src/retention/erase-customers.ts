@@ -232,14 +232,3 @@ async function lastErasure(store: EventStore, tenantId: string, customerId: stri
   const erased = recorded.filter((e) => e.type === 'CustomerDataErased').pop();
   return erased ? (erased.data as { deletedBlobs: string[] }) : null;
 }
-
-/** Every tenant of the ledger, in the order they were created. */
-export async function tenantIds(store: EventStore): Promise<string[]> {
-  const ids: string[] = [];
-  for (let after = 0; ; ) {
-    const page = await store.readAll({ after, maxCount: PAGE });
-    ids.push(...page.filter((event) => event.type === 'TenantCreated').map((event) => (event.data as { tenantId: string }).tenantId));
-    if (page.length < PAGE) return ids;
-    after = page[page.length - 1].position;
-  }
-}
