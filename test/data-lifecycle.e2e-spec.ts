@@ -156,7 +156,8 @@ describe('erasure after the retention floor', () => {
 
     const erasure = await runCli(['retention', 'erase', '--tenant', tenantId], later());
     expect(erasure.status).toBe(0);
-    expect(erasure.json).toMatchObject({ tenantId, dryRun: false, erasedCustomers: [erased.customerId], skippedOnHold: [held.customerId], erasedReports: [sent.reportId] });
+    // Recorded under the customer's own key: nothing of it stays under the tenant key.
+    expect(erasure.json).toMatchObject({ tenantId, dryRun: false, erasedCustomers: [erased.customerId], skippedOnHold: [held.customerId], erasedReports: [sent.reportId], sealedUnderTenantKey: [] });
     const again = await runCli(['retention', 'erase', '--tenant', tenantId], later());
     expect(again.json).toMatchObject({ erasedCustomers: [], skippedOnHold: [held.customerId], erasedReports: [] });
 

@@ -8,7 +8,7 @@ import { addYears } from '../consent/regulatory-representation';
 import { facts, grant, grantedAt } from '../consent/testing/consent-fixtures';
 import { ReportEvent, ReportRendered } from '../reports/report.events';
 import { redecStreams } from '../streams';
-import { eraseCustomers } from './erase-customers';
+import { eraseCustomers, retentionStatus } from './erase-customers';
 
 const DAY = 86_400_000;
 const revokedAt = grantedAt + DAY;
@@ -54,7 +54,8 @@ describe('erasing the report contents that name an erased customer', () => {
     deleted = [];
     keys = new Map(['cus-1', 'cus-2'].map((customerId) => [customerId, { tenantId, customerId, dataKeyId: 'ck_1', tenantDataKeyId: 'dk', wrappedKey: 'w', createdAt: grantedAt, erasedAt: null }]));
     for (const customerId of ['cus-1', 'cus-2']) {
-      await append(streams.customer(tenantId, customerId), { type: 'CustomerRegistered', data: { customerId, userReference: { hash: 'h', ciphertext: 'c' }, identifiers: [], registeredAt: grantedAt } });
+      const userReference = { hash: 'h', ciphertext: 'v2.ck_0123456789abcdef.iv.tag.ct' };
+      await append(streams.customer(tenantId, customerId), { type: 'CustomerRegistered', data: { customerId, userReference, identifiers: [], registeredAt: grantedAt } });
     }
     await append(redecStreams.consent(tenantId, 'con-1'), grant, facts.revocation(revokedAt, true));
   });
@@ -97,6 +98,18 @@ describe('erasing the report contents that name an erased customer', () => {
     expect((await eraseCustomers(deps(), tenantId, { dryRun: false }, context)).erasedReports).toEqual(['rep-legacy']);
     expect(deleted).toEqual([]);
     expect(await reportFacts('rep-new')).toEqual(['ReportRequested', 'ReportRendered']);
+  });
+
+  it('erases a customer recorded before decision 0035 as far as it can, and says its values stay under the tenant key', async () => {
+    const underTenantKey = { hash: 'h', ciphertext: 'v2.dk_0123456789abcdef.iv.tag.ct' };
+    const identifier = { system: 'cl-sii', type: 'rut', value: underTenantKey, verification: null };
+    await append(streams.customer(tenantId, 'cus-2'), { type: 'CustomerIdentifierLinked', data: { customerId: 'cus-2', identifier, linkedAt: grantedAt } });
+    await append(redecStreams.consent(tenantId, 'con-2'), { ...grant, data: { ...grant.data, redecConsentId: 'con-2', customerId: 'cus-2' } }, { ...facts.revocation(revokedAt, true), data: { ...facts.revocation(revokedAt, true).data, redecConsentId: 'con-2' } });
+    expect(await retentionStatus(store, tenantId, now)).toMatchObject({ erasableCustomers: ['cus-1', 'cus-2'], sealedUnderTenantKey: ['cus-2'] });
+    expect(await eraseCustomers(deps(), tenantId, { dryRun: true }, context)).toMatchObject({ erasedCustomers: ['cus-1', 'cus-2'], sealedUnderTenantKey: ['cus-2'] });
+    expect(await eraseCustomers(deps(), tenantId, { dryRun: false }, context)).toMatchObject({ erasedCustomers: ['cus-1', 'cus-2'], sealedUnderTenantKey: ['cus-2'] });
+    // Erased, and still listed: what the master key opens stays until the tenant key generation is retired.
+    expect(await retentionStatus(store, tenantId, now)).toMatchObject({ erasedCustomers: 2, sealedUnderTenantKey: ['cus-2'] });
   });
 
   it('deletes the bytes of a content recorded erased by a run interrupted before it deleted them', async () => {

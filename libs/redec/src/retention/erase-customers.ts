@@ -5,7 +5,17 @@ import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { decideReportContentErasure } from '../reports/report.decider';
 import { Report, ReportEvent, evolveReport } from '../reports/report.events';
 import { redecStreams } from '../streams';
-import { ConsentPastFloor, CustomerRecords, blobsOf, consentsPastFloor, decideCustomerErasure, retentionVerdict } from './retention';
+import {
+  ConsentPastFloor,
+  CustomerRecords,
+  blobsOf,
+  consentsPastFloor,
+  decideCustomerErasure,
+  isSealedUnderTenantKey,
+  retentionVerdict,
+  valuesOfConsent,
+  valuesRecordedBy,
+} from './retention';
 
 export interface RetentionDependencies {
   store: EventStore;
@@ -24,6 +34,12 @@ export interface RetentionStatus {
   /** Customers that would be erasable but for a legal hold in force. */
   onLegalHold: Array<{ customerId: string; legalHoldIds: string[] }>;
   erasedCustomers: number;
+  /**
+   * Customers, erased or not, with values recorded before decision 0035
+   * under the tenant's key: erasure cannot make those unreadable to a holder
+   * of the master key (docs/data-lifecycle.md, "What is not erased").
+   */
+  sealedUnderTenantKey: string[];
 }
 
 /** `ledger retention erase`: CONTRACT.md's `{ erasedCustomers, skippedOnHold }`, by customer id. */
@@ -35,6 +51,8 @@ export interface ErasureResult {
   skippedOnHold: string[];
   /** Reports whose stored content named an erased customer and was erased with it (decision 0040). */
   erasedReports: string[];
+  /** Of `erasedCustomers`, those whose values recorded before decision 0035 stay under the tenant's key, readable with the master key. */
+  sealedUnderTenantKey: string[];
 }
 
 /** What retention reads of a tenant: each customer with its consents, and the reports whose contents may name them. */
@@ -59,13 +77,16 @@ export async function readTenantRecords(store: EventStore, tenantId: string, pro
   const consents = new Map<string, ConsentState | null>();
   const reports = new Map<string, Report | null>();
   const generalConsents = new Map<string, number>();
+  const underTenantKey = new Set<string>();
   let after = 0;
   let read = 0;
   for (;;) {
     const page: RecordedEvent[] = await store.readAll({ after, maxCount: PAGE });
     for (const event of page) {
       if (event.streamId.startsWith(customerPrefix)) {
-        customers.set(event.streamId, evolveCustomer(customers.get(event.streamId) ?? null, event as unknown as CustomerEvent));
+        const fact = event as unknown as CustomerEvent;
+        customers.set(event.streamId, evolveCustomer(customers.get(event.streamId) ?? null, fact));
+        if (valuesRecordedBy(fact).some(isSealedUnderTenantKey)) underTenantKey.add(fact.data.customerId);
       } else if (event.streamId.startsWith(consentPrefix)) {
         consents.set(event.streamId, evolveConsent(consents.get(event.streamId) ?? null, event as unknown as ConsentEvent, tenantId));
       } else if (event.streamId.startsWith(reportPrefix)) {
@@ -82,12 +103,19 @@ export async function readTenantRecords(store: EventStore, tenantId: string, pro
   }
   const byCustomer = new Map<string, ConsentState[]>();
   for (const consent of consents.values()) {
-    if (consent) byCustomer.set(consent.grant.customerId, [...(byCustomer.get(consent.grant.customerId) ?? []), consent]);
+    if (!consent) continue;
+    byCustomer.set(consent.grant.customerId, [...(byCustomer.get(consent.grant.customerId) ?? []), consent]);
+    if (valuesOfConsent(consent).some(isSealedUnderTenantKey)) underTenantKey.add(consent.grant.customerId);
   }
   return {
     customers: [...customers.values()]
       .filter((customer): customer is Customer => customer !== null)
-      .map((customer) => ({ customer, consents: byCustomer.get(customer.customerId) ?? [], generalConsents: generalConsents.get(customer.customerId) ?? 0 })),
+      .map((customer) => ({
+        customer,
+        consents: byCustomer.get(customer.customerId) ?? [],
+        generalConsents: generalConsents.get(customer.customerId) ?? 0,
+        sealedUnderTenantKey: underTenantKey.has(customer.customerId),
+      })),
     reports: [...reports.values()].filter((report): report is Report => report !== null),
   };
 }
@@ -104,6 +132,7 @@ export async function retentionStatus(store: EventStore, tenantId: string, now: 
       .filter((v) => v.verdict === 'on_legal_hold')
       .map(({ records: { customer } }) => ({ customerId: customer.customerId, legalHoldIds: customer.legalHolds.filter((h) => h.releasedAt === null).map((h) => h.legalHoldId) })),
     erasedCustomers: verdicts.filter((v) => v.verdict === 'erased').length,
+    sealedUnderTenantKey: records.filter((r) => r.sealedUnderTenantKey).map((r) => r.customer.customerId),
   };
 }
 
@@ -128,7 +157,7 @@ export async function eraseCustomers(
   const verdicts = new Map(records.map((r) => [r.customer.customerId, retentionVerdict(r, now)]));
   // A blob two customers' consents name (the same bytes supplied twice) stays until both are erased.
   const kept = new Set(records.filter((r) => verdicts.get(r.customer.customerId) !== 'erasable').flatMap((r) => r.consents.flatMap(blobsOf)));
-  const result: ErasureResult = { tenantId, asOf: now, dryRun: options.dryRun, erasedCustomers: [], skippedOnHold: [], erasedReports: [] };
+  const result: ErasureResult = { tenantId, asOf: now, dryRun: options.dryRun, erasedCustomers: [], skippedOnHold: [], erasedReports: [], sealedUnderTenantKey: [] };
   const tenantContext = { ...context, tenantId };
 
   for (const record of records) {
@@ -139,11 +168,13 @@ export async function eraseCustomers(
     if (verdict !== 'erasable') continue;
     if (options.dryRun) {
       result.erasedCustomers.push(customerId);
+      if (record.sealedUnderTenantKey) result.sealedUnderTenantKey.push(customerId);
       continue;
     }
     const blobs = [...new Set(record.consents.flatMap(blobsOf))].filter((blob) => !kept.has(blob));
     const outcome = await eraseCustomer(deps, record, blobs, tenantContext);
     if (outcome === 'erased') result.erasedCustomers.push(customerId);
+    if (outcome === 'erased' && record.sealedUnderTenantKey) result.sealedUnderTenantKey.push(customerId);
     if (outcome === 'on_legal_hold') result.skippedOnHold.push(customerId);
     progress(`retention: customer ${customerId} ${outcome}`);
   }
