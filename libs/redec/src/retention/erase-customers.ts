@@ -65,9 +65,10 @@ const PAGE = 1_000;
 
 /**
  * Every customer of the tenant with its consents, and every report, folded
- * from the whole store in one pass. Erasure is a batch an operator runs (or schedules)
- * rarely, so a pass over the ledger is its honest cost; no read model can be
- * trusted to name every consent of a customer whose data is destroyed.
+ * from the whole store in one pass. Erasure is a batch an operator runs (or
+ * schedules) rarely, so a pass over the ledger is its honest cost; no read
+ * model can be trusted to name every consent of a customer whose data is
+ * destroyed.
  */
 export async function readTenantRecords(store: EventStore, tenantId: string, progress: (events: number) => void = () => undefined): Promise<TenantRecords> {
   const customerPrefix = streams.customer(tenantId, '');
@@ -189,15 +190,15 @@ export async function eraseCustomers(
 /**
  * Erases the stored contents that name an erased customer (decision 0040):
  * per report, ReportContentErased first, at the revision it was decided on;
- * then the blobs, unless another report still keeps the same bytes. The
- * blobs of contents erased by an earlier run are deleted again, which
- * changes nothing unless that run was interrupted between fact and blob.
+ * then the blobs, unless another report still keeps the same bytes.
  */
 async function eraseReportContents(deps: RetentionDependencies, reports: Report[], erasedCustomers: ReadonlySet<string>, context: CommandContext & { tenantId: string }): Promise<string[]> {
   const { tenantId, now } = context;
   const due = reports.filter((report) => decideReportContentErasure(report, erasedCustomers, now));
   const kept = new Set(reports.filter((report) => report.rendered && !report.contentErased && !due.includes(report)).map((report) => report.rendered!.contentSha256));
   const erased: string[] = [];
+  // With the contents an earlier run recorded erased: deleting again changes nothing unless that run stopped before its blobs.
+  const deleted = reports.flatMap((report) => (report.contentErased ? [report.contentErased.contentSha256] : []));
   for (const { request } of due) {
     const stream = redecStreams.report(tenantId, request.reportId);
     const { state, expectedRevision } = await loadAggregate(deps.store, stream, evolveReport);
@@ -211,10 +212,9 @@ async function eraseReportContents(deps: RetentionDependencies, reports: Report[
       throw error;
     }
     erased.push(request.reportId);
+    deleted.push(event.data.contentSha256);
   }
-  const recorded = reports.flatMap((report) => (report.contentErased ? [report.contentErased.contentSha256] : []));
-  const deleted = due.filter((report) => erased.includes(report.request.reportId)).map((report) => report.rendered!.contentSha256);
-  for (const contentSha256 of new Set([...recorded, ...deleted])) if (!kept.has(contentSha256)) await deps.blobs.delete(tenantId, contentSha256);
+  for (const contentSha256 of new Set(deleted)) if (!kept.has(contentSha256)) await deps.blobs.delete(tenantId, contentSha256);
   return erased;
 }
 
