@@ -102,8 +102,7 @@ export class ReportsHttpController {
   }
 }
 
-export function reportView(report: Report): ReportDto {
-  const { request, status, rendered, failure } = report;
+export function reportView({ request, status, rendered, failure, contentErased }: Report): ReportDto {
   return {
     reportId: request.reportId,
     kind: request.kind,
@@ -117,7 +116,7 @@ export function reportView(report: Report): ReportDto {
     institutionCode: request.institutionCode,
     requestedAt: request.requestedAt,
     renderedAt: rendered?.renderedAt ?? null,
-    contentErasedAt: report.contentErased?.erasedAt ?? null,
+    contentErasedAt: contentErased?.erasedAt ?? null,
     failureReason: failure?.reason ?? null,
   };
 }
