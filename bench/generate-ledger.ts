@@ -8,7 +8,6 @@ import {
   CustomerEvent,
   CustomerIdentifier,
   IdentifierInput,
-  ReservationClaimed,
   decideCreateDataKey,
   decideCreateTenant,
   decideIssueApiKey,
@@ -69,9 +68,12 @@ import {
  * that reads the log: projection rebuilds first of all.
  *
  * The traffic is simulated, not sampled: a few banks (tenants) with API keys
- * and published REDEC configurations; customers resolved with protected
- * identifiers (RUT with a valid check digit, some e-mails) and uniqueness
- * claims, some coming back for a second consent; interactions, grants on
+ * and published REDEC configurations; customers resolved with identifiers
+ * (RUT with a valid check digit, some e-mails) protected under each
+ * customer's own data key, as decision 0035 has the service record them
+ * (uniqueness is judged on the blind index, which lives in the key table
+ * outside the log, so no reservation stream is written for a customer), some
+ * coming back for a second consent; interactions, grants on
  * three channels with their evidence, certificates stored, notification
  * evidence, access decisions and confirmations, credit extensions (with the
  * obligation bindings they make, explicit bindings, legacy bindings and the
@@ -84,8 +86,12 @@ import {
  * thousands of others, as in production.
  *
  * Deterministic for a seed except for the ciphertexts of protected values
- * (random IVs, as in the service) and therefore the stored hashes: the same
- * seed gives the same streams, ids and facts.
+ * (random IVs, as in the service), the customers' data keys (random, as in
+ * the service) and therefore the stored hashes: the same seed gives the same
+ * streams, ids and facts. The customers' keys and the blind index are not
+ * written: they belong to the key table, which no benchmark of the log reads,
+ * so the customers' values in a generated ledger open under no key, as after
+ * an erasure.
  *
  *     node dist/bench/generate-ledger.js --events 1000000 --file /tmp/ledger.sqlite [--seed 1]
  */
@@ -131,7 +137,7 @@ const DAY = 24 * HOUR;
 /** Monday 3 March 2025, 09:00 in Santiago: inside the shipped holiday table's coverage. */
 const START = Date.UTC(2025, 2, 3, 12, 0, 0);
 /** Every fact a consent's lifecycle makes, on average, with its customer's share (measured on generated ledgers). */
-const EVENTS_PER_ARRIVAL = 13;
+const EVENTS_PER_ARRIVAL = 11;
 /** However large the ledger, it covers about this many days of traffic: more events mean busier days. */
 const SIMULATED_DAYS = 120;
 /** Appends queued before waiting for their commits; the store commits at most 1000 appends per transaction. */
@@ -361,8 +367,10 @@ class LedgerGenerator {
   private readonly profiles = new ProfileCatalog();
   private readonly calendar = bankingCalendar();
   private readonly validUntilByDay = new Map<string, number>();
-  /** Uniqueness claims (reservation streams) and the customer each names. */
+  /** The blind index: each tenant-keyed hash of a userReference or identifier and the customer it names (the key table's, in the service). */
   private readonly claims = new Map<string, string>();
+  /** Each customer's data key (decision 0035), under which its values are recorded. */
+  private readonly customerKeys = new Map<string, TenantDataKey>();
   private readonly obligationRevisions = new Map<string, { revision: ExpectedRevision; bindings: ObligationBindings }>();
   private readonly store: SqliteEventStore;
   private readonly tenants: Tenant[] = [];
@@ -595,7 +603,8 @@ class LedgerGenerator {
 
   /**
    * POST /v1/customers/resolve as resolveCustomer records it: identifier
-   * claims, the userReference claim, then the customer fact. A returning
+   * claims and the userReference claim on the blind index, then the customer
+   * fact, its values under the customer's key. A returning
    * customer's fresh verification is asserted; an e-mail given for the first
    * time is linked.
    */
@@ -614,45 +623,49 @@ class LedgerGenerator {
       },
     ];
     if (customer.email) inputs.push({ system: 'bank', type: 'email', value: customer.email });
-    const identifiers: CustomerIdentifier[] = normalizeIdentifiers(inputs, this.now).map((i) => ({
+    const normalized = normalizeIdentifiers(inputs, this.now);
+    const identifiers: CustomerIdentifier[] = normalized.map((i) => ({
       system: i.system,
       type: i.type,
-      value: this.protect(tenant.tenantId, 'identifier', identityKey(i), i.value),
+      value: this.protectForCustomer(customer, 'identifier', identityKey(i), i.value),
       verification: i.verification,
     }));
-    const userReference = this.protect(tenant.tenantId, 'user-reference', customer.userReference);
+    const userReference = this.protectForCustomer(customer, 'user-reference', customer.userReference);
     const known = customer.state;
-    const claimStreams = identifiers.map((i) => streams.reservation(tenant.tenantId, 'identifier', i.value.hash));
-    const owners = claimStreams.map((stream) => {
-      const holder = this.claims.get(stream);
+    const claimEntries = normalized.map((i) => `identifier:${this.protect(tenant.tenantId, 'identifier', identityKey(i)).hash}`);
+    const owners = claimEntries.map((entry) => {
+      const holder = this.claims.get(entry);
       return holder === undefined ? ('free' as const) : holder === customer.customerId ? ('mine' as const) : ('other' as const);
     });
-    const referenceStream = streams.reservation(tenant.tenantId, 'user-reference', userReference.hash);
-    const referenceHolder = this.claims.get(referenceStream);
+    const referenceEntry = `user-reference:${this.protect(tenant.tenantId, 'user-reference', customer.userReference).hash}`;
+    const referenceHolder = this.claims.get(referenceEntry);
     // The same userReference (or identifier, the `other` owner) already names another customer: refused as an identity conflict.
     if (referenceHolder !== undefined && referenceHolder !== customer.customerId) owners[0] = 'other';
     const decision = decideResolution({ customerId: customer.customerId, customer: known, userReference, identifiers, owners, now: this.now });
     if (decision.kind !== 'resolved') throw new Error('a resolution without competitors never waits');
     if (decision.events.length === 0) return known !== null;
-    claimStreams.forEach((stream, index) => {
-      if (owners[index] === 'free') this.claim(stream, customer.customerId, context);
-    });
-    if (!known) this.claim(referenceStream, customer.customerId, context);
     if (!this.append(streams.customer(tenant.tenantId, customer.customerId), decision.events.map((e) => this.event(e, context)), customer.revision)) return known !== null;
+    claimEntries.forEach((entry, index) => {
+      if (owners[index] === 'free') this.claims.set(entry, customer.customerId);
+    });
+    if (!known) this.claims.set(referenceEntry, customer.customerId);
     customer.revision = nextRevision(customer.revision, decision.events.length);
     customer.state = decision.events.reduce<Customer | null>((state, e: CustomerEvent) => evolveCustomer(state, e), known);
     if (!known) this.customers += 1;
     return true;
   }
 
-  private claim(streamId: string, customerId: string, context: CommandContext): void {
-    const claimed: ReservationClaimed = { type: 'ReservationClaimed', data: { customerId, claimedAt: this.now } };
-    if (this.append(streamId, [this.event(claimed, context)], 'no_stream')) this.claims.set(streamId, customerId);
-  }
-
+  /** Under the tenant's key: the blind index's hashes, and what is the bank's rather than a data subject's. */
   private protect(tenantId: string, purpose: string, matchKey: string, plaintext = matchKey) {
     const dataKey = this.dataKeys.get(tenantId)!;
     return { hash: dataKey.hash(purpose, matchKey), ciphertext: dataKey.encrypt(plaintext) };
+  }
+
+  /** Under the customer's own key, created on first use (IdentifierProtection.protectForCustomer). */
+  private protectForCustomer({ tenant, customerId }: CustomerRecord, purpose: string, matchKey: string, plaintext = matchKey) {
+    let key = this.customerKeys.get(customerId);
+    if (!key) this.customerKeys.set(customerId, (key = TenantDataKey.generate(tenant.tenantId, 'ck')));
+    return { hash: key.hash(purpose, matchKey), ciphertext: key.encrypt(plaintext) };
   }
 
   /** POST /v1/redec/consent-interactions with the customer's id; most are granted later, some never. */
@@ -690,7 +703,7 @@ class LedgerGenerator {
       occurredAt,
       sourceSystem: configuration.channel === 'digital' ? 'web-onboarding' : configuration.channel === 'phone' ? 'contact-center' : 'branch-crm',
       sourceReference: `cap-${this.random.hex(16)}`,
-      representation: this.random.chance(0.03) ? this.representation(tenant.tenantId) : null,
+      representation: this.random.chance(0.03) ? this.representation(customer) : null,
       ...(this.random.chance(0.2) ? { objectiveCodes: [configuration.redec!.objectiveCodes[0]] } : {}),
       ...(this.random.chance(0.15)
         ? { reportableObligation: { status: 'current', sourceSystem: 'core-loans', sourceReference: `LN-${tenant.code}-${this.random.digits(10)}` } }
@@ -744,12 +757,13 @@ class LedgerGenerator {
     return { kind: 'electronic', authentication: { method: this.random.pick(VERIFICATION_METHODS), reference: `auth-${this.random.hex(12)}` } };
   }
 
-  private representation(tenantId: string) {
+  /** A representative's RUT is the customer's data: under its key (decision 0035). */
+  private representation(customer: CustomerRecord) {
     const body = String(this.random.between(5_000_000, 26_999_999));
     const rut = `${body}-${rutCheckDigit(body)}`;
     return {
       type: 'representative' as const,
-      identifierRut: this.protect(tenantId, 'representative-rut', rut),
+      identifierRut: this.protectForCustomer(customer, 'representative-rut', rut),
       identifierRutMasked: maskRut(rut),
       authorityBasis: 'reporter_asserted_representation' as const,
       authorityReference: `poder-${this.random.digits(8)}`,

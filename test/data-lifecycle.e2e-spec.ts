@@ -1,9 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
 import { SQLITE_FILE_NAME } from '@ledger/event-store';
 import { CUSTOMER_KEYS_FILE_NAME, CUSTOMER_KEY_TABLE, CustomerKeyTable, identityKey, streams } from '@ledger/ledger';
 import { IdentifierProtection } from '@ledger/platform';
+import { redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
 import { runCli } from './support/processes';
@@ -15,12 +17,24 @@ const DAY = 24 * 60 * MINUTE;
 /** Past every floor set today: 5 years from a revocation made now, leap days included, and a week more. */
 const FIVE_YEARS_AND_A_WEEK = (5 * 366 + 7) * DAY;
 
+/** A RUT as RDC30 writes it: the body zero-padded to 9 digits, then the check digit. */
+const fileRut = (rut: string) => rut.replace('-', '').padStart(10, '0');
+/** Where RDC30's layout puts the data subject's RUT in a detail line (columns 49-58). */
+const subjectRutIn = (line: string) => line.slice(48, 58);
+
 /** Every file under a directory, recursively. */
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     return statSync(path).isDirectory() ? filesUnder(path) : [path];
   });
+}
+
+/** A tenant with a key and a published configuration. */
+interface Bank {
+  tenantId: string;
+  apiKey: string;
+  configurationId: string;
 }
 
 // Issue 16, item 6, "Done when": erasure after the retention floor, end to end, through the real HTTP stack, the CLI as operators run it, SQLite and Redis.
@@ -30,37 +44,51 @@ describe('erasure after the retention floor', () => {
   let tenantId: string;
   let apiKey: string;
   let configurationId: string;
+  /** A second bank, which never opts in to the scheduled erasure. */
+  let other: Bank;
   let rutBody = 17_000_000;
   const later = () => ({ ...environment.env, LEDGER_CLOCK_OFFSET_MS: String(FIVE_YEARS_AND_A_WEEK) });
 
-  const post = (path: string, body: object, idempotent = false) => {
-    const call = api.http.post(path).set('Authorization', `Bearer ${apiKey}`);
+  const get = (path: string) => api.http.get(path).set('Authorization', `Bearer ${apiKey}`);
+  /** The report's bytes as ASCII. */
+  const reportContent = async (reportId: string) => (await get(`/v1/redec/reports/${reportId}/content`).buffer(true)).text;
+  /** An RDC30 of the period, once rendered. */
+  async function renderedRdc30(period: { periodStart: number; periodEnd: number }) {
+    const requested = await post('/v1/redec/reports', { kind: 'rdc30', ...period }, true);
+    expect(requested.status).toBe(202);
+    let report: { status: string } = requested.body;
+    await waitUntil(async () => (report = (await get(`/v1/redec/reports/${requested.body.reportId}`)).body).status !== 'pending', 30_000);
+    return report as { reportId: string; status: string; records: number; contentSha256: string };
+  }
+  const post = (path: string, body: object, idempotent = false, key = apiKey) => {
+    const call = api.http.post(path).set('Authorization', `Bearer ${key}`);
     return (idempotent ? call.set('Idempotency-Key', randomUUID()) : call).send(body);
   };
 
   /** A customer with a RUT, a consent granted in person with a scanned original held by the service, and its revocation. */
-  async function revokedCustomer() {
+  async function revokedCustomer(bank: Bank = { tenantId, apiKey, configurationId }) {
+    const send = (path: string, body: object, idempotent = false) => post(path, body, idempotent, bank.apiKey);
     const rut = rutOf((rutBody += 7919));
     const userReference = `cliente-${randomUUID()}`;
     const identifiers = [{ system: 'cl-sii', type: 'rut', value: rut, verification: { method: 'cedula_presencial', sourceReference: 'suc-1', verifiedAt: Date.now() - MINUTE } }];
-    const resolved = await post('/v1/customers/resolve', { userReference, identifiers });
+    const resolved = await send('/v1/customers/resolve', { userReference, identifiers });
     expect(resolved.status).toBe(201);
     const { customerId } = resolved.body;
-    const opened = await post('/v1/redec/consent-interactions', { configurationId, customerId });
+    const opened = await send('/v1/redec/consent-interactions', { configurationId: bank.configurationId, customerId });
     expect(opened.status).toBe(201);
     // A scan that names the data subject: its bytes must go with the erasure.
     const scan = Buffer.concat([Buffer.from(`%PDF-1.4 mandato firmado por RUT ${rut} `), randomBytes(256)]);
-    const granted = await post(`/v1/redec/consent-interactions/${opened.body.interactionId}/grant`, {
+    const granted = await send(`/v1/redec/consent-interactions/${opened.body.interactionId}/grant`, {
       occurredAt: Date.now() - MINUTE,
       sourceSystem: 'sucursal',
       sourceReference: `cap-${randomUUID()}`,
       evidence: { kind: 'physical_document', digitizedAt: Date.now() - MINUTE, mediaType: 'application/pdf', contentBase64: scan.toString('base64') },
     });
     expect(granted.status).toBe(201);
-    const { redecConsentId } = granted.body;
-    const revoked = await post(`/v1/redec/consents/${redecConsentId}/revoke`, { channel: 'in_person', occurredAt: Date.now() - 1000, sourceType: 'direct', identityAssurance: 'client_authenticated' }, true);
+    const { redecConsentId, internalConsentCode } = granted.body;
+    const revoked = await send(`/v1/redec/consents/${redecConsentId}/revoke`, { channel: 'in_person', occurredAt: Date.now() - 1000, sourceType: 'direct', identityAssurance: 'client_authenticated' }, true);
     expect(revoked.body.effective).toBe(true);
-    return { rut, userReference, identifiers, customerId, redecConsentId, scan };
+    return { rut, userReference, identifiers, customerId, redecConsentId, internalConsentCode, scan };
   }
 
   beforeAll(async () => {
@@ -69,10 +97,14 @@ describe('erasure after the retention floor', () => {
     // a delete is in decision 0035.
     environment = testEnvironment(EMBEDDED_STORE);
     api = await startApiApp(environment);
-    ({ tenantId, apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert', 'consent:audit']));
+    ({ tenantId, apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert', 'consent:audit', 'consent:report']));
+    expect((await api.http.put('/v1/tenant-settings').set('Authorization', `Bearer ${apiKey}`).send({ institutionCode: '0000000042' })).status).toBe(200);
     const published = await post('/v1/configurations', redecConfiguration({ templateKey: `redec-${randomUUID()}`, channel: 'in_person' }));
     expect(published.status).toBe(201);
     configurationId = published.body.configurationId;
+    const otherKey = await api.tenantKey(['consent:admin', 'consent:write', 'consent:identity-assert']);
+    const otherConfiguration = await post('/v1/configurations', redecConfiguration({ templateKey: `redec-${randomUUID()}`, channel: 'in_person' }), false, otherKey.apiKey);
+    other = { ...otherKey, configurationId: otherConfiguration.body.configurationId };
   });
   afterAll(async () => {
     await api.close();
@@ -80,8 +112,16 @@ describe('erasure after the retention floor', () => {
   });
 
   it('destroys the key of a customer whose consents are all past their floor, leaving the ledger intact and the RUT unrecoverable; a legal hold keeps another', async () => {
+    const periodStart = Date.now() - 2 * MINUTE;
     const erased = await revokedCustomer();
     const held = await revokedCustomer();
+    // The week's RDC30, rendered before the erasure, names both by RUT.
+    const period = { periodStart, periodEnd: Date.now() - 1 };
+    const sent = await renderedRdc30(period);
+    expect(sent).toMatchObject({ status: 'ready', records: 2 });
+    const sentFile = await reportContent(sent.reportId);
+    expect(sentFile).toContain(fileRut(erased.rut));
+    expect(sentFile).toContain(fileRut(held.rut));
     const hold = await post(`/v1/customers/${held.customerId}/legal-holds`, { reason: 'litigio', reference: 'causa C-118-2026' }, true);
     expect(hold.status).toBe(201);
 
@@ -92,6 +132,8 @@ describe('erasure after the retention floor', () => {
     const { identifiers } = registered.data as { identifiers: Array<{ value: { ciphertext: string } }> };
     const ciphertext = identifiers[0].value.ciphertext;
     expect(await protection.decrypt(tenantId, ciphertext)).toBe(erased.rut);
+    const blobs = api.app.get<BlobStore>(BLOB_STORE);
+    expect(await blobs.has(tenantId, sent.contentSha256)).toBe(true);
     const blindIndexEntry = await protection.hash(tenantId, 'identifier', identityKey({ system: 'cl-sii', type: 'rut', value: erased.rut }));
     const { wrappedKey } = (await keyTable.find(tenantId, erased.customerId))!;
     expect(wrappedKey).not.toBeNull();
@@ -109,14 +151,15 @@ describe('erasure after the retention floor', () => {
     expect(status.json.onLegalHold).toEqual([{ customerId: held.customerId, legalHoldIds: [hold.body.legalHoldId] }]);
 
     const dryRun = await runCli(['retention', 'erase', '--tenant', tenantId, '--dry-run'], later());
-    expect(dryRun.json).toMatchObject({ dryRun: true, erasedCustomers: [erased.customerId], skippedOnHold: [held.customerId] });
+    expect(dryRun.json).toMatchObject({ dryRun: true, erasedCustomers: [erased.customerId], skippedOnHold: [held.customerId], erasedReports: [sent.reportId] });
     expect(await protection.decrypt(tenantId, ciphertext)).toBe(erased.rut);
 
     const erasure = await runCli(['retention', 'erase', '--tenant', tenantId], later());
     expect(erasure.status).toBe(0);
-    expect(erasure.json).toMatchObject({ tenantId, dryRun: false, erasedCustomers: [erased.customerId], skippedOnHold: [held.customerId] });
+    // Recorded under the customer's own key: nothing of it stays under the tenant key.
+    expect(erasure.json).toMatchObject({ tenantId, dryRun: false, erasedCustomers: [erased.customerId], skippedOnHold: [held.customerId], erasedReports: [sent.reportId], sealedUnderTenantKey: [] });
     const again = await runCli(['retention', 'erase', '--tenant', tenantId], later());
-    expect(again.json).toMatchObject({ erasedCustomers: [], skippedOnHold: [held.customerId] });
+    expect(again.json).toMatchObject({ erasedCustomers: [], skippedOnHold: [held.customerId], erasedReports: [] });
 
     // The fact is in the ledger, and every chain is intact.
     const facts = await api.store.readStream(streams.customer(tenantId, erased.customerId));
@@ -130,11 +173,34 @@ describe('erasure after the retention floor', () => {
     expect(await keyTable.find(tenantId, erased.customerId)).toMatchObject({ wrappedKey: null, erasedAt: expect.any(Number) });
     await expect(protection.decrypt(tenantId, ciphertext)).rejects.toMatchObject({ code: 'customer_data_erased' });
 
+    const rutForms = [erased.rut, erased.rut.replace('-', ''), `${erased.rut.slice(0, 2)}.${erased.rut.slice(2, 5)}.${erased.rut.slice(5)}`, fileRut(erased.rut)];
+
+    // The report rendered before the erasure keeps its record, but its content is gone, under every key.
+    const erasedContent = await get(`/v1/redec/reports/${sent.reportId}/content`);
+    expect({ status: erasedContent.status, type: erasedContent.type, code: erasedContent.body.code }).toEqual({ status: 410, type: 'application/problem+json', code: 'report_content_erased' });
+    expect((await get(`/v1/redec/reports/${sent.reportId}`)).body).toMatchObject({ status: 'ready', records: 2, contentSha256: sent.contentSha256, contentErasedAt: expect.any(Number) });
+    expect(await blobs.has(tenantId, sent.contentSha256)).toBe(false);
+    expect((await api.store.readStream(redecStreams.report(tenantId, sent.reportId))).map((e) => e.type)).toEqual(['ReportRequested', 'ReportRendered', 'ReportContentErased']);
+    // The same period asked for after the erasure shows the erased subject's RUT as absent, the held one's as before.
+    const after = await renderedRdc30(period);
+    expect(after).toMatchObject({ status: 'ready', records: 2 });
+    const lines = (await reportContent(after.reportId)).split('\r\n');
+    expect(subjectRutIn(lines.find((line) => line.startsWith(erased.internalConsentCode))!)).toBe('0000000000');
+    expect(subjectRutIn(lines.find((line) => line.startsWith(held.internalConsentCode))!)).toBe(fileRut(held.rut));
+
+    // Exports list the erased customer's consent, and no spelling of its RUT.
+    const listed = await get('/v1/redec/consents?limit=200');
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((item: { redecConsentId: string }) => item.redecConsentId)).toContain(erased.redecConsentId);
+    const exported = await runCli(['export', 'consents', '--tenant', tenantId], environment.env);
+    expect(exported.status).toBe(0);
+    expect(exported.stdout).toContain(erased.redecConsentId);
+    for (const form of rutForms) expect([listed.text, exported.stdout].some((text) => text.includes(form))).toBe(false);
+
     // No byte of the RUT, the scan, the blind index entry or the wrapped key is left in the data directory (ledger, key table, blobs) or in Redis.
     const files = filesUnder(environment.dataDir);
     expect(files).toEqual(expect.arrayContaining([join(environment.dataDir, SQLITE_FILE_NAME), join(environment.dataDir, CUSTOMER_KEYS_FILE_NAME)]));
     const everything = [...files.map((file) => readFileSync(file)), await redisContents(environment.prefix)];
-    const rutForms = [erased.rut, erased.rut.replace('-', ''), `${erased.rut.slice(0, 2)}.${erased.rut.slice(2, 5)}.${erased.rut.slice(5)}`];
     for (const secret of [...rutForms, blindIndexEntry, wrappedKey!].map((text) => Buffer.from(text)).concat(erased.scan.subarray(0, 24), erased.scan.subarray(100, 132))) {
       expect(everything.some((bytes) => bytes.includes(secret))).toBe(false);
     }
@@ -164,7 +230,7 @@ describe('erasure after the retention floor', () => {
     expect(replay.json.dataSubject).toEqual({ customerId: erased.customerId, erasedAt: expect.any(Number) });
     expect(replay.json.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['ConsentGranted', 'RevocationRecorded']));
 
-  }, 180_000);
+  }, 240_000);
 
   it('refuses an unknown tenant and a missing --tenant with one JSON error, erasing nothing', async () => {
     const before = await api.store.headPosition();
@@ -177,19 +243,28 @@ describe('erasure after the retention floor', () => {
     expect(await api.store.headPosition()).toBe(before);
   }, 120_000);
 
-  it('erases on LEDGER_RETENTION_ERASE_SCHEDULE, opted in, with nobody running the CLI', async () => {
+  it('erases on LEDGER_RETENTION_ERASE_SCHEDULE, with nobody running the CLI, the customers of the tenants that opted in only', async () => {
     const erased = await revokedCustomer();
     const held = await revokedCustomer();
+    const notOptedIn = await revokedCustomer(other);
     expect((await post(`/v1/customers/${held.customerId}/legal-holds`, { reason: 'litigio', reference: 'causa C-7-2026' }, true)).status).toBe(201);
+    // The bank opts in; a setting that is not a boolean is refused and changes nothing.
+    const settings = (body: object) => api.http.put('/v1/tenant-settings').set('Authorization', `Bearer ${apiKey}`).send(body);
+    expect((await settings({ institutionCode: '0000000042', scheduledErasure: 'yes' })).body).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    expect((await get('/v1/tenant-settings')).body).toMatchObject({ scheduledErasure: false });
+    expect((await settings({ institutionCode: '0000000042', scheduledErasure: true })).body).toMatchObject({ institutionCode: '0000000042', scheduledErasure: true });
     // The same ledger five years and a week later, under a service that runs erasure every second.
     await api.close();
     api = await startApiApp(environment, { LEDGER_CLOCK_OFFSET_MS: String(FIVE_YEARS_AND_A_WEEK), LEDGER_RETENTION_ERASE_SCHEDULE: '* * * * * *' });
-    const erasedFacts = async (customerId: string) => (await api.store.readStream(streams.customer(tenantId, customerId))).filter((e) => e.type === 'CustomerDataErased');
+    const erasedFacts = async (customerId: string, tenant = tenantId) => (await api.store.readStream(streams.customer(tenant, customerId))).filter((e) => e.type === 'CustomerDataErased');
     // The fact first, then the key: done once the key is gone.
     await waitUntil(async () => (await api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE).find(tenantId, erased.customerId))?.wrappedKey === null, 60_000, 250);
     expect(await erasedFacts(erased.customerId)).toHaveLength(1);
     expect(await erasedFacts(held.customerId)).toEqual([]);
     expect((await api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE).find(tenantId, held.customerId))?.wrappedKey).toEqual(expect.any(String));
+    // The bank that did not opt in keeps its customer's data: runs pass its tenant by.
+    expect(await erasedFacts(notOptedIn.customerId, other.tenantId)).toEqual([]);
+    expect((await api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE).find(other.tenantId, notOptedIn.customerId))?.wrappedKey).toEqual(expect.any(String));
     // Actor of the fact: the scheduled run, not an operator.
     expect((await erasedFacts(erased.customerId))[0].metadata.actor).toBe('worker:retention-erasure');
   }, 180_000);

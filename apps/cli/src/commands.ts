@@ -50,16 +50,17 @@ export const commands: Record<string, { usage: string; options: string[]; flags?
     run: (o, d) => createTenant(d.store, required(o, 'name'), operatorContext(d.clock)),
   },
   'tenant configure': {
-    usage: 'tenant configure --tenant TENANT_ID [--institution-code NNNNNNNNNN] [--weekly-reports on|off]',
-    options: ['tenant', 'institution-code', 'weekly-reports'],
+    usage: 'tenant configure --tenant TENANT_ID [--institution-code NNNNNNNNNN] [--weekly-reports on|off] [--scheduled-erasure on|off]',
+    options: ['tenant', 'institution-code', 'weekly-reports', 'scheduled-erasure'],
     run: async (o, d) => {
       const tenantId = uuid(required(o, 'tenant'), 'tenant');
       // Only what is named changes; the other settings stay.
       const change = {
         ...(o['institution-code'] !== undefined ? { institutionCode: o['institution-code'] } : {}),
         ...(o['weekly-reports'] !== undefined ? { weeklyReports: onOff(o['weekly-reports'], 'weekly-reports') } : {}),
+        ...(o['scheduled-erasure'] !== undefined ? { scheduledErasure: onOff(o['scheduled-erasure'], 'scheduled-erasure') } : {}),
       };
-      if (Object.keys(change).length === 0) throw new UsageError('name at least one setting: --institution-code or --weekly-reports');
+      if (Object.keys(change).length === 0) throw new UsageError('name at least one setting: --institution-code, --weekly-reports or --scheduled-erasure');
       const { tenant } = await configureTenant(d.store, tenantId, change, operatorContext(d.clock));
       return { tenantId, ...tenant.settings };
     },

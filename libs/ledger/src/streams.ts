@@ -17,8 +17,7 @@ export const streams = {
   /**
    * Uniqueness claims before decision 0035: one stream per claimed value,
    * appended with `no_stream`. The service now claims in the key table's
-   * blind index; ledgers written before, and bench/generate-ledger.ts, still
-   * hold these streams.
+   * blind index; ledgers written before still hold these streams.
    */
   reservation: (tenantId: string, kind: ReservationKind, valueHash: string) => `reservation-${tenantId}-${kind}-${valueHash}`,
 };

@@ -54,9 +54,9 @@ export interface LedgerConfig {
   rateLimitPerMinute: number;
   /**
    * LEDGER_RETENTION_ERASE_SCHEDULE: a cron pattern (America/Santiago time)
-   * at which erasure after the retention floor runs for every tenant, as
-   * `ledger retention erase` does; unset, it never runs by itself (opt-in,
-   * decision 0035).
+   * at which erasure after the retention floor runs, as `ledger retention
+   * erase` does, for every tenant whose `scheduledErasure` setting is on;
+   * unset, it never runs by itself (opt-in, decision 0035).
    */
   retentionEraseSchedule: string | undefined;
 }

@@ -12,6 +12,7 @@ export type ErrorKind =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  | 'gone'
   | 'unprocessable'
   | 'rate_limited'
   | 'unavailable';
@@ -81,6 +82,11 @@ export function notFound(what: string): DomainError {
 
 export function conflict(code: string, detail: string): DomainError {
   return new DomainError('conflict', code, detail);
+}
+
+/** What was there is removed for good (an erasure): no retry or other state brings it back. */
+export function gone(code: string, detail: string): DomainError {
+  return new DomainError('gone', code, detail);
 }
 
 export function unprocessable(code: string, detail: string): DomainError {

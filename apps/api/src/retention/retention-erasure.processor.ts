@@ -2,17 +2,19 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { CUSTOMER_KEY_TABLE, CustomerKeyTable } from '@ledger/ledger';
+import { CUSTOMER_KEY_TABLE, CustomerKeyTable, readTenants } from '@ledger/ledger';
 import { CLOCK, Clock } from '@ledger/platform';
 import type { JobProcessor } from '@ledger/queues';
-import { ErasureResult, eraseCustomers, tenantIds } from '@ledger/redec';
+import { ErasureResult, eraseCustomers } from '@ledger/redec';
 
-/** The scheduled run carries nothing: it erases in every tenant, as of the service clock when it runs. */
+/** The scheduled run carries nothing: it erases in every tenant that opted in, as of the service clock when it runs. */
 export type RetentionErasureJob = Record<string, never>;
 
 /**
- * The opt-in scheduled erasure (LEDGER_RETENTION_ERASE_SCHEDULE, decision
- * 0035): `ledger retention erase` for every tenant, one after the other.
+ * The scheduled erasure (LEDGER_RETENTION_ERASE_SCHEDULE, decision 0035):
+ * `ledger retention erase` for every tenant whose settings opt in
+ * (`scheduledErasure`), one after the other; the others are left to their
+ * operators' commands.
  * Safe to repeat, as every job must be: erasing twice erases nothing more.
  */
 @Injectable()
@@ -28,7 +30,7 @@ export class RetentionErasureProcessor implements JobProcessor<RetentionErasureJ
 
   async process(): Promise<ErasureResult[]> {
     const results: ErasureResult[] = [];
-    for (const tenantId of await tenantIds(this.store)) {
+    for (const { tenantId } of (await readTenants(this.store)).filter((tenant) => tenant.settings.scheduledErasure)) {
       const context = { actor: 'worker:retention-erasure', correlationId: randomUUID(), now: this.clock.now() };
       const result = await eraseCustomers({ store: this.store, keyTable: this.keyTable, blobs: this.blobs }, tenantId, { dryRun: false }, context);
       // Ids only: which customers, never what they were.

@@ -25,10 +25,24 @@ export class TenantSettingsRequestDto {
   @IsOptional()
   @IsBoolean()
   weeklyReports?: boolean;
+
+  @ApiProperty({
+    type: Boolean,
+    required: false,
+    default: false,
+    description:
+      "Opt-in: the deployment's scheduled erasure after the retention floor (`LEDGER_RETENTION_ERASE_SCHEDULE`, a cron pattern in America/Santiago time that the operator sets) erases this tenant's erasable customers: " +
+      'their data keys, evidence and the stored reports that name them are destroyed for good (docs/data-lifecycle.md). Off, only `ledger retention erase --tenant` erases. ' +
+      'Where the deployment sets no schedule, turning it on changes nothing until one is set.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  scheduledErasure?: boolean;
 }
 
 export class TenantSettingsDto {
   @ApiProperty({ type: String, nullable: true, description: 'The CMF institution code, 10 digits; null until set.' }) institutionCode!: string | null;
   @ApiProperty({ description: 'Whether RDC30 and RDC31 are made every week.' }) weeklyReports!: boolean;
+  @ApiProperty({ description: "Whether the deployment's scheduled erasure after the retention floor erases this tenant's customers." }) scheduledErasure!: boolean;
   @ApiProperty({ type: 'integer', nullable: true, description: 'When the settings were last changed (epoch ms); null while they are the defaults.' }) updatedAt!: number | null;
 }

@@ -9,6 +9,7 @@ describe('toProblem', () => {
     ['forbidden', 403],
     ['not_found', 404],
     ['conflict', 409],
+    ['gone', 410],
     ['unprocessable', 422],
     ['rate_limited', 429],
     ['unavailable', 503],

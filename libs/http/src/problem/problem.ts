@@ -21,6 +21,7 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  gone: 410,
   unprocessable: 422,
   rate_limited: 429,
   unavailable: 503,

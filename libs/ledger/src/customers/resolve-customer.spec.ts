@@ -8,6 +8,7 @@ import { ephemeralCustomerKeys, ephemeralTenantKeys } from '@ledger/platform/tes
 import { CommandContext } from '../command-context';
 import { streams } from '../streams';
 import { SqliteCustomerKeyTable } from '../customer-keys/sqlite-customer-key-table';
+import { identityKey } from './identifier-input';
 import { ABANDONED_CLAIM_AFTER_MS, resolveCustomer } from './resolve-customer';
 
 // Integration: the real SQLite store, the real keyed hashing and encryption.
@@ -103,6 +104,23 @@ describe('resolveCustomer against the SQLite store', () => {
     clock += ABANDONED_CLAIM_AFTER_MS + 1;
     const resolved = await resolveCustomer(deps(), { userReference: 'u-1', identifiers: [rut('12.345.678-5')] }, context());
     expect(resolved.created).toBe(true);
+  });
+
+  it('does not find a customer recorded before decision 0035, whose claims are reservation streams: the same values make a new customer', async () => {
+    const customerId = randomUUID();
+    const seal = async (purpose: string, value: string) => ({ hash: await protection.hash(tenantId, purpose, value), ciphertext: await protection.encrypt(tenantId, value) });
+    const userReference = await seal('user-reference', 'u-1');
+    const identifier = { hash: await protection.hash(tenantId, 'identifier', identityKey({ system: 'cl-sii', type: 'rut', value: '12345678-5' })), ciphertext: await protection.encrypt(tenantId, '12345678-5') };
+    const metadata = { tenantId, correlationId: 'c', recordedAt: clock, schemaVersion: 1 };
+    const claimed = { type: 'ReservationClaimed', data: { customerId, claimedAt: clock }, metadata };
+    await store.append(streams.reservation(tenantId, 'identifier', identifier.hash), [{ id: randomUUID(), ...claimed }], 'no_stream');
+    await store.append(streams.reservation(tenantId, 'user-reference', userReference.hash), [{ id: randomUUID(), ...claimed }], 'no_stream');
+    const registered = { customerId, userReference, identifiers: [{ system: 'cl-sii', type: 'rut', value: identifier, verification: null }], registeredAt: clock };
+    await store.append(streams.customer(tenantId, customerId), [{ id: randomUUID(), type: 'CustomerRegistered', data: registered, metadata }], 'no_stream');
+
+    const resolved = await resolveCustomer(deps(), { userReference: 'u-1', identifiers: [rut('12.345.678-5')] }, context());
+    expect(resolved.created).toBe(true);
+    expect(resolved.customerId).not.toBe(customerId);
   });
 
   it('links a new identifier to the existing customer and records a verification assertion', async () => {

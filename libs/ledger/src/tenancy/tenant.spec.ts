@@ -16,10 +16,18 @@ describe('tenant settings', () => {
   const tenant = evolveTenant(null, { type: 'TenantCreated', data: { tenantId: 't1', name: 'Banco Uno', createdAt: 5 } });
 
   it('start without an institution code, and record a change of it', () => {
-    expect(tenant?.settings).toEqual({ institutionCode: null, weeklyReports: false });
+    expect(tenant?.settings).toEqual({ institutionCode: null, weeklyReports: false, scheduledErasure: false });
     expect(decideConfigureTenant(tenant, { institutionCode: '0000000001' }, 9)).toEqual([
-      { type: 'TenantSettingsChanged', data: { tenantId: 't1', settings: { institutionCode: '0000000001', weeklyReports: false }, changedAt: 9 } },
+      { type: 'TenantSettingsChanged', data: { tenantId: 't1', settings: { institutionCode: '0000000001', weeklyReports: false, scheduledErasure: false }, changedAt: 9 } },
     ]);
+  });
+
+  it('opt in to the scheduled erasure, and read a change recorded before that setting existed as off', () => {
+    const [optedIn] = decideConfigureTenant(tenant, { scheduledErasure: true }, 9);
+    expect(optedIn).toMatchObject({ data: { settings: { institutionCode: null, weeklyReports: false, scheduledErasure: true } } });
+    expect(decideConfigureTenant(evolveTenant(tenant, optedIn), { scheduledErasure: true }, 10)).toEqual([]);
+    const older = { type: 'TenantSettingsChanged', data: { tenantId: 't1', settings: { institutionCode: '0000000001', weeklyReports: false }, changedAt: 9 } } as TenantEvent;
+    expect(evolveTenant(evolveTenant(tenant, optedIn), older)?.settings).toEqual({ institutionCode: '0000000001', weeklyReports: false, scheduledErasure: false });
   });
 
   it('record nothing when the settings are already in force', () => {

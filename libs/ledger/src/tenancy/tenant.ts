@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore } from '@ledger/event-store';
+import { EventStore, RecordedEvent } from '@ledger/event-store';
 import { notFound, validationError } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '../command-context';
 import { loadAggregate } from '../load-aggregate';
@@ -28,6 +28,13 @@ export interface TenantSettings {
   institutionCode: string | null;
   /** Opt-in: RDC30 and RDC31 of each week, made every Saturday at 01:00 America/Santiago (decision 0034). */
   weeklyReports: boolean;
+  /**
+   * Opt-in: the deployment's scheduled erasure after the retention floor
+   * (LEDGER_RETENTION_ERASE_SCHEDULE) erases this tenant's customers too
+   * (decisions 0035 and 0040). Destroying data is the bank's call for its
+   * own customers, and when it runs the operator's.
+   */
+  scheduledErasure: boolean;
 }
 
 export interface Tenant {
@@ -41,14 +48,16 @@ export interface Tenant {
   weeklyReportsSince: number | null;
 }
 
-export const DEFAULT_TENANT_SETTINGS: TenantSettings = { institutionCode: null, weeklyReports: false };
+export const DEFAULT_TENANT_SETTINGS: TenantSettings = { institutionCode: null, weeklyReports: false, scheduledErasure: false };
 
 export function evolveTenant(state: Tenant | null, event: TenantEvent): Tenant | null {
   switch (event.type) {
     case 'TenantCreated':
       return { ...event.data, settings: DEFAULT_TENANT_SETTINGS, settingsChangedAt: null, weeklyReportsSince: null };
     case 'TenantSettingsChanged': {
-      const { settings, changedAt } = event.data;
+      // A setting added since the fact was recorded has its default.
+      const settings = { ...DEFAULT_TENANT_SETTINGS, ...event.data.settings };
+      const { changedAt } = event.data;
       const weeklyReportsSince = !settings.weeklyReports ? null : (state?.weeklyReportsSince ?? changedAt);
       return state && { ...state, settings, settingsChangedAt: changedAt, weeklyReportsSince };
     }
@@ -73,7 +82,7 @@ export function decideConfigureTenant(tenant: Tenant | null, change: Partial<Ten
   if (settings.weeklyReports && settings.institutionCode === null) {
     throw validationError('Weekly reports need the institution code their headers carry.', { errors: [{ field: 'weeklyReports', reason: 'institution_code_required' }] });
   }
-  if (settings.institutionCode === tenant.settings.institutionCode && settings.weeklyReports === tenant.settings.weeklyReports) return [];
+  if ((Object.keys(settings) as Array<keyof TenantSettings>).every((name) => settings[name] === tenant.settings[name])) return [];
   return [{ type: 'TenantSettingsChanged', data: { tenantId: tenant.tenantId, settings, changedAt: now } }];
 }
 
@@ -107,4 +116,22 @@ export async function createTenant(store: EventStore, name: string, context: Com
 
 export async function loadTenant(store: EventStore, tenantId: string): Promise<Tenant | null> {
   return (await loadAggregate(store, streams.tenant(tenantId), evolveTenant)).state;
+}
+
+const PAGE = 1_000;
+
+/** Every tenant of the ledger with its settings, in the order they were created, read from the tenants' facts in one pass. */
+export async function readTenants(store: EventStore): Promise<Tenant[]> {
+  const tenants = new Map<string, Tenant | null>();
+  for (let after = 0; ; ) {
+    const page: RecordedEvent[] = await store.readAll({ after, maxCount: PAGE });
+    for (const event of page) {
+      if (event.type !== 'TenantCreated' && event.type !== 'TenantSettingsChanged') continue;
+      const { tenantId } = event.data as { tenantId: string };
+      if (event.streamId === streams.tenant(tenantId)) tenants.set(tenantId, evolveTenant(tenants.get(tenantId) ?? null, event as unknown as TenantEvent));
+    }
+    if (page.length < PAGE) break;
+    after = page[page.length - 1].position;
+  }
+  return [...tenants.values()].filter((tenant): tenant is Tenant => tenant !== null);
 }

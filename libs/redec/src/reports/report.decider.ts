@@ -1,5 +1,5 @@
 import { conflict, fieldRefused } from '@ledger/platform';
-import { ReportRequested } from './report.events';
+import { Report, ReportContentErased, ReportRequested } from './report.events';
 import { ReportKind, ReportLayouts } from './report-layout';
 
 /** The longest period one report covers: a quarter. A longer one is several files, and reading it is bounded work (decision 0026). */
@@ -42,4 +42,20 @@ export function decideRequestReport(input: RequestReportInput): ReportRequested 
       requestedAt: now,
     },
   };
+}
+
+/**
+ * A stored file that names an erased customer is erased with it (decision
+ * 0040): null when the report has no stored content, or names none of
+ * `erasedCustomers`. A file rendered before that decision does not say whom
+ * it names; an RDC30 of those is taken to name every customer, so its
+ * content goes with the tenant's first erasure.
+ */
+export function decideReportContentErasure(report: Report, erasedCustomers: ReadonlySet<string>, now: number): ReportContentErased | null {
+  const { rendered } = report;
+  if (!rendered || report.contentErased || erasedCustomers.size === 0) return null;
+  const named = rendered.customerIds;
+  const customerIds = named === undefined ? [] : named.filter((customerId) => erasedCustomers.has(customerId));
+  if (named === undefined ? rendered.kind !== 'rdc30' : customerIds.length === 0) return null;
+  return { type: 'ReportContentErased', data: { reportId: rendered.reportId, contentSha256: rendered.contentSha256, customerIds, erasedAt: now } };
 }

@@ -33,6 +33,12 @@ export interface ReportRendered {
     size: number;
     records: number;
     metadata: Record<string, number>;
+    /**
+     * The customers whose RUT the file names (RDC30's data subjects; RDC31
+     * names none), so that an erasure finds the contents it must erase
+     * (decision 0040). Absent on a fact recorded before that decision.
+     */
+    customerIds?: string[];
     renderedAt: number;
   };
 }
@@ -44,7 +50,19 @@ export interface ReportFailed {
   data: { reportId: string; reason: string; failedAt: number };
 }
 
-export type ReportEvent = ReportRequested | ReportRendered | ReportFailed;
+/**
+ * The stored file named a customer whose data was erased after the retention
+ * floor (decision 0040): its bytes are deleted. What the file was (period,
+ * counts, `contentSha256`) stays, so a copy kept elsewhere can still be
+ * checked against it.
+ */
+export interface ReportContentErased {
+  type: 'ReportContentErased';
+  /** `customerIds`: the erased customers the file named (empty when a fact from before decision 0040 did not say). */
+  data: { reportId: string; contentSha256: string; customerIds: string[]; erasedAt: number };
+}
+
+export type ReportEvent = ReportRequested | ReportRendered | ReportFailed | ReportContentErased;
 
 export type ReportStatus = 'pending' | 'ready' | 'failed';
 
@@ -53,16 +71,19 @@ export interface Report {
   status: ReportStatus;
   rendered: ReportRendered['data'] | null;
   failure: ReportFailed['data'] | null;
+  contentErased: ReportContentErased['data'] | null;
 }
 
 export function evolveReport(state: Report | null, event: ReportEvent): Report | null {
   switch (event.type) {
     case 'ReportRequested':
-      return { request: event.data, status: 'pending', rendered: null, failure: null };
+      return { request: event.data, status: 'pending', rendered: null, failure: null, contentErased: null };
     case 'ReportRendered':
       return state && { ...state, status: 'ready', rendered: event.data };
     case 'ReportFailed':
       return state && { ...state, status: 'failed', failure: event.data };
+    case 'ReportContentErased':
+      return state && { ...state, contentErased: event.data };
     default: {
       const unknown: never = event;
       return unknown;

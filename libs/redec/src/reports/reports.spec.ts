@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@ledger/event-store';
-import { configureTenant, createTenant } from '@ledger/ledger';
+import { configureTenant, createTenant, streams } from '@ledger/ledger';
 import { bankingCalendar } from '../calendar/banking-calendar';
 import { grant } from '../consent/testing/consent-fixtures';
 import { redecStreams } from '../streams';
@@ -38,16 +38,21 @@ describe('completing a report', () => {
     await configureTenant(store, tenantId, { institutionCode: '0000000001' }, operator);
     const grantedAt = now - 2 * 86_400_000;
     const data = { ...grant.data, grantedAt, recordedAt: grantedAt + 1000 };
-    await store.append(redecStreams.consent(tenantId, data.redecConsentId), [{ id: '11111111-1111-4111-8111-111111111111', type: 'ConsentGranted', data, metadata: { tenantId, correlationId: 'c', recordedAt: grantedAt + 1000, schemaVersion: 1 } }], 'no_stream');
+    const metadata = { tenantId, correlationId: 'c', recordedAt: grantedAt + 1000, schemaVersion: 1 };
+    const identifiers = [{ system: 'cl-sii', type: 'rut', value: { hash: 'h', ciphertext: 'clear:12345678-5' }, verification: null }];
+    const registered = { customerId: data.customerId, userReference: { hash: 'h', ciphertext: 'clear:ref' }, identifiers, registeredAt: grantedAt };
+    await store.append(streams.customer(tenantId, data.customerId), [{ id: '22222222-2222-4222-8222-222222222222', type: 'CustomerRegistered', data: registered, metadata }], 'no_stream');
+    await store.append(redecStreams.consent(tenantId, data.redecConsentId), [{ id: '11111111-1111-4111-8111-111111111111', type: 'ConsentGranted', data, metadata }], 'no_stream');
     const context = { ...operator, tenantId };
     const { report } = await requestReport({ store, layouts }, { kind: 'rdc30', periodStart: now - 7 * 86_400_000, periodEnd: now - 1 }, context);
     return { tenantId, reportId: report.request.reportId };
   }
 
-  it('records ReportRendered with what the webhook needs, and nothing more on a second run', async () => {
+  it('records ReportRendered with what the webhook needs and the customers the file names, and nothing more on a second run', async () => {
     const { tenantId, reportId } = await reportOfOneConsent(SHIPPED_REPORT_LAYOUTS);
     const done = await completeReport(deps(SHIPPED_REPORT_LAYOUTS), tenantId, reportId, () => now);
-    expect(done).toMatchObject({ status: 'ready', rendered: { reportId, kind: 'rdc30', layoutVersion: 'rdc30-2026.1', records: 1, contentSha256: 'sha' } });
+    expect(done).toMatchObject({ status: 'ready', rendered: { reportId, kind: 'rdc30', layoutVersion: 'rdc30-2026.1', records: 1, contentSha256: 'sha', customerIds: [grant.data.customerId] } });
+    expect(stored[stored.length - 1].toString('ascii')).toContain('0123456785');
     await completeReport(deps(SHIPPED_REPORT_LAYOUTS), tenantId, reportId, () => now);
     expect((await store.readStream(redecStreams.report(tenantId, reportId))).map((e) => e.type)).toEqual(['ReportRequested', 'ReportRendered']);
     expect(stored[stored.length - 1].toString('ascii')).toContain(grant.data.internalConsentCode);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/event-store';
-import { CommandContext, Tenant, TenantEvent, evolveCustomer, evolveTenant, loadAggregate, loadTenant, streams, toNewEvent, type Customer, type CustomerEvent } from '@ledger/ledger';
+import { CommandContext, evolveCustomer, loadAggregate, loadTenant, readTenants, streams, toNewEvent, type Customer, type CustomerEvent } from '@ledger/ledger';
 import { DomainError } from '@ledger/platform';
 import { BankingCalendar } from '../calendar/banking-calendar';
 import { AccessConfirmed, AccessDecided } from '../access/access.events';
@@ -61,8 +61,8 @@ export async function runWeeklyReports(
 ): Promise<{ scheduledAt: number; requested: number }> {
   const { scheduledAt, period } = weeklyRunDue(now);
   let requested = 0;
-  for (const tenant of await tenantsWithWeeklyReports(deps.store)) {
-    if (tenant.weeklyReportsSince === null || tenant.weeklyReportsSince > scheduledAt) continue;
+  for (const tenant of await readTenants(deps.store)) {
+    if (!tenant.settings.weeklyReports || tenant.weeklyReportsSince === null || tenant.weeklyReportsSince > scheduledAt) continue;
     for (const kind of REPORT_KINDS) {
       const reportId = derivedUuid('weekly-report', tenant.tenantId, kind, String(period.periodStart));
       const context = { tenantId: tenant.tenantId, actor: 'scheduler:weekly-reports', correlationId: randomUUID(), now };
@@ -78,18 +78,6 @@ export async function runWeeklyReports(
     }
   }
   return { scheduledAt, requested };
-}
-
-/** Every tenant whose settings turn weekly reports on, read from the tenants' facts. */
-async function tenantsWithWeeklyReports(store: EventStore): Promise<Tenant[]> {
-  const tenants = new Map<string, Tenant | null>();
-  await forEachFact(store, await store.headPosition(), (event) => {
-    if (event.type !== 'TenantCreated' && event.type !== 'TenantSettingsChanged') return;
-    const tenantId = (event.data as { tenantId: string }).tenantId;
-    if (event.streamId !== streams.tenant(tenantId)) return;
-    tenants.set(tenantId, evolveTenant(tenants.get(tenantId) ?? null, event as unknown as TenantEvent));
-  });
-  return [...tenants.values()].filter((tenant): tenant is Tenant => !!tenant?.settings.weeklyReports);
 }
 
 export async function readReport(store: EventStore, tenantId: string, reportId: string): Promise<Report | null> {
@@ -115,7 +103,8 @@ export async function completeReport(deps: ReportDependencies, tenantId: string,
     const { contentSha256, size } = await deps.blobs.put(tenantId, rendered.content);
     const { kind, periodStart, periodEnd, layoutVersion } = report.request;
     const described = { reportId, kind, periodStart, periodEnd, layoutVersion };
-    outcome = { type: 'ReportRendered', data: { ...described, contentSha256, size, records: rendered.records, metadata: rendered.metadata, renderedAt: now() } };
+    const { records, metadata, customerIds } = rendered;
+    outcome = { type: 'ReportRendered', data: { ...described, contentSha256, size, records, metadata, customerIds, renderedAt: now() } };
   } catch (error) {
     if (!(error instanceof ReportFieldError || error instanceof DomainError)) throw error;
     outcome = { type: 'ReportFailed', data: { reportId, reason: error instanceof DomainError ? error.detail : error.message, failedAt: now() } };
@@ -126,8 +115,12 @@ export async function completeReport(deps: ReportDependencies, tenantId: string,
   return evolveReport(report, outcome);
 }
 
-/** The file a request names, from the tenant's facts up to its position. */
-export async function renderReport(deps: Pick<ReportDependencies, 'store' | 'layouts' | 'calendar' | 'identifiers'>, tenantId: string, request: ReportRequested['data']): Promise<RenderedReport> {
+/** The file a request names, from the tenant's facts up to its position, and the customers whose RUT it names. */
+async function renderReport(
+  deps: Pick<ReportDependencies, 'store' | 'layouts' | 'calendar' | 'identifiers'>,
+  tenantId: string,
+  request: ReportRequested['data'],
+): Promise<RenderedReport & { customerIds: string[] }> {
   const layout = layoutOf(deps.layouts, request);
   const { consents, accesses } = await readReportFacts(deps.store, tenantId, request.asOfPosition);
   const decrypt = (ciphertext: string) => deps.identifiers.decrypt(tenantId, ciphertext);
@@ -139,12 +132,14 @@ export async function renderReport(deps: Pick<ReportDependencies, 'store' | 'lay
         if (!subjectRuts.has(grant.customerId)) subjectRuts.set(grant.customerId, subjectRutOf(deps.store, tenantId, grant.customerId, decrypt));
         return {
           ...consent,
+          customerId: grant.customerId,
           subjectRut: await subjectRuts.get(grant.customerId)!,
           executiveRut: grant.executive ? await decrypt(grant.executive.identifierRut.ciphertext) : null,
         };
       }),
     );
-    return renderRdc30(layout, request.institutionCode, request, named);
+    const customerIds = [...new Set(named.filter((consent) => consent.subjectRut !== null).map((consent) => consent.customerId))].sort();
+    return { ...renderRdc30(layout, request.institutionCode, request, named), customerIds };
   }
   const named = await Promise.all(
     accessesInRdc31(request, accesses).map(async (access) => ({
@@ -152,7 +147,8 @@ export async function renderReport(deps: Pick<ReportDependencies, 'store' | 'lay
       mandataryRut: access.mandataryCiphertext === null ? null : await decrypt(access.mandataryCiphertext),
     })),
   );
-  return renderRdc31(layout, request.institutionCode, request, named, deps.calendar);
+  // RDC31 names mandataries, third parties whose RUTs are the tenant's, never a data subject.
+  return { ...renderRdc31(layout, request.institutionCode, request, named, deps.calendar), customerIds: [] };
 }
 
 /** The layout a report was asked under; a deployment that no longer loads that version cannot render it the same way. */

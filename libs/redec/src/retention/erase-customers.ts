@@ -2,8 +2,20 @@ import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/ev
 import { CommandContext, Customer, CustomerEvent, CustomerKeyTable, evolveCustomer, loadAggregate, streams, toNewEvent } from '@ledger/ledger';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
+import { decideReportContentErasure } from '../reports/report.decider';
+import { Report, ReportEvent, evolveReport } from '../reports/report.events';
 import { redecStreams } from '../streams';
-import { ConsentPastFloor, CustomerRecords, blobsOf, consentsPastFloor, decideCustomerErasure, retentionVerdict } from './retention';
+import {
+  ConsentPastFloor,
+  CustomerRecords,
+  blobsOf,
+  consentsPastFloor,
+  decideCustomerErasure,
+  isSealedUnderTenantKey,
+  retentionVerdict,
+  valuesOfConsent,
+  valuesRecordedBy,
+} from './retention';
 
 export interface RetentionDependencies {
   store: EventStore;
@@ -22,6 +34,12 @@ export interface RetentionStatus {
   /** Customers that would be erasable but for a legal hold in force. */
   onLegalHold: Array<{ customerId: string; legalHoldIds: string[] }>;
   erasedCustomers: number;
+  /**
+   * Customers, erased or not, with values recorded before decision 0035
+   * under the tenant's key: erasure cannot make those unreadable to a holder
+   * of the master key (docs/data-lifecycle.md, "What is not erased").
+   */
+  sealedUnderTenantKey: string[];
 }
 
 /** `ledger retention erase`: CONTRACT.md's `{ erasedCustomers, skippedOnHold }`, by customer id. */
@@ -31,31 +49,49 @@ export interface ErasureResult {
   dryRun: boolean;
   erasedCustomers: string[];
   skippedOnHold: string[];
+  /** Reports whose stored content named an erased customer and was erased with it (decision 0040). */
+  erasedReports: string[];
+  /** Of `erasedCustomers`, those whose values recorded before decision 0035 stay under the tenant's key, readable with the master key. */
+  sealedUnderTenantKey: string[];
+}
+
+/** What retention reads of a tenant: each customer with its consents, and the reports whose contents may name them. */
+export interface TenantRecords {
+  customers: CustomerRecords[];
+  reports: Report[];
 }
 
 const PAGE = 1_000;
 
 /**
- * Every customer of the tenant with its consents, folded from the whole
- * store in one pass. Erasure is a batch an operator runs (or schedules)
- * rarely, so a pass over the ledger is its honest cost; no read model can be
- * trusted to name every consent of a customer whose data is destroyed.
+ * Every customer of the tenant with its consents, and every report, folded
+ * from the whole store in one pass. Erasure is a batch an operator runs (or
+ * schedules) rarely, so a pass over the ledger is its honest cost; no read
+ * model can be trusted to name every consent of a customer whose data is
+ * destroyed.
  */
-export async function readTenantRecords(store: EventStore, tenantId: string, progress: (events: number) => void = () => undefined): Promise<CustomerRecords[]> {
+export async function readTenantRecords(store: EventStore, tenantId: string, progress: (events: number) => void = () => undefined): Promise<TenantRecords> {
   const customerPrefix = streams.customer(tenantId, '');
   const consentPrefix = redecStreams.consent(tenantId, '');
+  const reportPrefix = redecStreams.report(tenantId, '');
   const customers = new Map<string, Customer | null>();
   const consents = new Map<string, ConsentState | null>();
+  const reports = new Map<string, Report | null>();
   const generalConsents = new Map<string, number>();
+  const underTenantKey = new Set<string>();
   let after = 0;
   let read = 0;
   for (;;) {
     const page: RecordedEvent[] = await store.readAll({ after, maxCount: PAGE });
     for (const event of page) {
       if (event.streamId.startsWith(customerPrefix)) {
-        customers.set(event.streamId, evolveCustomer(customers.get(event.streamId) ?? null, event as unknown as CustomerEvent));
+        const fact = event as unknown as CustomerEvent;
+        customers.set(event.streamId, evolveCustomer(customers.get(event.streamId) ?? null, fact));
+        if (valuesRecordedBy(fact).some(isSealedUnderTenantKey)) underTenantKey.add(fact.data.customerId);
       } else if (event.streamId.startsWith(consentPrefix)) {
         consents.set(event.streamId, evolveConsent(consents.get(event.streamId) ?? null, event as unknown as ConsentEvent, tenantId));
+      } else if (event.streamId.startsWith(reportPrefix)) {
+        reports.set(event.streamId, evolveReport(reports.get(event.streamId) ?? null, event as unknown as ReportEvent));
       } else if (event.type === 'GeneralConsentGranted' && event.metadata.tenantId === tenantId) {
         const { customerId } = event.data as { customerId: string };
         generalConsents.set(customerId, (generalConsents.get(customerId) ?? 0) + 1);
@@ -68,15 +104,25 @@ export async function readTenantRecords(store: EventStore, tenantId: string, pro
   }
   const byCustomer = new Map<string, ConsentState[]>();
   for (const consent of consents.values()) {
-    if (consent) byCustomer.set(consent.grant.customerId, [...(byCustomer.get(consent.grant.customerId) ?? []), consent]);
+    if (!consent) continue;
+    byCustomer.set(consent.grant.customerId, [...(byCustomer.get(consent.grant.customerId) ?? []), consent]);
+    if (valuesOfConsent(consent).some(isSealedUnderTenantKey)) underTenantKey.add(consent.grant.customerId);
   }
-  return [...customers.values()]
-    .filter((customer): customer is Customer => customer !== null)
-    .map((customer) => ({ customer, consents: byCustomer.get(customer.customerId) ?? [], generalConsents: generalConsents.get(customer.customerId) ?? 0 }));
+  return {
+    customers: [...customers.values()]
+      .filter((customer): customer is Customer => customer !== null)
+      .map((customer) => ({
+        customer,
+        consents: byCustomer.get(customer.customerId) ?? [],
+        generalConsents: generalConsents.get(customer.customerId) ?? 0,
+        sealedUnderTenantKey: underTenantKey.has(customer.customerId),
+      })),
+    reports: [...reports.values()].filter((report): report is Report => report !== null),
+  };
 }
 
 export async function retentionStatus(store: EventStore, tenantId: string, now: number, progress?: (events: number) => void): Promise<RetentionStatus> {
-  const records = await readTenantRecords(store, tenantId, progress);
+  const { customers: records } = await readTenantRecords(store, tenantId, progress);
   const verdicts = records.map((r) => ({ records: r, verdict: retentionVerdict(r, now) }));
   return {
     tenantId,
@@ -87,6 +133,7 @@ export async function retentionStatus(store: EventStore, tenantId: string, now: 
       .filter((v) => v.verdict === 'on_legal_hold')
       .map(({ records: { customer } }) => ({ customerId: customer.customerId, legalHoldIds: customer.legalHolds.filter((h) => h.releasedAt === null).map((h) => h.legalHoldId) })),
     erasedCustomers: verdicts.filter((v) => v.verdict === 'erased').length,
+    sealedUnderTenantKey: records.filter((r) => r.sealedUnderTenantKey).map((r) => r.customer.customerId),
   };
 }
 
@@ -107,11 +154,11 @@ export async function eraseCustomers(
 ): Promise<ErasureResult> {
   const now = context.now;
   const progress = options.progress ?? (() => undefined);
-  const records = await readTenantRecords(deps.store, tenantId, (events) => progress(`retention: ${events} events read`));
+  const { customers: records, reports } = await readTenantRecords(deps.store, tenantId, (events) => progress(`retention: ${events} events read`));
   const verdicts = new Map(records.map((r) => [r.customer.customerId, retentionVerdict(r, now)]));
   // A blob two customers' consents name (the same bytes supplied twice) stays until both are erased.
   const kept = new Set(records.filter((r) => verdicts.get(r.customer.customerId) !== 'erasable').flatMap((r) => r.consents.flatMap(blobsOf)));
-  const result: ErasureResult = { tenantId, asOf: now, dryRun: options.dryRun, erasedCustomers: [], skippedOnHold: [] };
+  const result: ErasureResult = { tenantId, asOf: now, dryRun: options.dryRun, erasedCustomers: [], skippedOnHold: [], erasedReports: [], sealedUnderTenantKey: [] };
   const tenantContext = { ...context, tenantId };
 
   for (const record of records) {
@@ -122,15 +169,53 @@ export async function eraseCustomers(
     if (verdict !== 'erasable') continue;
     if (options.dryRun) {
       result.erasedCustomers.push(customerId);
+      if (record.sealedUnderTenantKey) result.sealedUnderTenantKey.push(customerId);
       continue;
     }
     const blobs = [...new Set(record.consents.flatMap(blobsOf))].filter((blob) => !kept.has(blob));
     const outcome = await eraseCustomer(deps, record, blobs, tenantContext);
     if (outcome === 'erased') result.erasedCustomers.push(customerId);
+    if (outcome === 'erased' && record.sealedUnderTenantKey) result.sealedUnderTenantKey.push(customerId);
     if (outcome === 'on_legal_hold') result.skippedOnHold.push(customerId);
     progress(`retention: customer ${customerId} ${outcome}`);
   }
+  // Every erased customer, not only this run's: a report rendered while an erasure ran, or a run interrupted, is caught by the next.
+  const erased = new Set([...records.filter((r) => verdicts.get(r.customer.customerId) === 'erased').map((r) => r.customer.customerId), ...result.erasedCustomers]);
+  result.erasedReports = options.dryRun
+    ? reports.filter((report) => decideReportContentErasure(report, erased, now)).map((report) => report.request.reportId)
+    : await eraseReportContents(deps, reports, erased, tenantContext);
   return result;
+}
+
+/**
+ * Erases the stored contents that name an erased customer (decision 0040):
+ * per report, ReportContentErased first, at the revision it was decided on;
+ * then the blobs, unless another report still keeps the same bytes.
+ */
+async function eraseReportContents(deps: RetentionDependencies, reports: Report[], erasedCustomers: ReadonlySet<string>, context: CommandContext & { tenantId: string }): Promise<string[]> {
+  const { tenantId, now } = context;
+  const due = reports.filter((report) => decideReportContentErasure(report, erasedCustomers, now));
+  const kept = new Set(reports.filter((report) => report.rendered && !report.contentErased && !due.includes(report)).map((report) => report.rendered!.contentSha256));
+  const erased: string[] = [];
+  // With the contents an earlier run recorded erased: deleting again changes nothing unless that run stopped before its blobs.
+  const deleted = reports.flatMap((report) => (report.contentErased ? [report.contentErased.contentSha256] : []));
+  for (const { request } of due) {
+    const stream = redecStreams.report(tenantId, request.reportId);
+    const { state, expectedRevision } = await loadAggregate(deps.store, stream, evolveReport);
+    const event = state && decideReportContentErasure(state, erasedCustomers, now);
+    if (!event) continue;
+    try {
+      await deps.store.append(stream, [toNewEvent(event, context)], expectedRevision);
+    } catch (error) {
+      // Another run erased it meanwhile.
+      if (error instanceof WrongExpectedVersionError) continue;
+      throw error;
+    }
+    erased.push(request.reportId);
+    deleted.push(event.data.contentSha256);
+  }
+  for (const contentSha256 of new Set(deleted)) if (!kept.has(contentSha256)) await deps.blobs.delete(tenantId, contentSha256);
+  return erased;
 }
 
 const APPEND_ATTEMPTS = 5;
@@ -177,15 +262,4 @@ async function lastErasure(store: EventStore, tenantId: string, customerId: stri
   const recorded = await store.readStream(streams.customer(tenantId, customerId));
   const erased = recorded.filter((e) => e.type === 'CustomerDataErased').pop();
   return erased ? (erased.data as { deletedBlobs: string[] }) : null;
-}
-
-/** Every tenant of the ledger, in the order they were created. */
-export async function tenantIds(store: EventStore): Promise<string[]> {
-  const ids: string[] = [];
-  for (let after = 0; ; ) {
-    const page = await store.readAll({ after, maxCount: PAGE });
-    ids.push(...page.filter((event) => event.type === 'TenantCreated').map((event) => (event.data as { tenantId: string }).tenantId));
-    if (page.length < PAGE) return ids;
-    after = page[page.length - 1].position;
-  }
 }

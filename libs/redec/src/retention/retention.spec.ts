@@ -2,7 +2,7 @@ import { Customer, CustomerEvent, evolveCustomer } from '@ledger/ledger';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { addYears } from '../consent/regulatory-representation';
 import { facts, given, grant, grantedAt, validUntil } from '../consent/testing/consent-fixtures';
-import { CustomerRecords, blobsOf, consentsPastFloor, decideCustomerErasure, retentionVerdict } from './retention';
+import { CustomerRecords, blobsOf, consentsPastFloor, decideCustomerErasure, isSealedUnderTenantKey, retentionVerdict, valuesOfConsent, valuesRecordedBy } from './retention';
 
 const DAY = 86_400_000;
 const revokedAt = grantedAt + DAY;
@@ -12,7 +12,7 @@ const customerFacts = (...events: CustomerEvent[]): Customer =>
     { type: 'CustomerRegistered', data: { customerId: 'cus-1', userReference: { hash: 'h', ciphertext: 'c' }, identifiers: [], registeredAt: grantedAt } } as CustomerEvent,
     ...events,
   ].reduce<Customer | null>(evolveCustomer, null)!;
-const records = (consents: ConsentState[], customer = customerFacts(), generalConsents = 0): CustomerRecords => ({ customer, consents, generalConsents });
+const records = (consents: ConsentState[], customer = customerFacts(), generalConsents = 0): CustomerRecords => ({ customer, consents, generalConsents, sealedUnderTenantKey: false });
 const revoked = given(facts.revocation(revokedAt, true));
 const hold: CustomerEvent = { type: 'LegalHoldPlaced', data: { customerId: 'cus-1', legalHoldId: 'lh-1', reason: 'litigio', reference: 'C-1', placedAt: revokedAt } };
 
@@ -90,5 +90,26 @@ describe('blobsOf', () => {
     const certificate = given({ type: 'ArtifactStored', data: { redecConsentId: 'con-1', contentSha256: 'd'.repeat(64), size: 900, mediaType: 'application/pdf', storedAt: grantedAt } });
     expect(blobsOf(certificate)).toEqual(['d'.repeat(64)]);
     expect(blobsOf(given())).toEqual([]);
+  });
+});
+
+describe('values sealed under the tenant key, before decision 0035', () => {
+  const underCustomerKey = { hash: 'h', ciphertext: 'v2.ck_0123456789abcdef.iv.tag.ct' };
+  const underTenantKey = { hash: 'h', ciphertext: 'v2.dk_0123456789abcdef.iv.tag.ct' };
+
+  it('tells a value under the tenant key from one under the customer key by the key its ciphertext names', () => {
+    expect(isSealedUnderTenantKey(underCustomerKey)).toBe(false);
+    expect(isSealedUnderTenantKey(underTenantKey)).toBe(true);
+  });
+
+  it("reads the userReference and identifiers of the customer's facts, and a representative's RUT of its consents", () => {
+    const identifier = (value: typeof underCustomerKey) => ({ system: 'cl-sii', type: 'rut', value, verification: null });
+    const registered: CustomerEvent = { type: 'CustomerRegistered', data: { customerId: 'cus-1', userReference: underTenantKey, identifiers: [identifier(underCustomerKey)], registeredAt: grantedAt } };
+    expect(valuesRecordedBy(registered)).toEqual([underTenantKey, underCustomerKey]);
+    expect(valuesRecordedBy({ type: 'CustomerIdentifierLinked', data: { customerId: 'cus-1', identifier: identifier(underTenantKey), linkedAt: grantedAt } })).toEqual([underTenantKey]);
+    expect(valuesRecordedBy(hold)).toEqual([]);
+    const represented = evolveConsent(null, { ...grant, data: { ...grant.data, representation: { type: 'representative', identifierRut: underTenantKey, identifierRutMasked: '12.***.***-5', authorityBasis: 'reporter_asserted_representation', authorityReference: 'p-1', assertedAt: grantedAt } } }, 'ten-1')!;
+    expect(valuesOfConsent(represented)).toEqual([underTenantKey]);
+    expect(valuesOfConsent(revoked)).toEqual([]);
   });
 });

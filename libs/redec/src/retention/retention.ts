@@ -1,4 +1,5 @@
-import { Customer, CustomerDataErased } from '@ledger/ledger';
+import { Customer, CustomerDataErased, CustomerEvent, ProtectedValue } from '@ledger/ledger';
+import { CUSTOMER_KEY_PREFIX, protectedValueKeyId } from '@ledger/platform';
 import { ConsentState } from '../consent/consent.state';
 import { RetentionBasis, deriveStatus } from '../consent/regulatory-representation';
 
@@ -8,6 +9,12 @@ export interface CustomerRecords {
   consents: ConsentState[];
   /** General (non-REDEC) consents: they have no retention floor yet, so they keep the customer's data (decision 0035). */
   generalConsents: number;
+  /**
+   * Some value of the customer was recorded under the tenant's key, before
+   * decision 0035: destroying the customer's key does not make it
+   * unreadable to a holder of the master key.
+   */
+  sealedUnderTenantKey: boolean;
 }
 
 export interface ConsentPastFloor {
@@ -76,4 +83,21 @@ export function decideCustomerErasure(records: CustomerRecords, dataKeyId: strin
       erasedAt: now,
     },
   };
+}
+
+/** The protected values a customer fact records: its userReference and identifiers. */
+export function valuesRecordedBy(event: CustomerEvent): ProtectedValue[] {
+  if (event.type === 'CustomerRegistered') return [event.data.userReference, ...event.data.identifiers.map((identifier) => identifier.value)];
+  if (event.type === 'CustomerIdentifierLinked') return [event.data.identifier.value];
+  return [];
+}
+
+/** The customer's values its consents record: a representative's RUT. */
+export function valuesOfConsent(consent: ConsentState): ProtectedValue[] {
+  return consent.grant.representation ? [consent.grant.representation.identifierRut] : [];
+}
+
+/** Whether a value was sealed under the tenant's key (before decision 0035) rather than under its customer's own. */
+export function isSealedUnderTenantKey(value: ProtectedValue): boolean {
+  return !protectedValueKeyId(value.ciphertext)?.startsWith(CUSTOMER_KEY_PREFIX);
 }

@@ -47,5 +47,11 @@ export class ReportDto {
   @ApiProperty({ description: 'The CMF institution code in its header.' }) institutionCode!: string;
   @ApiProperty({ type: 'integer' }) requestedAt!: number;
   @ApiProperty({ type: 'integer', nullable: true }) renderedAt!: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'When the stored content was erased because it named a data subject erased after the retention floor (decision 0040); its download is then 410 `report_content_erased`. Null otherwise.',
+  })
+  contentErasedAt!: number | null;
   @ApiProperty({ type: 'string', nullable: true, description: 'Why a `failed` report could not be rendered (a field and the problem, never a value).' }) failureReason!: string | null;
 }

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { CurrentPrincipal, Idempotent, RequireAnyScope, RequireScopes } from '@ledger/http';
-import { Principal, Scopes, conflict, notFound } from '@ledger/platform';
+import { Principal, Scopes, conflict, gone, notFound } from '@ledger/platform';
 import { Report, ReportLayouts, localDateOf, readReport, requestReport } from '@ledger/redec';
 import { ProblemResponses } from '../../openapi/problem-responses';
 import { RequestCommands } from '../../request-commands';
@@ -53,7 +53,9 @@ export class ReportsHttpController {
   @RequireAnyScope(Scopes.REPORT, Scopes.READ)
   @ApiOperation({
     summary: 'A report: status, period, record counts, cover-sheet metadata, content hash, layout version',
-    description: 'Holds no identifier. Scope `consent:report` or `consent:read`.',
+    description:
+      'Holds no identifier. A report whose stored content was erased (it named a data subject erased after the retention floor, decision 0040) keeps its status, period, counts and `contentSha256`, with `contentErasedAt` set. ' +
+      'Scope `consent:report` or `consent:read`.',
   })
   @ApiOkResponse({ type: ReportDto })
   async get(@Param('reportId', REPORT_ID) reportId: string, @CurrentPrincipal() principal: Principal): Promise<ReportDto> {
@@ -67,11 +69,13 @@ export class ReportsHttpController {
     description:
       'Fixed-width ASCII, `text/plain; charset=us-ascii`, lines ended as the layout says (CRLF in the shipped layouts); its SHA-256 is `contentSha256` (also the ETag). ' +
       'A pending report is 409 `report_not_ready` with Retry-After; a failed one 409 `report_failed`. The file names data subjects, executives and mandataries by RUT: ' +
-      'only `consent:report` reads it (not `consent:read`). Kept encrypted at rest under the tenant key.',
+      'only `consent:report` reads it (not `consent:read`). Kept encrypted at rest under the tenant key, until a data subject it names is erased after the retention floor: ' +
+      'then its bytes are deleted, for good, and this answers 410 `report_content_erased` (decision 0040; `GET /v1/redec/reports/{reportId}` still gives what the file was, ' +
+      '`contentSha256` included, so a copy kept elsewhere can be checked). A report of the same period asked for after the erasure shows that subject\'s RUT as erased (zeros).',
   })
   @ApiProduces('text/plain; charset=us-ascii')
   @ApiOkResponse({ description: 'The file.', schema: { type: 'string' } })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['report_not_ready', 'report_failed'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['report_not_ready', 'report_failed'], 410: ['report_content_erased'] })
   async content(@Param('reportId', REPORT_ID) reportId: string, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<StreamableFile> {
     const report = await this.report(principal.tenantId, reportId);
     if (report.status === 'failed') throw conflict('report_failed', 'The report could not be rendered; see failureReason.');
@@ -79,6 +83,7 @@ export class ReportsHttpController {
       void reply.header('Retry-After', String(REPORT_RETRY_AFTER_SECONDS));
       throw conflict('report_not_ready', 'The report is being rendered; retry later.');
     }
+    if (report.contentErased) throw gone('report_content_erased', 'The file named a data subject whose data was erased after the retention floor; its bytes were deleted. What it was (period, counts, contentSha256) is in the report.');
     const bytes = await this.blobs.get(principal.tenantId, report.rendered.contentSha256);
     if (!bytes) throw notFound('report content');
     const { kind, institutionCode, periodEnd } = report.request;
@@ -97,7 +102,7 @@ export class ReportsHttpController {
   }
 }
 
-export function reportView({ request, status, rendered, failure }: Report): ReportDto {
+export function reportView({ request, status, rendered, failure, contentErased }: Report): ReportDto {
   return {
     reportId: request.reportId,
     kind: request.kind,
@@ -111,6 +116,7 @@ export function reportView({ request, status, rendered, failure }: Report): Repo
     institutionCode: request.institutionCode,
     requestedAt: request.requestedAt,
     renderedAt: rendered?.renderedAt ?? null,
+    contentErasedAt: contentErased?.erasedAt ?? null,
     failureReason: failure?.reason ?? null,
   };
 }
