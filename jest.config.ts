@@ -17,9 +17,11 @@ const config: Config = {
     '^.+/node_modules/@nestjs/.+\\.js$': '<rootDir>/scripts/jest-esm-to-cjs.js',
     // @fastify/cookie loads the ESM-only `cookie` package with a dynamic import().
     '^.+/node_modules/(@fastify/cookie|cookie)/.+\\.js$': '<rootDir>/scripts/jest-esm-to-cjs.js',
+    // @fastify/static (Swagger UI's files at /docs) requires the ESM-only `content-disposition`.
+    '^.+/node_modules/content-disposition/.+\\.js$': '<rootDir>/scripts/jest-esm-to-cjs.js',
   },
   // Type checking is `npm run typecheck`; jest only transpiles.
-  transformIgnorePatterns: ['/node_modules/(?!@nestjs/|@fastify/cookie/|cookie/)'],
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/|@fastify/cookie/|cookie/|content-disposition/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@ledger/platform/testing$': '<rootDir>/libs/platform/src/testing',

@@ -4,6 +4,7 @@ import { createHttpApp, createJsonLogger } from '@ledger/http';
 import { LedgerConfig } from '@ledger/platform';
 import { AppModule } from './app.module';
 import { buildOpenApiDocument } from './openapi/openapi';
+import { serveReferencePage } from './openapi/reference-page';
 
 /**
  * The whole service as one Nest application on the production HTTP stack;
@@ -20,6 +21,7 @@ export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS
     await app.register(fastifyCookie);
     const document = buildOpenApiDocument(app, config.publicUrl);
     app.getHttpAdapter().getInstance().get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));
+    await serveReferencePage(app, document);
   } catch (error) {
     // The modules already hold connections (Redis, the store); a failed start must not leave them open.
     await app.close();

@@ -4,6 +4,7 @@ import { DocumentBuilder, OpenAPIObject, OperationObject, SwaggerModule } from '
 import { createHttpAdapter, createJsonLogger } from '@ledger/http';
 import { LedgerConfig } from '@ledger/platform';
 import { AppModule } from '../app.module';
+import { addExample } from './examples';
 import { PROBLEM_SCHEMA_REF, declareProblems } from './problem-responses';
 
 const DESCRIPTION = `Event-sourced consent ledger for Chile's consolidated debt registry (REDEC).
@@ -67,7 +68,8 @@ export function buildOpenApiDocument(app: NestFastifyApplication, publicUrl: str
   for (const [name, description] of TAGS) builder.addTag(name, description);
   const document = SwaggerModule.createDocument(app, builder.build());
   document.components = { ...document.components, schemas: { ...document.components?.schemas, Problem: PROBLEM_SCHEMA } };
-  for (const operation of operationsOf(document)) {
+  for (const [key, operation] of operationsOf(document)) {
+    addExample(key, operation);
     declareProblems(operation);
     operation.responses.default ??= {
       description: 'An error (problem+json).',
@@ -77,9 +79,12 @@ export function buildOpenApiDocument(app: NestFastifyApplication, publicUrl: str
   return document;
 }
 
-function operationsOf(document: OpenAPIObject): OperationObject[] {
-  return Object.values(document.paths).flatMap((path) =>
-    Object.values(path).filter((operation): operation is OperationObject => typeof operation === 'object' && operation !== null && 'responses' in operation),
+/** Each operation with its key, `METHOD path`. */
+function operationsOf(document: OpenAPIObject): Array<[string, OperationObject]> {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter((entry): entry is [string, OperationObject] => typeof entry[1] === 'object' && entry[1] !== null && 'responses' in entry[1])
+      .map(([method, operation]): [string, OperationObject] => [`${method.toUpperCase()} ${path}`, operation]),
   );
 }
 
