@@ -27,6 +27,7 @@ const config: Config = {
     '^@ledger/platform/testing$': '<rootDir>/libs/platform/src/testing',
     '^@ledger/event-store/testing$': '<rootDir>/libs/event-store/src/testing',
     '^@ledger/(.*)$': '<rootDir>/libs/$1/src',
+    '^@consent-ledger/client$': '<rootDir>/clients/typescript/src',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   // A bound, not a timing: suites that start the service or the CLI as processes (ts-node) take 5-15 s
