@@ -1,8 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
-import { ApiApp, startApiApp } from './support/api-app';
+import { ListeningApiApp, startListeningApiApp } from './support/api-app';
 import { artifactPath, launchBrowser } from './support/browser';
 import { TestEnvironment, testEnvironment } from './support/environment';
-import { freePort } from './support/processes';
 
 // The API reference as an integrator meets it: a real Chromium opens /docs on
 // the service's own port, finds every tag of the document, authorizes with an
@@ -12,16 +11,14 @@ type Document = { tags: Array<{ name: string }> };
 
 describe('the API reference page at /docs in a real browser', () => {
   let environment: TestEnvironment;
-  let api: ApiApp;
+  let api: ListeningApiApp;
   let browser: Browser;
   let publicUrl: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    publicUrl = `http://127.0.0.1:${port}`;
     environment = testEnvironment();
-    api = await startApiApp(environment, { LEDGER_PUBLIC_URL: publicUrl, LEDGER_WORKERS: 'external' });
-    await api.app.listen(port, '127.0.0.1');
+    api = await startListeningApiApp(environment, { LEDGER_WORKERS: 'external' });
+    publicUrl = api.publicUrl;
     browser = await launchBrowser();
   });
   afterAll(async () => {

@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLedgerClient } from '@consent-ledger/client';
 import { captureConsent } from '../clients/typescript/examples/capture-walk-through';
-import { ApiApp, startApiApp } from './support/api-app';
+import { ListeningApiApp, startListeningApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
-import { freePort } from './support/processes';
 
 const ROOT = join(__dirname, '..');
 const WALK_THROUGH = join(ROOT, 'clients', 'typescript', 'examples', 'capture-walk-through.ts');
@@ -13,15 +12,13 @@ const WALK_THROUGH = join(ROOT, 'clients', 'typescript', 'examples', 'capture-wa
 // against the service on a real port: docs/client-typescript.md's code, run.
 describe('the TypeScript client against the running service', () => {
   let environment: TestEnvironment;
-  let api: ApiApp;
+  let api: ListeningApiApp;
   let baseUrl: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    environment = testEnvironment({ LEDGER_PUBLIC_URL: baseUrl });
-    api = await startApiApp(environment, { LEDGER_WORKERS: 'external' });
-    await api.app.listen(port, '127.0.0.1');
+    environment = testEnvironment();
+    api = await startListeningApiApp(environment, { LEDGER_WORKERS: 'external' });
+    baseUrl = api.publicUrl;
   });
   afterAll(async () => {
     await api.close();

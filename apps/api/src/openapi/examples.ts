@@ -72,6 +72,7 @@ const REDEC_CONSENT = {
   retentionUntil: null,
   retentionBasis: null,
 };
+const ELECTRONIC_EVIDENCE = { kind: 'electronic', authentication: { method: 'clave_unica', reference: 'auth-9f2' } };
 const REDEC_TERMS = {
   finalityCode: '2',
   objectiveCodes: ['02', '03'],
@@ -145,7 +146,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       occurredAt: GRANTED_AT,
       sourceSystem: 'web-onboarding',
       sourceReference: 'capture-7781',
-      evidence: { kind: 'electronic', authentication: { method: 'clave_unica', reference: 'auth-9f2' } },
+      evidence: ELECTRONIC_EVIDENCE,
     },
     response: {
       redecConsentId: REDEC_CONSENT_ID,
@@ -384,7 +385,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       occurredAt: GRANTED_AT,
       sourceSystem: 'web-onboarding',
       sourceReference: 'terms-2210',
-      evidence: { kind: 'electronic', authentication: { method: 'clave_unica', reference: 'auth-9f2' } },
+      evidence: ELECTRONIC_EVIDENCE,
     },
     response: { consentId: GENERAL_CONSENT_ID, consentActionId: CONSENT_ACTION_ID, templateKey: 'digital-account-terms', configurationVersion: 1, grantedAt: GRANTED_AT, recordedAt: GRANTED_AT + 1_000 },
   },
@@ -438,7 +439,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       sourceSystem: 'web-onboarding',
       sourceReference: 'decision-5521',
       items: [
-        { configurationId: CONFIGURATION_ID, decision: 'accepted', redec: { evidence: { kind: 'electronic', authentication: { method: 'clave_unica', reference: 'auth-9f2' } } } },
+        { configurationId: CONFIGURATION_ID, decision: 'accepted', redec: { evidence: ELECTRONIC_EVIDENCE } },
         { configurationId: GENERAL_CONFIGURATION_ID, decision: 'accepted' },
       ],
     },
