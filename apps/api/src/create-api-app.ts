@@ -20,8 +20,9 @@ export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS
     // The consent page holds its token in a cookie once the URL's token is exchanged (docs/decisions/0025).
     await app.register(fastifyCookie);
     const document = buildOpenApiDocument(app, config.publicUrl);
-    app.getHttpAdapter().getInstance().get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));
-    await serveReferencePage(app, document);
+    const fastify = app.getHttpAdapter().getInstance();
+    fastify.get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));
+    serveReferencePage(fastify, document);
   } catch (error) {
     // The modules already hold connections (Redis, the store); a failed start must not leave them open.
     await app.close();

@@ -1,6 +1,5 @@
 import fastifySwagger, { StaticDocumentSpec } from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 
@@ -31,9 +30,14 @@ const REFERENCE_PAGE_POLICY = {
  * Serves Swagger UI at /docs, reading `document` (the one /openapi.json
  * serves) from /docs/json. The page and its files take no key, like
  * /openapi.json: they join the public routes, limited per client address.
+ *
+ * Queued, not awaited: awaiting a registration makes Fastify build every
+ * route declared so far at once, before Nest installs its error handler at
+ * init, and their refusals (a 429 from the rate limit) would then escape as
+ * 500s instead of problem+json.
  */
-export async function serveReferencePage(app: NestFastifyApplication, document: OpenAPIObject): Promise<void> {
-  await app.register(async (reference: FastifyInstance) => {
+export function serveReferencePage(fastify: FastifyInstance, document: OpenAPIObject): void {
+  void fastify.register(async (reference: FastifyInstance) => {
     reference.addHook('onRoute', (route) => {
       route.config = { ...route.config, public: true };
     });
