@@ -17,14 +17,17 @@ const config: Config = {
     '^.+/node_modules/@nestjs/.+\\.js$': '<rootDir>/scripts/jest-esm-to-cjs.js',
     // @fastify/cookie loads the ESM-only `cookie` package with a dynamic import().
     '^.+/node_modules/(@fastify/cookie|cookie)/.+\\.js$': '<rootDir>/scripts/jest-esm-to-cjs.js',
+    // @fastify/static (Swagger UI's files at /docs) requires the ESM-only `content-disposition`.
+    '^.+/node_modules/content-disposition/.+\\.js$': '<rootDir>/scripts/jest-esm-to-cjs.js',
   },
   // Type checking is `npm run typecheck`; jest only transpiles.
-  transformIgnorePatterns: ['/node_modules/(?!@nestjs/|@fastify/cookie/|cookie/)'],
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/|@fastify/cookie/|cookie/|content-disposition/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@ledger/platform/testing$': '<rootDir>/libs/platform/src/testing',
     '^@ledger/event-store/testing$': '<rootDir>/libs/event-store/src/testing',
     '^@ledger/(.*)$': '<rootDir>/libs/$1/src',
+    '^@consent-ledger/client$': '<rootDir>/clients/typescript/src',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   // A bound, not a timing: suites that start the service or the CLI as processes (ts-node) take 5-15 s

@@ -3,10 +3,9 @@ import { Server, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Frame, Page, Response } from 'playwright-core';
 import { CONSENT_PAGE_COOKIE, embedStreams, verifyResultQuery } from '@ledger/embed';
-import { ApiApp, startApiApp } from './support/api-app';
+import { ListeningApiApp, startListeningApiApp } from './support/api-app';
 import { artifactPath, launchBrowser } from './support/browser';
 import { TestEnvironment, testEnvironment } from './support/environment';
-import { freePort } from './support/processes';
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
 
 // Embedded capture as the data subject lives it: a real Chromium opens the
@@ -76,7 +75,7 @@ const ALREADY_USED_TITLE = 'Este enlace ya fue usado';
 
 describe('embedded capture in a real browser: the consent page, its decision and the way back to the integrator', () => {
   let environment: TestEnvironment;
-  let api: ApiApp;
+  let api: ListeningApiApp;
   let browser: Browser;
   let publicUrl: string;
   let tenantId: string;
@@ -154,12 +153,10 @@ describe('embedded capture in a real browser: the consent page, its decision and
   }
 
   beforeAll(async () => {
-    const port = await freePort();
-    publicUrl = `http://127.0.0.1:${port}`;
     environment = testEnvironment();
     // The certificate worker runs elsewhere: the reads below compare one consent, unchanged between them.
-    api = await startApiApp(environment, { LEDGER_PUBLIC_URL: publicUrl, LEDGER_WORKERS: 'external' });
-    await api.app.listen(port, '127.0.0.1');
+    api = await startListeningApiApp(environment, { LEDGER_WORKERS: 'external' });
+    publicUrl = api.publicUrl;
     ({ tenantId, apiKey: key } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']));
     [integrator, stranger] = await Promise.all([startIntegratorSite(), startIntegratorSite()]);
     const embed = { allowedOrigins: [integrator.origin] };

@@ -1,31 +1,8 @@
-import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { ModulesContainer } from '@nestjs/core';
 import { Redis } from 'ioredis';
 import { CONSENT_CODE_RESULTS, DENY_REASON_CODES } from '@ledger/redec';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
-
-/** Every route the application really serves, read from Nest's own metadata. */
-function servedRoutes(api: ApiApp): Array<{ method: string; path: string }> {
-  const routes: Array<{ method: string; path: string }> = [];
-  for (const module of api.app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as { prototype: Record<string, unknown> } | null;
-      if (!controller) continue;
-      const base = Reflect.getMetadata(PATH_METADATA, controller) as string;
-      for (const name of Object.getOwnPropertyNames(controller.prototype)) {
-        const handler = controller.prototype[name];
-        if (typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
-        const path = `/${[base, Reflect.getMetadata(PATH_METADATA, handler) as string].filter((p) => p && p !== '/').join('/')}`
-          .replace(/\/+/g, '/')
-          .replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-        routes.push({ method: RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number].toLowerCase(), path });
-      }
-    }
-  }
-  return routes;
-}
+import { servedRoutes } from './support/routes';
 
 describe('operability', () => {
   let environment: TestEnvironment;
@@ -127,9 +104,10 @@ describe('operability', () => {
       expect.arrayContaining(['redec_consent_not_valid_at_obligation_grant', 'redec_superseding_obligation_does_not_inherit_consent']),
     );
     expect(problemCodes('post', '/v1/redec/accesses/{redecAccessId}/confirm', '409')).toEqual(expect.arrayContaining(['redec_authorization_expired']));
-    expect(problemCodes('post', `${extension}/annul`, '409')).toEqual(['redec_credit_extension_annulled']);
-    expect(problemCodes('post', `${extension}/end/annul`, '409')).toEqual(['redec_credit_extension_not_ended', 'redec_credit_extension_annulled']);
-    expect(problemCodes('post', '/v1/redec/reportable-obligations/bindings/{bindingId}/annul', '409')).toEqual(['redec_binding_already_annulled']);
+    // Beside the Idempotency-Key's own 409 (IDEMPOTENCY_KEY_IN_PROGRESS), which every annulment gives.
+    expect(problemCodes('post', `${extension}/annul`, '409')).toEqual(['IDEMPOTENCY_KEY_IN_PROGRESS', 'redec_credit_extension_annulled']);
+    expect(problemCodes('post', `${extension}/end/annul`, '409')).toEqual(['IDEMPOTENCY_KEY_IN_PROGRESS', 'redec_credit_extension_not_ended', 'redec_credit_extension_annulled']);
+    expect(problemCodes('post', '/v1/redec/reportable-obligations/bindings/{bindingId}/annul', '409')).toEqual(['IDEMPOTENCY_KEY_IN_PROGRESS', 'redec_binding_already_annulled']);
     for (const annul of [`${extension}/annul`, `${extension}/end/annul`, '/v1/redec/reportable-obligations/bindings/{bindingId}/annul']) {
       expect(fields(requestOf('post', annul)).sort()).toEqual(['reason', 'sourceReference']);
     }

@@ -93,6 +93,7 @@ describe('rate limits', () => {
     for (let i = 0; i < LIMIT; i += 1) expect((await fromAddress('127.0.0.3', '/health/live')).status).toBe(200);
     expectRateLimited(await fromAddress('127.0.0.3', '/health/live'));
     expectRateLimited(await fromAddress('127.0.0.3', '/openapi.json'));
+    expectRateLimited(await fromAddress('127.0.0.3', '/docs'));
 
     expect((await fromAddress('127.0.0.4', '/health/live')).status).toBe(200);
     const { apiKey } = await api.tenantKey(['consent:read']);

@@ -6,6 +6,7 @@ import { createTenant, issueApiKey } from '@ledger/ledger';
 import { Scope, loadConfig } from '@ledger/platform';
 import { createApiApp } from '../../apps/api/src/create-api-app';
 import { TestEnvironment } from './environment';
+import { freePort } from './processes';
 
 /** The whole service in this process, on the production HTTP stack, the real SQLite store and Redis. */
 export interface ApiApp {
@@ -47,6 +48,24 @@ export async function startApiApp(environment: TestEnvironment, env: Record<stri
     },
     close: () => app.close(),
   };
+}
+
+export interface ListeningApiApp extends ApiApp {
+  /** `http://127.0.0.1:<port>`, also its LEDGER_PUBLIC_URL. */
+  publicUrl: string;
+}
+
+/**
+ * The service on a free port of 127.0.0.1, reached over real HTTP (a browser,
+ * fetch), with LEDGER_PUBLIC_URL naming that port: the URLs it hands out
+ * and the servers of its OpenAPI document point back at it.
+ */
+export async function startListeningApiApp(environment: TestEnvironment, env: Record<string, string> = {}): Promise<ListeningApiApp> {
+  const port = await freePort();
+  const publicUrl = `http://127.0.0.1:${port}`;
+  const api = await startApiApp(environment, { LEDGER_PUBLIC_URL: publicUrl, ...env });
+  await api.app.listen(port, '127.0.0.1');
+  return { ...api, publicUrl };
 }
 
 export async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs: number, intervalMs = 25): Promise<void> {

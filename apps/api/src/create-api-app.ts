@@ -4,6 +4,7 @@ import { createHttpApp, createJsonLogger } from '@ledger/http';
 import { LedgerConfig } from '@ledger/platform';
 import { AppModule } from './app.module';
 import { buildOpenApiDocument } from './openapi/openapi';
+import { serveReferencePage } from './openapi/reference-page';
 
 /**
  * The whole service as one Nest application on the production HTTP stack;
@@ -18,8 +19,10 @@ export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS
   try {
     // The consent page holds its token in a cookie once the URL's token is exchanged (docs/decisions/0025).
     await app.register(fastifyCookie);
-    const document = buildOpenApiDocument(app);
-    app.getHttpAdapter().getInstance().get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));
+    const document = buildOpenApiDocument(app, config.publicUrl);
+    const fastify = app.getHttpAdapter().getInstance();
+    fastify.get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));
+    serveReferencePage(fastify, document);
   } catch (error) {
     // The modules already hold connections (Redis, the store); a failed start must not leave them open.
     await app.close();

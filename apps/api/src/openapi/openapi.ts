@@ -1,5 +1,11 @@
+import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, OperationObject, SwaggerModule } from '@nestjs/swagger';
+import { createHttpAdapter, createJsonLogger } from '@ledger/http';
+import { LedgerConfig } from '@ledger/platform';
+import { AppModule } from '../app.module';
+import { addExample } from './examples';
+import { PROBLEM_SCHEMA_REF, declareProblems } from './problem-responses';
 
 const DESCRIPTION = `Event-sourced consent ledger for Chile's consolidated debt registry (REDEC).
 
@@ -26,25 +32,75 @@ const PROBLEM_SCHEMA = {
   },
 };
 
-/** OpenAPI 3.1 description of every /v1 operation, built from the controllers' decorators. */
-export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
+/** The operations' tags, in the order a reader meets them in the docs' walk-throughs. */
+const TAGS: ReadonlyArray<readonly [name: string, description: string]> = [
+  ['customers', 'Customer resolution, the consents of a customer, compliance by template version, legal holds.'],
+  ['configurations', 'Published configurations: the versioned consent text and REDEC terms an interaction links to.'],
+  ['redec', 'REDEC capture and lifecycle: interactions, grant, revocation, credit extensions, notification evidence, access decisions, obligation bindings, operator lists.'],
+  ['consents', 'General (non-REDEC) consents and Multi-Consent decisions.'],
+  ['embed', "Embed sessions on the service's own consent page."],
+  ['audit', "A consent's full event history and integrity proofs."],
+  ['tenant', 'Tenant settings.'],
+  ['reports', 'RDC30 and RDC31 regulatory reports.'],
+  ['webhooks', 'Webhook endpoints, deliveries and redelivery.'],
+];
+
+/**
+ * The document's own version. A change that removes or retypes a field of
+ * the committed openapi/openapi.json must raise its major part
+ * (docs/decisions/0041-openapi-document-and-reference-page.md).
+ */
+export const OPENAPI_DOCUMENT_VERSION = '1.0.0';
+
+/**
+ * OpenAPI 3.1 description of every /v1 operation, built from the
+ * controllers' decorators; `publicUrl` (LEDGER_PUBLIC_URL) is the server
+ * that clients and the reference page at /docs send requests to.
+ */
+export function buildOpenApiDocument(app: NestFastifyApplication, publicUrl: string): OpenAPIObject {
+  const builder = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
     .setTitle('Consent ledger')
     .setDescription(DESCRIPTION)
-    .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key issued with `ledger key issue`.' })
-    .build();
-  const document = SwaggerModule.createDocument(app, config);
+    .setVersion(OPENAPI_DOCUMENT_VERSION)
+    .addServer(publicUrl)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key issued with `ledger key issue`.' });
+  for (const [name, description] of TAGS) builder.addTag(name, description);
+  const document = SwaggerModule.createDocument(app, builder.build());
   document.components = { ...document.components, schemas: { ...document.components?.schemas, Problem: PROBLEM_SCHEMA } };
-  for (const path of Object.values(document.paths)) {
-    for (const operation of Object.values(path)) {
-      if (typeof operation !== 'object' || !operation || !('responses' in operation)) continue;
-      operation.responses.default ??= {
-        description: 'An error (problem+json).',
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-      };
-    }
+  for (const [key, operation] of operationsOf(document)) {
+    addExample(key, operation);
+    declareProblems(operation);
+    operation.responses.default ??= {
+      description: 'An error (problem+json).',
+      content: { 'application/problem+json': { schema: { $ref: PROBLEM_SCHEMA_REF } } },
+    };
   }
   return document;
+}
+
+/** Each operation with its key, `METHOD path`. */
+function operationsOf(document: OpenAPIObject): Array<[string, OperationObject]> {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter((entry): entry is [string, OperationObject] => typeof entry[1] === 'object' && entry[1] !== null && 'responses' in entry[1])
+      .map(([method, operation]): [string, OperationObject] => [`${method.toUpperCase()} ${path}`, operation]),
+  );
+}
+
+/**
+ * The document the service started with `config` serves, without starting
+ * it: Nest's preview mode reads the controllers' metadata and instantiates
+ * no provider, so no store, Redis or worker is opened.
+ */
+export async function describeApi(config: LedgerConfig): Promise<OpenAPIObject> {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(createJsonLogger({ level: 'warn' })), {
+    preview: true,
+    logger: false,
+  });
+  try {
+    return buildOpenApiDocument(app, config.publicUrl);
+  } finally {
+    await app.close();
+  }
 }

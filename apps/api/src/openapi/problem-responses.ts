@@ -1,24 +1,75 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
+import type { OperationObject, ResponseObject } from '@nestjs/swagger';
+import { IDEMPOTENCY_KEY_HEADER } from '@ledger/http';
+import { ErrorCodes } from '@ledger/platform';
+
+export const PROBLEM_SCHEMA_REF = '#/components/schemas/Problem';
+
+/** A problem+json answer whose `code` is one of `codes`. */
+export function problemResponse(codes: readonly string[]): ResponseObject {
+  return {
+    description: codes.map((code) => `\`${code}\``).join(', '),
+    content: {
+      'application/problem+json': {
+        schema: { allOf: [{ $ref: PROBLEM_SCHEMA_REF }, { type: 'object', properties: { code: { type: 'string', enum: [...codes] } } }] },
+      },
+    },
+  };
+}
 
 /**
- * Declares the problem+json answers an operation gives, by status, with the
+ * Declares the business refusals an operation gives, by status, with the
  * stable `code`s each can carry, so that a client generated from the
- * document knows every business refusal by name (the shared Problem schema
- * is added by buildOpenApiDocument).
+ * document knows every refusal by name. The refusals the HTTP platform
+ * gives every route of a kind (authentication, validation, limits,
+ * Idempotency-Key) are added by declareProblems, not here.
  */
 export function ProblemResponses(codesByStatus: Record<number, readonly string[]>): MethodDecorator {
-  return applyDecorators(
-    ...Object.entries(codesByStatus).map(([status, codes]) =>
-      ApiResponse({
-        status: Number(status),
-        description: codes.map((code) => `\`${code}\``).join(', '),
-        content: {
-          'application/problem+json': {
-            schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { type: 'string', enum: [...codes] } } }] },
-          },
-        },
-      }),
-    ),
-  );
+  return applyDecorators(...Object.entries(codesByStatus).map(([status, codes]) => ApiResponse({ status: Number(status), ...problemResponse(codes) })));
+}
+
+/**
+ * The refusals the HTTP platform answers for an operation of this shape,
+ * whatever its handler does (README, "API conventions"): authentication and
+ * scope for a keyed route, the rate limit for all, validation and not-found
+ * for what the request names, body limits for a body, and the
+ * Idempotency-Key rules where the header is declared.
+ */
+function platformProblems(operation: OperationObject): Map<number, string[]> {
+  const codes = new Map<number, string[]>();
+  const add = (status: number, code: string) => codes.set(status, [...(codes.get(status) ?? []), code]);
+  const parameters = (operation.parameters ?? []).filter((p) => 'in' in p);
+  const idempotencyKey = parameters.find((p) => p.in === 'header' && p.name === IDEMPOTENCY_KEY_HEADER);
+  if (operation.requestBody || parameters.some((p) => p.in === 'query' || p.in === 'path')) add(400, ErrorCodes.VALIDATION_ERROR);
+  if (idempotencyKey?.required) add(400, ErrorCodes.IDEMPOTENCY_KEY_REQUIRED);
+  if (operation.security?.length) {
+    add(401, ErrorCodes.UNAUTHENTICATED);
+    add(403, ErrorCodes.INSUFFICIENT_SCOPE);
+  }
+  if (parameters.some((p) => p.in === 'path')) add(404, ErrorCodes.NOT_FOUND);
+  if (operation.requestBody) {
+    add(408, 'REQUEST_TIMEOUT');
+    add(413, 'PAYLOAD_TOO_LARGE');
+  }
+  if (idempotencyKey) {
+    add(409, ErrorCodes.IDEMPOTENCY_KEY_IN_PROGRESS);
+    add(422, ErrorCodes.IDEMPOTENCY_KEY_REUSED);
+  }
+  add(429, 'TOO_MANY_REQUESTS');
+  return codes;
+}
+
+/** The codes a problem response built by problemResponse() names. */
+function declaredCodes(response: ResponseObject | undefined): string[] {
+  const schema = response?.content?.['application/problem+json']?.schema as { allOf?: Array<{ properties?: { code?: { enum?: string[] } } }> } | undefined;
+  return schema?.allOf?.[1]?.properties?.code?.enum ?? [];
+}
+
+/** Every error status of the operation, each with the union of the route's own codes and the platform's. */
+export function declareProblems(operation: OperationObject): void {
+  for (const [status, codes] of platformProblems(operation)) {
+    const declared = declaredCodes(operation.responses[status] as ResponseObject | undefined);
+    operation.responses[status] = problemResponse([...new Set([...codes, ...declared])]);
+  }
 }

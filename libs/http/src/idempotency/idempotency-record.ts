@@ -73,8 +73,10 @@ export function hashRequest(method: string, path: string, body: unknown): string
 }
 
 /** 1 to 255 visible ASCII characters (the IETF draft's practice; anything else is a client bug). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
 export function isValidIdempotencyKey(key: string): boolean {
-  return /^[\x21-\x7e]{1,255}$/.test(key);
+  return IDEMPOTENCY_KEY_PATTERN.test(key);
 }
 
 /** Decides from the last event of the key's stream (undefined when the stream does not exist). */

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { CompletedConsentDecision, ConsentDecisionRequest } from '@ledger/consents';
 import { BodyLimit, CurrentPrincipal, EVIDENCE_BODY_LIMIT_BYTES, Idempotent, RequireScopes, assertScope } from '@ledger/http';
 import { DomainError, Principal, Scopes, refusalOfPart } from '@ledger/platform';
@@ -9,6 +9,7 @@ import { toGrantTerms } from '../../redec/interactions/grant/grant.http.controll
 import { ConsentDecisionDto, consentDecisionView } from '../consent-decision.response.dto';
 import { RecordConsentDecisionCommand } from './record-consent-decision.command';
 import { RecordConsentDecisionRequestDto } from './record-consent-decision.request.dto';
+import { ProblemResponses } from '../../openapi/problem-responses';
 
 @ApiTags('consents')
 @ApiBearerAuth()
@@ -32,8 +33,8 @@ export class RecordConsentDecisionHttpController {
       'Errors: 400 VALIDATION_ERROR, 404 NOT_FOUND (customer, or a configuration of another tenant, named in `errors`), 409 for a configuration that cannot be decided here (e.g. `redec_capture_is_embedded`), 409 CUSTOMER_IDENTITY_CONFLICT. ' +
       'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`.',
   })
-  @ApiHeader({ name: 'Idempotency-Key', required: true, description: 'Names the decision: 1 to 255 visible ASCII characters, new for each decision.' })
   @ApiCreatedResponse({ type: ConsentDecisionDto })
+  @ProblemResponses({ 409: ['CUSTOMER_IDENTITY_CONFLICT', 'redec_capture_is_embedded'] })
   async record(@Body() body: RecordConsentDecisionRequestDto, @CurrentPrincipal() principal: Principal): Promise<ConsentDecisionDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
     const { occurredAt, sourceSystem, sourceReference } = body;

@@ -7,6 +7,7 @@ import { ResolveCustomerResult } from '@ledger/ledger';
 import { Principal, Scopes } from '@ledger/platform';
 import { ResolveCustomerCommand } from './resolve-customer.command';
 import { ResolveCustomerRequestDto, ResolveCustomerResponseDto } from './resolve-customer.request.dto';
+import { ProblemResponses } from '../../openapi/problem-responses';
 
 @ApiTags('customers')
 @ApiBearerAuth()
@@ -25,6 +26,7 @@ export class ResolveCustomerHttpController {
   })
   @ApiCreatedResponse({ type: ResolveCustomerResponseDto, description: 'First resolution: `created: true`.' })
   @ApiOkResponse({ type: ResolveCustomerResponseDto, description: 'Compatible repeat: the same customerId, `created: false`.' })
+  @ProblemResponses({ 409: ['CUSTOMER_IDENTITY_CONFLICT'] })
   async resolve(
     @Body() body: ResolveCustomerRequestDto,
     @CurrentPrincipal() principal: Principal,

@@ -21,6 +21,7 @@ import {
 } from './webhook-endpoint.dto';
 import { DisableWebhookEndpointCommand, RegisterWebhookEndpointCommand, RotateWebhookSecretCommand } from './webhook-endpoints.commands';
 import { GetWebhookEndpointQuery, ListWebhookDeliveriesQuery, ListWebhookEndpointsQuery } from './webhook-endpoints.queries';
+import { ProblemResponses } from '../../openapi/problem-responses';
 
 const ENDPOINT_ID = new ResourceIdPipe('webhook endpoint');
 const ADMIN_ONLY = 'Scope `consent:admin`.';
@@ -50,6 +51,7 @@ export class WebhookEndpointsHttpController {
       `${ADMIN_ONLY} An optional Idempotency-Key replays the first answer exactly, secret included.`,
   })
   @ApiCreatedResponse({ type: RegisteredWebhookEndpointDto })
+  @ProblemResponses({ 409: ['webhook_endpoint_limit_reached'] })
   register(@Body() body: RegisterWebhookEndpointRequestDto): Promise<RegisteredWebhookEndpointDto> {
     return this.commandBus.execute(new RegisterWebhookEndpointCommand({ url: body.url, eventTypes: [...(body.eventTypes ?? DEFAULT_WEBHOOK_EVENT_TYPES)] }));
   }

@@ -10,6 +10,7 @@ import { ReadModel } from '@ledger/projections';
 import { ConsentState, EVIDENCE_MEDIA_TYPES, evidenceDownloadType } from '@ledger/redec';
 import { readConsent } from '../consent-reads';
 import { ResourceIdPipe } from '../../../resource-id.pipe';
+import { ProblemResponses } from '../../../openapi/problem-responses';
 
 /** Spec rule 5: integrators poll with backoff; this is the first wait suggested for a pending artifact. */
 export const ARTIFACT_RETRY_AFTER_SECONDS = 5;
@@ -73,6 +74,7 @@ export class ArtifactHttpController {
   })
   @ApiProduces(...new Set(Object.values(EVIDENCE_MEDIA_TYPES).flatMap((types) => Object.keys(types))), 'application/octet-stream')
   @ApiOkResponse({ description: 'The artifact bytes.', schema: { type: 'string', format: 'binary' } })
+  @ProblemResponses({ 409: ['artifact_not_ready'] })
   async download(
     @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
     @CurrentPrincipal() principal: Principal,

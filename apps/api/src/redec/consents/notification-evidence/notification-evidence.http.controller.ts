@@ -7,6 +7,7 @@ import { NotificationEvidenceAnswer } from '@ledger/redec';
 import { RecordNotificationEvidenceCommand } from './notification-evidence.command';
 import { NotificationEvidenceRequestDto, NotificationEvidenceResponseDto } from './notification-evidence.request.dto';
 import { ResourceIdPipe } from '../../../resource-id.pipe';
+import { ProblemResponses } from '../../../openapi/problem-responses';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -31,6 +32,7 @@ export class NotificationEvidenceHttpController {
       'Idempotency-Key is required: an exact retry returns the first answer; the same key with another request is 422 IDEMPOTENCY_KEY_REUSED.',
   })
   @ApiCreatedResponse({ type: NotificationEvidenceResponseDto })
+  @ProblemResponses({ 409: ['redec_consent_not_revoked'] })
   record(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @Body() body: NotificationEvidenceRequestDto): Promise<NotificationEvidenceResponseDto> {
     // Anything but a consent id names no consent; it never reaches a stream name.
     return this.commandBus.execute<RecordNotificationEvidenceCommand, NotificationEvidenceAnswer>(new RecordNotificationEvidenceCommand(redecConsentId, body));

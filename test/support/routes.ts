@@ -1,0 +1,25 @@
+import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
+import { ApiApp } from './api-app';
+
+/** Every route the application really serves, read from Nest's own metadata, with its path as OpenAPI writes it. */
+export function servedRoutes(api: ApiApp): Array<{ method: string; path: string; handler: object }> {
+  const routes: Array<{ method: string; path: string; handler: object }> = [];
+  for (const module of api.app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as { prototype: Record<string, unknown> } | null;
+      if (!controller) continue;
+      const base = Reflect.getMetadata(PATH_METADATA, controller) as string;
+      for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+        const handler = controller.prototype[name];
+        if (typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
+        const path = `/${[base, Reflect.getMetadata(PATH_METADATA, handler) as string].filter((p) => p && p !== '/').join('/')}`
+          .replace(/\/+/g, '/')
+          .replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+        routes.push({ method: RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number].toLowerCase(), path, handler });
+      }
+    }
+  }
+  return routes;
+}
