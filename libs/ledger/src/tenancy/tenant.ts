@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventStore } from '@ledger/event-store';
 import { notFound, validationError } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '../command-context';
-import { loadAggregate } from '../load-aggregate';
+import { loadAggregate, loadAllAggregates } from '../load-aggregate';
 import { streams } from '../streams';
 
 /** A tenant is one integrator (a bank); every other fact belongs to one. */
@@ -107,4 +107,9 @@ export async function createTenant(store: EventStore, name: string, context: Com
 
 export async function loadTenant(store: EventStore, tenantId: string): Promise<Tenant | null> {
   return (await loadAggregate(store, streams.tenant(tenantId), evolveTenant)).state;
+}
+
+/** Every tenant of the ledger, in the order they were created. */
+export function listTenants(store: EventStore): Promise<Tenant[]> {
+  return loadAllAggregates(store, ['TenantCreated', 'TenantSettingsChanged'], (event: TenantEvent) => streams.tenant(event.data.tenantId), evolveTenant);
 }
