@@ -1,8 +1,10 @@
 import fastifyCookie from '@fastify/cookie';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp, createJsonLogger } from '@ledger/http';
+import { recordHttpRequests } from '@ledger/metrics';
 import { LedgerConfig } from '@ledger/platform';
 import { AppModule } from './app.module';
+import { METRICS_REGISTRY } from './metrics/metrics-registry.provider';
 import { buildOpenApiDocument } from './openapi/openapi';
 
 /**
@@ -16,6 +18,8 @@ export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS
     rateLimit: { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix },
   });
   try {
+    // Before the routes are registered (at init): each route gets its own timing hook.
+    recordHttpRequests(app.getHttpAdapter().getInstance(), app.get(METRICS_REGISTRY));
     // The consent page holds its token in a cookie once the URL's token is exchanged (docs/decisions/0025).
     await app.register(fastifyCookie);
     const document = buildOpenApiDocument(app);

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { JsonLogger, createJsonLogger } from '@ledger/http';
-import { loadConfig } from '@ledger/platform';
+import { createMetricsRegistry, startMetricsServer } from '@ledger/metrics';
+import { buildInfo, loadConfig } from '@ledger/platform';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
@@ -15,6 +16,11 @@ async function main(): Promise<void> {
   // queues and connections close); useProcessExit then exits with status 0
   // instead of re-raising the signal.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
+  // The worker has no API to carry /metrics: a port of its own, when asked for (docs/operations.md).
+  if (config.workerMetricsPort !== undefined) {
+    await startMetricsServer(createMetricsRegistry(buildInfo()), { port: config.workerMetricsPort, host: config.host });
+    new Logger('Worker').log(`Metrics served at http://${config.host}:${config.workerMetricsPort}/metrics`);
+  }
   new Logger('Worker').log('Worker process ready');
 }
 
