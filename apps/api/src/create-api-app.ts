@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp, createJsonLogger } from '@ledger/http';
 import { recordHttpRequests } from '@ledger/metrics';
+import { nameServerSpansByRoute } from '@ledger/tracing';
 import { LedgerConfig } from '@ledger/platform';
 import { AppModule } from './app.module';
 import { METRICS_REGISTRY } from './metrics/metrics-registry.provider';
@@ -20,6 +21,7 @@ export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS
   try {
     // Before the routes are registered (at init): each route gets its own timing hook.
     recordHttpRequests(app.getHttpAdapter().getInstance(), app.get(METRICS_REGISTRY));
+    nameServerSpansByRoute(app.getHttpAdapter().getInstance());
     // The consent page holds its token in a cookie once the URL's token is exchanged (docs/decisions/0025).
     await app.register(fastifyCookie);
     const document = buildOpenApiDocument(app);

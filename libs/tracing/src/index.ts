@@ -1,0 +1,3 @@
+export { startTracing, stopTracing, tracingStarted } from './start-tracing';
+export { traceEventStore } from './traced-event-store';
+export { nameServerSpansByRoute } from './route-span-names';
