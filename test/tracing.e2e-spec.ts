@@ -66,9 +66,10 @@ describe('traces', () => {
     await environment?.dispose();
   });
 
-  it('a grant sends one trace from the HTTP request, named by its route template, down to the event store reads and appends', async () => {
+  it('a grant sends one trace from the HTTP request, named by its route template, down to the event store reads and appends; its log line names the trace', async () => {
     // Spans are sent every 200 ms rather than every 5 s, so the test need not wait.
-    api = await spawnApi({ ...environment.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '200' }, 90_000, { built: true });
+    // At info level, the level of the request's log line.
+    api = await spawnApi({ ...environment.env, LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '200' }, 90_000, { built: true });
     const tenant = await runCli(['tenant', 'create', '--name', 'Banco Trazado'], environment.env);
     const key = await runCli(['key', 'issue', '--tenant', tenant.json.tenantId, '--scopes', 'consent:admin,consent:write,consent:read,consent:identity-assert'], environment.env);
     const granted = await redecConsents({ http: request(api.baseUrl) }, key.json.apiKey).grant();
@@ -99,6 +100,11 @@ describe('traces', () => {
     const append = storeSpans().find((span) => span.name === 'event-store append')!;
     // The stream's category, never its id: ids name tenants, customers and consents.
     expect(append.attributes).toContainEqual({ key: 'ledger.stream.category', value: { stringValue: expect.stringMatching(/^[a-z]+$/) } });
+    // The request's log line names its trace.
+    const requestLines = api.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(requestLines).toContainEqual(
+      expect.objectContaining({ msg: 'request completed', trace_id: grantSpan!.span.traceId, span_id: grantSpan!.span.spanId, req: expect.objectContaining({ method: 'POST' }) }),
+    );
     expect(JSON.stringify(receiver.spans)).not.toContain(granted.redecConsentId);
     expect(JSON.stringify(receiver.spans)).not.toContain(key.json.apiKey);
   }, 180_000);

@@ -2,7 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp, createJsonLogger } from '@ledger/http';
 import { recordHttpRequests } from '@ledger/metrics';
-import { nameServerSpansByRoute } from '@ledger/tracing';
+import { nameServerSpansByRoute, traceLogFields } from '@ledger/tracing';
 import { LedgerConfig } from '@ledger/platform';
 import { AppModule } from './app.module';
 import { METRICS_REGISTRY } from './metrics/metrics-registry.provider';
@@ -14,7 +14,7 @@ import { buildOpenApiDocument } from './openapi/openapi';
  * exercise exactly what runs.
  */
 export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS.WritableStream): Promise<NestFastifyApplication> {
-  const logger = createJsonLogger({ level: config.logLevel, destination: logDestination });
+  const logger = createJsonLogger({ level: config.logLevel, destination: logDestination, mixin: traceLogFields() });
   const app = await createHttpApp(AppModule.forRoot(config), logger, {
     rateLimit: { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix },
   });

@@ -5,12 +5,13 @@ import { NestFactory } from '@nestjs/core';
 import { JsonLogger, createJsonLogger } from '@ledger/http';
 import { createMetricsRegistry, startMetricsServer } from '@ledger/metrics';
 import { buildInfo, loadConfig } from '@ledger/platform';
+import { traceLogFields } from '@ledger/tracing';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   // The service's logger: the same JSON lines, scrubbing and redaction as apps/api.
-  const logger = new JsonLogger(createJsonLogger({ level: config.logLevel }));
+  const logger = new JsonLogger(createJsonLogger({ level: config.logLevel, mixin: traceLogFields() }));
   // abortOnError false: a startup error reaches the handler below (message, exit 1) instead of process.abort().
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { abortOnError: false, logger });
   // On SIGTERM/SIGINT Nest runs the shutdown hooks (workers drain, then

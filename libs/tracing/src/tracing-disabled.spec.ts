@@ -2,6 +2,7 @@ import Fastify from 'fastify';
 import type { EventStore } from '@ledger/event-store';
 import { nameServerSpansByRoute } from './route-span-names';
 import { startTracing, tracingStarted } from './start-tracing';
+import { traceLogFields } from './trace-log-fields';
 import { traceEventStore } from './traced-event-store';
 
 // Without OTEL_EXPORTER_OTLP_ENDPOINT nothing is added to the request path
@@ -13,9 +14,10 @@ describe('tracing, off', () => {
     expect(tracingStarted()).toBe(false);
   });
 
-  it('leaves the event store as it is and adds no hook to the HTTP server', async () => {
+  it('leaves the event store as it is, adds no hook to the HTTP server and no field to log lines', async () => {
     const store = {} as EventStore;
     expect(traceEventStore(store)).toBe(store);
+    expect(traceLogFields()).toBeUndefined();
     const fastify = Fastify();
     const hooks: string[] = [];
     fastify.addHook = ((name: string) => hooks.push(name)) as unknown as typeof fastify.addHook;
