@@ -11,10 +11,16 @@ async function parse(args: string[]) {
     writeOut: (text) => (printed.stdout += text),
     writeErr: (text) => (printed.stderr += text),
   });
-  const ended = await program.parseAsync(args, { from: 'user' }).then(
-    () => null,
-    (error: unknown) => error,
-  );
+  // Commander's `help` ends with process.exitCode: a suite that failed earlier in this process must not make it 1.
+  const exitCode = process.exitCode;
+  process.exitCode = undefined;
+  const ended = await program
+    .parseAsync(args, { from: 'user' })
+    .then(
+      () => null,
+      (error: unknown) => error,
+    )
+    .finally(() => (process.exitCode = exitCode));
   return { ...printed, ended, executed };
 }
 
