@@ -1,9 +1,11 @@
 import { InvalidArgumentError, Option } from 'commander';
+import { UsageError } from './cli-error';
 
 /**
  * The kinds of option value the commands take. Each is checked while the
- * command line is parsed, so a mistyped value is a usage error before any
- * store, key table or Redis connection is opened.
+ * command line is parsed, so a mistyped value is a usage error (naming the
+ * option, never quoting the value) before any store, key table or Redis
+ * connection is opened.
  */
 export interface CliOption {
   /** Commander's flags, e.g. `--tenant <TENANT_ID>`, or `--dry-run` for a flag. */
@@ -20,10 +22,16 @@ export function toCommanderOption(option: CliOption): Option {
   // A flag (no <VALUE>) takes no argument: giving it twice means the same thing.
   if (!built.required) return built;
   const parse = option.parse ?? nonBlank;
-  // Commander keeps the last of a repeated option; a second value is more likely a mistake than an intent.
   return built.argParser((value: string, previous: unknown) => {
-    if (previous !== undefined) throw new InvalidArgumentError('given more than once; give it once');
-    return parse(value);
+    // Commander keeps the last of a repeated option; a second value is more likely a mistake than an intent.
+    if (previous !== undefined) throw new UsageError(`${built.long} is given more than once; give it once`);
+    try {
+      return parse(value);
+    } catch (error) {
+      // Commander's own message quotes the value, and a value typed in the wrong place can be a secret (an API key for --key).
+      if (error instanceof InvalidArgumentError) throw new UsageError(`${built.long} ${error.message}`);
+      throw error;
+    }
   });
 }
 
