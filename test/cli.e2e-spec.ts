@@ -148,6 +148,68 @@ describe('operator CLI', () => {
     expect(await headPosition()).toBe(before);
   }, SLOW);
 
+  it('`--help`, `<command> --help` and `--version` print on stdout and exit 0; a usage mistake exits 2 before any ledger is opened or created', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ledger-cli-usage-'));
+    try {
+      const at = (...args: string[]) => runCli(args, { ...environment.env, ...EMBEDDED_STORE, LEDGER_DATA_DIR: root });
+      const [help, commandHelp, version, noName, badTenant, repeated] = await Promise.all([
+        at('--help'),
+        at('tenant', 'create', '--help'),
+        at('--version'),
+        at('tenant', 'create'),
+        at('key', 'list', '--tenant', 'acme'),
+        at('tenant', 'create', '--name', 'A', '--name', 'B'),
+      ]);
+      expect([help.status, help.stdout]).toEqual([0, expect.stringMatching(/^Usage: ledger <command>[^]*\n  tenant [^]*\n  audit /)]);
+      expect([commandHelp.status, commandHelp.stdout]).toEqual([0, expect.stringMatching(/^Usage: ledger tenant create \[options\][^]*--name <NAME>/)]);
+      expect([version.status, version.stdout]).toEqual([0, `${(await import('../package.json')).version}\n`]);
+      for (const mistake of [noName, badTenant, repeated]) {
+        expectFailure(mistake);
+        expect([mistake.status, mistake.json.error.code]).toEqual([2, 'USAGE']);
+        expect(mistake.stderr).not.toMatch(/\n\s+at /);
+      }
+      expect(repeated.json.error.message).toMatch(/--name.*more than once/);
+      // Refused before the store is opened: a missing ledger would otherwise be LEDGER_NOT_FOUND, and `tenant create` would create one.
+      expect(existsSync(join(root, 'ledger.sqlite'))).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, SLOW);
+
+  it('`tenant list` and `key list --tenant` show ids, scopes, when issued and revoked, and never a secret', async () => {
+    const issued = await cli('key', 'issue', '--tenant', tenantId, '--scopes', 'consent:read,consent:audit');
+    expectSuccess(issued);
+    expectSuccess(await cli('key', 'revoke', '--key', issued.json.keyId));
+    const [tenants, keys, unknownTenant] = await Promise.all([
+      cli('tenant', 'list'),
+      cli('key', 'list', '--tenant', tenantId),
+      cli('key', 'list', '--tenant', '00000000-0000-4000-8000-000000000000'),
+    ]);
+    expectSuccess(tenants);
+    expect(tenants.json.tenants).toContainEqual({ tenantId, name: 'Banco del Operador', createdAt: expect.any(Number), institutionCode: null, weeklyReports: false });
+    expectSuccess(keys);
+    expect(keys.json.keys).toContainEqual({ keyId: issued.json.keyId, scopes: ['consent:read', 'consent:audit'], issuedAt: expect.any(Number), revokedAt: expect.any(Number) });
+    for (const key of keys.json.keys) expect(Object.keys(key)).toEqual(['keyId', 'scopes', 'issuedAt', 'revokedAt']);
+    expect(keys.stdout).not.toContain(issued.json.apiKey.split('_').pop());
+    expect(unknownTenant.json.error.code).toBe('NOT_FOUND');
+  }, SLOW);
+
+  it('with Redis or the store unreachable, a command exits 1 with a JSON error and says which in one line on stderr, without a stack trace', async () => {
+    const [unreachable, noDatabase] = await Promise.all([
+      runCli(['projections', 'status'], { ...environment.env, REDIS_URL: 'redis://127.0.0.1:1' }),
+      runCli(['tenant', 'list'], { ...environment.env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/ledger' }),
+    ]);
+    expectFailure(noDatabase);
+    expect(noDatabase.status).toBe(1);
+    expect(noDatabase.stderr.split('\n').filter((line) => /unreachable/.test(line))).toEqual([expect.stringMatching(/^ledger: the event store's database is unreachable \(.*ECONNREFUSED.*\); check DATABASE_URL/)]);
+    expect(noDatabase.stderr).not.toMatch(/\n\s+at /);
+    expectFailure(unreachable);
+    expect(unreachable.status).toBe(1);
+    expect(unreachable.json.error.message).toMatch(/Redis is unreachable/);
+    expect(unreachable.stderr.split('\n').filter((line) => /redis/i.test(line))).toEqual([expect.stringMatching(/^ledger: Redis at redis:\/\/127\.0\.0\.1:1 is unreachable \(.*ECONNREFUSED/)]);
+    expect(unreachable.stderr).not.toMatch(/\n\s+at /);
+  }, SLOW);
+
   it('a key issued with the CLI works against the running service within 1 s of the CLI exiting; revoked, it stops within 1 s', async () => {
     const issued = await cli('key', 'issue', '--tenant', tenantId, '--scopes', 'consent:write');
     expectSuccess(issued);

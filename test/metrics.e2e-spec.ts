@@ -21,11 +21,12 @@ interface Family {
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? ([^ ]+)(?: (-?\d+))?$/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"(,|$)/y;
-const FLOAT = /^[+-]?(?:Inf|NaN|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)$/;
+// Inf and NaN in any case, as Prometheus reads them (Go's ParseFloat): prom-client writes an empty event-loop window's mean as `Nan`.
+const FLOAT = /^[+-]?(?:inf|nan|(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)$/i;
 
 /**
  * A strict reader of the text exposition format 0.0.4: every line is HELP,
- * TYPE or a sample; a family's HELP and TYPE come once, before its samples;
+ * TYPE, a sample or empty; a family's HELP and TYPE come once, before its samples;
  * a sample belongs to the family last declared (for a histogram: `_bucket`
  * with an `le`, `_sum`, `_count`); label values are escaped; values are floats.
  */
@@ -35,6 +36,8 @@ function parseExposition(text: string): Map<string, Family> {
   let current: { name: string; family: Family } | undefined;
   for (const line of text.slice(0, -1).split('\n')) {
     const fail = (why: string) => new Error(`${why}: ${JSON.stringify(line)}`);
+    // The format ignores empty lines (prom-client puts one between families).
+    if (line === '') continue;
     if (line.startsWith('#')) {
       const [, keyword, name, ...rest] = line.split(' ');
       if (keyword !== 'HELP' && keyword !== 'TYPE') throw fail('a comment other than HELP or TYPE');
@@ -70,7 +73,7 @@ function parseExposition(text: string): Map<string, Family> {
     }
     if (name.endsWith('_bucket') && current.family.type === 'histogram' && labels.le === undefined) throw fail('a bucket without le');
     if (!FLOAT.test(valueText)) throw fail('a value that is not a float');
-    const value = /Inf$/.test(valueText) ? (valueText.startsWith('-') ? -Infinity : Infinity) : Number(valueText);
+    const value = /inf$/i.test(valueText) ? (valueText.startsWith('-') ? -Infinity : Infinity) : Number(valueText);
     current.family.samples.push({ name, labels, value });
   }
   return families;
@@ -119,7 +122,8 @@ describe('GET /metrics', () => {
 
   it('is open without a key, outside OpenAPI, and shows every family from the start, at zero', async () => {
     const { families } = await scrape();
-    expect([...families.keys()].sort()).toEqual([
+    expect([...families.keys()].filter((name) => name.startsWith('ledger_')).sort()).toEqual([
+      'ledger_build_info',
       'ledger_metrics_source_up',
       'ledger_projection_lag',
       'ledger_queue_jobs',
@@ -140,6 +144,27 @@ describe('GET /metrics', () => {
 
     const openapi = await api.http.get('/openapi.json');
     expect(Object.keys(openapi.body.paths)).not.toContain('/metrics');
+  });
+
+  it("shows the process's runtime families, ledger_build_info, and each request by route template, method and status class", async () => {
+    const unknownId = '00000000-0000-4000-8000-000000000000';
+    expect((await api.http.get(`/v1/configurations/${unknownId}`)).status).toBe(401);
+    expect((await api.http.get('/health/live')).status).toBe(200);
+    expect((await api.http.get(`/no/such/route/${unknownId}`)).status).toBe(404);
+    const { text, families } = await scrape();
+    for (const family of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_gc_duration_seconds']) {
+      expect(families.get(family)?.help).toBeTruthy();
+    }
+    expect(families.get('ledger_build_info')!.samples).toEqual([
+      { name: 'ledger_build_info', labels: { version: (await import('../package.json')).version, commit: 'unknown', node_version: process.version }, value: 1 },
+    ]);
+    expect(families.get('http_request_duration_seconds')?.type).toBe('histogram');
+    const count = (labels: Record<string, string>) => valueOf(families, 'http_request_duration_seconds', 'http_request_duration_seconds_count', labels);
+    expect(count({ route: '/v1/configurations/:configurationId', method: 'GET', status_class: '4xx' })).toBe(1);
+    expect(count({ route: '/health/live', method: 'GET', status_class: '2xx' })).toBe(1);
+    expect(count({ route: 'unmatched', method: 'GET', status_class: '4xx' })).toBe(1);
+    // The route template, never the path a client sent.
+    expect(text).not.toContain(unknownId);
   });
 
   it('counts one delivery, one failure then delivery, with the grant-to-delivery latency, the queues and nothing that names a tenant', async () => {

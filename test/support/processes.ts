@@ -19,10 +19,16 @@ export interface CliResult {
   json: any;
 }
 
-/** `npm run --silent ledger -- <args>`, run from source. */
+let cliBuilt = false;
+
+/** `npm run --silent ledger -- <args>`: the built CLI, as operators run it (built first when a source is newer, as npm run ledger does). */
 export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  if (!cliBuilt) {
+    ensureBuilt();
+    cliBuilt = true;
+  }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...TS_NODE, join(ROOT, 'apps/cli/src/main.ts'), ...args], { cwd: ROOT, env: childEnv(env) });
+    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/cli/src/main.js'), ...args], { cwd: ROOT, env: childEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -23,7 +23,7 @@ export interface GrantedConsent {
  * than baseline when `options` names one). The key needs
  * consent:admin, consent:write and consent:identity-assert.
  */
-export function redecConsents(api: ApiApp, apiKey: string, options: { regulatoryProfile?: string; channel?: 'digital' | 'phone' | 'in_person' } = {}) {
+export function redecConsents(api: Pick<ApiApp, 'http'>, apiKey: string, options: { regulatoryProfile?: string; channel?: 'digital' | 'phone' | 'in_person' } = {}) {
   const auth = { Authorization: `Bearer ${apiKey}` };
   let configurationId: Promise<string> | undefined;
 

@@ -1,8 +1,11 @@
 import fastifyCookie from '@fastify/cookie';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp, createJsonLogger } from '@ledger/http';
+import { recordHttpRequests } from '@ledger/metrics';
+import { nameServerSpansByRoute, traceLogFields } from '@ledger/tracing';
 import { LedgerConfig } from '@ledger/platform';
 import { AppModule } from './app.module';
+import { METRICS_REGISTRY } from './metrics/metrics-registry.provider';
 import { buildOpenApiDocument } from './openapi/openapi';
 import { serveReferencePage } from './openapi/reference-page';
 
@@ -12,11 +15,14 @@ import { serveReferencePage } from './openapi/reference-page';
  * exercise exactly what runs.
  */
 export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS.WritableStream): Promise<NestFastifyApplication> {
-  const logger = createJsonLogger({ level: config.logLevel, destination: logDestination });
+  const logger = createJsonLogger({ level: config.logLevel, destination: logDestination, mixin: traceLogFields() });
   const app = await createHttpApp(AppModule.forRoot(config), logger, {
     rateLimit: { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix },
   });
   try {
+    // Before the routes are registered (at init): each route gets its own timing hook.
+    recordHttpRequests(app.getHttpAdapter().getInstance(), app.get(METRICS_REGISTRY));
+    nameServerSpansByRoute(app.getHttpAdapter().getInstance());
     // The consent page holds its token in a cookie once the URL's token is exchanged (docs/decisions/0025).
     await app.register(fastifyCookie);
     const document = buildOpenApiDocument(app, config.publicUrl);

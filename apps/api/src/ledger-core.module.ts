@@ -4,6 +4,7 @@ import { EVENT_STORE, EventStore, createEventStore } from '@ledger/event-store';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '@ledger/http';
 import { CUSTOMER_KEY_TABLE, CustomerKeyTable, CustomerKeyring, TenantKeyring, VerifiedApiKeys, openCustomerKeyTable } from '@ledger/ledger';
 import { BlobProtection, CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, masterKeys, systemClock } from '@ledger/platform';
+import { stopTracing, traceEventStore } from '@ledger/tracing';
 
 /** Closes the stores last, after the HTTP server, the projections and the jobs have stopped using them. */
 @Injectable()
@@ -18,6 +19,14 @@ class StoresLifecycle implements OnApplicationShutdown {
     await this.blobs.close();
     await this.store.close();
     await this.keyTable.close();
+  }
+}
+
+/** Sends the spans still batched once everything else has stopped: a process that exits takes unsent spans with it. */
+@Injectable()
+class TracingLifecycle implements OnApplicationShutdown {
+  async onApplicationShutdown(): Promise<void> {
+    await stopTracing();
   }
 }
 
@@ -40,7 +49,7 @@ export class LedgerCoreModule {
       providers: [
         { provide: LEDGER_CONFIG, useValue: config },
         { provide: CLOCK, useValue: systemClock(config.clockOffsetMs) },
-        { provide: EVENT_STORE, useFactory: () => createEventStore(config) },
+        { provide: EVENT_STORE, useFactory: () => traceEventStore(createEventStore(config)) },
         {
           provide: TenantKeyring,
           inject: [EVENT_STORE, CLOCK],
@@ -68,6 +77,7 @@ export class LedgerCoreModule {
           useFactory: (store: EventStore): ApiKeyVerifier => new VerifiedApiKeys(store),
         },
         StoresLifecycle,
+        TracingLifecycle,
       ],
       exports: [LEDGER_CONFIG, CLOCK, EVENT_STORE, CUSTOMER_KEY_TABLE, IdentifierProtection, BLOB_STORE, API_KEY_VERIFIER],
     };

@@ -1,3 +1,4 @@
+import './tracing';
 import 'reflect-metadata';
 import { loadConfig } from '@ledger/platform';
 import { createApiApp } from './create-api-app';

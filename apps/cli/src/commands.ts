@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import type { BlobStore } from '@ledger/artifacts';
 import { EventStore, verifyLedger } from '@ledger/event-store';
-import { CommandContext, CustomerKeyTable, configureTenant, createTenant, issueApiKey, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
+import { CommandContext, CustomerKeyTable, configureTenant, createTenant, issueApiKey, listApiKeys, listTenants, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
 import { Clock, MasterKeys, notFound } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queueCounts } from '@ledger/queues';
@@ -13,6 +13,7 @@ import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliverie
 import { declaredQueues } from '../../worker/src/declared-queues';
 import { CommandError, UsageError } from './cli-error';
 import { CliOutput } from './cli-output';
+import { CliOption, instant, keyId, onOff, oneOf, scopeList, uuidOf } from './options';
 
 export interface CliDependencies {
   store: EventStore;
@@ -34,66 +35,97 @@ export interface CliDependencies {
   write: (chunk: string) => Promise<void>;
 }
 
-type Options = Record<string, string | undefined>;
-type Command = (options: Options, deps: CliDependencies) => Promise<unknown>;
+/** The options as parsed and checked (options.ts), by commander's camelCase names. */
+export type Options = Record<string, any>;
+
+export interface CliCommand {
+  description: string;
+  options: CliOption[];
+  /** Only a command that creates may open a ledger that does not exist yet (creating it); every other one refuses. */
+  createsLedger?: true;
+  /** What the options must say together, checked like each option before anything is opened. */
+  validate?: (options: Options) => void;
+  run: (options: Options, deps: CliDependencies) => Promise<unknown>;
+}
+
+const tenantOption: CliOption = { flags: '--tenant <TENANT_ID>', description: 'the tenant id (`tenant list` shows them)', required: true, parse: uuidOf('tenant') };
 
 /**
- * CONTRACT.md, "Operator CLI": every command prints exactly one JSON document
- * on stdout. Only a command that `createsLedger` may open a ledger that does
- * not exist yet (creating it); every other one refuses.
+ * CONTRACT.md, "Operator CLI": every command prints exactly one JSON
+ * document on stdout. Keyed by `group command` as typed. Every option is
+ * checked as the command line is parsed (options.ts), before anything is
+ * opened.
  */
-export const commands: Record<string, { usage: string; options: string[]; flags?: string[]; createsLedger?: true; run: Command }> = {
+export const commands: Record<string, CliCommand> = {
   'tenant create': {
-    usage: 'tenant create --name NAME',
-    options: ['name'],
+    description: 'create a tenant (an integrator); starts the ledger if there is none yet',
+    options: [{ flags: '--name <NAME>', description: "the tenant's name, 1 to 200 characters", required: true }],
     createsLedger: true,
-    run: (o, d) => createTenant(d.store, required(o, 'name'), operatorContext(d.clock)),
+    run: (o, d) => createTenant(d.store, o.name, operatorContext(d.clock)),
+  },
+  'tenant list': {
+    description: 'list every tenant with its settings, in the order they were created',
+    options: [],
+    run: async (_o, d) => ({
+      tenants: (await listTenants(d.store)).map((t) => ({ tenantId: t.tenantId, name: t.name, createdAt: t.createdAt, ...t.settings })),
+    }),
   },
   'tenant configure': {
-    usage: 'tenant configure --tenant TENANT_ID [--institution-code NNNNNNNNNN] [--weekly-reports on|off] [--scheduled-erasure on|off]',
-    options: ['tenant', 'institution-code', 'weekly-reports', 'scheduled-erasure'],
+    description: "change a tenant's settings; what is not named stays",
+    options: [
+      tenantOption,
+      { flags: '--institution-code <NNNNNNNNNN>', description: "the bank's 10-digit CMF code, the header of its regulatory reports" },
+      { flags: '--weekly-reports <on|off>', description: 'make RDC30 and RDC31 every week', parse: onOff },
+      { flags: '--scheduled-erasure <on|off>', description: 'erase after the retention floor when LEDGER_RETENTION_ERASE_SCHEDULE runs', parse: onOff },
+    ],
+    validate: (o) => {
+      if (o.institutionCode === undefined && o.weeklyReports === undefined && o.scheduledErasure === undefined) {
+        throw new UsageError('name at least one setting: --institution-code, --weekly-reports or --scheduled-erasure');
+      }
+    },
     run: async (o, d) => {
-      const tenantId = uuid(required(o, 'tenant'), 'tenant');
-      // Only what is named changes; the other settings stay.
       const change = {
-        ...(o['institution-code'] !== undefined ? { institutionCode: o['institution-code'] } : {}),
-        ...(o['weekly-reports'] !== undefined ? { weeklyReports: onOff(o['weekly-reports'], 'weekly-reports') } : {}),
-        ...(o['scheduled-erasure'] !== undefined ? { scheduledErasure: onOff(o['scheduled-erasure'], 'scheduled-erasure') } : {}),
+        ...(o.institutionCode !== undefined ? { institutionCode: o.institutionCode as string } : {}),
+        ...(o.weeklyReports !== undefined ? { weeklyReports: o.weeklyReports as boolean } : {}),
+        ...(o.scheduledErasure !== undefined ? { scheduledErasure: o.scheduledErasure as boolean } : {}),
       };
-      if (Object.keys(change).length === 0) throw new UsageError('name at least one setting: --institution-code, --weekly-reports or --scheduled-erasure');
-      const { tenant } = await configureTenant(d.store, tenantId, change, operatorContext(d.clock));
-      return { tenantId, ...tenant.settings };
+      const { tenant } = await configureTenant(d.store, o.tenant, change, operatorContext(d.clock));
+      return { tenantId: o.tenant, ...tenant.settings };
     },
   },
   'key issue': {
-    usage: 'key issue --tenant TENANT_ID --scopes SCOPE[,SCOPE...]',
-    options: ['tenant', 'scopes'],
-    run: (o, d) => {
-      const tenantId = uuid(required(o, 'tenant'), 'tenant');
-      const scopes = required(o, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
-      return issueApiKey(d.store, { tenantId, scopes }, operatorContext(d.clock));
+    description: 'issue an API key for a tenant; the key is shown only here',
+    options: [tenantOption, { flags: '--scopes <SCOPE[,SCOPE...]>', description: 'comma-separated scopes, e.g. consent:read,consent:write', required: true, parse: scopeList }],
+    run: (o, d) => issueApiKey(d.store, { tenantId: o.tenant, scopes: o.scopes }, operatorContext(d.clock)),
+  },
+  'key list': {
+    description: "list a tenant's API keys (ids, scopes, when issued and revoked; never a secret)",
+    options: [tenantOption],
+    run: async (o, d) => {
+      const tenantId = await existingTenant(o.tenant, d);
+      return { keys: await listApiKeys(d.store, tenantId) };
     },
   },
   'key revoke': {
-    usage: 'key revoke --key KEY_ID',
-    options: ['key'],
-    run: (o, d) => revokeApiKey(d.store, keyId(required(o, 'key')), operatorContext(d.clock)),
+    description: 'revoke an API key; the service refuses it within one second',
+    options: [{ flags: '--key <KEY_ID>', description: 'the key id (24 hexadecimal characters)', required: true, parse: keyId }],
+    run: (o, d) => revokeApiKey(d.store, o.key, operatorContext(d.clock)),
   },
   'keys rotate': {
-    usage: 'keys rotate',
+    description: 'rewrap every tenant key under LEDGER_MASTER_KEY (the previous keys in LEDGER_PREVIOUS_MASTER_KEYS)',
     options: [],
     run: (_o, d) => rotateMasterKey(d.store, d.masterKeys, operatorContext(d.clock)),
   },
   'projections status': {
-    usage: 'projections status',
+    description: "each projection's version, checkpoint and lag",
     options: [],
     run: async (_o, d) => ({ projections: await d.projections().status() }),
   },
   'projections rebuild': {
-    usage: 'projections rebuild [--name NAME]',
-    options: ['name'],
+    description: 'rebuild projections from position zero; prints a digest of each read model',
+    options: [{ flags: '--name <NAME>', description: 'only this projection' }],
     run: async (o, d) => {
-      const names = o.name ? [o.name] : undefined;
+      const names = o.name ? [o.name as string] : undefined;
       const rebuilt = await d.projections().rebuild(names, (p) =>
         d.progress(`${p.name}: ${p.events} events, position ${p.position}/${p.head}, ${Math.round(p.ratePerSecond)} events/s, ~${Math.ceil(p.etaSeconds)} s left`),
       );
@@ -101,54 +133,60 @@ export const commands: Record<string, { usage: string; options: string[]; flags?
     },
   },
   'queues status': {
-    usage: 'queues status',
+    description: "each queue's job counts by state and its latest failures",
     options: [],
     run: async (_o, d) => ({ queues: await Promise.all(declaredQueues.map((q) => queueStatus(d.queue(q.name)))) }),
   },
   'webhooks redeliver': {
-    usage: 'webhooks redeliver --tenant TENANT_ID --endpoint ENDPOINT_ID [--since EPOCH_MS|ISO_DATE]',
-    options: ['tenant', 'endpoint', 'since'],
+    description: "queue again an endpoint's failed deliveries",
+    options: [
+      tenantOption,
+      { flags: '--endpoint <ENDPOINT_ID>', description: 'the webhook endpoint id', required: true, parse: uuidOf('endpoint') },
+      { flags: '--since <EPOCH_MS|ISO_DATE>', description: 'only deliveries of events at or after this instant (default: all)', parse: instant },
+    ],
     run: async (o, d) => {
-      const tenantId = uuid(required(o, 'tenant'), 'tenant');
-      const endpointId = uuid(required(o, 'endpoint'), 'endpoint');
-      const since = o.since === undefined ? 0 : instant(o.since, 'since');
-      const redelivered = await redeliverFailed(d.store, d.queue(webhookDeliveriesQueue.name) as unknown as DeliveryQueue, { tenantId, endpointId, since });
-      return { endpointId, since, redelivered };
+      const since = (o.since as number | undefined) ?? 0;
+      const redelivered = await redeliverFailed(d.store, d.queue(webhookDeliveriesQueue.name) as unknown as DeliveryQueue, { tenantId: o.tenant, endpointId: o.endpoint, since });
+      return { endpointId: o.endpoint, since, redelivered };
     },
   },
   'retention status': {
-    usage: 'retention status --tenant TENANT_ID',
-    options: ['tenant'],
+    description: "the tenant's customers past their retention, and those on legal hold",
+    options: [tenantOption],
     run: async (o, d) => {
-      const tenantId = await existingTenant(required(o, 'tenant'), d);
+      const tenantId = await existingTenant(o.tenant, d);
       return retentionStatus(d.store, tenantId, d.clock.now(), (events) => d.progress(`retention status: ${events} events read`));
     },
   },
   'retention erase': {
-    usage: 'retention erase --tenant TENANT_ID [--dry-run]',
-    options: ['tenant'],
-    flags: ['dry-run'],
+    description: "erase the data of the tenant's customers past their retention (not those on legal hold)",
+    options: [tenantOption, { flags: '--dry-run', description: 'say who would be erased, erasing nothing' }],
     run: async (o, d) => {
-      const tenantId = await existingTenant(required(o, 'tenant'), d);
-      const dryRun = o['dry-run'] === 'true';
+      const tenantId = await existingTenant(o.tenant, d);
+      const dryRun = o.dryRun === true;
       const deps = { store: d.store, keyTable: d.keyTable(), blobs: dryRun ? noBlobs : await d.blobs() };
       return eraseCustomers(deps, tenantId, { dryRun, progress: d.progress }, operatorContext(d.clock));
     },
   },
   'export consents': {
-    usage: 'export consents --tenant TENANT_ID [--from EPOCH_MS|ISO_DATE] [--to EPOCH_MS|ISO_DATE]',
-    options: ['tenant', 'from', 'to'],
+    description: "the tenant's consents as NDJSON on stdout, one consent a line",
+    options: [tenantOption, { flags: '--from <EPOCH_MS|ISO_DATE>', description: 'only consents updated at or after this instant', parse: instant }, { flags: '--to <EPOCH_MS|ISO_DATE>', description: 'only consents updated at or before this instant', parse: instant }],
     run: exportConsentsNdjson,
   },
   'audit replay': {
-    usage: 'audit replay --tenant TENANT_ID --consent REDEC_CONSENT_ID [--at EPOCH_MS|ISO_DATE] [--format json|text]',
-    options: ['tenant', 'consent', 'at', 'format'],
+    description: "every fact of a consent in order, with the representation derived after each",
+    options: [
+      tenantOption,
+      { flags: '--consent <REDEC_CONSENT_ID>', description: 'the redecConsentId', required: true, parse: uuidOf('consent') },
+      { flags: '--at <EPOCH_MS|ISO_DATE>', description: 'what the ledger stated at this instant', parse: instant },
+      { flags: '--format <json|text>', description: 'json (default) or a text timeline', parse: oneOf('json', 'text') },
+    ],
     run: auditReplay,
   },
   'audit verify': {
-    usage: 'audit verify [--tenant TENANT_ID]',
-    options: ['tenant'],
-    run: (o, d) => auditVerify(o.tenant === undefined ? undefined : uuid(o.tenant, 'tenant'), d),
+    description: 'recompute every hash chain (or the tenant\'s); exit status 1 when not intact',
+    options: [{ ...tenantOption, required: undefined, description: "only this tenant's streams" }],
+    run: (o, d) => auditVerify(o.tenant, d),
   },
 };
 
@@ -160,9 +198,9 @@ const EXPORT_PAGE = 200;
  * included), read from the read model page by page.
  */
 async function exportConsentsNdjson(o: Options, d: CliDependencies): Promise<CliOutput> {
-  const tenantId = uuid(required(o, 'tenant'), 'tenant');
-  const from = o.from === undefined ? null : instant(o.from, 'from');
-  const to = o.to === undefined ? Infinity : instant(o.to, 'to');
+  const tenantId: string = o.tenant;
+  const from: number | null = o.from ?? null;
+  const to: number = o.to ?? Infinity;
   const now = d.clock.now();
   let cursor: string | null = null;
   let exported = 0;
@@ -196,46 +234,23 @@ async function queueStatus(queue: Queue) {
   };
 }
 
-function instant(value: string, name: string): number {
-  const at = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (!Number.isSafeInteger(at)) throw new UsageError(`--${name} must be epoch milliseconds or an ISO 8601 date`);
-  return at;
-}
 
 function operatorContext(clock: Clock): CommandContext {
   return { actor: `cli:${userInfo().username}`, correlationId: randomUUID(), now: clock.now() };
 }
 
-function required(options: Options, name: string): string {
-  const value = options[name];
-  if (value === undefined || value.trim() === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
 
-function onOff(value: string, name: string): boolean {
-  if (value !== 'on' && value !== 'off') throw new UsageError(`--${name} must be on or off`);
-  return value === 'on';
-}
 
-function uuid(value: string, name: string): string {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) throw new UsageError(`--${name} must be a ${name} id`);
-  return value.toLowerCase();
-}
 
 /** A dry run deletes nothing, so it needs no blob store (nor the master key that opens one). */
 const noBlobs = { delete: async () => false };
 
 /** A tenant id that names a tenant of this ledger: a mistyped one would otherwise read as a tenant with nothing to erase. */
-async function existingTenant(value: string, d: CliDependencies): Promise<string> {
-  const tenantId = uuid(value, 'tenant');
+async function existingTenant(tenantId: string, d: CliDependencies): Promise<string> {
   if ((await d.store.readStream(streams.tenant(tenantId), { maxCount: 1 })).length === 0) throw notFound('tenant');
   return tenantId;
 }
 
-function keyId(value: string): string {
-  if (!/^[0-9a-f]{24}$/.test(value)) throw new UsageError('--key must be a key id (24 hexadecimal characters)');
-  return value;
-}
 
 /**
  * `audit verify`: recomputes every chain (or the tenant's) and prints
@@ -258,10 +273,7 @@ async function auditVerify(tenantId: string | undefined, d: CliDependencies): Pr
 
 /** `audit replay`: the consent's history from the store, as JSON or as a timeline; `--at` for what the ledger stated then. */
 async function auditReplay(options: Options, d: CliDependencies): Promise<unknown> {
-  const tenantId = uuid(required(options, 'tenant'), 'tenant');
-  const redecConsentId = uuid(required(options, 'consent'), 'consent');
-  if (options.format !== undefined && !['json', 'text'].includes(options.format)) throw new UsageError('--format is json or text');
-  const at = options.at === undefined ? undefined : instant(options.at, 'at');
+  const { tenant: tenantId, consent: redecConsentId, at } = options as { tenant: string; consent: string; at?: number };
   const references = await readConsentReferences(d.readModel(), tenantId, redecConsentId);
   const history = await consentHistory(d.store, tenantId, redecConsentId, references, { at, now: d.clock.now() });
   if (!history) throw notFound('consent');

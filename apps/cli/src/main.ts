@@ -1,51 +1,62 @@
-import { parseArgs } from 'node:util';
+import { CommanderError } from 'commander';
 import { LedgerNotFoundError, createEventStore } from '@ledger/event-store';
 import { BlobStore, createBlobStore } from '@ledger/artifacts';
 import { CustomerKeyTable, CustomerKeyring, TenantKeyring, openCustomerKeyTable } from '@ledger/ledger';
-import { BlobProtection, DomainError, createRedis, loadConfig, masterKeys, systemClock } from '@ledger/platform';
+import { BlobProtection, DomainError, buildInfo, createRedis, loadConfig, masterKeys, systemClock } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queuePrefix } from '@ledger/queues';
 import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { PROJECTIONS } from '../../api/src/projections';
 import { CommandError, UsageError } from './cli-error';
 import { CliOutput } from './cli-output';
-import { commands } from './commands';
+import { CliCommand, Options } from './commands';
+import { buildProgram } from './program';
 
 /**
  * `npm run --silent ledger -- <command>`: operator and auditor commands with
  * the same environment as the service. stdout carries exactly one JSON
- * document; progress and warnings go to stderr.
+ * document (or the usage asked for with --help); progress and warnings go to
+ * stderr.
  */
 async function main(argv: string[]): Promise<number> {
-  const name = argv.slice(0, 2).join(' ');
-  const command = commands[name];
-  if (!command) {
-    throw new UsageError(`unknown command "${name}"; commands: ${Object.values(commands).map((c) => c.usage).join(' | ')}`);
-  }
-  const { values } = parseArgs({
-    args: argv.slice(2),
-    options: Object.fromEntries([
-      ...command.options.map((o) => [o, { type: 'string' as const }]),
-      ...(command.flags ?? []).map((f) => [f, { type: 'boolean' as const }]),
-    ]),
-    strict: true,
-    allowPositionals: false,
+  let status = 0;
+  const program = buildProgram(buildInfo().version, async (command, options) => {
+    status = await execute(command, options);
   });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    // --help and --version: printed on stdout, and done.
+    if (error.exitCode === 0) return 0;
+    throw new UsageError(usageMistake(error, argv));
+  }
+  return status;
+}
 
+function usageMistake(error: CommanderError, argv: string[]): string {
+  // A group named without its command: commander printed the group's usage on stderr.
+  if (error.code === 'commander.help') return 'name a command; --help lists them';
+  // Commander names only the word it did not know; the operator typed the whole command.
+  if (error.code === 'commander.unknownCommand') return `unknown command "${argv.filter((word) => !word.startsWith('-')).slice(0, 2).join(' ')}"; --help lists the commands`;
+  return error.message.replace(/^error: /, '');
+}
+
+/** Opens what the command needs, runs it, prints its document, and closes everything it opened. */
+async function execute(command: CliCommand, options: Options): Promise<number> {
   const config = loadConfig();
   // Only a command that creates may start a ledger; the others read one that must exist.
   const store = createEventStore(config, { create: command.createsLedger === true });
   let redis: ReturnType<typeof createRedis> | undefined;
-  const connection = () => (redis ??= createRedis(config.redisUrl, 'ledger-cli', { maxRetriesPerRequest: 3 }));
+  const connection = () => (redis ??= reportUnreachable(createRedis(config.redisUrl, 'ledger-cli', { maxRetriesPerRequest: 3 }), config.redisUrl));
   const queues = new Map<string, Queue>();
   let keyTable: CustomerKeyTable | undefined;
   let blobs: BlobStore | undefined;
   const clock = systemClock(config.clockOffsetMs);
   const keys = masterKeys(config.masterKey, config.previousMasterKeys);
   try {
-    // A flag given reads as 'true', like an option's value.
-    const options = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, value === true ? 'true' : value === false ? undefined : value]));
-    const result = await command.run(options as Record<string, string | undefined>, {
+    const result = await command.run(options, {
       store,
       clock,
       masterKeys: keys,
@@ -76,7 +87,35 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** ioredis prints each failed connection attempt with its stack unless the connection has a listener: say once, on one line, what is unreachable. */
+function reportUnreachable(redis: Redis, url: string): Redis {
+  let reported = false;
+  redis.on('error', (error: Error) => {
+    if (reported) return;
+    reported = true;
+    process.stderr.write(`ledger: Redis at ${withoutCredentials(url)} is unreachable (${error.message}); the command fails once its retries are spent\n`);
+  });
+  return redis;
+}
+
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return 'REDIS_URL';
+  }
+}
+
+/** Node's codes for a server that cannot be reached: from the event store's (or key table's) database, as Redis's are reported by its listener. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ETIMEDOUT']);
+
 function report(error: unknown): number {
+  if (UNREACHABLE.has((error as { code?: string }).code ?? '')) {
+    process.stderr.write(`ledger: the event store's database is unreachable (${(error as Error).message}); check DATABASE_URL or EVENTSTORE_CONNECTION_STRING\n`);
+  }
   const body = { error: errorOf(error) };
   process.stdout.write(`${JSON.stringify(body)}\n`);
   return body.error.code === 'USAGE' ? 2 : 1;
@@ -86,7 +125,8 @@ function errorOf(error: unknown): { code: string; message: string; errors?: unkn
   if (error instanceof DomainError) return { code: error.code, message: error.detail, ...(error.errors ? { errors: error.errors } : {}) };
   if (error instanceof LedgerNotFoundError) return { code: 'LEDGER_NOT_FOUND', message: `${error.message}; only \`tenant create\` starts a new ledger` };
   if (error instanceof CommandError) return { code: error.code, message: error.message };
-  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return { code: 'USAGE', message: (error as Error).message };
+  if (error instanceof Error && error.name === 'MaxRetriesPerRequestError') return { code: 'FAILED', message: `Redis is unreachable: ${error.message}` };
+  if (error instanceof UsageError) return { code: 'USAGE', message: error.message };
   return { code: 'FAILED', message: error instanceof Error ? error.message : String(error) };
 }
 

@@ -96,3 +96,11 @@ describe('master keys', () => {
     expect(() => loadConfig({ ...base, LEDGER_PREVIOUS_MASTER_KEYS: 'abc' })).toThrow(new ConfigError('LEDGER_PREVIOUS_MASTER_KEYS: a key must be 32 bytes (64 hex characters or base64)'));
   });
 });
+
+describe('LEDGER_WORKER_METRICS_PORT', () => {
+  it('is unset (no port) or a port number', () => {
+    expect(loadConfig({ ...base }).workerMetricsPort).toBeUndefined();
+    expect(loadConfig({ ...base, LEDGER_WORKER_METRICS_PORT: '9464' }).workerMetricsPort).toBe(9464);
+    for (const value of ['0', '65536', 'http', '94.64']) expect(() => loadConfig({ ...base, LEDGER_WORKER_METRICS_PORT: value })).toThrow(ConfigError);
+  });
+});

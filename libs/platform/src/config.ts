@@ -59,6 +59,12 @@ export interface LedgerConfig {
    * unset, it never runs by itself (opt-in, decision 0035).
    */
   retentionEraseSchedule: string | undefined;
+  /**
+   * LEDGER_WORKER_METRICS_PORT: where apps/worker serves GET /metrics (its
+   * process and runtime metrics and ledger_build_info), on HOST; unset, the
+   * worker opens no port.
+   */
+  workerMetricsPort: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -111,6 +117,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     publicUrl: parsePublicUrl(env.LEDGER_PUBLIC_URL ?? `http://${formatHost(env.HOST ?? '127.0.0.1')}:${env.PORT ?? '3000'}`),
     rateLimitPerMinute: parsePositiveInteger('LEDGER_RATE_LIMIT_PER_MINUTE', env.LEDGER_RATE_LIMIT_PER_MINUTE ?? String(DEFAULT_RATE_LIMIT_PER_MINUTE)),
     retentionEraseSchedule: parseCronPattern('LEDGER_RETENTION_ERASE_SCHEDULE', env.LEDGER_RETENTION_ERASE_SCHEDULE),
+    workerMetricsPort: env.LEDGER_WORKER_METRICS_PORT ? parsePort('LEDGER_WORKER_METRICS_PORT', env.LEDGER_WORKER_METRICS_PORT) : undefined,
   };
 }
 
@@ -152,6 +159,12 @@ function listOf(raw: string | undefined): string[] {
 function parseInteger(name: string, raw: string): number {
   if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer`);
   return Number(raw);
+}
+
+function parsePort(name: string, raw: string): number {
+  const value = parseInteger(name, raw);
+  if (value < 1 || value > 65_535) throw new ConfigError(`${name} must be a port number, 1 to 65535`);
+  return value;
 }
 
 function parsePositiveInteger(name: string, raw: string): number {

@@ -9,3 +9,4 @@ export * from './request-context';
 export * from './scopes';
 export * from './retry';
 export * from './postgres';
+export * from './build-info';

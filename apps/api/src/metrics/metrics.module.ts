@@ -2,15 +2,18 @@ import { Module } from '@nestjs/common';
 import { DeliveryMetricsModule } from './delivery-metrics.module';
 import { MetricsCollector } from './metrics.collector';
 import { MetricsController } from './metrics.controller';
+import { METRICS_REGISTRY, metricsRegistryProvider } from './metrics-registry.provider';
 
 /**
- * GET /metrics, in the API process only (apps/worker has no HTTP port; its
- * figures reach Redis and are shown from here). QueueRuntime and
- * ProjectionRunner come from the global QueuesModule and ProjectionsModule.
+ * GET /metrics of the API process: the instance's ledger_* families (read
+ * from Redis, whichever process did the work) and this process's own.
+ * QueueRuntime and ProjectionRunner come from the global QueuesModule and
+ * ProjectionsModule.
  */
 @Module({
   imports: [DeliveryMetricsModule],
   controllers: [MetricsController],
-  providers: [MetricsCollector],
+  providers: [MetricsCollector, metricsRegistryProvider],
+  exports: [METRICS_REGISTRY],
 })
 export class MetricsModule {}

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { CUSTOMER_KEY_TABLE, CustomerKeyTable, readTenants } from '@ledger/ledger';
+import { CUSTOMER_KEY_TABLE, CustomerKeyTable, listTenants } from '@ledger/ledger';
 import { CLOCK, Clock } from '@ledger/platform';
 import type { JobProcessor } from '@ledger/queues';
 import { ErasureResult, eraseCustomers } from '@ledger/redec';
@@ -30,7 +30,7 @@ export class RetentionErasureProcessor implements JobProcessor<RetentionErasureJ
 
   async process(): Promise<ErasureResult[]> {
     const results: ErasureResult[] = [];
-    for (const { tenantId } of (await readTenants(this.store)).filter((tenant) => tenant.settings.scheduledErasure)) {
+    for (const { tenantId } of (await listTenants(this.store)).filter((tenant) => tenant.settings.scheduledErasure)) {
       const context = { actor: 'worker:retention-erasure', correlationId: randomUUID(), now: this.clock.now() };
       const result = await eraseCustomers({ store: this.store, keyTable: this.keyTable, blobs: this.blobs }, tenantId, { dryRun: false }, context);
       // Ids only: which customers, never what they were.

@@ -7,6 +7,8 @@ export interface JsonLogOptions {
   level?: string;
   /** Where the lines go; stdout by default. Tests pass a stream to read them. */
   destination?: DestinationStream;
+  /** Fields added to every line, computed as it is written (the current trace's ids, when tracing runs). */
+  mixin?: () => Record<string, unknown>;
 }
 
 /**
@@ -87,6 +89,7 @@ export function createJsonLogger(options: JsonLogOptions = {}): PinoLogger {
   return pino(
     {
       level: options.level ?? 'info',
+      mixin: options.mixin,
       serializers: LOG_SERIALIZERS,
       // Pino formats before it serializes: the serialized keys (a raw request, a reply) are
       // left to their serializers, which keep nothing that could need censoring.

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { EventStore } from '@ledger/event-store';
 import { SCOPES, Scope, isScope, notFound, validationError } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '../command-context';
-import { loadAggregate } from '../load-aggregate';
+import { loadAggregate, loadAllAggregates } from '../load-aggregate';
 import { streams } from '../streams';
 import { loadTenant } from '../tenancy/tenant';
 
@@ -113,4 +113,10 @@ export async function revokeApiKey(store: EventStore, keyId: string, context: Co
     await store.append(streams.apiKey(keyId), events.map((e) => toNewEvent(e, { ...context, tenantId: state!.tenantId })), expectedRevision);
   }
   return { keyId, revoked: true };
+}
+
+/** The tenant's API keys, revoked ones included, in the order they were issued: what an operator may see of them, never a secret nor its hash. */
+export async function listApiKeys(store: EventStore, tenantId: string): Promise<Array<{ keyId: string; scopes: Scope[]; issuedAt: number; revokedAt: number | null }>> {
+  const keys = await loadAllAggregates(store, ['ApiKeyIssued', 'ApiKeyRevoked'], (event: ApiKeyEvent) => streams.apiKey(event.data.keyId), evolveApiKey);
+  return keys.filter((key) => key.tenantId === tenantId).map(({ keyId, scopes, issuedAt, revokedAt }) => ({ keyId, scopes, issuedAt, revokedAt }));
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, RecordedEvent } from '@ledger/event-store';
+import { EventStore } from '@ledger/event-store';
 import { notFound, validationError } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '../command-context';
-import { loadAggregate } from '../load-aggregate';
+import { loadAggregate, loadAllAggregates } from '../load-aggregate';
 import { streams } from '../streams';
 
 /** A tenant is one integrator (a bank); every other fact belongs to one. */
@@ -118,20 +118,7 @@ export async function loadTenant(store: EventStore, tenantId: string): Promise<T
   return (await loadAggregate(store, streams.tenant(tenantId), evolveTenant)).state;
 }
 
-const PAGE = 1_000;
-
-/** Every tenant of the ledger with its settings, in the order they were created, read from the tenants' facts in one pass. */
-export async function readTenants(store: EventStore): Promise<Tenant[]> {
-  const tenants = new Map<string, Tenant | null>();
-  for (let after = 0; ; ) {
-    const page: RecordedEvent[] = await store.readAll({ after, maxCount: PAGE });
-    for (const event of page) {
-      if (event.type !== 'TenantCreated' && event.type !== 'TenantSettingsChanged') continue;
-      const { tenantId } = event.data as { tenantId: string };
-      if (event.streamId === streams.tenant(tenantId)) tenants.set(tenantId, evolveTenant(tenants.get(tenantId) ?? null, event as unknown as TenantEvent));
-    }
-    if (page.length < PAGE) break;
-    after = page[page.length - 1].position;
-  }
-  return [...tenants.values()].filter((tenant): tenant is Tenant => tenant !== null);
+/** Every tenant of the ledger, in the order they were created. */
+export function listTenants(store: EventStore): Promise<Tenant[]> {
+  return loadAllAggregates(store, ['TenantCreated', 'TenantSettingsChanged'], (event: TenantEvent) => streams.tenant(event.data.tenantId), evolveTenant);
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/event-store';
-import { CommandContext, evolveCustomer, loadAggregate, loadTenant, readTenants, streams, toNewEvent, type Customer, type CustomerEvent } from '@ledger/ledger';
+import { CommandContext, evolveCustomer, loadAggregate, loadTenant, listTenants, streams, toNewEvent, type Customer, type CustomerEvent } from '@ledger/ledger';
 import { DomainError } from '@ledger/platform';
 import { BankingCalendar } from '../calendar/banking-calendar';
 import { AccessConfirmed, AccessDecided } from '../access/access.events';
@@ -61,7 +61,7 @@ export async function runWeeklyReports(
 ): Promise<{ scheduledAt: number; requested: number }> {
   const { scheduledAt, period } = weeklyRunDue(now);
   let requested = 0;
-  for (const tenant of await readTenants(deps.store)) {
+  for (const tenant of await listTenants(deps.store)) {
     if (!tenant.settings.weeklyReports || tenant.weeklyReportsSince === null || tenant.weeklyReportsSince > scheduledAt) continue;
     for (const kind of REPORT_KINDS) {
       const reportId = derivedUuid('weekly-report', tenant.tenantId, kind, String(period.periodStart));

@@ -1,0 +1,54 @@
+import { Command, OutputConfiguration } from 'commander';
+import { CliCommand, Options, commands } from './commands';
+import { toCommanderOption } from './options';
+
+const GROUPS: Record<string, string> = {
+  tenant: 'tenants: the integrators (banks) of this ledger',
+  key: "a tenant's API keys",
+  keys: 'the master key',
+  projections: 'the read models built from the ledger',
+  queues: 'the background job queues',
+  webhooks: 'webhook deliveries',
+  retention: "customers' data past its retention",
+  export: 'exports for an integrator',
+  audit: 'integrity and history, for auditors',
+};
+
+/**
+ * The command line as commander reads it: `ledger <group> <command>
+ * [options]`, with --help everywhere and --version. Commander does not exit
+ * the process (exitOverride): it throws, and main.ts turns a mistake into
+ * CONTRACT.md's JSON error; help goes to stdout, commander's error line to
+ * stderr (or where `output` says). `execute` runs a command once its
+ * options are parsed and checked.
+ */
+export function buildProgram(
+  version: string,
+  execute: (command: CliCommand, options: Options) => Promise<void>,
+  output: OutputConfiguration = {},
+): Command {
+  const program = new Command('ledger')
+    .usage('<command> <subcommand> [options]')
+    .description('Operator and auditor commands of the consent ledger. Each prints one JSON document on stdout; progress goes to stderr.')
+    .version(version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'print usage')
+    .exitOverride()
+    .configureOutput(output);
+  const groups = new Map<string, Command>();
+  for (const [name, command] of Object.entries(commands)) {
+    const [groupName, commandName] = name.split(' ');
+    let group = groups.get(groupName);
+    if (!group) {
+      // Settings are copied to a subcommand when it is created, so each level repeats none of them.
+      group = program.command(groupName).description(GROUPS[groupName]).usage('<subcommand> [options]');
+      groups.set(groupName, group);
+    }
+    const leaf = group.command(commandName).description(command.description).allowExcessArguments(false);
+    for (const option of command.options) leaf.addOption(toCommanderOption(option));
+    leaf.action(async (options: Options) => {
+      command.validate?.(options);
+      await execute(command, options);
+    });
+  }
+  return program;
+}
