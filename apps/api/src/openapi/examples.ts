@@ -52,7 +52,7 @@ const CONSENT_DECISION = {
     { configurationId: GENERAL_CONFIGURATION_ID, decision: 'accepted', consentId: GENERAL_CONSENT_ID },
   ],
 };
-const TENANT_SETTINGS = { institutionCode: '0000000012', weeklyReports: true, updatedAt: GRANTED_AT - 7_200_000 };
+const TENANT_SETTINGS = { institutionCode: '0000000012', weeklyReports: true, scheduledErasure: false, updatedAt: GRANTED_AT - 7_200_000 };
 const ANNULMENT = { reason: 'registrado por error', sourceReference: 'ticket-3310' };
 
 const REDEC_CONSENT = {
@@ -465,6 +465,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       requestedAt: 1763870460000,
       renderedAt: 1763870461000,
       failureReason: null,
+      contentErasedAt: null,
     },
   },
   'GET /v1/webhook-endpoints': { response: { endpoints: [WEBHOOK_ENDPOINT] } },
