@@ -1,25 +1,27 @@
 import type { RecordedEvent } from '@ledger/event-store';
 import { consentReferencesProjection } from './consent-references.projection';
 
-const recorded = (type: string, data: object, streamId: string, tenantId: string | null = 'ten-1'): RecordedEvent => ({
+const recorded = (type: string, data: object, streamId: string, tenantId: string | null = 'ten-1', position = 1): RecordedEvent => ({
   id: 'e',
   type,
   data,
   metadata: { correlationId: 'c', recordedAt: 0, schemaVersion: 1, ...(tenantId ? { tenantId } : {}) },
   streamId,
   revision: 0,
-  position: 1,
+  position,
   created: 0,
   integrity: { hash: 'h', previousHash: null },
 });
 
 describe('consent references (the audit index)', () => {
-  const { route, evolve } = consentReferencesProjection;
+  const { route, evolve, indexes } = consentReferencesProjection;
 
   it('routes access decisions, confirmations and consent bindings to the consent they name', () => {
-    expect(route(recorded('AccessDecided', { redecConsentId: 'con-1' }, 'redec-access-ten-1-a'))).toEqual(['ten-1:con-1']);
-    expect(route(recorded('AccessConfirmed', { redecConsentId: 'con-1' }, 'redec-access-ten-1-a'))).toEqual(['ten-1:con-1']);
-    expect(route(recorded('ObligationBound', { kind: 'consent', redecConsentId: 'con-1' }, 'redec-obligation-ten-1-x'))).toEqual(['ten-1:con-1']);
+    // One document per (consent, stream): an obligation's stream may bind one consent, then another.
+    expect(route(recorded('AccessDecided', { redecConsentId: 'con-1' }, 'redec-access-ten-1-a'))).toEqual(['ten-1:con-1:redec-access-ten-1-a']);
+    expect(route(recorded('AccessConfirmed', { redecConsentId: 'con-1' }, 'redec-access-ten-1-a'))).toEqual(['ten-1:con-1:redec-access-ten-1-a']);
+    expect(route(recorded('ObligationBound', { kind: 'consent', redecConsentId: 'con-1' }, 'redec-obligation-ten-1-x'))).toEqual(['ten-1:con-1:redec-obligation-ten-1-x']);
+    expect(route(recorded('ObligationBound', { kind: 'consent', redecConsentId: 'con-2' }, 'redec-obligation-ten-1-x'))).toEqual(['ten-1:con-2:redec-obligation-ten-1-x']);
   });
 
   it("ignores bindings without a consent, the consent's own facts, and facts without a tenant", () => {
@@ -28,10 +30,15 @@ describe('consent references (the audit index)', () => {
     expect(route(recorded('AccessDecided', { redecConsentId: 'con-1' }, 'redec-access-x', null))).toEqual([]);
   });
 
-  it('keeps each stream once, in the order first seen', () => {
-    const first = evolve(null, recorded('AccessDecided', { redecConsentId: 'con-1' }, 'access-a'));
-    const again = evolve(first, recorded('AccessConfirmed', { redecConsentId: 'con-1' }, 'access-a'));
-    const second = evolve(again, recorded('ObligationBound', { redecConsentId: 'con-1' }, 'obligation-b'));
-    expect(second).toEqual({ streams: ['access-a', 'obligation-b'] });
+  it('lists each stream once under its consent, in the order the stream first named it', () => {
+    const first = evolve(null, recorded('AccessDecided', { redecConsentId: 'con-1' }, 'access-a', 'ten-1', 9));
+    const again = evolve(first, recorded('AccessConfirmed', { redecConsentId: 'con-1' }, 'access-a', 'ten-1', 12));
+    expect(again).toBe(first);
+    expect(first).toEqual({ streamId: 'access-a', consent: 'ten-1:con-1', firstPosition: 9 });
+    const later = evolve(null, recorded('ObligationBound', { redecConsentId: 'con-1' }, 'obligation-b', 'ten-1', 10));
+    const [earlierKey, laterKey] = [first, later].map((reference) => indexes!(reference!)[0]);
+    expect(earlierKey).toEqual({ index: 'consent', value: 'ten-1:con-1', sortKey: '0000000000000009' });
+    // Compared as text, as the index compares them: 9 before 10.
+    expect(earlierKey.sortKey! < laterKey.sortKey!).toBe(true);
   });
 });

@@ -1,9 +1,12 @@
 import type { RecordedEvent } from '@ledger/event-store';
 import type { DocumentProjection, ReadModel } from '@ledger/projections';
 
-/** The streams outside a consent's own that hold facts about it: its accesses and its obligations' bindings. */
-export interface ConsentReferences {
-  streams: string[];
+/**
+ * One stream outside a consent's own that holds facts about it; listed under
+ * the consent in the `consent` index, in the order the stream first named it.
+ */
+export interface ConsentReference {
+  streamId: string;
 }
 
 const NAME = 'redec-consent-references';
@@ -21,28 +24,37 @@ function referencedConsent(event: RecordedEvent): string | null {
   }
 }
 
-const documentId = (tenantId: string, redecConsentId: string) => `${tenantId}:${redecConsentId}`;
+/** The consent's entry in the index. */
+const consentKey = (tenantId: string, redecConsentId: string) => `${tenantId}:${redecConsentId}`;
+const CONSENT_INDEX = 'consent';
+/** Sort keys are compared as text: positions are zero-padded to the width of the largest safe integer. */
+const POSITION_WIDTH = String(Number.MAX_SAFE_INTEGER).length;
 
 /**
  * An index for audit replay: which streams to read besides the consent's.
  * It only says where to look; what is shown is read from the store itself.
+ * One small document per (consent, stream), found through the consent's
+ * index entry: a consent authorized thousands of times gets one more entry
+ * per access instead of a document that grows, and is rewritten whole, with
+ * every access (version 2 kept every stream in one document per consent).
  */
-export const consentReferencesProjection: DocumentProjection<ConsentReferences> = {
+export const consentReferencesProjection: DocumentProjection<ConsentReference & { consent: string; firstPosition: number }> = {
   name: NAME,
-  version: 2,
+  version: 3,
   route(event: RecordedEvent): string[] {
     const redecConsentId = referencedConsent(event);
     const { tenantId } = event.metadata;
-    return redecConsentId && tenantId ? [documentId(tenantId, redecConsentId)] : [];
+    return redecConsentId && tenantId ? [`${consentKey(tenantId, redecConsentId)}:${event.streamId}`] : [];
   },
-  evolve(document: ConsentReferences | null, event: RecordedEvent): ConsentReferences {
-    const streams = document?.streams ?? [];
-    return streams.includes(event.streamId) ? { streams } : { streams: [...streams, event.streamId] };
+  evolve(document, event) {
+    if (document) return document;
+    return { streamId: event.streamId, consent: consentKey(event.metadata.tenantId as string, referencedConsent(event) as string), firstPosition: event.position };
   },
+  indexes: (document) => [{ index: CONSENT_INDEX, value: document.consent, sortKey: String(document.firstPosition).padStart(POSITION_WIDTH, '0') }],
 };
 
 export async function readConsentReferences(readModel: ReadModel, tenantId: string, redecConsentId: string): Promise<string[]> {
-  return (await readModel.getDocument<ConsentReferences>(NAME, documentId(tenantId, redecConsentId)))?.streams ?? [];
+  return (await readModel.findByIndex<ConsentReference>(NAME, CONSENT_INDEX, consentKey(tenantId, redecConsentId))).map((reference) => reference.streamId);
 }
 
 export { referencedConsent };
