@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventStore, SqliteEventStore } from '@ledger/event-store';
+import { SqliteEventStore } from '@ledger/event-store';
+import { countingReads } from '@ledger/event-store/testing';
 import { AggregateCache, loadAggregate } from './load-aggregate';
 
 interface Tally {
@@ -16,18 +17,6 @@ const evolve = (state: Tally | null, event: TallyEvent): Tally | null =>
 
 const metadata = () => ({ correlationId: randomUUID(), recordedAt: 1_000, schemaVersion: 1 });
 const added = (item: string) => ({ id: randomUUID(), type: 'Added', data: { item }, metadata: metadata() });
-
-/** A store that counts the events its stream reads return. */
-function counting(store: EventStore): EventStore & { eventsRead: number } {
-  const counted = Object.create(store) as EventStore & { eventsRead: number };
-  counted.eventsRead = 0;
-  counted.readStream = async (...args) => {
-    const events = await store.readStream(...args);
-    counted.eventsRead += events.length;
-    return events;
-  };
-  return counted;
-}
 
 // Integration: the service's connection caches; a second connection to the same file stands in for another process.
 describe('loadAggregate with an AggregateCache', () => {
@@ -46,7 +35,7 @@ describe('loadAggregate with an AggregateCache', () => {
   });
 
   it('folds only what was recorded after the cached revision, and returns what a full fold returns', async () => {
-    const store = counting(service);
+    const store = countingReads(service);
     const cache = new AggregateCache<Tally>(10);
     await other.append('tally-1', [added('a'), added('b')], 'no_stream');
 
@@ -80,7 +69,7 @@ describe('loadAggregate with an AggregateCache', () => {
   });
 
   it('holds at most its capacity, dropping the least recently used stream first', async () => {
-    const store = counting(service);
+    const store = countingReads(service);
     const cache = new AggregateCache<Tally>(2);
     for (const stream of ['t-1', 't-2', 't-3']) await other.append(stream, [added(stream)], 'no_stream');
     await loadAggregate(store, 't-1', evolve, cache);

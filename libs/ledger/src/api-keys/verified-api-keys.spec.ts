@@ -2,23 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventStore, SqliteEventStore } from '@ledger/event-store';
+import { SqliteEventStore } from '@ledger/event-store';
+import { countingReads } from '@ledger/event-store/testing';
 import { CommandContext } from '../command-context';
 import { streams } from '../streams';
 import { createTenant } from '../tenancy/tenant';
 import { issueApiKey, revokeApiKey } from './api-key';
 import { API_KEY_RECHECK_MS, VerifiedApiKeys } from './verified-api-keys';
-
-/** A store that counts the stream reads made through it. */
-function counting(store: EventStore): EventStore & { reads: number } {
-  const counted = Object.create(store) as EventStore & { reads: number };
-  counted.reads = 0;
-  counted.readStream = (...args) => {
-    counted.reads += 1;
-    return store.readStream(...args);
-  };
-  return counted;
-}
 
 // Integration: the service's verifier on the real SQLite store; the revocations come through a second connection, as the CLI's do.
 describe('VerifiedApiKeys', () => {
@@ -55,7 +45,7 @@ describe('VerifiedApiKeys', () => {
   });
 
   it('reads a key once within the recheck window, then again from the revision it holds', async () => {
-    const store = counting(service);
+    const store = countingReads(service);
     const keys = new VerifiedApiKeys(store, () => now);
     const { apiKey, keyId } = await issue();
     await Promise.all(Array.from({ length: 10 }, () => keys.verify(apiKey)));

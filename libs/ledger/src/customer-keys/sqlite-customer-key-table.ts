@@ -62,7 +62,7 @@ export class SqliteCustomerKeyTable implements CustomerKeyTable {
     }).immediate;
     this.claim = this.db.transaction(
       (tenantId: string, kind: BlindIndexKind, valueHash: string, claim: { customerId: string; claimedAt: number }, expected: ClaimRevision) => {
-        const current = statements.claimRevision.get(tenantId, kind, valueHash) as { revision: number } | undefined;
+        const current = statements.readClaim.get(tenantId, kind, valueHash) as { revision: number } | undefined;
         const actual = current?.revision ?? 'no_stream';
         if (expected === 'no_stream' ? current !== undefined : expected !== actual) throw new WrongExpectedVersionError(`blind index ${kind}`, expected, actual);
         if (current === undefined) statements.insertClaim.run(tenantId, kind, valueHash, claim.customerId, claim.claimedAt);
@@ -114,7 +114,6 @@ function prepareStatements(db: Database.Database) {
     insertTombstone: db.prepare(`INSERT INTO customer_keys (${keyColumns}) VALUES (?, ?, NULL, NULL, NULL, ?, ?)`),
     deleteClaims: db.prepare('DELETE FROM blind_index WHERE tenant_id = ? AND customer_id = ?'),
     readClaim: db.prepare('SELECT customer_id, claimed_at, revision FROM blind_index WHERE tenant_id = ? AND kind = ? AND value_hash = ?'),
-    claimRevision: db.prepare('SELECT revision FROM blind_index WHERE tenant_id = ? AND kind = ? AND value_hash = ?'),
     insertClaim: db.prepare('INSERT INTO blind_index (tenant_id, kind, value_hash, customer_id, claimed_at, revision) VALUES (?, ?, ?, ?, ?, 0)'),
     updateClaim: db.prepare('UPDATE blind_index SET customer_id = ?, claimed_at = ?, revision = revision + 1 WHERE tenant_id = ? AND kind = ? AND value_hash = ?'),
   };
