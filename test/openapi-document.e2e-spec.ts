@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Scopes } from '@ledger/platform';
 import { breakingChanges } from '../apps/api/src/openapi/compatibility';
 import { OPERATION_EXAMPLES } from '../apps/api/src/openapi/examples';
-import { IDEMPOTENT_ROUTE, IdempotentOptions } from '../libs/http/src/idempotency/idempotent.decorator';
+import { IDEMPOTENT_ROUTE, IdempotentOptions } from '../libs/http/src/idempotency/idempotent-route';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { servedRoutes } from './support/routes';

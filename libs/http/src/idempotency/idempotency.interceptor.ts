@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Observable, catchError, finalize, mergeMap, of } from 'rxjs';
 import { EVENT_STORE, EventMetadata, EventStore, WrongExpectedVersionError } from '@ledger/event-store';
-import { CLOCK, Clock, RequestContext, requireContext, validationError } from '@ledger/platform';
+import { CLOCK, Clock, IdentifierProtection, RequestContext, requireContext, validationError } from '@ledger/platform';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../problem/problem';
 import {
   ClaimedData,
@@ -21,7 +21,7 @@ import {
   keyInProgress,
   keyRequired,
 } from './idempotency-record';
-import { IDEMPOTENT_ROUTE, IdempotentOptions } from './idempotent.decorator';
+import { IDEMPOTENT_ROUTE, IdempotentOptions } from './idempotent-route';
 
 // A claim lost to a concurrent request is decided again on what that request
 // wrote; more rounds than this means the key is being fought over.
@@ -45,6 +45,9 @@ interface HeldClaim {
  */
 export const IDEMPOTENCY_HEARTBEAT_MS = IDEMPOTENCY_LEASE_MS / 3;
 
+/** Injection token: a shorter heartbeat than IDEMPOTENCY_HEARTBEAT_MS, for a test that must outlive a lease quickly. */
+export const IDEMPOTENCY_HEARTBEAT = Symbol('IDEMPOTENCY_HEARTBEAT');
+
 /**
  * Runs the Idempotency-Key rules (idempotency-record.ts) around the routes
  * marked @Idempotent(). It runs after the authentication guard (the tenant is
@@ -65,8 +68,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly protection: ResponseProtection,
-    private readonly heartbeatMs = IDEMPOTENCY_HEARTBEAT_MS,
+    @Inject(IdentifierProtection) private readonly protection: ResponseProtection,
+    @Optional() @Inject(IDEMPOTENCY_HEARTBEAT) private readonly heartbeatMs: number = IDEMPOTENCY_HEARTBEAT_MS,
   ) {}
 
   async intercept(execution: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {

@@ -12,6 +12,7 @@ import { ephemeralCustomerKeys, ephemeralTenantKeys } from '@ledger/platform/tes
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '../auth/api-key-verifier';
 import { CurrentPrincipal, Public, RequireScopes } from '../auth/auth.decorators';
 import { createHttpApp } from '../configure-http-app';
+import { IDEMPOTENCY_HEARTBEAT } from '../idempotency/idempotency.interceptor';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { createJsonLogger } from '../logging/json-logger';
 
@@ -205,11 +206,12 @@ export async function startTestApp(storeFile: string, clock = fixedClock(Date.UT
       { provide: EVENT_STORE, useValue: store },
       { provide: CLOCK, useValue: clock },
       { provide: IdentifierProtection, useValue: new IdentifierProtection(ephemeralTenantKeys(), ephemeralCustomerKeys()) },
+      { provide: IDEMPOTENCY_HEARTBEAT, useValue: TEST_IDEMPOTENCY_HEARTBEAT_MS },
     ],
   })
   class TestModule {}
 
-  const app = await createHttpApp(TestModule, createJsonLogger({ level: 'debug', destination }), { idempotencyHeartbeatMs: TEST_IDEMPOTENCY_HEARTBEAT_MS });
+  const app = await createHttpApp(TestModule, createJsonLogger({ level: 'debug', destination }));
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return {
