@@ -41,7 +41,7 @@ export interface Operation {
   secured: boolean;
 }
 
-type Document = { paths?: Record<string, Record<string, RawOperation>>; components?: { schemas?: Record<string, RawSchema> } };
+export type Document = { paths?: Record<string, Record<string, RawOperation>>; components?: { schemas?: Record<string, RawSchema> } };
 type RawSchema = Record<string, unknown>;
 type RawOperation = {
   parameters?: Array<{ name: string; in: string; required?: boolean; schema?: RawSchema }>;

@@ -1,7 +1,8 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
-import { ValidationOptions, registerDecorator } from 'class-validator';
+import { ValidationOptions, ValidatorOptions, registerDecorator } from 'class-validator';
 import { FieldError, validationError } from '@ledger/platform';
 import { memoizeValidationMetadata } from './validation-metadata-memo';
+import { createValidityCheck } from './validity-check';
 
 /**
  * Reasons for class-validator constraints whose name alone reads poorly; any
@@ -100,6 +101,8 @@ function requestReasonOf(errors: ValidationError[]): string | undefined {
  */
 @Injectable()
 export class RequestValidationPipe extends ValidationPipe {
+  private readonly isCertainlyValid: (object: object) => boolean;
+
   constructor() {
     super({
       whitelist: true,
@@ -112,6 +115,13 @@ export class RequestValidationPipe extends ValidationPipe {
       },
     });
     memoizeValidationMetadata();
+    this.isCertainlyValid = createValidityCheck();
+  }
+
+  /** class-validator's errors, computed only when the compiled check is not sure there are none (validity-check.ts). */
+  protected override validate(object: object, validatorOptions?: ValidatorOptions): Promise<ValidationError[]> | ValidationError[] {
+    if (!validatorOptions?.groups?.length && this.isCertainlyValid(object)) return [];
+    return super.validate(object, validatorOptions);
   }
 
   /** A body DTO needs a JSON object: `null`, an array or a scalar is refused before class-transformer sees it. */
