@@ -35,6 +35,11 @@ const FINISHING_AN_ACCEPTED_DECISION = [
  * holds. Each line is checked to be still needed.
  */
 const UNREACHABLE_IN_PRACTICE: Record<string, string[]> = {
+  // "No such tenant" (the keyring's, or the settings' own), for a tenant id that is always an authenticated key's own.
+  'POST /v1/customers/resolve': ['404 NOT_FOUND'],
+  'POST /v1/redec/accesses/authorize': ['404 NOT_FOUND'],
+  'GET /v1/tenant-settings': ['404 NOT_FOUND'],
+  'PUT /v1/tenant-settings': ['404 NOT_FOUND'],
   // The interaction's purpose is `redec`, `general` or `embedded` by route.
   'POST /v1/redec/consent-interactions': ['409 configuration_not_embedded', '409 general_configuration_required'],
   'POST /v1/consent-interactions': ['409 configuration_not_embedded', '409 redec_configuration_required', '409 regulatory_profile_unavailable'],
@@ -44,8 +49,8 @@ const UNREACHABLE_IN_PRACTICE: Record<string, string[]> = {
   'POST /v1/consent-interactions/{interactionId}/grant': ['409 configuration_not_embedded'],
   // One command handler serves both annulments; only the annulment of an end needs an ended extension.
   'POST /v1/redec/consents/{redecConsentId}/credit-extensions/{creditExtensionId}/annul': ['409 redec_credit_extension_not_ended'],
-  // A webhook secret is under the tenant's key, never a customer's.
-  'POST /v1/webhook-endpoints': ['409 customer_data_erased'],
+  // A webhook secret is under the tenant's key, never a customer's; the endpoint a registration looks up is the one it has just recorded.
+  'POST /v1/webhook-endpoints': ['404 NOT_FOUND', '409 customer_data_erased'],
   'POST /v1/webhook-endpoints/{endpointId}/rotate-secret': ['409 customer_data_erased'],
   'GET /v1/consent-decisions/{decisionId}': FINISHING_AN_ACCEPTED_DECISION,
   'GET /v1/embed/sessions/{sessionId}': FINISHING_AN_ACCEPTED_DECISION,

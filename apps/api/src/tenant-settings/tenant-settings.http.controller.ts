@@ -6,7 +6,6 @@ import { Tenant, configureTenant, loadTenant } from '@ledger/ledger';
 import { Principal, Scopes, notFound } from '@ledger/platform';
 import { RequestCommands } from '../request-commands';
 import { TenantSettingsDto, TenantSettingsRequestDto } from './tenant-settings.dto';
-import { ProblemResponses } from '../openapi/problem-responses';
 
 /** The calling tenant's own settings, read from its stream (there is no read model of tenants to lag behind). */
 @ApiTags('tenant')
@@ -22,7 +21,6 @@ export class TenantSettingsHttpController {
   @RequireAnyScope(Scopes.ADMIN, Scopes.READ)
   @ApiOperation({ summary: "The tenant's settings", description: 'Scope `consent:admin` or `consent:read` (which covers every GET).' })
   @ApiOkResponse({ type: TenantSettingsDto })
-  @ProblemResponses({ 404: ['NOT_FOUND'] })
   async get(@CurrentPrincipal() principal: Principal): Promise<TenantSettingsDto> {
     const tenant = await loadTenant(this.store, principal.tenantId);
     if (!tenant) throw notFound('tenant');
@@ -38,7 +36,6 @@ export class TenantSettingsHttpController {
       'Reports already rendered keep the code they were rendered with. Also `ledger tenant configure --tenant T [--institution-code NNNNNNNNNN] [--weekly-reports on|off] [--scheduled-erasure on|off]`. Scope `consent:admin`.',
   })
   @ApiOkResponse({ type: TenantSettingsDto })
-  @ProblemResponses({ 404: ['NOT_FOUND'] })
   async put(@Body() body: TenantSettingsRequestDto): Promise<TenantSettingsDto> {
     const context = this.commands.context();
     const { tenant } = await configureTenant(this.store, context.tenantId, { institutionCode: body.institutionCode, weeklyReports: body.weeklyReports ?? false, scheduledErasure: body.scheduledErasure ?? false }, context);

@@ -51,7 +51,7 @@ export class WebhookEndpointsHttpController {
       `${ADMIN_ONLY} An optional Idempotency-Key replays the first answer exactly, secret included.`,
   })
   @ApiCreatedResponse({ type: RegisteredWebhookEndpointDto })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['webhook_endpoint_limit_reached', 'webhook_endpoints_busy', 'keyring_busy'] })
+  @ProblemResponses({ 409: ['webhook_endpoint_limit_reached', 'webhook_endpoints_busy', 'keyring_busy'] })
   register(@Body() body: RegisterWebhookEndpointRequestDto): Promise<RegisteredWebhookEndpointDto> {
     return this.commandBus.execute(new RegisterWebhookEndpointCommand({ url: body.url, eventTypes: [...(body.eventTypes ?? DEFAULT_WEBHOOK_EVENT_TYPES)] }));
   }
