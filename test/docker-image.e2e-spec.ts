@@ -5,6 +5,7 @@ import { join } from 'node:path';
 // base image must be fixed by digest, on Node 24, and the image must hold no
 // benchmark, fuzzing or test code (decision 0044).
 const DOCKERFILE = readFileSync(join(__dirname, '..', 'docker', 'Dockerfile'), 'utf8');
+const COMPOSE = readFileSync(join(__dirname, '..', 'docker', 'compose.yml'), 'utf8');
 const PINNED = /^[a-z0-9._/-]+:[A-Za-z0-9._-]+@sha256:[0-9a-f]{64}$/;
 
 /** The instructions, continuation lines joined and comments dropped. */
@@ -70,5 +71,15 @@ describe('docker/Dockerfile', () => {
     // Not the whole of /app or /app/dist, which would carry whatever the build stage compiled or held.
     expect(taken.filter((source) => /^\/app\/?$|^\/app\/dist\/?$|(bench|fuzz|test)/.test(source))).toEqual([]);
     expect(runtime.filter(({ keyword }) => keyword === 'USER').map(({ args }) => args)).toEqual(['node']);
+  });
+});
+
+describe('docker/compose.yml', () => {
+  it('pins every image it pulls by digest, but the EventStoreDB profile\'s, and runs the ledger from the image it builds', () => {
+    const images = [...COMPOSE.matchAll(/^ {2}([\w-]+):\n(?:(?! {2}\S).*\n)*? {4}image: (\S+)$/gm)].map(([, service, image]) => ({ service, image }));
+    expect(images.map(({ service }) => service)).toEqual(['postgres', 'redis', 'api-1', 'api-2', 'worker', 'eventstoredb']);
+    const pulled = images.filter(({ image }) => !image.startsWith('consent-ledger:'));
+    expect(pulled.filter(({ service, image }) => service !== 'eventstoredb' && !PINNED.test(image))).toEqual([]);
+    expect(pulled.map(({ service }) => service)).toEqual(['postgres', 'redis', 'eventstoredb']);
   });
 });
