@@ -6,9 +6,6 @@ import { toProblem } from '../../libs/http/src/problem/problem';
 const ROOT = join(__dirname, '..', '..');
 const ERRORS_FILE = join(ROOT, 'libs', 'platform', 'src', 'errors.ts');
 
-/** The helpers of libs/platform/src/errors.ts that take the code from their caller, by the kind of error each builds. */
-const HELPER_KINDS: Record<string, ErrorKind> = { forbidden: 'forbidden', conflict: 'conflict', gone: 'gone', unprocessable: 'unprocessable', unavailable: 'unavailable' };
-
 /** A refusal the source can throw, as a client receives it. */
 export interface ThrownCode {
   status: number;
@@ -19,16 +16,20 @@ type FunctionLike = ts.FunctionLikeDeclaration & { body: ts.Node };
 
 /**
  * Reads, from the TypeScript source of apps/ and libs/, every refusal with a
- * stable code (a call of conflict/gone/unprocessable/forbidden/unavailable or
- * `new DomainError`) and which of them each function can reach by calls: the
- * functions and methods it names, the implementations of an interface method
- * it calls (an injected EventStore, TenantKeySource...), and the handler of a
- * command or query it constructs (@nestjs/cqrs dispatches by class). Codes are
- * read from the argument's type, so a constant or `a ? 'x' : 'y'` counts.
+ * stable code (a call of an errors.ts helper that takes the code from its
+ * caller, such as conflict or unavailable, or `new DomainError`) and which of
+ * them each function can reach by calls: the functions and methods it names,
+ * the methods of every class assignable to an interface whose method it calls
+ * (an injected EventStore, TenantKeySource, ValueProtection), and the handler
+ * of a command or query it constructs (@nestjs/cqrs dispatches by class).
+ * Codes are read from the argument's type, so a constant or `a ? 'x' : 'y'`
+ * counts.
  *
- * It is static: a branch the inputs of a route never take still counts, so a
- * route may be asked to declare a code it cannot give in practice; and an
- * event handler (asynchronous, after the answer) is not followed.
+ * It is static, and approximate both ways: a branch the inputs of a route
+ * never take still counts, so a route may be asked to declare a code it
+ * cannot give; the closures of an object a factory returns (the banking
+ * calendar's) and event handlers (asynchronous, after the answer) are not
+ * followed.
  */
 export class ThrownCodes {
   private readonly program: ts.Program;
@@ -169,28 +170,49 @@ export class ThrownCodes {
 
   /** The refusals `node` builds, if it is a call of an error helper or `new DomainError`. */
   private codesBuiltAt(node: ts.Node): ThrownCode[] {
-    let kinds: string[] | undefined;
-    let code: ts.Expression | undefined;
-    if (ts.isCallExpression(node)) {
-      const declaration = this.symbolOf(node.expression)?.declarations?.[0];
-      if (!declaration || declaration.getSourceFile().fileName !== ERRORS_FILE || !ts.isFunctionDeclaration(declaration)) return [];
-      const kind = HELPER_KINDS[declaration.name?.text ?? ''];
-      if (!kind) return [];
-      kinds = [kind];
-      code = node.arguments[0];
-    } else if (ts.isNewExpression(node)) {
-      const declaration = this.symbolOf(node.expression)?.declarations?.[0];
-      if (!declaration || declaration.getSourceFile().fileName !== ERRORS_FILE || !ts.isClassDeclaration(declaration) || declaration.name?.text !== 'DomainError') return [];
-      kinds = this.literals(node.arguments![0]);
-      code = node.arguments![1];
-    } else return [];
-    const codes = code && this.literals(code);
+    let built: { kind: ts.Expression; code: ts.Expression } | undefined;
+    if (ts.isNewExpression(node) && this.isDomainError(node.expression)) {
+      built = { kind: node.arguments![0], code: node.arguments![1] };
+    } else if (ts.isCallExpression(node)) {
+      const helper = this.symbolOf(node.expression)?.declarations?.[0];
+      if (helper && ts.isFunctionDeclaration(helper) && helper.getSourceFile().fileName === ERRORS_FILE) {
+        const passed = this.codeParameterOf(helper);
+        if (passed) built = { kind: passed.kind, code: node.arguments[passed.index] };
+      }
+    }
+    if (!built) return [];
+    const kinds = this.literals(built.kind);
+    const codes = built.code && this.literals(built.code);
     if (!kinds || !codes) {
       const { line } = node.getSourceFile().getLineAndCharacterOfPosition(node.getStart());
       if (node.getSourceFile().fileName !== ERRORS_FILE) this.unreadable.add(`${node.getSourceFile().fileName.slice(ROOT.length + 1)}:${line + 1}`);
       return [];
     }
-    return kinds.flatMap((kind) => codes.map((c) => ({ status: toProblem(new DomainError(kind as ErrorKind, c, '')).status, code: c })));
+    return kinds.flatMap((kind) => codes.map((code) => ({ status: toProblem(new DomainError(kind as ErrorKind, code, '')).status, code })));
+  }
+
+  private isDomainError(expression: ts.Expression): boolean {
+    const declaration = this.symbolOf(expression)?.declarations?.[0];
+    return !!declaration && ts.isClassDeclaration(declaration) && declaration.name?.text === 'DomainError' && declaration.getSourceFile().fileName === ERRORS_FILE;
+  }
+
+  /**
+   * For a helper of errors.ts that builds `new DomainError(<kind>, <one of its
+   * parameters>, …)` (conflict, gone, unprocessable…): the kind it builds and
+   * which argument its callers pass the code in. Read from the helper, so a
+   * new helper is covered without a list to keep.
+   */
+  private codeParameterOf(helper: ts.FunctionDeclaration): { kind: ts.Expression; index: number } | undefined {
+    let found: { kind: ts.Expression; index: number } | undefined;
+    const visit = (node: ts.Node): void => {
+      if (ts.isNewExpression(node) && this.isDomainError(node.expression) && node.arguments?.[1] && ts.isIdentifier(node.arguments[1])) {
+        const index = helper.parameters.findIndex((parameter) => ts.isIdentifier(parameter.name) && parameter.name.text === (node.arguments![1] as ts.Identifier).text);
+        if (index >= 0) found = { kind: node.arguments[0], index };
+      }
+      ts.forEachChild(node, visit);
+    };
+    if (helper.body) visit(helper.body);
+    return found;
   }
 
   /** The string literals an expression's type allows, or undefined when it is wider (a `string`). */
