@@ -21,6 +21,7 @@ import {
   GeneralRevokeRequestDto,
   generalConsentView,
 } from './general-consent.dto';
+import { ProblemResponses } from '../openapi/problem-responses';
 
 /**
  * General (non-REDEC) consents: the same interaction and grant as REDEC's,
@@ -46,6 +47,10 @@ export class GeneralConsentsHttpController {
       'As POST /v1/redec/consent-interactions, for a configuration without a `redec` block (409 `general_configuration_required` otherwise): resolves the customer inline or by `customerId` and freezes the configuration version for the grant.',
   })
   @ApiCreatedResponse({ type: CreateInteractionResponseDto })
+  @ProblemResponses({
+    404: ['NOT_FOUND'],
+    409: ['general_configuration_required', 'CUSTOMER_IDENTITY_CONFLICT', 'CUSTOMER_RESOLUTION_IN_PROGRESS', 'customer_data_erased', 'keyring_busy'],
+  })
   async createInteraction(@Body() body: CreateInteractionRequestDto, @CurrentPrincipal() principal: Principal): Promise<CreateInteractionResponseDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
     const result = await this.commandBus.execute<CreateInteractionCommand, CreateInteractionResult>(new CreateInteractionCommand({ configurationId: body.configurationId, ...customerReference(body) }, 'general'));
@@ -65,6 +70,7 @@ export class GeneralConsentsHttpController {
       'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`.',
   })
   @ApiCreatedResponse({ type: GeneralGrantResponseDto })
+  @ProblemResponses({ 409: ['consent_interaction_already_granted', 'general_configuration_required', 'capture_is_embedded'] })
   async grant(@Param('interactionId', new ResourceIdPipe('consent interaction')) interactionId: string, @Body() body: GeneralGrantRequestDto): Promise<GeneralGrantResponseDto> {
     const requestSha256 = createHash('sha256').update(canonicalJson(body)).digest('hex');
     const { occurredAt, sourceSystem, sourceReference } = body;
@@ -97,6 +103,7 @@ export class GeneralConsentsHttpController {
     description: 'Once (409 `consent_already_revoked`), at an instant between the grant and the receipt. Idempotency-Key required: a retry answers the first revocation.',
   })
   @ApiCreatedResponse({ type: GeneralRevocationDto })
+  @ProblemResponses({ 409: ['consent_already_revoked', 'consent_busy'] })
   async revoke(@Param('consentId', new ResourceIdPipe('consent')) consentId: string, @Body() body: GeneralRevokeRequestDto): Promise<GeneralRevocationDto> {
     const { occurredAt, channel, sourceSystem, sourceReference } = body;
     const revocation = await this.commandBus.execute<RevokeGeneralConsentCommand, GeneralConsentRevoked['data']>(

@@ -9,6 +9,7 @@ import { ResourceIdPipe } from '../resource-id.pipe';
 import { consentPagePath } from './consent-page.http.controller';
 import { EmbedSessionQuery, OpenEmbedSessionCommand } from './embed-session.commands';
 import { DEFAULT_SESSION_SECONDS, EmbedSessionStatusDto, OpenEmbedSessionRequestDto, OpenEmbedSessionResponseDto } from './embed-session.dto';
+import { ProblemResponses } from '../openapi/problem-responses';
 
 @ApiTags('embed')
 @ApiBearerAuth()
@@ -33,6 +34,17 @@ export class EmbedSessionsHttpController {
       'the browser is sent to `returnUrl` with a signed result, and GET /v1/embed/sessions/{sessionId} tells the outcome. Scope `consent:write` (and `consent:identity-assert` to send verification).',
   })
   @ApiCreatedResponse({ type: OpenEmbedSessionResponseDto })
+  @ProblemResponses({
+    404: ['NOT_FOUND'],
+    409: [
+      'configuration_not_embedded',
+      'regulatory_profile_unavailable',
+      'CUSTOMER_IDENTITY_CONFLICT',
+      'CUSTOMER_RESOLUTION_IN_PROGRESS',
+      'customer_data_erased',
+      'keyring_busy',
+    ],
+  })
   async open(@Body() body: OpenEmbedSessionRequestDto, @CurrentPrincipal() principal: Principal): Promise<OpenEmbedSessionResponseDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
     const { returnUrl, dynamicReference, expiresInSeconds, configurationId, configurationIds, ...customer } = body;

@@ -7,6 +7,7 @@ import { ConfigurationContent, ConfigurationPublished } from '@ledger/redec';
 import { ConfigurationResponseDto, configurationResponse } from '../configuration.response.dto';
 import { PublishConfigurationCommand } from './publish-configuration.command';
 import { PublishConfigurationRequestDto } from './publish-configuration.request.dto';
+import { ProblemResponses } from '../../openapi/problem-responses';
 
 /** A 50,000-character text fits even when a client sends every character as a `\uXXXX` escape (6 bytes each). */
 const PUBLISH_BODY_LIMIT_BYTES = 512 * 1024;
@@ -32,6 +33,7 @@ export class PublishConfigurationHttpController {
       'The body may be up to 512 KiB, room for a 50,000-character text however it is escaped (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`.',
   })
   @ApiCreatedResponse({ type: ConfigurationResponseDto, description: 'The published version, readable at once with GET /v1/configurations/{configurationId}.' })
+  @ProblemResponses({ 409: ['configuration_publication_contended'] })
   async publish(@Body() body: PublishConfigurationRequestDto): Promise<ConfigurationResponseDto> {
     const published = await this.commandBus.execute<PublishConfigurationCommand, ConfigurationPublished['data']>(new PublishConfigurationCommand(toContent(body)));
     return configurationResponse(published);

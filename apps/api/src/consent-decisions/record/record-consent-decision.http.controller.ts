@@ -34,7 +34,25 @@ export class RecordConsentDecisionHttpController {
       'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`.',
   })
   @ApiCreatedResponse({ type: ConsentDecisionDto })
-  @ProblemResponses({ 409: ['CUSTOMER_IDENTITY_CONFLICT', 'redec_capture_is_embedded'] })
+  @ProblemResponses({
+    404: ['NOT_FOUND'],
+    409: [
+      'CUSTOMER_IDENTITY_CONFLICT',
+      'redec_capture_is_embedded',
+      'CUSTOMER_RESOLUTION_IN_PROGRESS',
+      'customer_data_erased',
+      'keyring_busy',
+      'regulatory_profile_unavailable',
+      'redec_configuration_required',
+      'general_configuration_required',
+      'capture_is_embedded',
+      'configuration_not_embedded',
+      'consent_interaction_already_granted',
+      'redec_interaction_already_granted',
+      'internal_consent_code_unavailable',
+    ],
+    503: ['banking_calendar_out_of_range'],
+  })
   async record(@Body() body: RecordConsentDecisionRequestDto, @CurrentPrincipal() principal: Principal): Promise<ConsentDecisionDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
     const { occurredAt, sourceSystem, sourceReference } = body;

@@ -8,6 +8,7 @@ import { BankingCalendar, listOverdueNotifications } from '@ledger/redec';
 import { QueryInteger } from '../../dto-fields';
 import { DEFAULT_PAGE_LIMIT, PageQueryDto } from '../../page-query.dto';
 import { BANKING_CALENDAR } from '../banking-calendar.provider';
+import { ProblemResponses } from '../../openapi/problem-responses';
 
 export class OverdueNotificationsQueryDto extends PageQueryDto {
   @ApiProperty({ type: 'integer', minimum: 0, maximum: 60, description: 'How many banking business days after the grant or the effective revocation a notice is overdue.' })
@@ -53,6 +54,7 @@ export class OverdueNotificationsHttpController {
       'Oldest first; a consent appears once per notice it lacks. Paged with `limit` and `cursor` (400 `invalid_cursor` for a cursor this list did not hand out). Scope `consent:read`.',
   })
   @ApiOkResponse({ type: OverdueNotificationsDto })
+  @ProblemResponses({ 503: ['banking_calendar_out_of_range'] })
   list(@Query() query: OverdueNotificationsQueryDto, @CurrentPrincipal() principal: Principal): Promise<OverdueNotificationsDto> {
     const { afterBankingDays, limit = DEFAULT_PAGE_LIMIT, cursor = null } = query;
     return listOverdueNotifications(this.readModel, this.calendar, principal.tenantId, { afterBankingDays, limit, cursor, now: this.clock.now() });

@@ -75,7 +75,7 @@ export class ReportsHttpController {
   })
   @ApiProduces('text/plain; charset=us-ascii')
   @ApiOkResponse({ description: 'The file.', schema: { type: 'string' } })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['report_not_ready', 'report_failed'], 410: ['report_content_erased'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['report_not_ready', 'report_failed', 'keyring_busy'], 410: ['report_content_erased'] })
   async content(@Param('reportId', REPORT_ID) reportId: string, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<StreamableFile> {
     const report = await this.report(principal.tenantId, reportId);
     if (report.status === 'failed') throw conflict('report_failed', 'The report could not be rendered; see failureReason.');

@@ -9,6 +9,7 @@ import { InjectQueue } from '@ledger/queues';
 import { DeliveryQueue, findEndpoint, loadWebhookEndpoints, redeliverFailed, redeliverMessage } from '@ledger/webhooks';
 import { ResourceIdPipe } from '../../resource-id.pipe';
 import { webhookDeliveriesQueue } from '../webhook-deliveries.queue';
+import { ProblemResponses } from '../../openapi/problem-responses';
 
 export class RedeliverFailedRequestDto {
   @ApiPropertyOptional({ type: 'integer', description: 'Only deliveries that failed for good at or after this instant (epoch ms); default: all.' })
@@ -70,6 +71,7 @@ export class WebhookRedeliveryHttpController {
       'Only a message that was meant for this endpoint (it has attempts recorded) can be redelivered; a disabled endpoint is 409 `webhook_endpoint_disabled`. Scope `consent:admin`.',
   })
   @ApiAcceptedResponse({ type: RedeliveredMessageDto, description: 'Queued for delivery.' })
+  @ProblemResponses({ 409: ['webhook_endpoint_disabled'] })
   async redeliverMessage(
     @Param('endpointId', new ResourceIdPipe('webhook endpoint')) endpointId: string,
     @Param('messageId') messageId: string,

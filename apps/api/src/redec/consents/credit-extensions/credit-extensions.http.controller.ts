@@ -37,7 +37,7 @@ export class CreditExtensionsHttpController {
   })
   @ProblemResponses({
     404: ['NOT_FOUND'],
-    409: ['redec_credit_extension_already_registered', 'redec_credit_extension_already_ended'],
+    409: ['redec_credit_extension_already_registered', 'redec_credit_extension_already_ended', 'redec_consent_busy'],
     422: [
       'redec_credit_extension_customer_mismatch',
       'redec_objective_not_granted',
@@ -69,7 +69,10 @@ export class CreditExtensionsHttpController {
       'Once every extension has ended the consent is `expired` (retentionBasis: how the last obligation ended, or `loss_of_validity`), or `revoked` when a revocation was kept without effect: ' +
       'it takes effect at `endedAt` (`revocation.effective: true`, `revocation.effectiveAt`), recorded as a `RevocationTookEffect` fact (docs/decisions/0023).',
   })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_credit_extension_already_ended', 'redec_credit_extension_annulled', 'regulatory_profile_unavailable'] })
+  @ProblemResponses({
+    404: ['NOT_FOUND'],
+    409: ['redec_credit_extension_already_ended', 'redec_credit_extension_annulled', 'regulatory_profile_unavailable', 'redec_consent_busy'],
+  })
   @ApiOkResponse({ type: CreditExtensionResponseDto })
   end(
     @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
@@ -92,7 +95,7 @@ export class CreditExtensionsHttpController {
       'A second annulment is 409 `redec_credit_extension_annulled`; an annulment is never annulled. Scope `consent:admin`; Idempotency-Key required.',
   })
   @ApiOkResponse({ type: CreditExtensionAnnulmentResponseDto })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_credit_extension_annulled'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_credit_extension_annulled', 'redec_consent_busy'] })
   annul(
     @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
     @Param('creditExtensionId', new ResourceIdPipe('credit extension')) creditExtensionId: string,
@@ -114,7 +117,7 @@ export class CreditExtensionsHttpController {
       'An extension without an end in force is 409 `redec_credit_extension_not_ended`; an annulled extension is 409 `redec_credit_extension_annulled`. Scope `consent:admin`; Idempotency-Key required.',
   })
   @ApiOkResponse({ type: CreditExtensionAnnulmentResponseDto })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_credit_extension_not_ended', 'redec_credit_extension_annulled'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_credit_extension_not_ended', 'redec_credit_extension_annulled', 'redec_consent_busy'] })
   annulEnd(
     @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
     @Param('creditExtensionId', new ResourceIdPipe('credit extension')) creditExtensionId: string,

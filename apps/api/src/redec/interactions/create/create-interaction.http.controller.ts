@@ -6,6 +6,7 @@ import { FieldError, Principal, Scopes, validationError } from '@ledger/platform
 import { CreateInteractionResult, CustomerReference } from '@ledger/redec';
 import { CreateInteractionCommand } from './create-interaction.command';
 import { CreateInteractionRequestDto, CreateInteractionResponseDto, CustomerReferenceDto } from './create-interaction.request.dto';
+import { ProblemResponses } from '../../../openapi/problem-responses';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -24,6 +25,17 @@ export class CreateInteractionHttpController {
       "The identifiers and their provenance must satisfy the configuration's channel under its Regulatory Profile (400 `identifiers_do_not_satisfy_profile`). The configuration version is frozen for the grant.",
   })
   @ApiCreatedResponse({ type: CreateInteractionResponseDto })
+  @ProblemResponses({
+    404: ['NOT_FOUND'],
+    409: [
+      'redec_configuration_required',
+      'regulatory_profile_unavailable',
+      'CUSTOMER_IDENTITY_CONFLICT',
+      'CUSTOMER_RESOLUTION_IN_PROGRESS',
+      'customer_data_erased',
+      'keyring_busy',
+    ],
+  })
   async create(@Body() body: CreateInteractionRequestDto, @CurrentPrincipal() principal: Principal): Promise<CreateInteractionResponseDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
     const result = await this.commandBus.execute<CreateInteractionCommand, CreateInteractionResult>(new CreateInteractionCommand({ configurationId: body.configurationId, ...customerReference(body) }, 'redec'));

@@ -33,7 +33,18 @@ export class GrantHttpController {
       'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`.',
   })
   @ApiCreatedResponse({ type: GrantResponseDto })
-  @ProblemResponses({ 409: ['redec_interaction_already_granted', 'redec_capture_is_embedded', 'redec_configuration_required', 'internal_consent_code_unavailable'] })
+  @ProblemResponses({
+    409: [
+      'redec_interaction_already_granted',
+      'redec_capture_is_embedded',
+      'redec_configuration_required',
+      'internal_consent_code_unavailable',
+      'regulatory_profile_unavailable',
+      'customer_data_erased',
+      'keyring_busy',
+    ],
+    503: ['banking_calendar_out_of_range'],
+  })
   async grant(@Param('interactionId', new ResourceIdPipe('consent interaction')) interactionId: string, @Body() body: GrantRequestDto): Promise<GrantResponseDto> {
     const requestSha256 = createHash('sha256').update(canonicalJson(body)).digest('hex');
     const command = new GrantConsentCommand(interactionId, toGrantRequest(body), requestSha256);

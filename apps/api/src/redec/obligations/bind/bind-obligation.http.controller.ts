@@ -34,7 +34,12 @@ export class BindObligationHttpController {
   @ApiOkResponse({ type: ObligationBindingDto, description: 'The same binding was already recorded: the first one.' })
   @ProblemResponses({
     404: ['NOT_FOUND'],
-    422: ['redec_obligation_source_system_mismatch', 'redec_superseding_obligation_does_not_inherit_consent', 'redec_consent_not_valid_at_obligation_grant'],
+    409: ['regulatory_profile_unavailable', 'redec_obligation_busy'],
+    422: [
+      'redec_obligation_source_system_mismatch',
+      'redec_superseding_obligation_does_not_inherit_consent',
+      'redec_consent_not_valid_at_obligation_grant',
+    ],
   })
   async bind(@Body() body: BindObligationRequestDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<ObligationBindingDto> {
     const { sourceSystem, obligationReference, kind, redecConsentId, obligationGrantedAt } = body;
@@ -65,7 +70,7 @@ export class BindObligationHttpController {
       'The binding a credit extension produces is annulled with the extension (POST .../credit-extensions/{creditExtensionId}/annul). Scope `consent:admin`; Idempotency-Key required.',
   })
   @ApiOkResponse({ type: BindingAnnulmentDto })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_binding_already_annulled'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_binding_already_annulled', 'redec_obligation_busy'] })
   async annul(@Param('bindingId', new ResourceIdPipe('binding')) bindingId: string, @Body() body: AnnulRequestDto): Promise<BindingAnnulmentDto> {
     const { reason, sourceReference } = body;
     const { annulment } = await this.commandBus.execute<AnnulBindingCommand, AnnulBindingResult>(new AnnulBindingCommand(bindingId, { reason, sourceReference }));
