@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { createRedis, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
+import { queueTelemetry } from '@ledger/tracing';
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { JobProcessor, QueueDeclaration } from './queue-declaration';
@@ -89,6 +90,7 @@ export class QueueRuntime implements OnApplicationBootstrap, OnModuleDestroy, On
         connection: this.connection,
         prefix: this.prefix,
         defaultJobOptions: declaration.defaultJobOptions,
+        telemetry: queueTelemetry(),
       });
       // A queue's only connection is the shared one, whose errors are logged
       // once above; without a listener BullMQ would also print each of them
@@ -149,6 +151,7 @@ export class QueueRuntime implements OnApplicationBootstrap, OnModuleDestroy, On
         connection: this.connection,
         prefix: this.prefix,
         concurrency: declaration.concurrency ?? 1,
+        telemetry: queueTelemetry(),
         ...(declaration.backoffStrategy ? { settings: { backoffStrategy: declaration.backoffStrategy } } : {}),
       },
     );

@@ -3,6 +3,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { traceRedisCommands } from './redis-spans';
 
 let provider: NodeTracerProvider | undefined;
 
@@ -13,7 +14,8 @@ let provider: NodeTracerProvider | undefined;
  * standard OTEL_* variables (headers, timeouts, OTEL_SERVICE_NAME,
  * OTEL_RESOURCE_ATTRIBUTES, OTEL_BSP_*) apply as the SDK reads them.
  * Unset, nothing is loaded into the request path: no instrumentation, no
- * wrapped store. Returns whether tracing started.
+ * wrapped store, no subscriber to ioredis's tracing channels, no BullMQ
+ * telemetry. Returns whether tracing started.
  *
  * Must run before anything requires `http`'s server (Fastify), which is why
  * each process's tracing.ts is its main's first import.
@@ -30,6 +32,7 @@ export function startTracing(serviceName: string, version: string, env: NodeJS.P
   });
   provider.register();
   registerInstrumentations({ tracerProvider: provider, instrumentations: [new HttpInstrumentation()] });
+  traceRedisCommands();
   return true;
 }
 
