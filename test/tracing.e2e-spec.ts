@@ -31,6 +31,7 @@ const CLIENT = 3;
 const PRODUCER = 4;
 const CONSUMER = 5;
 const GRANT_ROUTE = '/v1/redec/consent-interactions/:interactionId/grant';
+const CONSENT_ROUTE = '/v1/redec/consents/:redecConsentId';
 
 /** An OTLP/HTTP trace receiver: keeps every span POSTed to /v1/traces (JSON, as the HTTP exporter sends it). */
 async function startOtlpReceiver(): Promise<{ url: string; spans: Received[]; contentTypes: Set<string>; close: () => Promise<void> }> {
@@ -111,7 +112,7 @@ describe('traces', () => {
     await environment?.dispose();
   });
 
-  it('a grant sends one trace from the HTTP request, named by its route template, down to the event store reads and appends and the Redis commands; its log line names the trace', async () => {
+  it("a grant sends one trace from the HTTP request, named by its route template, down to the event store reads and appends; its log line names the trace; a read's trace holds its Redis commands", async () => {
     expect(grantSpan.serviceName).toBe('consent-ledger-api');
     expect(grantSpan.span.kind).toBe(SERVER);
     expect(grantSpan.span.attributes).toContainEqual({ key: 'http.route', value: { stringValue: GRANT_ROUTE } });
@@ -125,17 +126,23 @@ describe('traces', () => {
     // The stream's category, never its id: ids name tenants, customers and consents.
     expect(append.attributes).toContainEqual({ key: 'ledger.stream.category', value: { stringValue: expect.stringMatching(/^[a-z]+$/) } });
 
-    // The read model's commands (the read-your-writes wait, the projections' reads) as the database conventions name them, without their keys.
-    const redis = await beneathGrant((r) => attribute(r.span, 'db.system.name')?.stringValue === 'redis');
-    for (const { serviceName, span } of redis) {
-      expect(serviceName).toBe('consent-ledger-api');
-      expect(span.kind).toBe(CLIENT);
-      expect(span.name).toMatch(/^[A-Z]+$/);
-      expect(attribute(span, 'db.operation.name')).toEqual({ stringValue: span.name });
-      expect(attribute(span, 'db.namespace')).toEqual({ stringValue: '0' });
-      expect(attribute(span, 'server.address')).toEqual({ stringValue: '127.0.0.1' });
-      expect(attribute(span, 'db.query.text')).toBeUndefined();
-    }
+    // A read comes from the read model: its request's trace holds the Redis commands.
+    expect((await request(api!.baseUrl).get(`/v1/redec/consents/${granted.redecConsentId}`).set('Authorization', `Bearer ${apiKey}`)).status).toBe(200);
+    await waitUntil(() => receiver.spans.some((r) => r.span.name === `GET ${CONSENT_ROUTE}`), 30_000);
+    const readSpan = receiver.spans.find((r) => r.span.name === `GET ${CONSENT_ROUTE}`)!.span;
+    let reads: Received[] = [];
+    await waitUntil(() => {
+      const spans = traceOf(readSpan.traceId);
+      reads = [...spans.values()].filter((r) => attribute(r.span, 'db.system.name')?.stringValue === 'redis' && descendsFrom(r.span, readSpan.spanId, spans));
+      return reads.length > 0;
+    }, 30_000);
+    expect(reads.map((r) => r.serviceName)).toEqual(reads.map(() => 'consent-ledger-api'));
+    // Its path names the consent: the span says the route template instead.
+    expect(attribute(readSpan, 'http.route')).toEqual({ stringValue: CONSENT_ROUTE });
+    expect(attribute(readSpan, 'url.path')).toEqual({ stringValue: 'REDACTED' });
+    // A query string too (checked with the others below: no span holds the consent's id).
+    expect((await request(api!.baseUrl).get('/health/live').query({ consent: granted.redecConsentId })).status).toBe(200);
+    await waitUntil(() => receiver.spans.some((r) => r.span.name === 'GET /health/live' && attribute(r.span, 'url.query')?.stringValue === 'REDACTED'), 30_000);
 
     // The request's log line names its trace.
     const requestLines = api!.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -144,7 +151,7 @@ describe('traces', () => {
     );
   }, 60_000);
 
-  it("the grant's webhook job continues its trace: added by the API's dispatcher beneath the append (producer), processed by the worker process (consumer), whose POST to the endpoint is beneath it", async () => {
+  it("the grant's webhook job continues its trace: added by the API's dispatcher beneath the append (producer, then its Redis script), processed by the worker process (consumer), whose POST to the endpoint and Redis commands are beneath it", async () => {
     await webhooks.waitForCount(1, 30_000);
     // The grant asks for its certificate too: a job of its own, in the same trace.
     const [producer] = await beneathGrant((r) => r.span.kind === PRODUCER && attribute(r.span, 'messaging.destination.name')?.stringValue === 'webhook-deliveries');
@@ -155,6 +162,18 @@ describe('traces', () => {
     expect(attribute(producer.span, 'messaging.system')).toEqual({ stringValue: 'bullmq' });
     expect(attribute(producer.span, 'messaging.operation.type')).toEqual({ stringValue: 'send' });
     expect(attribute(producer.span, 'messaging.message.id')?.stringValue).toMatch(/^webhook-/);
+
+    // Adding the job is BullMQ's script on Redis, beneath the producer span; every Redis span is named as the database conventions say, without its keys.
+    const adding = await beneathGrant((r) => r.span.parentSpanId === producer.span.spanId && attribute(r.span, 'db.system.name')?.stringValue === 'redis');
+    expect(adding.map((r) => [r.serviceName, r.span.kind, r.span.name])).toContainEqual(['consent-ledger-api', CLIENT, 'EVALSHA']);
+    for (const { span } of await beneathGrant((r) => attribute(r.span, 'db.system.name') !== undefined)) {
+      expect(span.kind).toBe(CLIENT);
+      expect(span.name).toMatch(/^[A-Z]+$/);
+      expect(attribute(span, 'db.operation.name')).toEqual({ stringValue: span.name });
+      expect(attribute(span, 'db.namespace')).toEqual({ stringValue: '0' });
+      expect(attribute(span, 'server.address')).toEqual({ stringValue: '127.0.0.1' });
+      expect(attribute(span, 'db.query.text')).toBeUndefined();
+    }
 
     const [consumer] = await beneathGrant((r) => r.span.kind === CONSUMER && r.span.parentSpanId === producer.span.spanId);
     expect(consumer.serviceName).toBe('consent-ledger-worker');

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -6,6 +7,8 @@ import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace
 import { traceRedisCommands } from './redis-spans';
 
 let provider: NodeTracerProvider | undefined;
+/** The semantic conventions' word for a value left out. */
+const REDACTED = 'REDACTED';
 
 /**
  * Starts OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT (or
@@ -31,7 +34,10 @@ export function startTracing(serviceName: string, version: string, env: NodeJS.P
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
   });
   provider.register();
-  registerInstrumentations({ tracerProvider: provider, instrumentations: [new HttpInstrumentation()] });
+  // A request's path and query name consents, customers and identifiers, and traces leave the service:
+  // server spans carry the route template (`http.route`, route-span-names.ts) instead of either.
+  const startIncomingSpanHook = (request: IncomingMessage) => ({ 'url.path': REDACTED, ...(request.url?.includes('?') ? { 'url.query': REDACTED } : {}) });
+  registerInstrumentations({ tracerProvider: provider, instrumentations: [new HttpInstrumentation({ startIncomingSpanHook })] });
   traceRedisCommands();
   return true;
 }
