@@ -3,6 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { LedgerConfig } from '@ledger/platform';
 import { ProjectionsModule } from '@ledger/projections';
 import { QueuesModule } from '@ledger/queues';
+import { queueTelemetry } from '@ledger/tracing';
 import { declaredQueues } from '../../worker/src/declared-queues';
 import { ConfigurationsModule } from './configurations/configurations.module';
 import { AuditModule } from './audit/audit.module';
@@ -30,7 +31,7 @@ export class AppModule {
         LedgerCoreModule.forRoot(config),
         CqrsModule.forRoot(),
         ProjectionsModule.forRoot({ projections: PROJECTIONS }),
-        QueuesModule.forRoot({ queues: declaredQueues }),
+        QueuesModule.forRoot({ queues: declaredQueues, telemetry: queueTelemetry() }),
         CustomersModule,
         ConfigurationsModule.forRoot(config),
         RedecModule.forRoot(config),

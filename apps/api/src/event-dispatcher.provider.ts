@@ -5,6 +5,7 @@ import { EVENT_STORE, EventStore, RecordedEvent } from '@ledger/event-store';
 import { LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { PROJECTIONS_REDIS } from '@ledger/projections';
 import { DispatchedJob, EventDispatcher, queueToken } from '@ledger/queues';
+import { inTraceOfAppend } from '@ledger/tracing';
 
 /** Runs one EventDispatcher for the application's lifetime: started once every module is up, stopped at shutdown. */
 class DispatcherHost implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -32,6 +33,6 @@ export function eventDispatcherProvider(
     provide: `event-dispatcher:${queueName}`,
     inject: [EVENT_STORE, PROJECTIONS_REDIS, LEDGER_CONFIG, queueToken(queueName)],
     useFactory: (store: EventStore, redis: Redis, config: LedgerConfig, queue: Queue) =>
-      new DispatcherHost(new EventDispatcher({ store, redis, prefix: config.redisPrefix, name: queueName, queue, jobsFor: jobsFor(store) })),
+      new DispatcherHost(new EventDispatcher({ store, redis, prefix: config.redisPrefix, name: queueName, queue, jobsFor: jobsFor(store), inTraceOf: inTraceOfAppend() })),
   };
 }

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LedgerConfig } from '@ledger/platform';
 import { QueuesModule } from '@ledger/queues';
+import { queueTelemetry } from '@ledger/tracing';
 import { LedgerCoreModule } from '../../api/src/ledger-core.module';
 import { ConsentCertificatesWorkerModule } from '../../api/src/redec/artifacts/consent-certificates.module';
 import { RetentionErasureWorkerModule } from '../../api/src/retention/retention-erasure.module';
@@ -21,7 +22,7 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [
         LedgerCoreModule.forRoot(config),
-        QueuesModule.forRoot({ queues: declaredQueues, runWorkers: true }),
+        QueuesModule.forRoot({ queues: declaredQueues, runWorkers: true, telemetry: queueTelemetry() }),
         ConsentCertificatesWorkerModule,
         WebhookDeliveryWorkerModule,
         RetentionErasureWorkerModule,

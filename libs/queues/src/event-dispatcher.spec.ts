@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { SqliteEventStore } from '@ledger/event-store';
-import { EventDispatcher } from './event-dispatcher';
+import { EventDispatcher, EventDispatcherOptions } from './event-dispatcher';
 
 // Integration: the real SQLite store, Redis and a BullMQ queue.
 describe('EventDispatcher', () => {
@@ -19,8 +19,9 @@ describe('EventDispatcher', () => {
     store.append(`s-${randomUUID()}`, [{ id: randomUUID(), type, data: { n }, metadata: { correlationId: 'c', recordedAt: 1, schemaVersion: 1 } }], 'no_stream');
   const logged: string[] = [];
   const started: EventDispatcher[] = [];
-  const dispatcher = () => {
+  const dispatcher = (inTraceOf?: EventDispatcherOptions['inTraceOf']) => {
     const created = new EventDispatcher({
+      inTraceOf,
       store,
       redis,
       prefix,
@@ -70,6 +71,24 @@ describe('EventDispatcher', () => {
     await running.stop();
     const jobs = await queue.getWaiting();
     expect(jobs.map((j) => j.data).sort((a, b) => a.n - b.n)).toEqual([{ n: 1 }, { n: 3 }]);
+  });
+
+  it("adds an event's jobs inside inTraceOf (tracing's way into the trace that recorded the event), and asks it nothing for an event that wants no job", async () => {
+    const around: string[] = [];
+    await append('Ignored', 1);
+    const wanted = await append('Wanted', 2);
+    const running = dispatcher(async (event, work) => {
+      around.push(event.type);
+      const before = await jobCount();
+      const result = await work();
+      expect(await jobCount()).toBe(before + 1);
+      return result;
+    });
+    running.start();
+    await until(async () => (await running.checkpoint()) === wanted.position);
+    await running.stop();
+    expect(around).toEqual(['Wanted']);
+    expect(await jobCount()).toBe(1);
   });
 
   it('adds nothing twice after a restart or after losing its checkpoint', async () => {

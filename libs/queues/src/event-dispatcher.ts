@@ -25,6 +25,12 @@ export interface EventDispatcherOptions {
   /** The jobs one event asks for (usually none); the same event must always ask for the same jobs. */
   jobsFor(event: RecordedEvent): DispatchedJob[] | Promise<DispatchedJob[]>;
   log?: (message: string) => void;
+  /**
+   * Runs the adding of one event's jobs: tracing makes them part of the
+   * trace of the request that recorded the event (@ledger/tracing's
+   * `inTraceOfAppend`). Unset, they are added as they are.
+   */
+  inTraceOf?: <T>(event: RecordedEvent, work: () => Promise<T>) => Promise<T>;
 }
 
 /** Checkpoints are written at least this often while only ignored events pass by. */
@@ -93,12 +99,16 @@ export class EventDispatcher {
     let unsaved = 0;
     for await (const event of this.options.store.subscribeToAll({ after: await this.checkpoint(), signal })) {
       const jobs = await this.options.jobsFor(event);
-      for (const job of jobs) await this.options.queue.add(this.options.name, job.data, { jobId: job.jobId });
+      if (jobs.length > 0) await (this.options.inTraceOf ? this.options.inTraceOf(event, () => this.add(jobs)) : this.add(jobs));
       unsaved += 1;
       if (jobs.length > 0 || unsaved >= CHECKPOINT_EVERY) {
         await this.options.redis.set(this.checkpointKey, String(event.position));
         unsaved = 0;
       }
     }
+  }
+
+  private async add(jobs: DispatchedJob[]): Promise<void> {
+    for (const job of jobs) await this.options.queue.add(this.options.name, job.data, { jobId: job.jobId });
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { createRedis, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
-import { Queue, Worker } from 'bullmq';
+import { Queue, Telemetry, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { JobProcessor, QueueDeclaration } from './queue-declaration';
 
@@ -14,6 +14,12 @@ export interface QueuesModuleOptions {
   runWorkers?: boolean;
   /** How long shutdown waits for active jobs before abandoning them to a retry; default 30 s. */
   drainTimeoutMs?: number;
+  /**
+   * BullMQ's spans for every queue and worker: @ledger/tracing's
+   * `queueTelemetry()`, passed by the applications rather than imported
+   * here, so that the CLI, which reads queues, never loads the tracing SDK.
+   */
+  telemetry?: Telemetry;
 }
 
 /** Job counts of one queue, for metrics. `waiting` includes prioritized jobs: both are ready for a worker. */
@@ -89,6 +95,7 @@ export class QueueRuntime implements OnApplicationBootstrap, OnModuleDestroy, On
         connection: this.connection,
         prefix: this.prefix,
         defaultJobOptions: declaration.defaultJobOptions,
+        telemetry: options.telemetry,
       });
       // A queue's only connection is the shared one, whose errors are logged
       // once above; without a listener BullMQ would also print each of them
@@ -149,6 +156,7 @@ export class QueueRuntime implements OnApplicationBootstrap, OnModuleDestroy, On
         connection: this.connection,
         prefix: this.prefix,
         concurrency: declaration.concurrency ?? 1,
+        telemetry: this.options.telemetry,
         ...(declaration.backoffStrategy ? { settings: { backoffStrategy: declaration.backoffStrategy } } : {}),
       },
     );

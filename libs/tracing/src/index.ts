@@ -1,4 +1,5 @@
 export { startTracing, stopTracing, tracingStarted } from './start-tracing';
-export { traceEventStore } from './traced-event-store';
+export { inTraceOfAppend, traceEventStore } from './traced-event-store';
 export { nameServerSpansByRoute } from './route-span-names';
 export { traceLogFields } from './trace-log-fields';
+export { queueTelemetry } from './queue-telemetry';

@@ -1,10 +1,14 @@
+import type { IncomingMessage } from 'node:http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { traceRedisCommands } from './redis-spans';
 
 let provider: NodeTracerProvider | undefined;
+/** The semantic conventions' word for a value left out. */
+const REDACTED = 'REDACTED';
 
 /**
  * Starts OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT (or
@@ -13,7 +17,8 @@ let provider: NodeTracerProvider | undefined;
  * standard OTEL_* variables (headers, timeouts, OTEL_SERVICE_NAME,
  * OTEL_RESOURCE_ATTRIBUTES, OTEL_BSP_*) apply as the SDK reads them.
  * Unset, nothing is loaded into the request path: no instrumentation, no
- * wrapped store. Returns whether tracing started.
+ * wrapped store, no subscriber to ioredis's tracing channels, no BullMQ
+ * telemetry. Returns whether tracing started.
  *
  * Must run before anything requires `http`'s server (Fastify), which is why
  * each process's tracing.ts is its main's first import.
@@ -29,7 +34,11 @@ export function startTracing(serviceName: string, version: string, env: NodeJS.P
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
   });
   provider.register();
-  registerInstrumentations({ tracerProvider: provider, instrumentations: [new HttpInstrumentation()] });
+  // A request's path and query name consents, customers and identifiers, and traces leave the service:
+  // server spans carry the route template (`http.route`, route-span-names.ts) instead of either.
+  const startIncomingSpanHook = (request: IncomingMessage) => ({ 'url.path': REDACTED, ...(request.url?.includes('?') ? { 'url.query': REDACTED } : {}) });
+  registerInstrumentations({ tracerProvider: provider, instrumentations: [new HttpInstrumentation({ startIncomingSpanHook })] });
+  traceRedisCommands();
   return true;
 }
 
