@@ -190,8 +190,9 @@ describe('traces', () => {
     expect(await inWorker((span) => attribute(span, 'db.system.name')?.stringValue === 'redis')).not.toHaveLength(0);
   }, 60_000);
 
-  it('carries no consent id and no API key', () => {
+  it("carries no consent id, no API key and no webhook endpoint's path", () => {
     expect(JSON.stringify(receiver.spans)).not.toContain(granted.redecConsentId);
     expect(JSON.stringify(receiver.spans)).not.toContain(apiKey);
+    expect(JSON.stringify(receiver.spans)).not.toContain(new URL(webhooks.url).pathname);
   });
 });

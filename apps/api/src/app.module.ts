@@ -3,7 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { LedgerConfig } from '@ledger/platform';
 import { ProjectionsModule } from '@ledger/projections';
 import { QueuesModule } from '@ledger/queues';
-import { queueTelemetry } from '@ledger/tracing';
+import { queueTelemetry, tracingStarted } from '@ledger/tracing';
 import { declaredQueues } from '../../worker/src/declared-queues';
 import { ConfigurationsModule } from './configurations/configurations.module';
 import { AuditModule } from './audit/audit.module';
@@ -30,7 +30,7 @@ export class AppModule {
       imports: [
         LedgerCoreModule.forRoot(config),
         CqrsModule.forRoot(),
-        ProjectionsModule.forRoot({ projections: PROJECTIONS }),
+        ProjectionsModule.forRoot({ projections: PROJECTIONS, autoPipelining: !tracingStarted() }),
         QueuesModule.forRoot({ queues: declaredQueues, telemetry: queueTelemetry() }),
         CustomersModule,
         ConfigurationsModule.forRoot(config),

@@ -13,6 +13,13 @@ export interface ProjectionsModuleOptions {
   projections: readonly AnyDocumentProjection[];
   /** How long shutdown waits for the batch in flight when Redis is unreachable (5000 ms). */
   shutdownGraceMs?: number;
+  /**
+   * Whether the read model's connection sends what one event-loop turn asks
+   * in one write (true). A traced process turns it off: a command that joins
+   * a batch begun by another request, or by the projections' polling, is
+   * written in that one's context and traced there, not beneath its own request.
+   */
+  autoPipelining?: boolean;
 }
 
 const OPTIONS = Symbol('PROJECTIONS_MODULE_OPTIONS');
@@ -61,7 +68,7 @@ export class ProjectionsModule {
           provide: PROJECTIONS_REDIS,
           inject: [LEDGER_CONFIG],
           // Requests read through this connection concurrently: auto-pipelining sends what one event-loop turn asks in one write.
-          useFactory: (config: LedgerConfig) => createRedis(config.redisUrl, 'projections', { enableAutoPipelining: true }),
+          useFactory: (config: LedgerConfig) => createRedis(config.redisUrl, 'projections', { enableAutoPipelining: options.autoPipelining ?? true }),
         },
         {
           provide: ProjectionRunner,

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, RequestOptions } from 'node:http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -37,7 +37,9 @@ export function startTracing(serviceName: string, version: string, env: NodeJS.P
   // A request's path and query name consents, customers and identifiers, and traces leave the service:
   // server spans carry the route template (`http.route`, route-span-names.ts) instead of either.
   const startIncomingSpanHook = (request: IncomingMessage) => ({ 'url.path': REDACTED, ...(request.url?.includes('?') ? { 'url.query': REDACTED } : {}) });
-  registerInstrumentations({ tracerProvider: provider, instrumentations: [new HttpInstrumentation({ startIncomingSpanHook })] });
+  // A webhook endpoint's path and query are the bank's, and may hold its own token: client spans keep where a call went, not the rest.
+  const startOutgoingSpanHook = (options: RequestOptions) => ({ 'url.full': `${options.protocol ?? 'http:'}//${options.hostname ?? options.host}${options.port ? `:${options.port}` : ''}/${REDACTED}` });
+  registerInstrumentations({ tracerProvider: provider, instrumentations: [new HttpInstrumentation({ startIncomingSpanHook, startOutgoingSpanHook })] });
   traceRedisCommands();
   return true;
 }
