@@ -3,9 +3,10 @@ import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiPro
 import type { FastifyReply } from 'fastify';
 import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
+import { ReportKeyring, reportContentErased } from '@ledger/ledger';
 import { CurrentPrincipal, Idempotent, RequireAnyScope, RequireScopes } from '@ledger/http';
-import { Principal, Scopes, conflict, gone, notFound } from '@ledger/platform';
-import { Report, ReportLayouts, localDateOf, readReport, requestReport } from '@ledger/redec';
+import { Principal, Scopes, conflict, notFound } from '@ledger/platform';
+import { Report, ReportLayouts, contentBlobOf, localDateOf, openReportContent, readReport, reportContentSha256, requestReport } from '@ledger/redec';
 import { ProblemResponses } from '../../openapi/problem-responses';
 import { RequestCommands } from '../../request-commands';
 import { ResourceIdPipe } from '../../resource-id.pipe';
@@ -25,6 +26,7 @@ export class ReportsHttpController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(REPORT_LAYOUTS) private readonly layouts: ReportLayouts,
+    private readonly reportKeys: ReportKeyring,
     private readonly commands: RequestCommands,
   ) {}
 
@@ -59,7 +61,8 @@ export class ReportsHttpController {
   })
   @ApiOkResponse({ type: ReportDto })
   async get(@Param('reportId', REPORT_ID) reportId: string, @CurrentPrincipal() principal: Principal): Promise<ReportDto> {
-    return reportView(await this.report(principal.tenantId, reportId));
+    const report = await this.report(principal.tenantId, reportId);
+    return reportView(report, await reportContentSha256(this.reportKeys, principal.tenantId, report));
   }
 
   @Get(':reportId/content')
@@ -83,16 +86,19 @@ export class ReportsHttpController {
       void reply.header('Retry-After', String(REPORT_RETRY_AFTER_SECONDS));
       throw conflict('report_not_ready', 'The report is being rendered; retry later.');
     }
-    if (report.contentErased) throw gone('report_content_erased', 'The file named a data subject whose data was erased after the retention floor; its bytes were deleted. What it was (period, counts, contentSha256) is in the report.');
-    const bytes = await this.blobs.get(principal.tenantId, report.rendered.contentSha256);
-    if (!bytes) throw notFound('report content');
+    const { rendered } = report;
+    const key = rendered.contentSha256 === undefined ? await this.reportKeys.keyOf(principal.tenantId, reportId) : null;
+    if (report.contentErased || (rendered.contentSha256 === undefined && !key)) throw reportContentErased();
+    const stored = await this.blobs.get(principal.tenantId, contentBlobOf(rendered));
+    if (!stored) throw notFound('report content');
+    const { content, contentSha256 } = openReportContent(rendered, key, stored);
     const { kind, institutionCode, periodEnd } = report.request;
     void reply
       .header('Content-Type', 'text/plain; charset=us-ascii')
       .header('Content-Disposition', `attachment; filename="${kind.toUpperCase()}_${institutionCode}_${localDateOf(periodEnd).replace(/-/g, '')}.txt"`)
       .header('X-Content-Type-Options', 'nosniff')
-      .header('ETag', `"${report.rendered.contentSha256}"`);
-    return new StreamableFile(bytes);
+      .header('ETag', `"${contentSha256}"`);
+    return new StreamableFile(content);
   }
 
   private async report(tenantId: string, reportId: string): Promise<Report> {
@@ -102,7 +108,8 @@ export class ReportsHttpController {
   }
 }
 
-export function reportView({ request, status, rendered, failure, contentErased }: Report): ReportDto {
+/** `contentSha256`: reportContentSha256's, the hash the report shows while its content is held. */
+export function reportView({ request, status, rendered, failure, contentErased }: Report, contentSha256: string | null): ReportDto {
   return {
     reportId: request.reportId,
     kind: request.kind,
@@ -111,7 +118,7 @@ export function reportView({ request, status, rendered, failure, contentErased }
     periodEnd: request.periodEnd,
     records: rendered?.records ?? null,
     metadata: rendered?.metadata ?? null,
-    contentSha256: rendered?.contentSha256 ?? null,
+    contentSha256,
     layoutVersion: request.layoutVersion,
     institutionCode: request.institutionCode,
     requestedAt: request.requestedAt,
