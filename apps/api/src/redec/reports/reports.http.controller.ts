@@ -56,7 +56,8 @@ export class ReportsHttpController {
   @ApiOperation({
     summary: 'A report: status, period, record counts, cover-sheet metadata, content hash, layout version',
     description:
-      'Holds no identifier. A report whose stored content was erased (it named a data subject erased after the retention floor, decision 0040) keeps its status, period, counts and `contentSha256`, with `contentErasedAt` set. ' +
+      'Holds no identifier. A report whose stored content was erased (it named a data subject erased after the retention floor, decision 0040) keeps its status, period, counts and cover sheet, with `contentErasedAt` set ' +
+      'and `contentSha256` null: the hash would let a holder of the master key find the erased RUT by re-rendering the file with each candidate, so it is destroyed with the content (decision 0045). ' +
       'Scope `consent:report` or `consent:read`.',
   })
   @ApiOkResponse({ type: ReportDto })
@@ -72,9 +73,9 @@ export class ReportsHttpController {
     description:
       'Fixed-width ASCII, `text/plain; charset=us-ascii`, lines ended as the layout says (CRLF in the shipped layouts); its SHA-256 is `contentSha256` (also the ETag). ' +
       'A pending report is 409 `report_not_ready` with Retry-After; a failed one 409 `report_failed`. The file names data subjects, executives and mandataries by RUT: ' +
-      'only `consent:report` reads it (not `consent:read`). Kept encrypted at rest under the tenant key, until a data subject it names is erased after the retention floor: ' +
-      'then its bytes are deleted, for good, and this answers 410 `report_content_erased` (decision 0040; `GET /v1/redec/reports/{reportId}` still gives what the file was, ' +
-      '`contentSha256` included, so a copy kept elsewhere can be checked). A report of the same period asked for after the erasure shows that subject\'s RUT as erased (zeros).',
+      'only `consent:report` reads it (not `consent:read`). Kept encrypted at rest under a key of the report\'s own, until a data subject it names is erased after the retention floor: ' +
+      'then its bytes and that key are destroyed, for good, and this answers 410 `report_content_erased` (decisions 0040, 0045; `GET /v1/redec/reports/{reportId}` still gives what the file was, ' +
+      'without its hash: keep the `content_sha256` received with your copy to check it). A report of the same period asked for after the erasure shows that subject\'s RUT as erased (zeros).',
   })
   @ApiProduces('text/plain; charset=us-ascii')
   @ApiOkResponse({ description: 'The file.', schema: { type: 'string' } })
