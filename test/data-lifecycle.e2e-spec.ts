@@ -1,16 +1,21 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
 import { SQLITE_FILE_NAME } from '@ledger/event-store';
-import { CUSTOMER_KEYS_FILE_NAME, CUSTOMER_KEY_TABLE, CustomerKeyTable, identityKey, streams } from '@ledger/ledger';
+import { TestDatabase, createTestDatabase } from '@ledger/event-store/testing';
+import { CUSTOMER_KEYS_FILE_NAME, CUSTOMER_KEY_TABLE, CustomerKeyTable, ReportKeyring, identityKey, streams } from '@ledger/ledger';
 import { IdentifierProtection } from '@ledger/platform';
 import { redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
 import { runCli } from './support/processes';
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
+import { postgresContents } from './support/postgres-contents';
 import { redisContents } from './support/redis-keys';
+import { startWebhookReceiver } from './support/webhook-receiver';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -37,9 +42,16 @@ interface Bank {
   configurationId: string;
 }
 
-// Issue 16, item 6, "Done when": erasure after the retention floor, end to end, through the real HTTP stack, the CLI as operators run it, SQLite and Redis.
-describe('erasure after the retention floor', () => {
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest();
+/** A SHA-256 in every spelling a store could keep it in: hex, the raw digest, base64 and base64url. */
+const spellingsOf = (digest: Buffer) => [Buffer.from(digest.toString('hex')), digest, Buffer.from(digest.toString('base64')), Buffer.from(digest.toString('base64url'))];
+
+// Issue 16, item 6, "Done when": erasure after the retention floor, end to end, through the real HTTP stack, the CLI as operators run it and Redis,
+// on each store a deployment runs on: the embedded SQLite files, and a PostgreSQL database (events, blobs and key table) of the suite's own.
+describe.each(['SQLite', 'PostgreSQL'] as const)('erasure after the retention floor (%s)', (engine) => {
   let environment: TestEnvironment;
+  let database: TestDatabase | undefined;
+  let receiver: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
   let api: ApiApp;
   let tenantId: string;
   let apiKey: string;
@@ -91,11 +103,35 @@ describe('erasure after the retention floor', () => {
     return { rut, userReference, identifiers, customerId, redecConsentId, internalConsentCode, scan };
   }
 
+  /**
+   * Everything the deployment stores, as bytes: the data directory's files (the SQLite ledger, key table and blobs; on
+   * PostgreSQL whatever is left there), every row of every PostgreSQL table, and every Redis value of the suite's prefix.
+   * What PostgreSQL keeps of deleted rows until VACUUM is in decisions 0035 and 0045.
+   */
+  async function storedBytes(): Promise<Buffer[]> {
+    // Read by another process: closing a descriptor of ledger.sqlite in this one would drop the POSIX locks the in-process
+    // API holds on it, and the CLI's writes that follow would corrupt the database (sqlite.org/howtocorrupt.html, 2.2).
+    const files = filesUnder(environment.dataDir).map((file) => execFileSync('cat', [file], { maxBuffer: 1 << 30 }));
+    const rows = database ? (await postgresContents(database.url)).values : [];
+    return [...files, ...rows, await redisContents(environment.prefix)];
+  }
+
+  /** A blob's bytes as the blob store keeps them (sealed): its file under the data directory, or its row in PostgreSQL. */
+  async function storedBlob(name: string): Promise<Buffer> {
+    if (!database) return readFileSync(filesUnder(environment.dataDir).find((file) => file.endsWith(`/${name}`))!);
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return (await client.query<{ sealed: Buffer }>('SELECT sealed FROM blobs WHERE content_sha256 = $1', [name])).rows[0].sealed;
+    } finally {
+      await client.end();
+    }
+  }
+
   beforeAll(async () => {
-    // The proof scans the embedded store's files for the customer's bytes (SQLite even in a run on PostgreSQL); the
-    // PostgreSQL key table passes the same contract (postgres-customer-key-table.spec.ts), and what PostgreSQL keeps after
-    // a delete is in decision 0035.
-    environment = testEnvironment(EMBEDDED_STORE);
+    // Each engine is proven whatever DATABASE_URL the run has: SQLite stays embedded, PostgreSQL gets a fresh database.
+    database = engine === 'PostgreSQL' ? await createTestDatabase() : undefined;
+    environment = testEnvironment(database ? { DATABASE_URL: database.url } : EMBEDDED_STORE);
     api = await startApiApp(environment);
     ({ tenantId, apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert', 'consent:audit', 'consent:report']));
     expect((await api.http.put('/v1/tenant-settings').set('Authorization', `Bearer ${apiKey}`).send({ institutionCode: '0000000042' })).status).toBe(200);
@@ -107,14 +143,20 @@ describe('erasure after the retention floor', () => {
     other = { ...otherKey, configurationId: otherConfiguration.body.configurationId };
   });
   afterAll(async () => {
-    await api.close();
-    await environment.dispose();
+    await receiver?.close();
+    await api?.close();
+    await environment?.dispose();
+    await database?.drop();
   });
 
   it('destroys the key of a customer whose consents are all past their floor, leaving the ledger intact and the RUT unrecoverable; a legal hold keeps another', async () => {
     const periodStart = Date.now() - 2 * MINUTE;
     const erased = await revokedCustomer();
     const held = await revokedCustomer();
+    // The bank hears of its files by webhook: the queued message stays in Redis, where the scan below reads it.
+    receiver = await startWebhookReceiver();
+    const endpoint = await post('/v1/webhook-endpoints', { url: receiver.url, eventTypes: ['report.created'] });
+    expect(endpoint.status).toBe(201);
     // The week's RDC30, rendered before the erasure, names both by RUT.
     const period = { periodStart, periodEnd: Date.now() - 1 };
     const sent = await renderedRdc30(period);
@@ -122,6 +164,25 @@ describe('erasure after the retention floor', () => {
     const sentFile = await reportContent(sent.reportId);
     expect(sentFile).toContain(fileRut(erased.rut));
     expect(sentFile).toContain(fileRut(held.rut));
+    // While the content is held, the report, its download and the webhook give its hash (CONTRACT.md).
+    const sentDigest = sha256(Buffer.from(sentFile, 'ascii'));
+    expect(sent.contentSha256).toBe(sentDigest.toString('hex'));
+    await receiver.waitForCount(1, 30_000);
+    expect(JSON.parse(receiver.received[0].body).data).toMatchObject({ report_id: sent.reportId, content_sha256: sent.contentSha256 });
+    // What a holder of the master key would test RUT guesses against: the file's hash, and the hash of each line naming the erased subject.
+    const erasedLines = sentFile.split('\r\n').filter((line) => subjectRutIn(line) === fileRut(erased.rut));
+    expect(erasedLines).toHaveLength(1);
+    const oracles = [...spellingsOf(sentDigest), ...erasedLines.flatMap((line) => [Buffer.from(line.slice(72)), ...spellingsOf(sha256(Buffer.from(line.slice(0, 72), 'ascii')))])];
+    expect(erasedLines[0].slice(72)).toBe(sha256(Buffer.from(erasedLines[0].slice(0, 72), 'ascii')).toString('hex'));
+    // Decision 0045: the log, the blob store and the queued message hold it only under the report's key, never in clear.
+    const [, renderedFact] = await api.store.readStream(redecStreams.report(tenantId, sent.reportId));
+    const { contentBlob, protectedContentSha256 } = renderedFact.data as { contentBlob: string; protectedContentSha256: string };
+    const reportKey = (await api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE).findReportKey(tenantId, sent.reportId))!;
+    expect(reportKey.wrappedKey).toEqual(expect.any(String));
+    const before = await storedBytes();
+    expect(before.some((bytes) => bytes.includes(Buffer.from(protectedContentSha256)))).toBe(true);
+    expect(before.some((bytes) => bytes.includes(Buffer.from(reportKey.wrappedKey!)))).toBe(true);
+    for (const oracle of spellingsOf(sentDigest)) expect(before.some((bytes) => bytes.includes(oracle))).toBe(false);
     const hold = await post(`/v1/customers/${held.customerId}/legal-holds`, { reason: 'litigio', reference: 'causa C-118-2026' }, true);
     expect(hold.status).toBe(201);
 
@@ -133,7 +194,8 @@ describe('erasure after the retention floor', () => {
     const ciphertext = identifiers[0].value.ciphertext;
     expect(await protection.decrypt(tenantId, ciphertext)).toBe(erased.rut);
     const blobs = api.app.get<BlobStore>(BLOB_STORE);
-    expect(await blobs.has(tenantId, sent.contentSha256)).toBe(true);
+    expect(await blobs.has(tenantId, contentBlob)).toBe(true);
+    const sealedBlob = await storedBlob(contentBlob);
     const blindIndexEntry = await protection.hash(tenantId, 'identifier', identityKey({ system: 'cl-sii', type: 'rut', value: erased.rut }));
     const { wrappedKey } = (await keyTable.find(tenantId, erased.customerId))!;
     expect(wrappedKey).not.toBeNull();
@@ -178,8 +240,11 @@ describe('erasure after the retention floor', () => {
     // The report rendered before the erasure keeps its record, but its content is gone, under every key.
     const erasedContent = await get(`/v1/redec/reports/${sent.reportId}/content`);
     expect({ status: erasedContent.status, type: erasedContent.type, code: erasedContent.body.code }).toEqual({ status: 410, type: 'application/problem+json', code: 'report_content_erased' });
-    expect((await get(`/v1/redec/reports/${sent.reportId}`)).body).toMatchObject({ status: 'ready', records: 2, contentSha256: sent.contentSha256, contentErasedAt: expect.any(Number) });
-    expect(await blobs.has(tenantId, sent.contentSha256)).toBe(false);
+    // Its record stays, without the hash, which went with the report's key (decision 0045).
+    expect((await get(`/v1/redec/reports/${sent.reportId}`)).body).toMatchObject({ status: 'ready', records: 2, contentSha256: null, contentErasedAt: expect.any(Number) });
+    expect(await blobs.has(tenantId, contentBlob)).toBe(false);
+    expect(await keyTable.findReportKey(tenantId, sent.reportId)).toMatchObject({ wrappedKey: null, erasedAt: expect.any(Number) });
+    expect(await api.app.get(ReportKeyring).keyOf(tenantId, sent.reportId)).toBeNull();
     expect((await api.store.readStream(redecStreams.report(tenantId, sent.reportId))).map((e) => e.type)).toEqual(['ReportRequested', 'ReportRendered', 'ReportContentErased']);
     // The same period asked for after the erasure shows the erased subject's RUT as absent, the held one's as before.
     const after = await renderedRdc30(period);
@@ -187,6 +252,16 @@ describe('erasure after the retention floor', () => {
     const lines = (await reportContent(after.reportId)).split('\r\n');
     expect(subjectRutIn(lines.find((line) => line.startsWith(erased.internalConsentCode))!)).toBe('0000000000');
     expect(subjectRutIn(lines.find((line) => line.startsWith(held.internalConsentCode))!)).toBe(fileRut(held.rut));
+    // Its report.created goes out as the first did; the suite's later tests count facts, so the attempt must be recorded first.
+    await receiver.waitForCount(2, 30_000);
+    const deliveries = () => get(`/v1/webhook-endpoints/${endpoint.body.endpointId}/deliveries`);
+    await waitUntil(async () => (await deliveries()).body.deliveries?.length === 2, 30_000);
+    // The erased file's report.created, redelivered now, sends nothing: its hash no longer opens.
+    const firstMessageId = JSON.parse(receiver.received[0].body).id;
+    expect((await post(`/v1/webhook-endpoints/${endpoint.body.endpointId}/messages/${firstMessageId}/redeliver`, {})).status).toBe(202);
+    await waitUntil(async () => (await deliveries()).body.deliveries?.length === 3, 30_000);
+    expect((await deliveries()).body.deliveries[0]).toMatchObject({ messageId: firstMessageId, outcome: 'skipped', error: 'report_content_erased' });
+    expect(receiver.received).toHaveLength(2);
 
     // Exports list the erased customer's consent, and no spelling of its RUT.
     const listed = await get('/v1/redec/consents?limit=200');
@@ -197,13 +272,27 @@ describe('erasure after the retention floor', () => {
     expect(exported.stdout).toContain(erased.redecConsentId);
     for (const form of rutForms) expect([listed.text, exported.stdout].some((text) => text.includes(form))).toBe(false);
 
-    // No byte of the RUT, the scan, the blind index entry or the wrapped key is left in the data directory (ledger, key table, blobs) or in Redis.
-    const files = filesUnder(environment.dataDir);
-    expect(files).toEqual(expect.arrayContaining([join(environment.dataDir, SQLITE_FILE_NAME), join(environment.dataDir, CUSTOMER_KEYS_FILE_NAME)]));
-    const everything = [...files.map((file) => readFileSync(file)), await redisContents(environment.prefix)];
-    for (const secret of [...rutForms, blindIndexEntry, wrappedKey!].map((text) => Buffer.from(text)).concat(erased.scan.subarray(0, 24), erased.scan.subarray(100, 132))) {
-      expect(everything.some((bytes) => bytes.includes(secret))).toBe(false);
+    // No byte of the RUT, the scan, the blind index entry or the wrapped keys is left where the deployment stores anything
+    // (ledger, key table, blobs: files or PostgreSQL tables) or in Redis; nor the file's hash or its lines' hashes, in any
+    // spelling, which re-rendering the file with the true RUT would let a holder of the master key match; nor the erased blob.
+    if (database) {
+      expect((await postgresContents(database.url)).tables).toEqual(expect.arrayContaining(['events', 'blobs', 'customer_keys', 'blind_index', 'report_keys']));
+    } else {
+      expect(filesUnder(environment.dataDir)).toEqual(expect.arrayContaining([join(environment.dataDir, SQLITE_FILE_NAME), join(environment.dataDir, CUSTOMER_KEYS_FILE_NAME)]));
     }
+    const everything = await storedBytes();
+    const secrets: Array<[string, Buffer]> = [
+      ...rutForms.map((form): [string, Buffer] => [`RUT ${form}`, Buffer.from(form)]),
+      ...Object.entries({ blindIndexEntry, wrappedKey: wrappedKey!, reportKey: reportKey.wrappedKey! }).map(([name, text]): [string, Buffer] => [name, Buffer.from(text)]),
+      ...oracles.map((oracle, index): [string, Buffer] => [`hash ${index}`, oracle]),
+      ['scan head', erased.scan.subarray(0, 24)],
+      ['scan body', erased.scan.subarray(100, 132)],
+      // The erased file's blob, as the blob store held it (a file, or a row of `blobs`).
+      ['stored blob', sealedBlob.subarray(sealedBlob.length - 48)],
+    ];
+    expect(secrets.filter(([, secret]) => everything.some((bytes) => bytes.includes(secret))).map(([name]) => name)).toEqual([]);
+    // The protected hash is still in the log: with its key gone it opens under no key.
+    expect(everything.some((bytes) => bytes.includes(Buffer.from(protectedContentSha256)))).toBe(true);
     // The held customer's RUT, in the same places, is still there: the scan reads what it claims to.
     const heldEntry = Buffer.from(await protection.hash(tenantId, 'identifier', identityKey({ system: 'cl-sii', type: 'rut', value: held.rut })));
     expect(everything.some((bytes) => bytes.includes(heldEntry))).toBe(true);

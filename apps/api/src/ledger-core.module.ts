@@ -2,7 +2,7 @@ import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from
 import { BLOB_STORE, BlobStore, createBlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore, createEventStore } from '@ledger/event-store';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '@ledger/http';
-import { CUSTOMER_KEY_TABLE, CustomerKeyTable, CustomerKeyring, TenantKeyring, VerifiedApiKeys, openCustomerKeyTable } from '@ledger/ledger';
+import { CUSTOMER_KEY_TABLE, CustomerKeyTable, CustomerKeyring, ReportKeyring, TenantKeyring, VerifiedApiKeys, openCustomerKeyTable } from '@ledger/ledger';
 import { BlobProtection, CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, masterKeys, systemClock } from '@ledger/platform';
 import { stopTracing, traceEventStore } from '@ledger/tracing';
 
@@ -62,6 +62,11 @@ export class LedgerCoreModule {
           useFactory: (keys: TenantKeyring, table: CustomerKeyTable, clock: Clock) => new CustomerKeyring(keys, table, clock),
         },
         {
+          provide: ReportKeyring,
+          inject: [TenantKeyring, CUSTOMER_KEY_TABLE, CLOCK],
+          useFactory: (keys: TenantKeyring, table: CustomerKeyTable, clock: Clock) => new ReportKeyring(keys, table, clock),
+        },
+        {
           provide: IdentifierProtection,
           inject: [TenantKeyring, CustomerKeyring],
           useFactory: (keys: TenantKeyring, customerKeys: CustomerKeyring) => new IdentifierProtection(keys, customerKeys),
@@ -79,7 +84,7 @@ export class LedgerCoreModule {
         StoresLifecycle,
         TracingLifecycle,
       ],
-      exports: [LEDGER_CONFIG, CLOCK, EVENT_STORE, CUSTOMER_KEY_TABLE, IdentifierProtection, BLOB_STORE, API_KEY_VERIFIER],
+      exports: [LEDGER_CONFIG, CLOCK, EVENT_STORE, CUSTOMER_KEY_TABLE, ReportKeyring, IdentifierProtection, BLOB_STORE, API_KEY_VERIFIER],
     };
   }
 }

@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '@ledger/event-store';
 import { CONSENT_EVENT_TYPES, ConsentGranted, RevocationRecorded } from '@ledger/redec';
-import { NOTIFICATION_REQUIRED, REPORT_CREATED, WebhookMessage, notificationFor, serializeMessage, webhookMessageId } from './notification-payload';
+import { TenantDataKey } from '@ledger/platform';
+import { NOTIFICATION_REQUIRED, REPORT_CREATED, WebhookMessage, messageToSend, notificationFor, serializeMessage, webhookMessageId } from './notification-payload';
 
 const grantedAt = Date.UTC(2026, 10, 20, 15, 0, 0);
 const recordedAt = grantedAt + 1_000;
@@ -157,7 +158,7 @@ describe('report.created', () => {
     renderedAt: recordedAt,
   };
 
-  it('is built from ReportRendered alone, without the cover-sheet metadata or any byte of the file', () => {
+  it('is built from ReportRendered alone, without the cover-sheet metadata or any byte of the file (a fact from before decision 0045, hash in clear)', () => {
     const message = notificationFor(recorded('ReportRendered', rendered))!;
     expect(message.type).toBe(REPORT_CREATED);
     expect(JSON.parse(serializeMessage(message))).toEqual({
@@ -166,6 +167,22 @@ describe('report.created', () => {
       createdAt: recordedAt,
       data: { report_id: 'rep-1', kind: 'rdc30', period_start: 1, period_end: 2, records: 1, content_sha256: 'a'.repeat(64), layout_version: 'rdc30-2026.1' },
     });
+  });
+
+  it("keeps the hash sealed under the report's key in the queued message, opens it only to send, and sends nothing once the key is destroyed", async () => {
+    const key = TenantDataKey.generate('tenant', 'rk');
+    const hash = 'b'.repeat(64);
+    const { contentSha256: _plain, ...current } = { ...rendered, protectedContentSha256: key.encrypt(hash), contentBlob: 'c'.repeat(64) };
+    const queued = notificationFor(recorded('ReportRendered', current))!;
+    expect(JSON.stringify(queued)).not.toContain(hash);
+    expect(queued.data).toMatchObject({ report_id: 'rep-1', protected_content_sha256: current.protectedContentSha256 });
+
+    const sent = (await messageToSend('tenant', queued, { keyOf: async (_t, reportId) => (reportId === 'rep-1' ? key : null) }))!;
+    expect(JSON.parse(serializeMessage(sent)).data).toEqual({ report_id: 'rep-1', kind: 'rdc30', period_start: 1, period_end: 2, records: 1, content_sha256: hash, layout_version: 'rdc30-2026.1' });
+    expect(await messageToSend('tenant', queued, { keyOf: async () => null })).toBeNull();
+    // A message with nothing sealed goes as it is.
+    const grant = notificationFor(recorded('ConsentGranted', grantData))!;
+    expect(await messageToSend('tenant', grant, { keyOf: async () => null })).toBe(grant);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '@ledger/event-store';
+import type { ReportKeySource } from '@ledger/platform';
 import type { ConsentGranted, ReportRendered, RevocationRecorded } from '@ledger/redec';
 
 /** Spec 6: the bank must notify the data subject of a grant or a revocation. */
@@ -33,14 +34,23 @@ export interface RevokeNotification {
   revoked_at: number;
 }
 
-/** `report.created`: what the file is and the hash of its bytes; the bytes themselves are fetched with a `consent:report` key, never sent. */
+/**
+ * `report.created`: what the file is and the hash of its bytes; the bytes
+ * themselves are fetched with a `consent:report` key, never sent. A queued
+ * message keeps the hash as its fact does, under the report's key
+ * (`protected_content_sha256`, decision 0045), so that no job or failed set
+ * in Redis holds it in clear after the report's content is erased; it is
+ * opened only to be sent (messageToSend). A fact recorded before that
+ * decision gives `content_sha256` itself.
+ */
 export interface ReportCreated {
   report_id: string;
   kind: string;
   period_start: number;
   period_end: number;
   records: number;
-  content_sha256: string;
+  content_sha256?: string;
+  protected_content_sha256?: string;
   layout_version: string;
 }
 
@@ -109,9 +119,21 @@ function reportCreatedData(rendered: ReportRendered['data']): ReportCreated {
     period_start: rendered.periodStart,
     period_end: rendered.periodEnd,
     records: rendered.records,
-    content_sha256: rendered.contentSha256,
+    ...(rendered.contentSha256 !== undefined ? { content_sha256: rendered.contentSha256 } : { protected_content_sha256: rendered.protectedContentSha256 }),
     layout_version: rendered.layoutVersion,
   };
+}
+
+/**
+ * The message as it is sent: a `report.created`'s hash opened with the
+ * report's key. Null once that key was destroyed with the report's content
+ * (decision 0045): the message promised can no longer be built.
+ */
+export async function messageToSend(tenantId: string, message: WebhookMessage, reportKeys: Pick<ReportKeySource, 'keyOf'>): Promise<WebhookMessage | null> {
+  if (message.type !== REPORT_CREATED || message.data.protected_content_sha256 === undefined) return message;
+  const { protected_content_sha256: sealed, ...data } = message.data;
+  const key = await reportKeys.keyOf(tenantId, data.report_id);
+  return key && { ...message, data: { ...data, content_sha256: key.decrypt(sealed) } };
 }
 
 /** The exact body sent and signed; the same message always gives the same bytes. */

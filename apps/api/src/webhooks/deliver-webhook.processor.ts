@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
+import { ReportKeyring } from '@ledger/ledger';
 import { CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { JobProcessor } from '@ledger/queues';
 import { EndpointGone, WebhookDeliveryMetrics, WebhookJob, deliverWebhook, disableWebhookEndpoint, recordFailedDelivery } from '@ledger/webhooks';
@@ -18,11 +19,12 @@ export class DeliverWebhookProcessor implements JobProcessor<WebhookJob, void> {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LEDGER_CONFIG) private readonly config: LedgerConfig,
     private readonly protection: IdentifierProtection,
+    private readonly reportKeys: ReportKeyring,
     private readonly metrics: WebhookDeliveryMetrics,
   ) {}
 
   async process(job: Job<WebhookJob, void>, signal: AbortSignal): Promise<void> {
-    const deps = { store: this.store, protection: this.protection, egress: { allowPrivateNetworks: this.config.webhookAllowPrivateNetworks }, now: () => this.clock.now(), metrics: this.metrics };
+    const deps = { store: this.store, protection: this.protection, reportKeys: this.reportKeys, egress: { allowPrivateNetworks: this.config.webhookAllowPrivateNetworks }, now: () => this.clock.now(), metrics: this.metrics };
     const attempt = job.attemptsMade + 1;
     try {
       await deliverWebhook(deps, job.data, attempt, signal);

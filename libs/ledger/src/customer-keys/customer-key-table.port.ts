@@ -18,6 +18,23 @@ export interface CustomerKeyRecord {
   erasedAt: number | null;
 }
 
+/**
+ * A report's key (decision 0045), kept like a customer's: wrapped by the
+ * tenant's data key, or destroyed with the report's stored content (the row
+ * stays as a tombstone, so no key is ever created again for that report).
+ */
+export interface ReportKeyRecord {
+  tenantId: string;
+  reportId: string;
+  /** `rk_` and 16 hex characters; null for a report erased before it needed a key. */
+  dataKeyId: string | null;
+  tenantDataKeyId: string | null;
+  /** `iv.tag.ciphertext` (base64url); null once destroyed. */
+  wrappedKey: string | null;
+  createdAt: number;
+  erasedAt: number | null;
+}
+
 /** The key table's injection token. */
 export const CUSTOMER_KEY_TABLE = Symbol('CUSTOMER_KEY_TABLE');
 
@@ -35,10 +52,11 @@ export interface BlindIndexClaim {
 }
 
 /**
- * The key table: customers' data keys and the blind index (the tenant-keyed
- * hashes that find a customer by userReference or identifier), kept OUTSIDE
+ * The key table: customers' data keys, the blind index (the tenant-keyed
+ * hashes that find a customer by userReference or identifier) and reports'
+ * keys (decision 0045), kept OUTSIDE
  * the immutable, hash-chained event log, because erasure must be able to
- * delete both (decision 0035). Anything written here can be destroyed; the
+ * delete them (decisions 0035, 0045). Anything written here can be destroyed; the
  * event log keeps only what stays true after an erasure: ciphertexts and
  * hashes under a customer's own key, useless once that key is gone.
  *
@@ -62,6 +80,11 @@ export interface CustomerKeyTable {
    * the storage (not only the index of it). Repeating it changes nothing.
    */
   destroy(tenantId: string, customerId: string, erasedAt: number): Promise<void>;
+  findReportKey(tenantId: string, reportId: string): Promise<ReportKeyRecord | null>;
+  /** Records the report's key unless the report already has a row (a key or a tombstone); answers the row that is kept. */
+  insertReportKey(record: ReportKeyRecord): Promise<ReportKeyRecord>;
+  /** Destroys the report's key (a tombstone, written even for a report that never had one), leaving no bytes of it in the storage. Repeating it changes nothing. */
+  destroyReportKey(tenantId: string, reportId: string, erasedAt: number): Promise<void>;
   readClaim(tenantId: string, kind: BlindIndexKind, valueHash: string): Promise<BlindIndexClaim | null>;
   /** Throws WrongExpectedVersionError when the claim is no longer at `expected`. */
   writeClaim(tenantId: string, kind: BlindIndexKind, valueHash: string, claim: { customerId: string; claimedAt: number }, expected: ClaimRevision): Promise<void>;
@@ -84,6 +107,29 @@ export function customerKeyRecordOf(row: CustomerKeyRow): CustomerKeyRecord {
   return {
     tenantId: row.tenant_id,
     customerId: row.customer_id,
+    dataKeyId: row.data_key_id,
+    tenantDataKeyId: row.tenant_data_key_id,
+    wrappedKey: row.wrapped_key,
+    createdAt: Number(row.created_at),
+    erasedAt: row.erased_at === null ? null : Number(row.erased_at),
+  };
+}
+
+/** A `report_keys` row as both adapters read it. */
+export interface ReportKeyRow {
+  tenant_id: string;
+  report_id: string;
+  data_key_id: string | null;
+  tenant_data_key_id: string | null;
+  wrapped_key: string | null;
+  created_at: number | string;
+  erased_at: number | string | null;
+}
+
+export function reportKeyRecordOf(row: ReportKeyRow): ReportKeyRecord {
+  return {
+    tenantId: row.tenant_id,
+    reportId: row.report_id,
     dataKeyId: row.data_key_id,
     tenantDataKeyId: row.tenant_data_key_id,
     wrappedKey: row.wrapped_key,

@@ -1,9 +1,20 @@
 import type { Pool } from 'pg';
 import { WrongExpectedVersionError } from '@ledger/event-store';
 import { createPostgresPool, isUniqueViolation, migratePostgres, type PostgresMigrations } from '@ledger/platform';
-import { BlindIndexClaim, BlindIndexKind, ClaimRevision, CustomerKeyRecord, CustomerKeyRow, CustomerKeyTable, customerKeyRecordOf } from './customer-key-table.port';
+import {
+  BlindIndexClaim,
+  BlindIndexKind,
+  ClaimRevision,
+  CustomerKeyRecord,
+  CustomerKeyRow,
+  CustomerKeyTable,
+  ReportKeyRecord,
+  ReportKeyRow,
+  customerKeyRecordOf,
+  reportKeyRecordOf,
+} from './customer-key-table.port';
 
-/** The same two tables as the SQLite key table's (sqlite-customer-key-table.ts). */
+/** The same tables as the SQLite key table's (sqlite-customer-key-table.ts). */
 export const CUSTOMER_KEY_TABLE_MIGRATIONS: PostgresMigrations = {
   component: 'customer-key-table',
   steps: [
@@ -27,6 +38,16 @@ export const CUSTOMER_KEY_TABLE_MIGRATIONS: PostgresMigrations = {
        CONSTRAINT blind_index_pkey PRIMARY KEY (tenant_id, kind, value_hash)
      );
      CREATE INDEX blind_index_by_customer ON blind_index (tenant_id, customer_id);`,
+    `CREATE TABLE report_keys (
+       tenant_id          text   NOT NULL,
+       report_id          text   NOT NULL,
+       data_key_id        text   UNIQUE,
+       tenant_data_key_id text,
+       wrapped_key        text,
+       created_at         bigint NOT NULL,
+       erased_at          bigint,
+       PRIMARY KEY (tenant_id, report_id)
+     );`,
   ],
 };
 
@@ -107,6 +128,32 @@ export class PostgresCustomerKeyTable implements CustomerKeyTable {
     } finally {
       client.release();
     }
+  }
+
+  async findReportKey(tenantId: string, reportId: string): Promise<ReportKeyRecord | null> {
+    await this.ready;
+    const { rows } = await this.pool.query<ReportKeyRow>('SELECT * FROM report_keys WHERE tenant_id = $1 AND report_id = $2', [tenantId, reportId]);
+    return rows.length === 0 ? null : reportKeyRecordOf(rows[0]);
+  }
+
+  async insertReportKey(key: ReportKeyRecord): Promise<ReportKeyRecord> {
+    await this.ready;
+    await this.pool.query(
+      `INSERT INTO report_keys (tenant_id, report_id, data_key_id, tenant_data_key_id, wrapped_key, created_at, erased_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (tenant_id, report_id) DO NOTHING`,
+      [key.tenantId, key.reportId, key.dataKeyId, key.tenantDataKeyId, key.wrappedKey, key.createdAt, key.erasedAt],
+    );
+    return (await this.findReportKey(key.tenantId, key.reportId))!;
+  }
+
+  async destroyReportKey(tenantId: string, reportId: string, erasedAt: number): Promise<void> {
+    await this.ready;
+    await this.pool.query(
+      `INSERT INTO report_keys (tenant_id, report_id, data_key_id, tenant_data_key_id, wrapped_key, created_at, erased_at)
+       VALUES ($1, $2, NULL, NULL, NULL, $3, $3)
+       ON CONFLICT (tenant_id, report_id) DO UPDATE SET wrapped_key = NULL, erased_at = COALESCE(report_keys.erased_at, EXCLUDED.erased_at)`,
+      [tenantId, reportId, erasedAt],
+    );
   }
 
   async readClaim(tenantId: string, kind: BlindIndexKind, valueHash: string): Promise<BlindIndexClaim | null> {

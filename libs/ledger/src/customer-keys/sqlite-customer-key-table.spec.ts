@@ -44,4 +44,12 @@ describe('SqliteCustomerKeyTable', () => {
     expect(existsSync(`${file}-journal`)).toBe(false);
   });
 
+  it("leaves no byte of a destroyed report key in its files", async () => {
+    const { customerId: reportId, ...erased } = key(randomUUID());
+    await table.insertReportKey({ ...erased, reportId });
+    expect(readFileSync(file).includes(Buffer.from(erased.wrappedKey!))).toBe(true);
+    await table.destroyReportKey(tenantId, reportId, 5_000);
+    expect(readFileSync(file).includes(Buffer.from(erased.wrappedKey!))).toBe(false);
+  });
+
 });

@@ -1,7 +1,18 @@
 import Database from 'better-sqlite3';
 import { DEFAULT_BUSY_TIMEOUT_MS, WrongExpectedVersionError, migrateSchema } from '@ledger/event-store';
 import { restrictToOwner } from '@ledger/platform';
-import { BlindIndexClaim, BlindIndexKind, ClaimRevision, CustomerKeyRecord, CustomerKeyRow, CustomerKeyTable, customerKeyRecordOf } from './customer-key-table.port';
+import {
+  BlindIndexClaim,
+  BlindIndexKind,
+  ClaimRevision,
+  CustomerKeyRecord,
+  CustomerKeyRow,
+  CustomerKeyTable,
+  ReportKeyRecord,
+  ReportKeyRow,
+  customerKeyRecordOf,
+  reportKeyRecordOf,
+} from './customer-key-table.port';
 
 /** Applied in order; a database records how many it has applied. Never edit one that shipped. */
 const MIGRATIONS: readonly string[] = [
@@ -25,6 +36,16 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (tenant_id, kind, value_hash)
    ) WITHOUT ROWID;
    CREATE INDEX blind_index_by_customer ON blind_index (tenant_id, customer_id);`,
+  `CREATE TABLE report_keys (
+     tenant_id          TEXT    NOT NULL,
+     report_id          TEXT    NOT NULL,
+     data_key_id        TEXT    UNIQUE,
+     tenant_data_key_id TEXT,
+     wrapped_key        TEXT,
+     created_at         INTEGER NOT NULL,
+     erased_at          INTEGER,
+     PRIMARY KEY (tenant_id, report_id)
+   ) WITHOUT ROWID;`,
 ];
 
 
@@ -43,6 +64,7 @@ export class SqliteCustomerKeyTable implements CustomerKeyTable {
   /** Prepared once: resolution and every protected write read this table, and preparing costs more than the lookup. */
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly destroyKey: (tenantId: string, customerId: string, erasedAt: number) => void;
+  private readonly destroyReportKeyNow: (tenantId: string, reportId: string, erasedAt: number) => void;
   private readonly claim: (tenantId: string, kind: BlindIndexKind, valueHash: string, claim: { customerId: string; claimedAt: number }, expected: ClaimRevision) => void;
 
   constructor(filePath: string) {
@@ -59,6 +81,10 @@ export class SqliteCustomerKeyTable implements CustomerKeyTable {
       // A customer that never needed a key gets a tombstone, so that none is created for it later.
       if (updated.changes === 0) statements.insertTombstone.run(tenantId, customerId, erasedAt, erasedAt);
       statements.deleteClaims.run(tenantId, customerId);
+    }).immediate;
+    this.destroyReportKeyNow = this.db.transaction((tenantId: string, reportId: string, erasedAt: number) => {
+      const updated = statements.eraseReportKey.run(erasedAt, tenantId, reportId);
+      if (updated.changes === 0) statements.insertReportTombstone.run(tenantId, reportId, erasedAt, erasedAt);
     }).immediate;
     this.claim = this.db.transaction(
       (tenantId: string, kind: BlindIndexKind, valueHash: string, claim: { customerId: string; claimedAt: number }, expected: ClaimRevision) => {
@@ -90,6 +116,20 @@ export class SqliteCustomerKeyTable implements CustomerKeyTable {
     this.destroyKey(tenantId, customerId, erasedAt);
   }
 
+  async findReportKey(tenantId: string, reportId: string): Promise<ReportKeyRecord | null> {
+    const row = this.statements.findReportKey.get(tenantId, reportId) as ReportKeyRow | undefined;
+    return row ? reportKeyRecordOf(row) : null;
+  }
+
+  async insertReportKey(key: ReportKeyRecord): Promise<ReportKeyRecord> {
+    this.statements.insertReportKey.run(key.tenantId, key.reportId, key.dataKeyId, key.tenantDataKeyId, key.wrappedKey, key.createdAt, key.erasedAt);
+    return (await this.findReportKey(key.tenantId, key.reportId))!;
+  }
+
+  async destroyReportKey(tenantId: string, reportId: string, erasedAt: number): Promise<void> {
+    this.destroyReportKeyNow(tenantId, reportId, erasedAt);
+  }
+
   async readClaim(tenantId: string, kind: BlindIndexKind, valueHash: string): Promise<BlindIndexClaim | null> {
     const row = this.statements.readClaim.get(tenantId, kind, valueHash) as { customer_id: string; claimed_at: number; revision: number } | undefined;
     return row ? { customerId: row.customer_id, claimedAt: row.claimed_at, revision: row.revision } : null;
@@ -106,12 +146,17 @@ export class SqliteCustomerKeyTable implements CustomerKeyTable {
 
 function prepareStatements(db: Database.Database) {
   const keyColumns = 'tenant_id, customer_id, data_key_id, tenant_data_key_id, wrapped_key, created_at, erased_at';
+  const reportKeyColumns = 'tenant_id, report_id, data_key_id, tenant_data_key_id, wrapped_key, created_at, erased_at';
   return {
     findByCustomer: db.prepare('SELECT * FROM customer_keys WHERE tenant_id = ? AND customer_id = ?'),
     findByKeyId: db.prepare('SELECT * FROM customer_keys WHERE tenant_id = ? AND data_key_id = ?'),
     insertKey: db.prepare(`INSERT INTO customer_keys (${keyColumns}) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, customer_id) DO NOTHING`),
     eraseKey: db.prepare('UPDATE customer_keys SET wrapped_key = NULL, erased_at = COALESCE(erased_at, ?) WHERE tenant_id = ? AND customer_id = ?'),
     insertTombstone: db.prepare(`INSERT INTO customer_keys (${keyColumns}) VALUES (?, ?, NULL, NULL, NULL, ?, ?)`),
+    findReportKey: db.prepare('SELECT * FROM report_keys WHERE tenant_id = ? AND report_id = ?'),
+    insertReportKey: db.prepare(`INSERT INTO report_keys (${reportKeyColumns}) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, report_id) DO NOTHING`),
+    eraseReportKey: db.prepare('UPDATE report_keys SET wrapped_key = NULL, erased_at = COALESCE(erased_at, ?) WHERE tenant_id = ? AND report_id = ?'),
+    insertReportTombstone: db.prepare(`INSERT INTO report_keys (${reportKeyColumns}) VALUES (?, ?, NULL, NULL, NULL, ?, ?)`),
     deleteClaims: db.prepare('DELETE FROM blind_index WHERE tenant_id = ? AND customer_id = ?'),
     readClaim: db.prepare('SELECT customer_id, claimed_at, revision FROM blind_index WHERE tenant_id = ? AND kind = ? AND value_hash = ?'),
     insertClaim: db.prepare('INSERT INTO blind_index (tenant_id, kind, value_hash, customer_id, claimed_at, revision) VALUES (?, ?, ?, ?, ?, 0)'),

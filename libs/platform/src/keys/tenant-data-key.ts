@@ -33,19 +33,27 @@ export class TenantDataKey {
     if (secret.length !== DATA_KEY_BYTES) throw new Error(`a tenant data key is ${DATA_KEY_BYTES} bytes`);
   }
 
-  /** `dk` for a tenant's key, `ck` for a customer's. */
-  static generate(tenantId: string, kind: 'dk' | 'ck' = 'dk'): TenantDataKey {
+  /** `dk` for a tenant's key, `ck` for a customer's, `rk` for a report's (decision 0045). */
+  static generate(tenantId: string, kind: 'dk' | 'ck' | 'rk' = 'dk'): TenantDataKey {
     return new TenantDataKey(tenantId, `${kind}_${randomBytes(8).toString('hex')}`, randomBytes(DATA_KEY_BYTES));
   }
 
   /** A customer's data key sealed under this tenant key, bound to the customer and the key's id: `iv.tag.ciphertext`. */
   wrapCustomerKey(customerId: string, customerKey: TenantDataKey): string {
-    return sealedText(seal(this.key(['wrap', this.tenantId]), customerKeyContext(this.tenantId, customerId, customerKey.id), customerKey.exportSecret()));
+    return this.wrap(['customer-data-key', this.tenantId, customerId, customerKey.id], customerKey);
   }
 
   unwrapCustomerKey(customerId: string, dataKeyId: string, wrappedKey: string): TenantDataKey {
-    const secret = unseal(this.key(['wrap', this.tenantId]), customerKeyContext(this.tenantId, customerId, dataKeyId), parseSealedText(wrappedKey));
-    return new TenantDataKey(this.tenantId, dataKeyId, secret);
+    return this.unwrap(['customer-data-key', this.tenantId, customerId, dataKeyId], dataKeyId, wrappedKey);
+  }
+
+  /** A report's key (decision 0045) sealed under this tenant key, bound to the report and the key's id. */
+  wrapReportKey(reportId: string, reportKey: TenantDataKey): string {
+    return this.wrap(['report-key', this.tenantId, reportId, reportKey.id], reportKey);
+  }
+
+  unwrapReportKey(reportId: string, dataKeyId: string, wrappedKey: string): TenantDataKey {
+    return this.unwrap(['report-key', this.tenantId, reportId, dataKeyId], dataKeyId, wrappedKey);
   }
 
   /** For wrapping under a master key only. */
@@ -90,6 +98,14 @@ export class TenantDataKey {
     return unseal(this.key(['blob', this.tenantId]), blobContext(this.tenantId, contentSha256), sealed);
   }
 
+  private wrap(context: string[], wrapped: TenantDataKey): string {
+    return sealedText(seal(this.key(['wrap', this.tenantId]), JSON.stringify(context), wrapped.exportSecret()));
+  }
+
+  private unwrap(context: string[], dataKeyId: string, wrappedKey: string): TenantDataKey {
+    return new TenantDataKey(this.tenantId, dataKeyId, unseal(this.key(['wrap', this.tenantId]), JSON.stringify(context), parseSealedText(wrappedKey)));
+  }
+
   private assertNamed(keyId: string): void {
     if (keyId !== this.id) throw new SealBrokenError(`sealed under data key ${keyId}, not under this tenant's ${this.id}`);
   }
@@ -118,10 +134,6 @@ export function protectedValueKeyId(protectedText: string): string | null {
   return format === VALUE_FORMAT && keyId ? keyId : null;
 }
 
-function customerKeyContext(tenantId: string, customerId: string, dataKeyId: string): string {
-  return JSON.stringify(['customer-data-key', tenantId, customerId, dataKeyId]);
-}
-
 function blobContext(tenantId: string, contentSha256: string): string {
   return JSON.stringify(['blob', tenantId, contentSha256]);
 }
@@ -137,6 +149,19 @@ export interface CustomerKeySource {
   keyFor(tenantId: string, customerId: string): Promise<TenantDataKey>;
   /** The key a ciphertext or envelope names; null once destroyed (or never known in this tenant). */
   keyNamed(tenantId: string, dataKeyId: string): Promise<TenantDataKey | null>;
+}
+
+/**
+ * Where a report's key comes from (decision 0045): the key table
+ * (ReportKeyring in @ledger/ledger). Under it go the report's stored bytes
+ * and the hash of its content; destroying it with the content leaves no
+ * copy of that hash to test guesses against.
+ */
+export interface ReportKeySource {
+  /** The report's key, created on first use; throws `report_content_erased` (410) once it was destroyed. */
+  keyFor(tenantId: string, reportId: string): Promise<TenantDataKey>;
+  /** The report's key; null once destroyed, or when it never had one. */
+  keyOf(tenantId: string, reportId: string): Promise<TenantDataKey | null>;
 }
 
 export const CUSTOMER_KEY_PREFIX = 'ck_';

@@ -4,5 +4,6 @@ export * from './report-records';
 export * from './load-report-layouts';
 export * from './report.events';
 export * from './report.decider';
+export * from './report-content';
 export * from './reports';
 export * from './weekly-schedule';

@@ -52,10 +52,10 @@ describe('erasing the stored content of a report (decision 0040)', () => {
   };
   const erased = new Set(['cus-2', 'cus-9']);
 
-  it('erases a file that names an erased customer, saying which', () => {
+  it('erases a file that names an erased customer, saying which, and not repeating its hash (decision 0045)', () => {
     expect(decideReportContentErasure(rendered('rdc30', ['cus-1', 'cus-2']), erased, now)).toEqual({
       type: 'ReportContentErased',
-      data: { reportId: 'rep-1', contentSha256: 'a'.repeat(64), customerIds: ['cus-2'], erasedAt: now },
+      data: { reportId: 'rep-1', customerIds: ['cus-2'], erasedAt: now },
     });
   });
 

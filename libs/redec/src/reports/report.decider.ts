@@ -57,5 +57,5 @@ export function decideReportContentErasure(report: Report, erasedCustomers: Read
   const named = rendered.customerIds;
   const customerIds = named === undefined ? [] : named.filter((customerId) => erasedCustomers.has(customerId));
   if (named === undefined ? rendered.kind !== 'rdc30' : customerIds.length === 0) return null;
-  return { type: 'ReportContentErased', data: { reportId: rendered.reportId, contentSha256: rendered.contentSha256, customerIds, erasedAt: now } };
+  return { type: 'ReportContentErased', data: { reportId: rendered.reportId, customerIds, erasedAt: now } };
 }

@@ -22,14 +22,22 @@ export interface ReportRequested {
 }
 
 /**
- * The file was rendered and its bytes stored (encrypted, content-addressed):
- * `contentSha256` names exactly those bytes. It repeats what the file is, so
- * the `report.created` webhook is built from this fact alone.
+ * The file was rendered and its bytes stored, sealed under the report's own
+ * key (decision 0045). It repeats what the file is, so the `report.created`
+ * webhook is built from this fact alone. The file's SHA-256 is recorded only
+ * under the report's key: in clear, in a fact that outlives the file, it
+ * would let a holder of the master key test RUT guesses for a data subject
+ * erased later (re-render, hash, compare).
  */
 export interface ReportRendered {
   type: 'ReportRendered';
   data: Pick<ReportRequested['data'], 'reportId' | 'kind' | 'periodStart' | 'periodEnd' | 'layoutVersion'> & {
-    contentSha256: string;
+    /** `v2.<rk_ key id>.…`: the file's SHA-256 (hex) sealed under the report's key (report-content.ts). */
+    protectedContentSha256?: string;
+    /** The blob holding the sealed file: the SHA-256 of the sealed bytes, which says nothing of the file's. */
+    contentBlob?: string;
+    /** The file's SHA-256 in clear: only on a fact recorded before decision 0045, whose blob it also names. */
+    contentSha256?: string;
     size: number;
     records: number;
     metadata: Record<string, number>;
@@ -52,14 +60,19 @@ export interface ReportFailed {
 
 /**
  * The stored file named a customer whose data was erased after the retention
- * floor (decision 0040): its bytes are deleted. What the file was (period,
- * counts, `contentSha256`) stays, so a copy kept elsewhere can still be
- * checked against it.
+ * floor (decision 0040): its bytes are deleted and the report's key, which
+ * sealed them and their hash, destroyed (decision 0045). What the file was
+ * (period, counts, layout) stays; its hash does not, for the reason
+ * ReportRendered gives.
  */
 export interface ReportContentErased {
   type: 'ReportContentErased';
-  /** `customerIds`: the erased customers the file named (empty when a fact from before decision 0040 did not say). */
-  data: { reportId: string; contentSha256: string; customerIds: string[]; erasedAt: number };
+  /**
+   * `customerIds`: the erased customers the file named (empty when a fact
+   * from before decision 0040 did not say). `contentSha256` is only on a
+   * fact recorded before decision 0045.
+   */
+  data: { reportId: string; contentSha256?: string; customerIds: string[]; erasedAt: number };
 }
 
 export type ReportEvent = ReportRequested | ReportRendered | ReportFailed | ReportContentErased;

@@ -6,7 +6,10 @@ import { configureTenant, createTenant, streams } from '@ledger/ledger';
 import { bankingCalendar } from '../calendar/banking-calendar';
 import { grant } from '../consent/testing/consent-fixtures';
 import { redecStreams } from '../streams';
-import { completeReport, requestReport } from './reports';
+import { TenantDataKey } from '@ledger/platform';
+import { sha256Hex } from '@ledger/artifacts';
+import { completeReport, reportContentSha256, requestReport } from './reports';
+import { openReportContent } from './report-content';
 import { ReportLayouts, SHIPPED_REPORT_LAYOUTS } from './report-layout';
 
 /** completeReport on a real store: the outcome recorded, and a file that cannot be written under its layout recorded as failed, naming the field only. */
@@ -15,12 +18,14 @@ describe('completing a report', () => {
   let store: SqliteEventStore;
   const now = Date.UTC(2026, 10, 25, 12, 0, 0);
   const stored: Buffer[] = [];
+  const reportKey = TenantDataKey.generate('tenant', 'rk');
   const deps = (layouts: ReportLayouts) => ({
+    reportKeys: { keyFor: async () => reportKey },
     store,
     layouts,
     calendar: bankingCalendar(),
     identifiers: { decrypt: async (_tenant: string, ciphertext: string) => ciphertext.replace(/^clear:/, '') },
-    blobs: { put: async (_tenant: string, bytes: Buffer) => (stored.push(bytes), { contentSha256: 'sha', size: bytes.length }) },
+    blobs: { put: async (_tenant: string, bytes: Buffer) => (stored.push(bytes), { contentSha256: sha256Hex(bytes), size: bytes.length }) },
   });
 
   beforeEach(() => {
@@ -51,11 +56,28 @@ describe('completing a report', () => {
   it('records ReportRendered with what the webhook needs and the customers the file names, and nothing more on a second run', async () => {
     const { tenantId, reportId } = await reportOfOneConsent(SHIPPED_REPORT_LAYOUTS);
     const done = await completeReport(deps(SHIPPED_REPORT_LAYOUTS), tenantId, reportId, () => now);
-    expect(done).toMatchObject({ status: 'ready', rendered: { reportId, kind: 'rdc30', layoutVersion: 'rdc30-2026.1', records: 1, contentSha256: 'sha', customerIds: [grant.data.customerId] } });
-    expect(stored[stored.length - 1].toString('ascii')).toContain('0123456785');
+    const sealed = stored[stored.length - 1];
+    expect(done).toMatchObject({
+      status: 'ready',
+      rendered: { reportId, kind: 'rdc30', layoutVersion: 'rdc30-2026.1', records: 1, contentBlob: sha256Hex(sealed), customerIds: [grant.data.customerId] },
+    });
+    // The file is stored and its hash recorded only under the report's key (decision 0045).
+    const { content, contentSha256 } = openReportContent(done!.rendered!, reportKey, sealed);
+    expect(content.toString('ascii')).toContain('0123456785');
+    expect(done!.rendered).not.toHaveProperty('contentSha256');
+    expect(done!.rendered!.protectedContentSha256).toMatch(new RegExp(`^v2\\.${reportKey.id}\\.`));
+    expect(await reportContentSha256({ keyOf: async () => reportKey }, tenantId, done!)).toBe(sha256Hex(content));
+    expect(contentSha256).toBe(sha256Hex(content));
+    const digest = Buffer.from(contentSha256, 'hex');
+    const recorded = Buffer.from(JSON.stringify(await store.readStream(redecStreams.report(tenantId, reportId))));
+    for (const kept of [sealed, recorded]) {
+      for (const form of [Buffer.from(contentSha256), digest, Buffer.from(digest.toString('base64url')), Buffer.from('0123456785')]) expect(kept.includes(form)).toBe(false);
+    }
+    // Without the key, no hash to show.
+    expect(await reportContentSha256({ keyOf: async () => null }, tenantId, done!)).toBeNull();
+
     await completeReport(deps(SHIPPED_REPORT_LAYOUTS), tenantId, reportId, () => now);
     expect((await store.readStream(redecStreams.report(tenantId, reportId))).map((e) => e.type)).toEqual(['ReportRequested', 'ReportRendered']);
-    expect(stored[stored.length - 1].toString('ascii')).toContain(grant.data.internalConsentCode);
   });
 
   it('records ReportFailed when a value does not fit its field, naming the field and not the value', async () => {

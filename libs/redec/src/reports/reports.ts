@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/event-store';
 import { CommandContext, evolveCustomer, loadAggregate, loadTenant, listTenants, streams, toNewEvent, type Customer, type CustomerEvent } from '@ledger/ledger';
-import { DomainError } from '@ledger/platform';
+import { DomainError, ReportKeySource } from '@ledger/platform';
 import { BankingCalendar } from '../calendar/banking-calendar';
 import { AccessConfirmed, AccessDecided } from '../access/access.events';
 import { ConsentEvent, ConsentGranted } from '../consent/consent.events';
@@ -13,6 +13,7 @@ import { Report, ReportEvent, ReportFailed, ReportRendered, ReportRequested, evo
 import { REPORT_KINDS, ReportKind, ReportLayout, ReportLayouts } from './report-layout';
 import { weeklyRunDue } from './weekly-schedule';
 import { AccessReportFacts, ConsentReportFacts, RenderedReport, accessesInRdc31, consentsInRdc30, renderRdc30, renderRdc31 } from './report-records';
+import { contentSha256Of, protectReportContent } from './report-content';
 
 export interface ReportDependencies {
   store: EventStore;
@@ -20,8 +21,10 @@ export interface ReportDependencies {
   calendar: BankingCalendar;
   /** Identifiers are decrypted only here, while a file is rendered, and only those the file names. */
   identifiers: { decrypt(tenantId: string, ciphertext: string): Promise<string> };
-  /** Where the file's bytes are kept: encrypted under the tenant's key, content-addressed, like evidence. */
+  /** Where the file's bytes are kept, sealed under the report's key (report-content.ts) and again under the tenant's by the blob store. */
   blobs: { put(tenantId: string, bytes: Buffer): Promise<{ contentSha256: string; size: number }> };
+  /** The report's own key, created here: what seals the file and its hash, destroyed with them (decision 0045). */
+  reportKeys: Pick<ReportKeySource, 'keyFor'>;
 }
 
 type Context = CommandContext & { tenantId: string };
@@ -85,11 +88,24 @@ export async function readReport(store: EventStore, tenantId: string, reportId: 
 }
 
 /**
+ * The file's SHA-256 as the report shows it: null until it is rendered, and
+ * from the erasure of its content on (decision 0045), for a file recorded
+ * before that decision too, though its fact keeps the hash in clear.
+ */
+export async function reportContentSha256(reportKeys: Pick<ReportKeySource, 'keyOf'>, tenantId: string, report: Report): Promise<string | null> {
+  const { rendered } = report;
+  if (!rendered || report.contentErased) return null;
+  return contentSha256Of(rendered, rendered.contentSha256 === undefined ? await reportKeys.keyOf(tenantId, rendered.reportId) : null);
+}
+
+/**
  * Renders a pending report, stores its bytes and records `ReportRendered`;
  * a report that cannot be rendered from its facts under its layout is
  * recorded `ReportFailed`. Safe to repeat (jobs run at least once): the same
- * request renders the same bytes, the blob store is content-addressed, and
- * the outcome's id derives from the report, so a second append is a retry.
+ * request renders the same bytes under the same report key, and the
+ * outcome's id derives from the report, so a second append is a retry (a
+ * crash between storing and recording leaves a sealed blob no fact names,
+ * unreadable once the key goes).
  * Any other error (the store, the blob store) is thrown, for the job to retry.
  */
 export async function completeReport(deps: ReportDependencies, tenantId: string, reportId: string, now: () => number): Promise<Report | null> {
@@ -100,11 +116,13 @@ export async function completeReport(deps: ReportDependencies, tenantId: string,
   let outcome: ReportRendered | ReportFailed;
   try {
     const rendered = await renderReport(deps, tenantId, report.request);
-    const { contentSha256, size } = await deps.blobs.put(tenantId, rendered.content);
+    const { sealed, protectedContentSha256 } = protectReportContent(await deps.reportKeys.keyFor(tenantId, reportId), reportId, rendered.content);
+    const { contentSha256: contentBlob } = await deps.blobs.put(tenantId, sealed);
     const { kind, periodStart, periodEnd, layoutVersion } = report.request;
     const described = { reportId, kind, periodStart, periodEnd, layoutVersion };
     const { records, metadata, customerIds } = rendered;
-    outcome = { type: 'ReportRendered', data: { ...described, contentSha256, size, records, metadata, customerIds, renderedAt: now() } };
+    const size = rendered.content.length;
+    outcome = { type: 'ReportRendered', data: { ...described, protectedContentSha256, contentBlob, size, records, metadata, customerIds, renderedAt: now() } };
   } catch (error) {
     if (!(error instanceof ReportFieldError || error instanceof DomainError)) throw error;
     outcome = { type: 'ReportFailed', data: { reportId, reason: error instanceof DomainError ? error.detail : error.message, failedAt: now() } };

@@ -26,20 +26,28 @@ describe('erasing the report contents that name an erased customer', () => {
   let store: SqliteEventStore;
   let deleted: string[];
   let keys: Map<string, CustomerKeyRecord>;
+  /** Reports' wrapped keys by report id; null once destroyed. */
+  let reportKeys: Map<string, string | null>;
   const context = { actor: 'cli:test', correlationId: 'c', now };
   const deps = () => ({
     store,
     keyTable: {
       find: async (_t: string, customerId: string) => keys.get(customerId) ?? null,
       destroy: async (_t: string, customerId: string, erasedAt: number) => void keys.set(customerId, { ...keys.get(customerId)!, wrappedKey: null, erasedAt }),
+      findReportKey: async (_t: string, reportId: string) => (reportKeys.has(reportId) ? { ...reportKey(reportId), wrappedKey: reportKeys.get(reportId)! } : null),
+      destroyReportKey: async (_t: string, reportId: string) => void reportKeys.set(reportId, null),
     },
     blobs: { delete: async (_t: string, contentSha256: string) => (deleted.push(contentSha256), true) },
   });
   const append = (stream: string, ...events: Array<{ type: string; data: object }>) =>
     store.append(stream, events.map((event) => toNewEvent(event, { ...context, tenantId, now: grantedAt })), 'any');
-  const report = (reportId: string, kind: 'rdc30' | 'rdc31', contentSha256: string, customerIds?: string[]) => {
+  const reportKey = (reportId: string) => ({ tenantId, reportId, dataKeyId: 'rk_1', tenantDataKeyId: 'dk', wrappedKey: null, createdAt: grantedAt, erasedAt: null });
+  /** A rendered report whose content is in blob `blob`: sealed under its own key (decision 0045), or `legacy`, named by its plain hash, as before it. */
+  const report = (reportId: string, kind: 'rdc30' | 'rdc31', blob: string, customerIds?: string[], legacy = false) => {
     const period = { reportId, kind, periodStart: grantedAt - 7 * DAY, periodEnd: grantedAt - 1, layoutVersion: 'v' };
-    const rendered: ReportRendered['data'] = { ...period, contentSha256, size: 10, records: 1, metadata: {}, customerIds, renderedAt: grantedAt };
+    const content = legacy ? { contentSha256: blob } : { protectedContentSha256: 'v2.rk_1.iv.tag.ct', contentBlob: blob };
+    if (!legacy) reportKeys.set(reportId, `wrapped-${reportId}`);
+    const rendered: ReportRendered['data'] = { ...period, ...content, size: 10, records: 1, metadata: {}, customerIds, renderedAt: grantedAt };
     const events: ReportEvent[] = [
       { type: 'ReportRequested', data: { ...period, institutionCode: '0000000001', asOfPosition: 1, requestedAt: grantedAt } },
       { type: 'ReportRendered', data: rendered },
@@ -52,6 +60,7 @@ describe('erasing the report contents that name an erased customer', () => {
     dir = mkdtempSync(join(tmpdir(), 'erase-reports-'));
     store = new SqliteEventStore(join(dir, 'ledger.sqlite'));
     deleted = [];
+    reportKeys = new Map();
     keys = new Map(['cus-1', 'cus-2'].map((customerId) => [customerId, { tenantId, customerId, dataKeyId: 'ck_1', tenantDataKeyId: 'dk', wrappedKey: 'w', createdAt: grantedAt, erasedAt: null }]));
     for (const customerId of ['cus-1', 'cus-2']) {
       const userReference = { hash: 'h', ciphertext: 'v2.ck_0123456789abcdef.iv.tag.ct' };
@@ -64,7 +73,7 @@ describe('erasing the report contents that name an erased customer', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('records ReportContentErased and deletes the bytes of a file naming the erased customer; keeps the others; a dry run changes nothing', async () => {
+  it("records ReportContentErased, deletes the bytes of a file naming the erased customer and destroys the report's key; keeps the others; a dry run changes nothing", async () => {
     await report('rep-named', 'rdc30', sha('a'), ['cus-1', 'cus-2']);
     await report('rep-other', 'rdc30', sha('b'), ['cus-2']);
     await report('rep-accesses', 'rdc31', sha('c'), []);
@@ -72,12 +81,16 @@ describe('erasing the report contents that name an erased customer', () => {
     const dryRun = await eraseCustomers(deps(), tenantId, { dryRun: true }, context);
     expect(dryRun).toMatchObject({ erasedCustomers: ['cus-1'], erasedReports: ['rep-named'] });
     expect(await reportFacts('rep-named')).toEqual(['ReportRequested', 'ReportRendered']);
+    expect(reportKeys.get('rep-named')).toBe('wrapped-rep-named');
 
     const result = await eraseCustomers(deps(), tenantId, { dryRun: false }, context);
     expect(result).toMatchObject({ erasedCustomers: ['cus-1'], erasedReports: ['rep-named'] });
     const [erased] = (await store.readStream(redecStreams.report(tenantId, 'rep-named'))).slice(2);
-    expect(erased).toMatchObject({ type: 'ReportContentErased', data: { reportId: 'rep-named', contentSha256: sha('a'), customerIds: ['cus-1'], erasedAt: now } });
+    // No hash of the file in the fact: it would outlive the key that seals the one ReportRendered keeps (decision 0045).
+    expect(erased).toMatchObject({ type: 'ReportContentErased', data: { reportId: 'rep-named', customerIds: ['cus-1'], erasedAt: now } });
+    expect(erased.data).not.toHaveProperty('contentSha256');
     expect(deleted).toEqual([sha('a')]);
+    expect(Object.fromEntries(reportKeys)).toEqual({ 'rep-named': null, 'rep-other': 'wrapped-rep-other', 'rep-accesses': 'wrapped-rep-accesses' });
     expect(await reportFacts('rep-other')).toEqual(['ReportRequested', 'ReportRendered']);
 
     // Again: nothing new is recorded.
@@ -93,8 +106,8 @@ describe('erasing the report contents that name an erased customer', () => {
   });
 
   it('keeps bytes another report still keeps: an RDC30 from before decision 0040 and its re-rendering with the same bytes', async () => {
-    await report('rep-legacy', 'rdc30', sha('e'));
-    await report('rep-new', 'rdc30', sha('e'), ['cus-2']);
+    await report('rep-legacy', 'rdc30', sha('e'), undefined, true);
+    await report('rep-new', 'rdc30', sha('e'), ['cus-2'], true);
     expect((await eraseCustomers(deps(), tenantId, { dryRun: false }, context)).erasedReports).toEqual(['rep-legacy']);
     expect(deleted).toEqual([]);
     expect(await reportFacts('rep-new')).toEqual(['ReportRequested', 'ReportRendered']);
@@ -112,11 +125,21 @@ describe('erasing the report contents that name an erased customer', () => {
     expect(await retentionStatus(store, tenantId, now)).toMatchObject({ erasedCustomers: 2, sealedUnderTenantKey: ['cus-2'] });
   });
 
-  it('deletes the bytes of a content recorded erased by a run interrupted before it deleted them', async () => {
+  it('deletes the bytes and destroys the key of a content recorded erased by a run interrupted before it did', async () => {
     await report('rep-named', 'rdc30', sha('a'), ['cus-1']);
     await eraseCustomers(deps(), tenantId, { dryRun: false }, context);
     deleted = [];
+    reportKeys.set('rep-named', 'wrapped-rep-named');
     await eraseCustomers(deps(), tenantId, { dryRun: false }, context);
     expect(deleted).toEqual([sha('a')]);
+    expect(reportKeys.get('rep-named')).toBeNull();
+  });
+
+  it("erases a file stored before decision 0045 by the blob its plain hash names, recording no hash again", async () => {
+    await report('rep-legacy', 'rdc30', sha('f'), ['cus-1'], true);
+    expect((await eraseCustomers(deps(), tenantId, { dryRun: false }, context)).erasedReports).toEqual(['rep-legacy']);
+    expect(deleted).toEqual([sha('f')]);
+    const [erased] = (await store.readStream(redecStreams.report(tenantId, 'rep-legacy'))).slice(2);
+    expect(erased.data).not.toHaveProperty('contentSha256');
   });
 });

@@ -3,6 +3,7 @@ import { CommandContext, Customer, CustomerEvent, CustomerKeyTable, evolveCustom
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { decideReportContentErasure } from '../reports/report.decider';
+import { contentBlobOf } from '../reports/report-content';
 import { Report, ReportEvent, evolveReport } from '../reports/report.events';
 import { redecStreams } from '../streams';
 import {
@@ -19,7 +20,7 @@ import {
 
 export interface RetentionDependencies {
   store: EventStore;
-  keyTable: Pick<CustomerKeyTable, 'find' | 'destroy'>;
+  keyTable: Pick<CustomerKeyTable, 'find' | 'destroy' | 'findReportKey' | 'destroyReportKey'>;
   blobs: { delete(tenantId: string, contentSha256: string): Promise<boolean> };
 }
 
@@ -190,15 +191,17 @@ export async function eraseCustomers(
 /**
  * Erases the stored contents that name an erased customer (decision 0040):
  * per report, ReportContentErased first, at the revision it was decided on;
- * then the blobs, unless another report still keeps the same bytes.
+ * then the blobs, unless another report still keeps the same bytes (only
+ * files stored before decision 0045 share a blob); then the reports' keys,
+ * with which the hash of each file goes (decision 0045).
  */
 async function eraseReportContents(deps: RetentionDependencies, reports: Report[], erasedCustomers: ReadonlySet<string>, context: CommandContext & { tenantId: string }): Promise<string[]> {
   const { tenantId, now } = context;
   const due = reports.filter((report) => decideReportContentErasure(report, erasedCustomers, now));
-  const kept = new Set(reports.filter((report) => report.rendered && !report.contentErased && !due.includes(report)).map((report) => report.rendered!.contentSha256));
+  const kept = new Set(reports.filter((report) => report.rendered && !report.contentErased && !due.includes(report)).map((report) => contentBlobOf(report.rendered!)));
   const erased: string[] = [];
-  // With the contents an earlier run recorded erased: deleting again changes nothing unless that run stopped before its blobs.
-  const deleted = reports.flatMap((report) => (report.contentErased ? [report.contentErased.contentSha256] : []));
+  // With the contents an earlier run recorded erased: deleting again changes nothing unless that run stopped before its blobs or keys.
+  const deleted = reports.filter((report) => report.contentErased).map((report) => report.rendered!);
   for (const { request } of due) {
     const stream = redecStreams.report(tenantId, request.reportId);
     const { state, expectedRevision } = await loadAggregate(deps.store, stream, evolveReport);
@@ -212,9 +215,13 @@ async function eraseReportContents(deps: RetentionDependencies, reports: Report[
       throw error;
     }
     erased.push(request.reportId);
-    deleted.push(event.data.contentSha256);
+    deleted.push(state.rendered!);
   }
-  for (const contentSha256 of new Set(deleted)) if (!kept.has(contentSha256)) await deps.blobs.delete(tenantId, contentSha256);
+  for (const blob of new Set(deleted.map(contentBlobOf))) if (!kept.has(blob)) await deps.blobs.delete(tenantId, blob);
+  for (const { reportId } of deleted) {
+    // A read first: runs repeat this for every content erased before, and a destroy is a durable write.
+    if ((await deps.keyTable.findReportKey(tenantId, reportId))?.wrappedKey) await deps.keyTable.destroyReportKey(tenantId, reportId, now);
+  }
   return erased;
 }
 

@@ -1,9 +1,10 @@
 import { EventStore } from '@ledger/event-store';
+import type { ReportKeySource } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '@ledger/ledger';
 import { EgressPolicy, EgressRefused, resolveDeliveryAddresses } from '../endpoint-url-policy';
 import { loadWebhookEndpoints, SecretProtection } from '../endpoints/webhook-endpoints';
 import { signingSecrets } from '../endpoints/webhook-endpoints.state';
-import { WebhookMessage, serializeMessage } from '../notification-payload';
+import { WebhookMessage, messageToSend, serializeMessage } from '../notification-payload';
 import { retryAfterMs } from '../retry-schedule';
 import { webhookHeaders } from '../signing';
 import { webhookStreams } from '../streams';
@@ -25,6 +26,8 @@ export const DELIVERY_TIMEOUT_MS = 15_000;
 export interface DeliveryDependencies {
   store: EventStore;
   protection: SecretProtection;
+  /** Opens a `report.created`'s hash, kept sealed in the job (decision 0045). */
+  reportKeys: Pick<ReportKeySource, 'keyOf'>;
   egress: EgressPolicy;
   now(): number;
   /** Counts each recorded attempt (GET /metrics); never fails the delivery. */
@@ -49,7 +52,9 @@ export type DeliveryResult = { outcome: 'delivered'; status: number } | { outcom
 /**
  * One attempt: sign with the endpoint's current secrets, POST with a timeout,
  * and record the attempt. Only a 2xx is a delivery. The endpoint is read as
- * it is now: one disabled since the fact was recorded gets nothing.
+ * it is now: one disabled since the fact was recorded gets nothing, nor does
+ * any endpoint a `report.created` of a report whose content was erased
+ * meanwhile.
  */
 export async function deliverWebhook(deps: DeliveryDependencies, job: WebhookJob, attempt: number, signal?: AbortSignal): Promise<DeliveryResult> {
   const { tenantId, endpointId, message } = job;
@@ -76,7 +81,12 @@ export async function deliverWebhook(deps: DeliveryDependencies, job: WebhookJob
     return { outcome: 'skipped' };
   }
 
-  const body = serializeMessage(message);
+  const sent = await messageToSend(tenantId, message, deps.reportKeys);
+  if (!sent) {
+    await record({ outcome: 'skipped', status: null, latencyMs: null, error: 'report_content_erased' });
+    return { outcome: 'skipped' };
+  }
+  const body = serializeMessage(sent);
   const secrets = await Promise.all(signingSecrets(endpoint, attemptedAt).map((s) => deps.protection.decrypt(tenantId, s.encryptedSecret)));
   const headers = webhookHeaders(secrets, message.id, Math.floor(attemptedAt / 1000), body);
   const started = performance.now();

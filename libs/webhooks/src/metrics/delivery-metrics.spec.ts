@@ -227,6 +227,7 @@ describe('deliverWebhook reports every recorded attempt to its metrics', () => {
     const deps = {
       store,
       protection,
+      reportKeys: { keyOf: async () => null },
       egress: { allowPrivateNetworks: true },
       now: () => now,
       metrics: {

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
+import { ReportKeyring } from '@ledger/ledger';
 import { CLOCK, Clock, IdentifierProtection } from '@ledger/platform';
 import { JobProcessor } from '@ledger/queues';
 import { BankingCalendar, ReportLayouts, completeReport } from '@ledger/redec';
@@ -23,10 +24,11 @@ export class RenderReportProcessor implements JobProcessor<RenderReportJob, void
     @Inject(BANKING_CALENDAR) private readonly calendar: BankingCalendar,
     @Inject(REPORT_LAYOUTS) private readonly layouts: ReportLayouts,
     private readonly identifiers: IdentifierProtection,
+    private readonly reportKeys: ReportKeyring,
   ) {}
 
   async process(job: Job<RenderReportJob, void>): Promise<void> {
-    const deps = { store: this.store, blobs: this.blobs, calendar: this.calendar, layouts: this.layouts, identifiers: this.identifiers };
+    const deps = { store: this.store, blobs: this.blobs, calendar: this.calendar, layouts: this.layouts, identifiers: this.identifiers, reportKeys: this.reportKeys };
     await completeReport(deps, job.data.tenantId, job.data.reportId, () => this.clock.now());
   }
 }

@@ -42,7 +42,13 @@ export class ReportDto {
       'rdc31: `totalRecords`, `byMandatary`, `onBankingDays`, `outsideBusinessHours`.',
   })
   metadata!: Record<string, number> | null;
-  @ApiProperty({ type: 'string', nullable: true, description: 'SHA-256 (hex) of the exact bytes of the content; null until ready.' }) contentSha256!: string | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description:
+      'SHA-256 (hex) of the exact bytes of the content; null until ready, and null again once the content is erased (`contentErasedAt` set): the ledger keeps it only under the report\'s own key, destroyed with the content (decision 0045).',
+  })
+  contentSha256!: string | null;
   @ApiProperty({ description: 'The version of the layout the file is written under (decision 0033).' }) layoutVersion!: string;
   @ApiProperty({ description: 'The CMF institution code in its header.' }) institutionCode!: string;
   @ApiProperty({ type: 'integer' }) requestedAt!: number;
@@ -50,7 +56,8 @@ export class ReportDto {
   @ApiProperty({
     type: 'integer',
     nullable: true,
-    description: 'When the stored content was erased because it named a data subject erased after the retention floor (decision 0040); its download is then 410 `report_content_erased`. Null otherwise.',
+    description:
+      'When the stored content was erased because it named a data subject erased after the retention floor (decision 0040); its download is then 410 `report_content_erased` and `contentSha256` null (decision 0045). Null otherwise.',
   })
   contentErasedAt!: number | null;
   @ApiProperty({ type: 'string', nullable: true, description: 'Why a `failed` report could not be rendered (a field and the problem, never a value).' }) failureReason!: string | null;

@@ -3,9 +3,10 @@ import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiPro
 import type { FastifyReply } from 'fastify';
 import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
+import { ReportKeyring, reportContentErased } from '@ledger/ledger';
 import { CurrentPrincipal, Idempotent, RequireAnyScope, RequireScopes } from '@ledger/http';
-import { Principal, Scopes, conflict, gone, notFound } from '@ledger/platform';
-import { Report, ReportLayouts, localDateOf, readReport, requestReport } from '@ledger/redec';
+import { Principal, Scopes, conflict, notFound } from '@ledger/platform';
+import { Report, ReportLayouts, contentBlobOf, localDateOf, openReportContent, readReport, reportContentSha256, requestReport } from '@ledger/redec';
 import { ProblemResponses } from '../../openapi/problem-responses';
 import { RequestCommands } from '../../request-commands';
 import { ResourceIdPipe } from '../../resource-id.pipe';
@@ -25,6 +26,7 @@ export class ReportsHttpController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(REPORT_LAYOUTS) private readonly layouts: ReportLayouts,
+    private readonly reportKeys: ReportKeyring,
     private readonly commands: RequestCommands,
   ) {}
 
@@ -54,12 +56,14 @@ export class ReportsHttpController {
   @ApiOperation({
     summary: 'A report: status, period, record counts, cover-sheet metadata, content hash, layout version',
     description:
-      'Holds no identifier. A report whose stored content was erased (it named a data subject erased after the retention floor, decision 0040) keeps its status, period, counts and `contentSha256`, with `contentErasedAt` set. ' +
+      'Holds no identifier. A report whose stored content was erased (it named a data subject erased after the retention floor, decision 0040) keeps its status, period, counts and cover sheet, with `contentErasedAt` set ' +
+      'and `contentSha256` null: the hash would let a holder of the master key find the erased RUT by re-rendering the file with each candidate, so it is destroyed with the content (decision 0045). ' +
       'Scope `consent:report` or `consent:read`.',
   })
   @ApiOkResponse({ type: ReportDto })
   async get(@Param('reportId', REPORT_ID) reportId: string, @CurrentPrincipal() principal: Principal): Promise<ReportDto> {
-    return reportView(await this.report(principal.tenantId, reportId));
+    const report = await this.report(principal.tenantId, reportId);
+    return reportView(report, await reportContentSha256(this.reportKeys, principal.tenantId, report));
   }
 
   @Get(':reportId/content')
@@ -69,9 +73,9 @@ export class ReportsHttpController {
     description:
       'Fixed-width ASCII, `text/plain; charset=us-ascii`, lines ended as the layout says (CRLF in the shipped layouts); its SHA-256 is `contentSha256` (also the ETag). ' +
       'A pending report is 409 `report_not_ready` with Retry-After; a failed one 409 `report_failed`. The file names data subjects, executives and mandataries by RUT: ' +
-      'only `consent:report` reads it (not `consent:read`). Kept encrypted at rest under the tenant key, until a data subject it names is erased after the retention floor: ' +
-      'then its bytes are deleted, for good, and this answers 410 `report_content_erased` (decision 0040; `GET /v1/redec/reports/{reportId}` still gives what the file was, ' +
-      '`contentSha256` included, so a copy kept elsewhere can be checked). A report of the same period asked for after the erasure shows that subject\'s RUT as erased (zeros).',
+      'only `consent:report` reads it (not `consent:read`). Kept encrypted at rest under a key of the report\'s own, until a data subject it names is erased after the retention floor: ' +
+      'then its bytes and that key are destroyed, for good, and this answers 410 `report_content_erased` (decisions 0040, 0045; `GET /v1/redec/reports/{reportId}` still gives what the file was, ' +
+      'without its hash: keep the `content_sha256` received with your copy to check it). A report of the same period asked for after the erasure shows that subject\'s RUT as erased (zeros).',
   })
   @ApiProduces('text/plain; charset=us-ascii')
   @ApiOkResponse({ description: 'The file.', schema: { type: 'string' } })
@@ -83,16 +87,19 @@ export class ReportsHttpController {
       void reply.header('Retry-After', String(REPORT_RETRY_AFTER_SECONDS));
       throw conflict('report_not_ready', 'The report is being rendered; retry later.');
     }
-    if (report.contentErased) throw gone('report_content_erased', 'The file named a data subject whose data was erased after the retention floor; its bytes were deleted. What it was (period, counts, contentSha256) is in the report.');
-    const bytes = await this.blobs.get(principal.tenantId, report.rendered.contentSha256);
-    if (!bytes) throw notFound('report content');
+    const { rendered } = report;
+    const key = rendered.contentSha256 === undefined ? await this.reportKeys.keyOf(principal.tenantId, reportId) : null;
+    if (report.contentErased || (rendered.contentSha256 === undefined && !key)) throw reportContentErased();
+    const stored = await this.blobs.get(principal.tenantId, contentBlobOf(rendered));
+    if (!stored) throw notFound('report content');
+    const { content, contentSha256 } = openReportContent(rendered, key, stored);
     const { kind, institutionCode, periodEnd } = report.request;
     void reply
       .header('Content-Type', 'text/plain; charset=us-ascii')
       .header('Content-Disposition', `attachment; filename="${kind.toUpperCase()}_${institutionCode}_${localDateOf(periodEnd).replace(/-/g, '')}.txt"`)
       .header('X-Content-Type-Options', 'nosniff')
-      .header('ETag', `"${report.rendered.contentSha256}"`);
-    return new StreamableFile(bytes);
+      .header('ETag', `"${contentSha256}"`);
+    return new StreamableFile(content);
   }
 
   private async report(tenantId: string, reportId: string): Promise<Report> {
@@ -102,7 +109,8 @@ export class ReportsHttpController {
   }
 }
 
-export function reportView({ request, status, rendered, failure, contentErased }: Report): ReportDto {
+/** `contentSha256`: reportContentSha256's, the hash the report shows while its content is held. */
+export function reportView({ request, status, rendered, failure, contentErased }: Report, contentSha256: string | null): ReportDto {
   return {
     reportId: request.reportId,
     kind: request.kind,
@@ -111,7 +119,7 @@ export function reportView({ request, status, rendered, failure, contentErased }
     periodEnd: request.periodEnd,
     records: rendered?.records ?? null,
     metadata: rendered?.metadata ?? null,
-    contentSha256: rendered?.contentSha256 ?? null,
+    contentSha256,
     layoutVersion: request.layoutVersion,
     institutionCode: request.institutionCode,
     requestedAt: request.requestedAt,

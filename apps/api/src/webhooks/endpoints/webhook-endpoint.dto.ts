@@ -186,7 +186,8 @@ export class WebhookDeliveryDto {
     description:
       'What went wrong, for the integrator; never a secret or the body. Null when delivered. `http_<status>`: the receiver answered that status. ' +
       '`no_response`: no HTTP answer (connection refused or reset, timeout, TLS or DNS failure; which one is not shown, so that the history cannot scan ports). ' +
-      '`target_not_allowed`: the URL policy refused the address the host resolves to now, and nothing was sent. `aborted`: the worker stopped during the attempt. `endpoint_disabled`: with `skipped`.',
+      '`target_not_allowed`: the URL policy refused the address the host resolves to now, and nothing was sent. `aborted`: the worker stopped during the attempt. `endpoint_disabled`: with `skipped`. ' +
+      '`report_content_erased`: with `skipped`, a `report.created` of a report whose content (and its hash) was erased before the message could be sent (decision 0045).',
   })
   error!: string | null;
 }

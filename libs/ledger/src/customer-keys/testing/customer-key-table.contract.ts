@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { WrongExpectedVersionError } from '@ledger/event-store';
-import { CustomerKeyRecord, CustomerKeyTable } from '../customer-key-table.port';
+import { CustomerKeyRecord, CustomerKeyTable, ReportKeyRecord } from '../customer-key-table.port';
 
 /** A record of a customer's key as the keyring writes one. */
 export function customerKeyRecord(tenantId: string, customerId: string, overrides: Partial<CustomerKeyRecord> = {}): CustomerKeyRecord {
@@ -78,5 +78,31 @@ export function customerKeyTableContract(current: () => CustomerKeyTable): void 
     await table.destroy(tenantId, customerId, 7_000);
     expect(await table.find(tenantId, customerId)).toMatchObject({ dataKeyId: null, wrappedKey: null, erasedAt: 7_000 });
     expect(await table.insert(key(customerId))).toMatchObject({ dataKeyId: null, erasedAt: 7_000 });
+  });
+
+  it("keeps a report's first key, destroys it to a tombstone without touching another report's or the customers'", async () => {
+    const reportKey = (reportId: string): ReportKeyRecord => {
+      const { customerId, ...record } = key(reportId);
+      return { ...record, reportId: customerId, dataKeyId: `rk_${randomBytes(8).toString('hex')}` };
+    };
+    const [erased, kept, customer] = [reportKey(randomUUID()), reportKey(randomUUID()), key(randomUUID())];
+    expect(await table.insertReportKey(erased)).toEqual(erased);
+    expect(await table.insertReportKey(reportKey(erased.reportId))).toEqual(erased);
+    await table.insertReportKey(kept);
+    await table.insert(customer);
+    expect(await table.findReportKey(tenantId, erased.reportId)).toEqual(erased);
+    expect(await table.findReportKey(randomUUID(), erased.reportId)).toBeNull();
+
+    await table.destroyReportKey(tenantId, erased.reportId, 5_000);
+    await table.destroyReportKey(tenantId, erased.reportId, 6_000);
+
+    expect(await table.findReportKey(tenantId, erased.reportId)).toEqual({ ...erased, wrappedKey: null, erasedAt: 5_000 });
+    expect(await table.findReportKey(tenantId, kept.reportId)).toEqual(kept);
+    expect(await table.find(tenantId, customer.customerId)).toEqual(customer);
+    // No key is created again for the erased report, nor for one erased before it had a key.
+    expect(await table.insertReportKey(reportKey(erased.reportId))).toMatchObject({ wrappedKey: null, erasedAt: 5_000 });
+    const neverKeyed = randomUUID();
+    await table.destroyReportKey(tenantId, neverKeyed, 7_000);
+    expect(await table.insertReportKey(reportKey(neverKeyed))).toMatchObject({ dataKeyId: null, wrappedKey: null, erasedAt: 7_000 });
   });
 }
