@@ -61,6 +61,7 @@ export class ReportsHttpController {
       'Scope `consent:report` or `consent:read`.',
   })
   @ApiOkResponse({ type: ReportDto })
+  @ProblemResponses({ 409: ['keyring_busy'] })
   async get(@Param('reportId', REPORT_ID) reportId: string, @CurrentPrincipal() principal: Principal): Promise<ReportDto> {
     const report = await this.report(principal.tenantId, reportId);
     return reportView(report, await reportContentSha256(this.reportKeys, principal.tenantId, report));
