@@ -46,7 +46,15 @@ export async function applyBatch(
     redis,
     APPLY_BATCH,
     [pointerKey, layout.keySet(name, generation), ...keys],
-    [generation, cursor.checkpoint, checkpoint, digest === undefined ? '' : digestField(checkpoint, digest), ...args],
+    [
+      generation,
+      cursor.checkpoint,
+      checkpoint,
+      digest === undefined ? '' : digestField(checkpoint, digest),
+      // Lua counts bytes.
+      Buffer.byteLength(layout.generationBase(name, generation)),
+      ...args,
+    ],
   );
   return applied === 1 ? { ...cursor, checkpoint, digest } : null;
 }

@@ -25,8 +25,9 @@ export async function* scanGeneration(
 export async function deleteGeneration(redis: Redis, layout: RedisLayout, name: string, generation: string, tracked: boolean): Promise<void> {
   const keySet = layout.keySet(name, generation);
   if (tracked) {
-    for await (const keys of redis.sscanStream(keySet, { count: CHUNK })) {
-      if ((keys as string[]).length > 0) await redis.unlink(...(keys as string[]));
+    const base = layout.generationBase(name, generation);
+    for await (const suffixes of redis.sscanStream(keySet, { count: CHUNK })) {
+      if ((suffixes as string[]).length > 0) await redis.unlink(...(suffixes as string[]).map((suffix) => base + suffix));
     }
   } else {
     for await (const keys of scanGeneration(redis, layout, name, generation)) await redis.unlink(...keys);

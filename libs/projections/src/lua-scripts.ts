@@ -22,26 +22,29 @@ function script(lua: string): LuaScript {
  * Applies one batch only if the pointer still names the generation and the
  * checkpoint the writer read its documents at; then moves the checkpoint and
  * the digest. Every key the batch may create goes into the generation's key
- * set, so deleting the generation later needs no SCAN.
+ * set (by its suffix after the generation's base, which halves the set's
+ * memory), so deleting the generation later needs no SCAN.
  * KEYS[1] pointer, KEYS[2] the generation's key set; KEYS[i+2] the key written by operation i.
  * ARGV[1] expected generation, ARGV[2] expected checkpoint, ARGV[3] new checkpoint,
  * ARGV[4] the pointer's new digest field ('' leaves it as it is: the generation is untracked),
- * then per operation i: ARGV[2i+3] add (a new document) | set | del | zadd | zrem, ARGV[2i+4] its value (a document, or an index member).
+ * ARGV[5] the length of the generation's base (RedisLayout.generationBase),
+ * then per operation i: ARGV[2i+4] add (a new document) | set | del | zadd | zrem, ARGV[2i+5] its value (a document, or an index member).
  * Returns 1 when applied, 0 when the pointer had moved (nothing written).
  */
 export const APPLY_BATCH = script(`
 local pointer = redis.call('HMGET', KEYS[1], 'generation', 'checkpoint')
 if pointer[1] ~= ARGV[1] or pointer[2] ~= ARGV[2] then return 0 end
+local suffix = tonumber(ARGV[5]) + 1
 for i = 1, #KEYS - 2 do
-  local key, op, value = KEYS[i + 2], ARGV[2 * i + 3], ARGV[2 * i + 4]
+  local key, op, value = KEYS[i + 2], ARGV[2 * i + 4], ARGV[2 * i + 5]
   if op == 'set' then redis.call('SET', key, value)
   elseif op == 'add' then
     redis.call('SET', key, value)
-    redis.call('SADD', KEYS[2], key)
+    redis.call('SADD', KEYS[2], string.sub(key, suffix))
   elseif op == 'del' then redis.call('DEL', key)
   elseif op == 'zadd' then
     redis.call('ZADD', key, 0, value)
-    redis.call('SADD', KEYS[2], key)
+    redis.call('SADD', KEYS[2], string.sub(key, suffix))
   elseif op == 'zrem' then redis.call('ZREM', key, value)
   else return redis.error_reply('unknown operation ' .. tostring(op)) end
 end

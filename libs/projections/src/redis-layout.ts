@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
  *
  *   {prefix}:projection:{name}                      pointer hash { version, generation, checkpoint, digest }
  *   {prefix}:projection:{name}:building             the same for a generation being rebuilt
- *   {prefix}:projection:{name}:keys:{generation}    a set of every key the generation has written
+ *   {prefix}:projection:{name}:keys:{generation}    the suffix (after the generation) of every key it has written
  *   {prefix}:rm:{name}:{generation}:doc:{id}        a document (JSON)
  *   {prefix}:rm:{name}:{generation}:idx:{index}:{value}   a sorted set of index members (index-member.ts)
  *
@@ -45,27 +45,32 @@ export class RedisLayout {
     return `${this.prefix}:rm:${name}:`;
   }
 
+  /** What every key of one generation starts with; a document's or an index's suffix follows. */
+  generationBase(name: string, generation: string): string {
+    return this.modelBase(name) + generation;
+  }
+
   doc(name: string, generation: string, id: string): string {
-    return this.modelBase(name) + generation + docSuffix(id);
+    return this.generationBase(name, generation) + docSuffix(id);
   }
 
   index(name: string, generation: string, index: string, value: string): string {
-    return this.modelBase(name) + generation + indexSuffix(index, value);
+    return this.generationBase(name, generation) + indexSuffix(index, value);
   }
 
-  /** The set of every key a tracked generation has written: deleting it needs no SCAN of the keyspace. */
+  /** The set of the suffixes of every key a tracked generation has written: deleting it needs no SCAN of the keyspace. */
   keySet(name: string, generation: string): string {
     return `${this.pointer(name)}:keys:${generation}`;
   }
 
   /** A SCAN pattern matching every key of one generation. */
   generationPattern(name: string, generation: string): string {
-    return `${escapeGlob(this.modelBase(name) + generation)}:*`;
+    return `${escapeGlob(this.generationBase(name, generation))}:*`;
   }
 
   /** What a key found by `generationPattern` holds. */
   parseGenerationKey(name: string, generation: string, key: string): GenerationKey {
-    const rest = key.slice((this.modelBase(name) + generation).length);
+    const rest = key.slice(this.generationBase(name, generation).length);
     if (rest.startsWith(docSuffix(''))) return { kind: 'doc', id: rest.slice(docSuffix('').length) };
     const entry = rest.slice(':idx:'.length);
     const separator = entry.indexOf(':');
