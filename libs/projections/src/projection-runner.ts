@@ -150,7 +150,18 @@ export class ProjectionRunner {
     const [projection] = this.select([name]);
     const pointer = await readPointer(this.options.redis, this.layout.pointer(projection.name));
     if (!pointer) return EMPTY_DIGEST;
-    if (pointer.digest !== undefined) return pointer.digest;
+    return pointer.digest ?? this.contentDigest(name);
+  }
+
+  /**
+   * The digest of what the live generation holds, read key by key (SCAN): it
+   * equals `digest(name)` unless something other than the runner changed the
+   * model's keys. Slow on a large model; for checks, not for answers.
+   */
+  async contentDigest(name: string): Promise<string> {
+    const [projection] = this.select([name]);
+    const pointer = await readPointer(this.options.redis, this.layout.pointer(projection.name));
+    if (!pointer) return EMPTY_DIGEST;
     return digestModel(await readGeneration(this.options.redis, this.layout, projection.name, pointer.generation));
   }
 

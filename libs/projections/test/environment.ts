@@ -6,9 +6,6 @@ import { EventStore, SqliteEventStore } from '@ledger/event-store';
 import { createRedis } from '@ledger/platform';
 import type { Redis } from 'ioredis';
 import { AnyDocumentProjection, ProjectionRunner, ReadModel } from '../src';
-import { digestModel, readGeneration } from '../src/digest';
-import { readPointer } from '../src/pointer';
-import { RedisLayout } from '../src/redis-layout';
 import { newEvent, streamCounts } from './stream-counts.projection';
 
 export const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -78,14 +75,6 @@ export class TestEnvironment {
     let count = 0;
     for await (const keys of this.redis.scanStream({ match: pattern, count: 1000 })) count += (keys as string[]).length;
     return count;
-  }
-
-  /** The digest of what the live generation holds in Redis, read key by key (not the digest its writes kept). */
-  async contentDigest(name: string): Promise<string> {
-    const layout = new RedisLayout(this.prefix);
-    const pointer = await readPointer(this.redis, layout.pointer(name));
-    if (!pointer) throw new Error(`projection ${name} has no live generation`);
-    return digestModel(await readGeneration(this.redis, layout, name, pointer.generation));
   }
 
   /** A model built from zero, on a fresh prefix, from the store as it is now. */

@@ -61,7 +61,7 @@ describe('rebuild against SQLite and Redis', () => {
     expect(counts.reduce((sum, doc) => sum + (doc?.count ?? 0), 0)).toBe(total);
     expect(await live.digest(NAME)).toBe(await env.referenceDigest());
     // The digest the batches kept, live runner and rebuild interleaved, is the digest of what Redis holds.
-    expect(await live.digest(NAME)).toBe(await env.contentDigest(NAME));
+    expect(await live.digest(NAME)).toBe(await live.contentDigest(NAME));
 
     position = await env.append('s0');
     expect(await live.waitForPosition(position, 5000)).toBe(true);
@@ -90,7 +90,7 @@ describe('rebuild against SQLite and Redis', () => {
     let position = 0;
     for (let i = 0; i < 120; i++) position = await env.append(`s${i % 9}`, ['Noted', 'Opened', 'Closed', 'Ignored'][i % 4]);
     expect(await live.waitForPosition(position, 5000)).toBe(true);
-    expect(await live.digest(NAME)).toBe(await env.contentDigest(NAME));
+    expect(await live.digest(NAME)).toBe(await live.contentDigest(NAME));
     expect(await live.digest(NAME)).not.toBe(EMPTY_DIGEST);
   });
 
@@ -105,13 +105,13 @@ describe('rebuild against SQLite and Redis', () => {
     const [{ generation }] = await live.status();
     await env.redis.hdel(`${env.prefix}:projection:${NAME}`, 'digest');
     await env.redis.del(`${env.prefix}:projection:${NAME}:keys:${generation}`);
-    const content = await env.contentDigest(NAME);
+    const content = await live.contentDigest(NAME);
     expect(await live.digest(NAME)).toBe(content);
 
     const [result] = await env.runner().rebuild([NAME]);
     expect(result.digest).toBe(content);
     expect(await env.keyCount(`${env.prefix}:rm:${NAME}:${generation}:*`)).toBe(0);
-    expect(await env.contentDigest(NAME)).toBe(content);
+    expect(await live.contentDigest(NAME)).toBe(content);
   });
 
   it('refuses an unknown projection name', async () => {
