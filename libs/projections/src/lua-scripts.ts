@@ -23,7 +23,9 @@ function script(lua: string): LuaScript {
  * checkpoint the writer read its documents at; then moves the checkpoint and
  * the digest. Every key the batch may create goes into the generation's key
  * set (by its suffix after the generation's base, which halves the set's
- * memory), so deleting the generation later needs no SCAN.
+ * memory), so deleting the generation later needs no SCAN; a key the batch
+ * removes (a deleted document, an emptied index) leaves the set too, since a
+ * suffix names a document or an index value that erasure may have removed.
  * KEYS[1] pointer, KEYS[2] the generation's key set; KEYS[i+2] the key written by operation i.
  * ARGV[1] expected generation, ARGV[2] expected checkpoint, ARGV[3] new checkpoint,
  * ARGV[4] the pointer's new digest field ('' leaves it as it is: the generation is untracked),
@@ -41,11 +43,15 @@ for i = 1, #KEYS - 2 do
   elseif op == 'add' then
     redis.call('SET', key, value)
     redis.call('SADD', KEYS[2], string.sub(key, suffix))
-  elseif op == 'del' then redis.call('DEL', key)
+  elseif op == 'del' then
+    redis.call('DEL', key)
+    redis.call('SREM', KEYS[2], string.sub(key, suffix))
   elseif op == 'zadd' then
     redis.call('ZADD', key, 0, value)
     redis.call('SADD', KEYS[2], string.sub(key, suffix))
-  elseif op == 'zrem' then redis.call('ZREM', key, value)
+  elseif op == 'zrem' then
+    redis.call('ZREM', key, value)
+    if redis.call('EXISTS', key) == 0 then redis.call('SREM', KEYS[2], string.sub(key, suffix)) end
   else return redis.error_reply('unknown operation ' .. tostring(op)) end
 end
 if ARGV[4] == '' then redis.call('HSET', KEYS[1], 'checkpoint', ARGV[3])

@@ -92,6 +92,16 @@ describe('rebuild against SQLite and Redis', () => {
     expect(await live.waitForPosition(position, 5000)).toBe(true);
     expect(await live.digest(NAME)).toBe(await live.contentDigest(NAME));
     expect(await live.digest(NAME)).not.toBe(EMPTY_DIGEST);
+
+    // The key set lists exactly the keys the generation holds: none missed (deletion relies on it), and none
+    // it no longer holds (a suffix names a document or an index value, which erasure must be able to remove).
+    const [{ generation }] = await live.status();
+    const base = `${env.prefix}:rm:${NAME}:${generation}`;
+    const listed = (await env.redis.smembers(`${env.prefix}:projection:${NAME}:keys:${generation}`)).map((suffix) => base + suffix);
+    const held: string[] = [];
+    for await (const keys of env.redis.scanStream({ match: `${base}:*`, count: 1000 })) held.push(...(keys as string[]));
+    expect(listed.sort()).toEqual(held.sort());
+    expect(held.length).toBeGreaterThan(0);
   });
 
   it('reads the digest of a generation an earlier release wrote, and deletes it by SCAN once rebuilt', async () => {
