@@ -26,7 +26,18 @@ import { DEFAULT_LEDGER_EVENTS, GeneratedLedger } from './generate-ledger';
  * final documents and index members. See bench/README.md.
  */
 
-export const TARGET_EVENTS_PER_SECOND = 50_000;
+/**
+ * Issue 18: the target is the rebuild's throughput over the baseline's,
+ * both measured in the same run, since the machine sets the absolute figure
+ * and the runner sets the ratio; the absolute figure of issue 6 is kept as
+ * information.
+ */
+export const TARGET_RATIO = 0.7;
+export const REFERENCE_EVENTS_PER_SECOND = 50_000;
+/** Issue 18: the rebuild with its digests (kept while writing) within this fraction of the rebuild without them. */
+export const DIGEST_ALLOWANCE = 0.15;
+/** Which stores `npm run bench -- projection-rebuild` reads from (BENCH_REBUILD_STORES, comma-separated): both by default. */
+export const REBUILD_STORES = ['SQLite', 'PostgreSQL'] as const;
 /** The runner's default batch size: the baseline reads pages of the same size. */
 const PAGE_SIZE = 1000;
 /** Commands per pipeline in the baseline's write. */
@@ -38,7 +49,11 @@ export interface RebuildRun {
   label: string;
   /** ProjectionRunner.rebuild() of every projection, as the operator waits for it. */
   seconds: number;
-  /** Of which the digests the runner computes for its answer (timed again on the final models). */
+  /**
+   * Of which the digests the runner answers with, timed again on the final
+   * models. The batches keep them as they write (decision 0047), so this is
+   * reading them; the hashing is inside the rebuild's own time.
+   */
   digestSeconds: number;
   /** Ledger events / (seconds - digestSeconds): events read, folded and written into Redis, generations switched. */
   eventsPerSecond: number;
@@ -79,14 +94,22 @@ export interface ProjectionRebuildResult {
   };
   /** rebuild / baseline throughput. */
   ratio: number;
-  /** Every rebuild's digests equal the digests of the same events folded in memory. */
+  /** The median of the rebuilds' throughputs with digests over the median without. */
+  digestRatio: number;
+  /** Every rebuild's digests, and the digests of the final models read back from Redis, equal the digests of the same events folded in memory. */
   digestsEqual: boolean;
   /** Per projection: documents and index sets of the model, and what the generator says the documents must be where it knows. */
   documents: Record<string, { documents: number; indexSets: number; expected: number | null }>;
   documentsAsExpected: boolean;
   redis: { keys: number; bytes: number; usedMemoryDeltaBytes: number };
+  /** ratio >= target. */
   target: number;
   targetMet: boolean;
+  /** The absolute figure of issue 6 (and of issue 15 on PostgreSQL), as information. */
+  reference: number;
+  referenceMet: boolean;
+  /** digestRatio >= 1 - DIGEST_ALLOWANCE. */
+  digestsWithinAllowance: boolean;
 }
 
 /**
@@ -142,12 +165,19 @@ export async function runProjectionRebuildBench(
       rebuilds.push(await measureRebuild(label, runner, timed, redis, ledgerEvents, log));
       if (rebuilds.length === 1) redisMemory = { ...(await prefixMemory(redis, prefix)), usedMemoryDeltaBytes: (await usedMemory(redis)) - memoryBefore };
     }
-    const digestsEqual = rebuilds.every((run) => run.projections.every((p) => p.digest === expectedDigests.get(p.name)));
+    // Outside the clock: the models read back key by key, so the digests the batches kept are checked against what Redis holds too.
+    log('projection rebuild: reading the final models back to check the kept digests...');
+    const contentDigests = await Promise.all(PROJECTIONS.map(async (p) => [p.name, await runner.contentDigest(p.name)] as const));
+    const digestsEqual =
+      rebuilds.every((run) => run.projections.every((p) => p.digest === expectedDigests.get(p.name))) &&
+      contentDigests.every(([name, digest]) => digest === expectedDigests.get(name));
     const documents = await documentCounts(runner, redis, prefix, generation);
 
     const read = { seconds: median(reads) };
     const baselineEventsPerSecond = ledgerEvents / (read.seconds + write.seconds);
     const rebuildEventsPerSecond = median(rebuilds.map((run) => run.eventsPerSecond));
+    const digestRatio = median(rebuilds.map((run) => run.eventsPerSecondWithDigests)) / rebuildEventsPerSecond;
+    const ratio = rebuildEventsPerSecond / baselineEventsPerSecond;
     return {
       store: on,
       events: ledgerEvents,
@@ -164,13 +194,17 @@ export async function runProjectionRebuildBench(
         writesPerSecond: (write.documents + write.indexMembers) / write.seconds,
         eventsPerSecond: baselineEventsPerSecond,
       },
-      ratio: rebuildEventsPerSecond / baselineEventsPerSecond,
+      ratio,
+      digestRatio,
       digestsEqual,
       documents,
       documentsAsExpected: Object.values(documents).every((d) => d.expected === null || d.expected === d.documents),
       redis: redisMemory,
-      target: TARGET_EVENTS_PER_SECOND,
-      targetMet: rebuildEventsPerSecond >= TARGET_EVENTS_PER_SECOND,
+      target: TARGET_RATIO,
+      targetMet: ratio >= TARGET_RATIO,
+      reference: REFERENCE_EVENTS_PER_SECOND,
+      referenceMet: rebuildEventsPerSecond >= REFERENCE_EVENTS_PER_SECOND,
+      digestsWithinAllowance: digestRatio >= 1 - DIGEST_ALLOWANCE,
     };
   } finally {
     await store?.close();

@@ -1,24 +1,20 @@
 import type { RecordedEvent } from '@ledger/event-store';
 import type { Redis } from 'ioredis';
+import { applyDigestChange, digestChange } from './digest';
 import { indexMember } from './index-member';
 import { APPLY_BATCH, runScript } from './lua-scripts';
-import { AnyDocumentProjection, BatchWrites, diffBatch, evolveBatch, touchedIds } from './projection';
-import { Pointer, RedisLayout } from './redis-layout';
-
-interface Operation {
-  key: string;
-  op: 'set' | 'del' | 'zadd' | 'zrem';
-  value: string;
-}
+import { AnyDocumentProjection, BatchWrites, diffBatch, foldRouted, parseStoredDocument, routeBatch, StoredDocument } from './projection';
+import { digestField, Pointer, RedisLayout } from './redis-layout';
 
 /**
  * The one way events reach a model, live and during a rebuild: load the
  * documents the batch touches, fold the events over them in memory, then
- * write documents, index changes and the new checkpoint in one atomic step
- * that only happens if `pointerKey` still says `cursor` (optimistic
+ * write documents, index changes, the new checkpoint and digest in one atomic
+ * step that only happens if `pointerKey` still says `cursor` (optimistic
  * concurrency: a concurrent writer, a switch of generation or lost data all
- * make it fail). Returns false when nothing was written because the pointer
- * had moved; the caller re-reads it and decides.
+ * make it fail). Returns where the generation stands after the batch, or null
+ * when nothing was written because the pointer had moved; the caller re-reads
+ * it and decides.
  */
 export async function applyBatch(
   redis: Redis,
@@ -27,32 +23,71 @@ export async function applyBatch(
   pointerKey: string,
   cursor: Pointer,
   events: readonly RecordedEvent[],
-): Promise<boolean> {
+): Promise<Pointer | null> {
   const { name } = projection;
   const { generation } = cursor;
-  const ids = touchedIds(projection, events);
+  const routed = routeBatch(projection, events);
+  const { ids } = routed;
   const stored = ids.length === 0 ? [] : await redis.mget(ids.map((id) => layout.doc(name, generation, id)));
-  const before = new Map(ids.map((id, i) => [id, stored[i] == null ? null : JSON.parse(stored[i] as string)]));
-  const operations = toOperations(layout, name, generation, diffBatch(projection, before, evolveBatch(projection, before, events)));
+  const before = new Map<string, StoredDocument<unknown> | null>();
+  const docs = new Map<string, unknown>();
+  ids.forEach((id, i) => {
+    const text = stored[i];
+    const document = text == null ? null : parseStoredDocument(text);
+    before.set(id, document);
+    docs.set(id, document?.doc ?? null);
+  });
+  foldRouted(projection, docs, routed);
+  const writes = diffBatch(projection, before, docs);
   const checkpoint = events[events.length - 1].position;
+  const digest = cursor.digest === undefined ? undefined : applyDigestChange(cursor.digest, digestChange(before, writes));
+  const { keys, args } = toOperations(layout, name, generation, before, writes);
   const applied = await runScript(
     redis,
     APPLY_BATCH,
-    [pointerKey, ...operations.map((o) => o.key)],
-    [generation, cursor.checkpoint, checkpoint, ...operations.flatMap((o) => [o.op, o.value])],
+    [pointerKey, layout.keySet(name, generation), ...keys],
+    [
+      generation,
+      cursor.checkpoint,
+      checkpoint,
+      digest === undefined ? '' : digestField(checkpoint, digest),
+      // Lua counts bytes.
+      Buffer.byteLength(layout.generationBase(name, generation)),
+      ...args,
+    ],
   );
-  return applied === 1;
+  return applied === 1 ? { ...cursor, checkpoint, digest } : null;
 }
 
-function toOperations(layout: RedisLayout, name: string, generation: string, writes: BatchWrites<unknown>): Operation[] {
+/** The script's keys and its (operation, value) arguments, in the same order. */
+function toOperations(
+  layout: RedisLayout,
+  name: string,
+  generation: string,
+  before: ReadonlyMap<string, StoredDocument<unknown> | null>,
+  writes: BatchWrites,
+): { keys: string[]; args: string[] } {
+  const keys: string[] = [];
+  const args: string[] = [];
   const indexKey = (index: string, value: string) => {
     if (index.includes(':')) throw new Error(`projection ${name}: index name "${index}" contains ':'`);
     return layout.index(name, generation, index, value);
   };
-  return [
-    ...writes.put.map(({ id, doc }): Operation => ({ key: layout.doc(name, generation, id), op: 'set', value: JSON.stringify(doc) })),
-    ...writes.remove.map((id): Operation => ({ key: layout.doc(name, generation, id), op: 'del', value: '' })),
-    ...writes.indexRemove.map((e): Operation => ({ key: indexKey(e.index, e.value), op: 'zrem', value: indexMember(e.sortKey, e.id) })),
-    ...writes.indexAdd.map((e): Operation => ({ key: indexKey(e.index, e.value), op: 'zadd', value: indexMember(e.sortKey, e.id) })),
-  ];
+  for (const { id, text } of writes.put) {
+    keys.push(layout.doc(name, generation, id));
+    args.push(before.get(id) ? 'set' : 'add', text);
+  }
+  for (const id of writes.remove) {
+    keys.push(layout.doc(name, generation, id));
+    args.push('del', '');
+  }
+  for (const e of writes.indexRemove) {
+    keys.push(indexKey(e.index, e.value));
+    args.push('zrem', indexMember(e.sortKey, e.id));
+  }
+  for (const e of writes.indexAdd) {
+    keys.push(indexKey(e.index, e.value));
+    args.push('zadd', indexMember(e.sortKey, e.id));
+  }
+  return { keys, args };
 }

@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from '@ledger/event-store';
 import type { Redis } from 'ioredis';
 import { scanGeneration } from './generation-keys';
 import { parseIndexMember } from './index-member';
+import type { BatchWrites, IndexEntry, StoredDocument } from './projection';
 import { RedisLayout } from './redis-layout';
 
 /** The content of one generation, independent of where it is stored. */
@@ -11,25 +12,66 @@ export interface ModelContent {
   indexes: Array<{ index: string; value: string; members: Array<{ id: string; sortKey?: string }> }>;
 }
 
+/** The digest of a model with no documents and no index entries. */
+export const EMPTY_DIGEST = '0'.repeat(64);
+
 /**
- * SHA-256 (hex) over the documents and indexes, each in a canonical form and
- * a fixed order, so a model built event by event and one rebuilt from zero
- * have the same digest exactly when they hold the same content. A member
- * without a sort key hashes as its bare id, as it did before indexes had sort
- * keys, so a model without any keeps the digest it had.
+ * The XOR of the SHA-256 of every entry of the model (hex): each document as
+ * the canonical JSON line `["doc", id, doc]`, each index member as
+ * `["index", index, value, [sortKey, id]]` (a member without a sort key as
+ * its bare id). Two models have the same digest exactly when they hold the
+ * same content (barring a SHA-256 collision), however they were built.
+ *
+ * A combination that ignores order and undoes itself (x ^ x = 0) lets the
+ * runner keep a model's digest as it writes it (decision 0047): replacing a
+ * document toggles out the hash of its old text and in the hash of the new,
+ * so no pass over the model is needed to answer it.
  */
 export function digestModel(content: ModelContent): string {
-  const hash = createHash('sha256');
-  for (const { id, doc } of [...content.docs].sort((a, b) => compare(a.id, b.id))) {
-    hash.update(`${canonicalJson(['doc', id, doc])}\n`);
+  const digest = Buffer.alloc(32);
+  for (const { id, doc } of content.docs) toggle(digest, documentEntry(id, canonicalJson(doc)));
+  for (const { index, value, members } of content.indexes) {
+    for (const { id, sortKey } of members) toggle(digest, memberEntry({ index, value, sortKey }, id));
   }
-  const indexes = [...content.indexes].sort((a, b) => compare(a.index, b.index) || compare(a.value, b.value));
-  for (const { index, value, members } of indexes) {
-    const ordered = [...members].sort((a, b) => compare(a.sortKey ?? '', b.sortKey ?? '') || compare(a.id, b.id));
-    const canonical = ordered.map(({ id, sortKey }) => (sortKey ? [sortKey, id] : id));
-    hash.update(`${canonicalJson(['index', index, value, canonical])}\n`);
+  return digest.toString('hex');
+}
+
+/** What a batch's writes change in the digest: XOR it into the digest the model had before them. */
+export function digestChange<TDoc>(before: ReadonlyMap<string, StoredDocument<TDoc> | null>, writes: BatchWrites): Buffer {
+  const change = Buffer.alloc(32);
+  const replaced = (id: string) => {
+    const previous = before.get(id);
+    if (previous) toggle(change, documentEntry(id, previous.text));
+  };
+  for (const { id, text } of writes.put) {
+    replaced(id);
+    toggle(change, documentEntry(id, text));
   }
-  return hash.digest('hex');
+  for (const id of writes.remove) replaced(id);
+  for (const { id, ...entry } of writes.indexAdd) toggle(change, memberEntry(entry, id));
+  for (const { id, ...entry } of writes.indexRemove) toggle(change, memberEntry(entry, id));
+  return change;
+}
+
+/** `digest` (hex) with `change` applied. */
+export function applyDigestChange(digest: string, change: Buffer): string {
+  const next = Buffer.from(digest, 'hex');
+  for (let i = 0; i < next.length; i++) next[i] ^= change[i];
+  return next.toString('hex');
+}
+
+/** canonicalJson(['doc', id, doc]), from the document's canonical text. */
+function documentEntry(id: string, text: string): string {
+  return `["doc",${JSON.stringify(id)},${text}]`;
+}
+
+function memberEntry({ index, value, sortKey }: IndexEntry, id: string): string {
+  return JSON.stringify(['index', index, value, sortKey ? [sortKey, id] : id]);
+}
+
+function toggle(digest: Buffer, entry: string): void {
+  const entryHash = hash('sha256', entry, 'buffer');
+  for (let i = 0; i < 32; i++) digest[i] ^= entryHash[i];
 }
 
 /** Reads everything one generation holds. */
@@ -55,8 +97,4 @@ export async function readGeneration(redis: Redis, layout: RedisLayout, name: st
     });
   }
   return content;
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { CREATE_POINTER, runScript } from './lua-scripts';
-import { newGeneration, parsePointer, Pointer } from './redis-layout';
+import { EMPTY_DIGEST } from './digest';
+import { digestField, newGeneration, parsePointer, Pointer } from './redis-layout';
 
 /**
  * What a runner does next, given the pointer it just read, its projection's
@@ -34,5 +35,5 @@ export async function readPointer(redis: Redis, key: string): Promise<Pointer | 
 
 /** Creates a pointer at checkpoint 0 on a new generation, unless another process just did. */
 export async function createPointer(redis: Redis, key: string, version: number): Promise<void> {
-  await runScript(redis, CREATE_POINTER, [key], [version, newGeneration()]);
+  await runScript(redis, CREATE_POINTER, [key], [version, newGeneration(), digestField(0, EMPTY_DIGEST)]);
 }

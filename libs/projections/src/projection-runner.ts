@@ -3,7 +3,7 @@ import { Clock, retryBackoffMs, sleepUnlessAborted, systemClock } from '@ledger/
 import type { Redis } from 'ioredis';
 import { applyBatch } from './apply-batch';
 import { BatchReader } from './batch-reader';
-import { digestModel, readGeneration } from './digest';
+import { digestModel, EMPTY_DIGEST, readGeneration } from './digest';
 import { createPointer, nextStep, readPointer } from './pointer';
 import { AnyDocumentProjection } from './projection';
 import { RebuildContext, RebuildProgress, rebuildProjection, rebuildProjections } from './rebuild';
@@ -141,14 +141,28 @@ export class ProjectionRunner {
     return results;
   }
 
-  /** SHA-256 of the live model's content (see `digestModel`). */
+  /**
+   * The digest of the live model's content (see `digestModel`): the one its
+   * writes kept, or, for a generation a release before decision 0047 wrote,
+   * computed by reading the whole generation.
+   */
   async digest(name: string): Promise<string> {
     const [projection] = this.select([name]);
     const pointer = await readPointer(this.options.redis, this.layout.pointer(projection.name));
-    const content = pointer
-      ? await readGeneration(this.options.redis, this.layout, projection.name, pointer.generation)
-      : { docs: [], indexes: [] };
-    return digestModel(content);
+    if (!pointer) return EMPTY_DIGEST;
+    return pointer.digest ?? this.contentDigest(name);
+  }
+
+  /**
+   * The digest of what the live generation holds, read key by key (SCAN): it
+   * equals `digest(name)` unless something other than the runner changed the
+   * model's keys. Slow on a large model; for checks, not for answers.
+   */
+  async contentDigest(name: string): Promise<string> {
+    const [projection] = this.select([name]);
+    const pointer = await readPointer(this.options.redis, this.layout.pointer(projection.name));
+    if (!pointer) return EMPTY_DIGEST;
+    return digestModel(await readGeneration(this.options.redis, this.layout, projection.name, pointer.generation));
   }
 
   private select(names: readonly string[] | undefined): AnyDocumentProjection[] {
@@ -284,9 +298,10 @@ class ProjectionLoop {
     let cursor = this.cursor as Pointer;
     let pending = batch.filter((event) => event.position > cursor.checkpoint);
     while (pending.length > 0) {
-      if (await applyBatch(redis, layout, this.projection, this.pointerKey, cursor, pending)) {
+      const applied = await applyBatch(redis, layout, this.projection, this.pointerKey, cursor, pending);
+      if (applied !== null) {
         this.failures = 0;
-        this.moveCursor({ ...cursor, checkpoint: pending[pending.length - 1].position });
+        this.moveCursor(applied);
         return true;
       }
       const step = nextStep(await readPointer(redis, this.pointerKey), this.projection.version, cursor);

@@ -1,6 +1,7 @@
 import { ranked, Ranked } from '../test/ranked.projection';
 import { recorded, streamCounts, StreamCount } from '../test/stream-counts.projection';
-import { diffBatch, DocumentProjection, evolveBatch, touchedIds } from './projection';
+import { canonicalJson } from '@ledger/event-store';
+import { diffBatch, DocumentProjection, evolveBatch, StoredDocument, storedDocument, touchedIds } from './projection';
 
 const projection = streamCounts();
 
@@ -33,13 +34,18 @@ describe('evolveBatch', () => {
   });
 });
 
+/** The documents as the runner loads them: each with its stored text. */
+function stored<TDoc>(docs: Map<string, TDoc | null>): Map<string, StoredDocument<TDoc> | null> {
+  return new Map([...docs].map(([id, doc]) => [id, doc === null ? null : storedDocument(doc)]));
+}
+
 describe('diffBatch', () => {
   const opened: StreamCount = { tenantId: 't1', stream: 'a', count: 1, lastType: 'Opened' };
   const noted: StreamCount = { tenantId: 't1', stream: 'a', count: 2, lastType: 'Noted' };
 
   it('puts a new document and adds it to its index', () => {
-    expect(diffBatch(projection, new Map([['t1:a', null]]), new Map([['t1:a', opened]]))).toEqual({
-      put: [{ id: 't1:a', doc: opened }],
+    expect(diffBatch(projection, stored(new Map([['t1:a', null]])), new Map([['t1:a', opened]]))).toEqual({
+      put: [{ id: 't1:a', text: canonicalJson(opened) }],
       remove: [],
       indexAdd: [{ index: 'lastType', value: 't1:Opened', id: 't1:a' }],
       indexRemove: [],
@@ -47,19 +53,19 @@ describe('diffBatch', () => {
   });
 
   it('moves a changed document from its old index entry to the new one', () => {
-    const writes = diffBatch(projection, new Map([['t1:a', opened]]), new Map([['t1:a', noted]]));
+    const writes = diffBatch(projection, stored(new Map([['t1:a', opened]])), new Map([['t1:a', noted]]));
     expect(writes.indexAdd).toEqual([{ index: 'lastType', value: 't1:Noted', id: 't1:a' }]);
     expect(writes.indexRemove).toEqual([{ index: 'lastType', value: 't1:Opened', id: 't1:a' }]);
   });
 
   it('keeps an index entry that did not change', () => {
     const more = { ...opened, count: 9 };
-    const writes = diffBatch(projection, new Map([['t1:a', opened]]), new Map([['t1:a', more]]));
-    expect(writes).toEqual({ put: [{ id: 't1:a', doc: more }], remove: [], indexAdd: [], indexRemove: [] });
+    const writes = diffBatch(projection, stored(new Map([['t1:a', opened]])), new Map([['t1:a', more]]));
+    expect(writes).toEqual({ put: [{ id: 't1:a', text: canonicalJson(more) }], remove: [], indexAdd: [], indexRemove: [] });
   });
 
   it('removes a deleted document and its index entries', () => {
-    expect(diffBatch(projection, new Map([['t1:a', noted]]), new Map([['t1:a', null]]))).toEqual({
+    expect(diffBatch(projection, stored(new Map([['t1:a', noted]])), new Map([['t1:a', null]]))).toEqual({
       put: [],
       remove: ['t1:a'],
       indexAdd: [],
@@ -68,7 +74,7 @@ describe('diffBatch', () => {
   });
 
   it('writes nothing for a document that ends as it started', () => {
-    const writes = diffBatch(projection, new Map([['t1:a', opened], ['t1:b', null]]), new Map([['t1:a', { ...opened }], ['t1:b', null]]));
+    const writes = diffBatch(projection, stored(new Map([['t1:a', opened], ['t1:b', null]])), new Map([['t1:a', { ...opened }], ['t1:b', null]]));
     expect(writes).toEqual({ put: [], remove: [], indexAdd: [], indexRemove: [] });
   });
 });
@@ -78,30 +84,30 @@ describe('diffBatch with sort keys', () => {
   const first: Ranked = { tenantId: 't1', stream: 'a', rank: '0002' };
 
   it('adds a new document under its sort key', () => {
-    expect(diffBatch(projection, new Map([['t1:a', null]]), new Map([['t1:a', first]])).indexAdd).toEqual([
+    expect(diffBatch(projection, stored(new Map([['t1:a', null]])), new Map([['t1:a', first]])).indexAdd).toEqual([
       { index: 'rank', value: 't1', sortKey: '0002', id: 't1:a' },
     ]);
   });
 
   it('moves a document whose sort key changed: the entry under the old key is removed, the one under the new key added', () => {
-    const writes = diffBatch(projection, new Map([['t1:a', first]]), new Map([['t1:a', { ...first, rank: '0010' }]]));
+    const writes = diffBatch(projection, stored(new Map([['t1:a', first]])), new Map([['t1:a', { ...first, rank: '0010' }]]));
     expect(writes.indexRemove).toEqual([{ index: 'rank', value: 't1', sortKey: '0002', id: 't1:a' }]);
     expect(writes.indexAdd).toEqual([{ index: 'rank', value: 't1', sortKey: '0010', id: 't1:a' }]);
   });
 
   it('keeps an entry whose value and sort key did not change, an empty sort key being none', () => {
     const renamed = { ...first, stream: 'b' };
-    expect(diffBatch(projection, new Map([['t1:a', first]]), new Map([['t1:a', renamed]]))).toMatchObject({ indexAdd: [], indexRemove: [] });
+    expect(diffBatch(projection, stored(new Map([['t1:a', first]])), new Map([['t1:a', renamed]]))).toMatchObject({ indexAdd: [], indexRemove: [] });
     const optional: DocumentProjection<Ranked> = {
       ...projection,
       indexes: (doc) => [{ index: 'rank', value: doc.tenantId, ...(doc.rank === 'none' ? {} : { sortKey: doc.rank }) }],
     };
-    const writes = diffBatch(optional, new Map([['t1:a', { ...first, rank: 'none' }]]), new Map([['t1:a', { ...first, rank: '' }]]));
-    expect(writes).toEqual({ put: [{ id: 't1:a', doc: { ...first, rank: '' } }], remove: [], indexAdd: [], indexRemove: [] });
+    const writes = diffBatch(optional, stored(new Map([['t1:a', { ...first, rank: 'none' }]])), new Map([['t1:a', { ...first, rank: '' }]]));
+    expect(writes).toEqual({ put: [{ id: 't1:a', text: canonicalJson({ ...first, rank: '' }) }], remove: [], indexAdd: [], indexRemove: [] });
   });
 
   it('removes a deleted document from under its sort key', () => {
-    expect(diffBatch(projection, new Map([['t1:a', first]]), new Map([['t1:a', null]])).indexRemove).toEqual([
+    expect(diffBatch(projection, stored(new Map([['t1:a', first]])), new Map([['t1:a', null]])).indexRemove).toEqual([
       { index: 'rank', value: 't1', sortKey: '0002', id: 't1:a' },
     ]);
   });

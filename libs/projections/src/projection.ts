@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@ledger/event-store';
+import { canonicalJson, RecordedEvent } from '@ledger/event-store';
 
 /**
  * One lookup a document is findable under: the documents listed under an
@@ -41,17 +41,58 @@ export interface DocumentProjection<TDoc> {
  */
 export type AnyDocumentProjection = DocumentProjection<any>;
 
+/**
+ * A document as Redis holds it: its text is `canonicalJson(doc)`, so equal
+ * content is equal text, a batch that leaves a document as it was is seen by
+ * comparing two strings, and the digest hashes the text as stored.
+ */
+export interface StoredDocument<TDoc> {
+  doc: TDoc;
+  text: string;
+}
+
+export function storedDocument<TDoc>(doc: TDoc): StoredDocument<TDoc> {
+  return { doc, text: canonicalJson(doc) };
+}
+
+/** A stored text read back (JSON.parse keeps the canonical key order). */
+export function parseStoredDocument<TDoc>(text: string): StoredDocument<TDoc> {
+  return { doc: JSON.parse(text) as TDoc, text };
+}
+
 /** What one batch changes, ready to be written. */
-export interface BatchWrites<TDoc> {
-  put: Array<{ id: string; doc: TDoc }>;
+export interface BatchWrites {
+  put: Array<{ id: string; text: string }>;
   remove: string[];
   indexAdd: Array<IndexEntry & { id: string }>;
   indexRemove: Array<IndexEntry & { id: string }>;
 }
 
+/**
+ * The events of a batch the projection routes, with the ids each touches
+ * (route runs once per event), and every touched id once, in first-touched order.
+ */
+export interface RoutedBatch {
+  routed: Array<{ event: RecordedEvent; ids: readonly string[] }>;
+  ids: string[];
+}
+
+export function routeBatch<TDoc>(projection: DocumentProjection<TDoc>, events: readonly RecordedEvent[]): RoutedBatch {
+  const routed: RoutedBatch['routed'] = [];
+  const ids = new Set<string>();
+  for (const event of events) {
+    const routes = projection.route(event);
+    if (routes.length === 0) continue;
+    const unique = routes.length === 1 ? routes : [...new Set(routes)];
+    routed.push({ event, ids: unique });
+    for (const id of unique) ids.add(id);
+  }
+  return { routed, ids: [...ids] };
+}
+
 /** Every document id the events touch, each once, in first-touched order. */
 export function touchedIds<TDoc>(projection: DocumentProjection<TDoc>, events: readonly RecordedEvent[]): string[] {
-  return [...new Set(events.flatMap((event) => projection.route(event)))];
+  return routeBatch(projection, events).ids;
 }
 
 /**
@@ -65,28 +106,37 @@ export function evolveBatch<TDoc>(
   events: readonly RecordedEvent[],
 ): Map<string, TDoc | null> {
   const docs = new Map(loaded);
-  for (const event of events) {
-    for (const id of new Set(projection.route(event))) {
-      docs.set(id, projection.evolve(docs.get(id) ?? null, event));
-    }
-  }
+  foldRouted(projection, docs, routeBatch(projection, events));
   return docs;
 }
 
-/** The writes that turn the `before` documents into the `after` ones, index entries included. */
+/** `evolveBatch` on routes already taken, folding into `docs` in place (it holds every routed id). */
+export function foldRouted<TDoc>(projection: DocumentProjection<TDoc>, docs: Map<string, TDoc | null>, { routed }: RoutedBatch): void {
+  for (const { event, ids } of routed) {
+    for (const id of ids) docs.set(id, projection.evolve(docs.get(id) ?? null, event));
+  }
+}
+
+/**
+ * The writes that turn the `before` documents into the `after` ones, index
+ * entries included. Each document is encoded once, and only one whose text
+ * changed is written.
+ */
 export function diffBatch<TDoc>(
   projection: DocumentProjection<TDoc>,
-  before: ReadonlyMap<string, TDoc | null>,
+  before: ReadonlyMap<string, StoredDocument<TDoc> | null>,
   after: ReadonlyMap<string, TDoc | null>,
-): BatchWrites<TDoc> {
-  const writes: BatchWrites<TDoc> = { put: [], remove: [], indexAdd: [], indexRemove: [] };
+): BatchWrites {
+  const writes: BatchWrites = { put: [], remove: [], indexAdd: [], indexRemove: [] };
   for (const [id, next] of after) {
     const previous = before.get(id) ?? null;
-    if (JSON.stringify(previous) === JSON.stringify(next)) continue;
-    if (next === null) writes.remove.push(id);
-    else writes.put.push({ id, doc: next });
+    const text = next === null ? null : canonicalJson(next);
+    if (text === (previous?.text ?? null)) continue;
+    if (text === null) writes.remove.push(id);
+    else writes.put.push({ id, text });
+    if (!projection.indexes) continue;
     // An entry moved to another sort key is another member: the old one is removed, the new one added.
-    const oldEntries = indexEntriesOf(projection, previous);
+    const oldEntries = indexEntriesOf(projection, previous?.doc ?? null);
     const newEntries = indexEntriesOf(projection, next);
     for (const [key, entry] of newEntries) if (!oldEntries.has(key)) writes.indexAdd.push({ ...entry, id });
     for (const [key, entry] of oldEntries) if (!newEntries.has(key)) writes.indexRemove.push({ ...entry, id });

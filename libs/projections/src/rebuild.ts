@@ -1,12 +1,13 @@
-import type { EventStore } from '@ledger/event-store';
+import type { EventStore, RecordedEvent } from '@ledger/event-store';
 import type { Clock } from '@ledger/platform';
 import type { Redis } from 'ioredis';
 import { applyBatch } from './apply-batch';
+import { EMPTY_DIGEST } from './digest';
 import { deleteGeneration } from './generation-keys';
 import { OPEN_BUILDING, runScript, SWITCH_GENERATION } from './lua-scripts';
 import { readPointer } from './pointer';
 import { AnyDocumentProjection } from './projection';
-import { newGeneration, Pointer, RedisLayout } from './redis-layout';
+import { digestField, newGeneration, Pointer, RedisLayout } from './redis-layout';
 
 export interface RebuildProgress {
   name: string;
@@ -83,35 +84,49 @@ export async function rebuildProjections(
   const builds: Building[] = [];
   for (const projection of projections) {
     const key = layout.building(projection.name);
-    const replaced = (await runScript(redis, OPEN_BUILDING, [key], [projection.version, newGeneration()])) as string;
-    if (replaced) await deleteGeneration(redis, layout, projection.name, replaced);
+    const [replaced, tracked] = (await runScript(redis, OPEN_BUILDING, [key], [projection.version, newGeneration(), digestField(0, EMPTY_DIGEST)])) as string[];
+    if (replaced) await deleteGeneration(redis, layout, projection.name, replaced, tracked === '1');
     builds.push({ projection, key, cursor: await readPointer(redis, key), events: 0 });
   }
 
   const startedAt = clock.now();
   let active = builds.filter((b) => b.cursor !== null);
+  const readFrom = () => store.readAll({ after: Math.min(...active.map((b) => b.cursor!.checkpoint)), maxCount: batchSize });
+  let nextPage: Promise<RecordedEvent[]> | undefined;
   while (active.length > 0 && !options.signal?.aborted) {
-    const page = await store.readAll({ after: Math.min(...active.map((b) => b.cursor!.checkpoint)), maxCount: batchSize });
+    const page = await (nextPage ?? readFrom());
+    nextPage = undefined;
     let refused = false;
     if (page.length > 0) {
       const head = await store.headPosition();
-      await Promise.all(
+      const written = Promise.all(
         active.map(async (b) => {
           const cursor = b.cursor!;
           const events = page[0].position > cursor.checkpoint ? page : page.filter((event) => event.position > cursor.checkpoint);
           if (events.length === 0) return;
-          if (!(await applyBatch(redis, layout, b.projection, b.key, cursor, events))) {
+          const applied = await applyBatch(redis, layout, b.projection, b.key, cursor, events);
+          if (applied === null) {
             // Another process is filling the same generation: go on from where it got to.
             refused = true;
             const current = await readPointer(redis, b.key);
             b.cursor = current?.generation === cursor.generation ? current : null;
             return;
           }
-          b.cursor = { ...cursor, checkpoint: events[events.length - 1].position };
+          b.cursor = applied;
           b.events += events.length;
           options.onProgress?.(measureProgress(b.projection.name, b.events, b.cursor.checkpoint, head, clock.now() - startedAt));
         }),
       );
+      // The next page is read (synchronously, for SQLite) while Redis loads and writes this one's documents.
+      const last = page[page.length - 1].position;
+      if (page.length === batchSize) {
+        nextPage = store.readAll({ after: last, maxCount: batchSize });
+        // Awaited below; a rejection before then must not count as unhandled.
+        nextPage.catch(() => undefined);
+      }
+      await written;
+      // A refused batch moved a cursor elsewhere: read from where the builds really stand.
+      if (refused) nextPage = undefined;
     }
     active = active.filter((b) => b.cursor !== null);
     // A short page means we reached the head as it was when we read it. Under a
@@ -119,10 +134,10 @@ export async function rebuildProjections(
     if (refused || page.length === batchSize) continue;
     for (const b of active) {
       const { name, version } = b.projection;
-      const [outcome, detail] = (await runScript(redis, SWITCH_GENERATION, [layout.pointer(name), b.key], [b.cursor!.generation])) as string[];
+      const [outcome, detail, tracked] = (await runScript(redis, SWITCH_GENERATION, [layout.pointer(name), b.key], [b.cursor!.generation])) as string[];
       switch (outcome) {
         case 'switched':
-          if (detail) await deleteGeneration(redis, layout, name, detail);
+          if (detail) await deleteGeneration(redis, layout, name, detail, tracked === '1');
           b.cursor = null;
           break;
         case 'gone':

@@ -5,17 +5,26 @@ import { randomBytes } from 'node:crypto';
  * that a rebuild can fill a new one beside the live one and switch to it in
  * one step:
  *
- *   {prefix}:projection:{name}                      pointer hash { version, generation, checkpoint }
+ *   {prefix}:projection:{name}                      pointer hash { version, generation, checkpoint, digest }
  *   {prefix}:projection:{name}:building             the same for a generation being rebuilt
+ *   {prefix}:projection:{name}:keys:{generation}    the suffix (after the generation) of every key it has written
  *   {prefix}:rm:{name}:{generation}:doc:{id}        a document (JSON)
  *   {prefix}:rm:{name}:{generation}:idx:{index}:{value}   a sorted set of index members (index-member.ts)
  *
- * `checkpoint` is the position of the last event the generation has absorbed.
+ * `checkpoint` is the position of the last event the generation has absorbed;
+ * `digest` is `{checkpoint}:{digest}`, the model's digest (digest.ts) as of
+ * that checkpoint, kept by every batch that writes the generation. A write
+ * that does not keep it (a release before decision 0047, during a rolling
+ * deploy) leaves it behind the checkpoint for good: from then on the
+ * generation is untracked, its digest is computed by reading it and its keys
+ * are found by SCAN, as before.
  */
 export interface Pointer {
   version: number;
   generation: string;
   checkpoint: number;
+  /** The digest as of `checkpoint`; undefined when the generation is untracked. */
+  digest?: string;
 }
 
 export type GenerationKey = { kind: 'doc'; id: string } | { kind: 'index'; index: string; value: string };
@@ -36,22 +45,32 @@ export class RedisLayout {
     return `${this.prefix}:rm:${name}:`;
   }
 
+  /** What every key of one generation starts with; a document's or an index's suffix follows. */
+  generationBase(name: string, generation: string): string {
+    return this.modelBase(name) + generation;
+  }
+
   doc(name: string, generation: string, id: string): string {
-    return this.modelBase(name) + generation + docSuffix(id);
+    return this.generationBase(name, generation) + docSuffix(id);
   }
 
   index(name: string, generation: string, index: string, value: string): string {
-    return this.modelBase(name) + generation + indexSuffix(index, value);
+    return this.generationBase(name, generation) + indexSuffix(index, value);
+  }
+
+  /** The set of the suffixes of every key a tracked generation has written: deleting it needs no SCAN of the keyspace. */
+  keySet(name: string, generation: string): string {
+    return `${this.pointer(name)}:keys:${generation}`;
   }
 
   /** A SCAN pattern matching every key of one generation. */
   generationPattern(name: string, generation: string): string {
-    return `${escapeGlob(this.modelBase(name) + generation)}:*`;
+    return `${escapeGlob(this.generationBase(name, generation))}:*`;
   }
 
   /** What a key found by `generationPattern` holds. */
   parseGenerationKey(name: string, generation: string, key: string): GenerationKey {
-    const rest = key.slice((this.modelBase(name) + generation).length);
+    const rest = key.slice(this.generationBase(name, generation).length);
     if (rest.startsWith(docSuffix(''))) return { kind: 'doc', id: rest.slice(docSuffix('').length) };
     const entry = rest.slice(':idx:'.length);
     const separator = entry.indexOf(':');
@@ -72,10 +91,18 @@ export function newGeneration(): string {
   return randomBytes(6).toString('hex');
 }
 
+/** A pointer's `digest` field: the digest as of `checkpoint`. */
+export function digestField(checkpoint: number, digest: string): string {
+  return `${checkpoint}:${digest}`;
+}
+
 /** Reads a pointer hash (HGETALL); null when it does not exist. */
 export function parsePointer(hash: Record<string, string>): Pointer | null {
   if (hash.generation === undefined) return null;
-  return { version: Number(hash.version), generation: hash.generation, checkpoint: Number(hash.checkpoint) };
+  const pointer: Pointer = { version: Number(hash.version), generation: hash.generation, checkpoint: Number(hash.checkpoint) };
+  const separator = hash.digest?.indexOf(':') ?? -1;
+  if (separator > 0 && hash.digest.slice(0, separator) === hash.checkpoint) pointer.digest = hash.digest.slice(separator + 1);
+  return pointer;
 }
 
 function escapeGlob(text: string): string {

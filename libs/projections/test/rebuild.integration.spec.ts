@@ -1,4 +1,5 @@
 import { RebuildProgress } from '../src';
+import { EMPTY_DIGEST } from '../src/digest';
 import { StreamCount } from './stream-counts.projection';
 import { TestEnvironment } from './environment';
 
@@ -52,12 +53,15 @@ describe('rebuild against SQLite and Redis', () => {
     expect(after.generation).not.toBe(before.generation);
     expect(after.checkpoint).toBe(position);
     expect(await env.keyCount(`${env.prefix}:rm:${NAME}:${before.generation}:*`)).toBe(0);
+    expect(await env.keyCount(`${env.prefix}:projection:${NAME}:keys:${before.generation}`)).toBe(0);
     expect(await env.keyCount(`${env.prefix}:projection:${NAME}:building`)).toBe(0);
 
     const total = 300 + appended;
     const counts = await Promise.all([0, 1, 2, 3].map((i) => env.readModel.getDocument<StreamCount>(NAME, `t1:s${i}`)));
     expect(counts.reduce((sum, doc) => sum + (doc?.count ?? 0), 0)).toBe(total);
     expect(await live.digest(NAME)).toBe(await env.referenceDigest());
+    // The digest the batches kept, live runner and rebuild interleaved, is the digest of what Redis holds.
+    expect(await live.digest(NAME)).toBe(await live.contentDigest(NAME));
 
     position = await env.append('s0');
     expect(await live.waitForPosition(position, 5000)).toBe(true);
@@ -78,6 +82,46 @@ describe('rebuild against SQLite and Redis', () => {
     const [result] = await env.runner().rebuild([NAME]);
     expect(result.digest).toBe(incremental);
     expect(result.events).toBe(50);
+  });
+
+  it('keeps a digest equal to the content through creations, changes, index moves and deletions', async () => {
+    const live = env.runner({ batchSize: 7 });
+    live.start();
+    let position = 0;
+    for (let i = 0; i < 120; i++) position = await env.append(`s${i % 9}`, ['Noted', 'Opened', 'Closed', 'Ignored'][i % 4]);
+    expect(await live.waitForPosition(position, 5000)).toBe(true);
+    expect(await live.digest(NAME)).toBe(await live.contentDigest(NAME));
+    expect(await live.digest(NAME)).not.toBe(EMPTY_DIGEST);
+
+    // The key set lists exactly the keys the generation holds: none missed (deletion relies on it), and none
+    // it no longer holds (a suffix names a document or an index value, which erasure must be able to remove).
+    const [{ generation }] = await live.status();
+    const base = `${env.prefix}:rm:${NAME}:${generation}`;
+    const listed = (await env.redis.smembers(`${env.prefix}:projection:${NAME}:keys:${generation}`)).map((suffix) => base + suffix);
+    const held: string[] = [];
+    for await (const keys of env.redis.scanStream({ match: `${base}:*`, count: 1000 })) held.push(...(keys as string[]));
+    expect(listed.sort()).toEqual(held.sort());
+    expect(held.length).toBeGreaterThan(0);
+  });
+
+  it('reads the digest of a generation an earlier release wrote, and deletes it by SCAN once rebuilt', async () => {
+    const live = env.runner();
+    live.start();
+    let position = 0;
+    for (let i = 0; i < 40; i++) position = await env.append(`s${i % 5}`);
+    expect(await live.waitForPosition(position, 5000)).toBe(true);
+    await live.stop();
+    // What a release before the kept digest leaves: a pointer without one, and no key set.
+    const [{ generation }] = await live.status();
+    await env.redis.hdel(`${env.prefix}:projection:${NAME}`, 'digest');
+    await env.redis.del(`${env.prefix}:projection:${NAME}:keys:${generation}`);
+    const content = await live.contentDigest(NAME);
+    expect(await live.digest(NAME)).toBe(content);
+
+    const [result] = await env.runner().rebuild([NAME]);
+    expect(result.digest).toBe(content);
+    expect(await env.keyCount(`${env.prefix}:rm:${NAME}:${generation}:*`)).toBe(0);
+    expect(await live.contentDigest(NAME)).toBe(content);
   });
 
   it('refuses an unknown projection name', async () => {
