@@ -77,9 +77,9 @@ describe('docker/Dockerfile', () => {
 describe('docker/compose.yml', () => {
   it('pins every image it pulls by digest, but the EventStoreDB profile\'s, and runs the ledger from the image it builds', () => {
     const images = [...COMPOSE.matchAll(/^ {2}([\w-]+):\n(?:(?! {2}\S).*\n)*? {4}image: (\S+)$/gm)].map(([, service, image]) => ({ service, image }));
-    expect(images.map(({ service }) => service)).toEqual(['postgres', 'redis', 'api-1', 'api-2', 'worker', 'eventstoredb']);
+    expect(images.map(({ service }) => service)).toEqual(['postgres', 'redis', 'api-1', 'api-2', 'worker', 'eventstoredb', 'prometheus', 'grafana']);
     const pulled = images.filter(({ image }) => !image.startsWith('consent-ledger:'));
     expect(pulled.filter(({ service, image }) => service !== 'eventstoredb' && !PINNED.test(image))).toEqual([]);
-    expect(pulled.map(({ service }) => service)).toEqual(['postgres', 'redis', 'eventstoredb']);
+    expect(pulled.map(({ service }) => service)).toEqual(['postgres', 'redis', 'eventstoredb', 'prometheus', 'grafana']);
   });
 });
