@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parser } from '@prometheus-io/lezer-promql';
 import { parse as parseYaml } from 'yaml';
 import { TestEnvironment, testEnvironment } from './support/environment';
-import { ApiProcess, WorkerProcess, ensureBuilt, freePort, spawnApi, spawnWorker } from './support/processes';
+import { ApiProcess, WorkerProcess, ensureBuilt, freePort, spawnApi, spawnWorker, stopProcesses } from './support/processes';
 
 // Issue 17: the Grafana dashboard and the Prometheus alert rules of
 // docker/observability/ are read by a real PromQL parser (Prometheus's own
@@ -158,12 +158,7 @@ describe('docker/observability', () => {
       ]);
     }, 180_000);
     afterAll(async () => {
-      for (const service of [api, worker]) {
-        if (service && service.child.exitCode === null) {
-          service.child.kill('SIGTERM');
-          await service.exited;
-        }
-      }
+      await stopProcesses([api, worker]);
       await environment?.dispose();
     });
 

@@ -2,7 +2,7 @@ import { IncomingMessage, Server, createServer } from 'node:http';
 import request from 'supertest';
 import { waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
-import { ApiProcess, WorkerProcess, ensureBuilt, freePort, runCli, spawnApi, spawnWorker } from './support/processes';
+import { ApiProcess, WorkerProcess, ensureBuilt, freePort, runCli, spawnApi, spawnWorker, stopProcesses } from './support/processes';
 import { redecConsents } from './support/redec-consents';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
@@ -101,12 +101,7 @@ describe('traces', () => {
     grantSpan = receiver.spans.find((r) => r.span.name === `POST ${GRANT_ROUTE}`)!;
   }, 180_000);
   afterAll(async () => {
-    for (const service of [api, worker]) {
-      if (service && service.child.exitCode === null) {
-        service.child.kill('SIGTERM');
-        await service.exited;
-      }
-    }
+    await stopProcesses([api, worker]);
     await webhooks?.close();
     await receiver?.close();
     await environment?.dispose();

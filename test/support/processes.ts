@@ -113,6 +113,16 @@ export async function spawnApi(env: Record<string, string>, readyTimeoutMs = 60_
 
 export type WorkerProcess = Omit<ApiProcess, 'baseUrl'>;
 
+/** Stops the service processes still running (SIGTERM, as an orchestrator does) and waits for each to end. */
+export async function stopProcesses(services: ReadonlyArray<WorkerProcess | undefined>): Promise<void> {
+  for (const service of services) {
+    if (service && service.child.exitCode === null) {
+      service.child.kill('SIGTERM');
+      await service.exited;
+    }
+  }
+}
+
 /** The worker (apps/worker/src/main.ts), which has no HTTP port: ready once it logs so. */
 export async function spawnWorker(env: Record<string, string>, readyTimeoutMs = 60_000, options: SpawnOptions = {}): Promise<WorkerProcess> {
   // Its readiness is a log line at info level.
