@@ -163,9 +163,8 @@ export async function eraseCustomers(
   const progress = options.progress ?? (() => undefined);
   const { customers: records, reports, generalConsentEvidence } = await readTenantRecords(deps.store, tenantId, (events) => progress(`retention: ${events} events read`));
   const verdicts = new Map(records.map((r) => [r.customer.customerId, retentionVerdict(r, now)]));
-  // Every erased customer, not only this run's: a report rendered while an erasure ran, or a run interrupted, is caught by the next.
-  const erased = new Set(records.filter((r) => verdicts.get(r.customer.customerId) === 'erased').map((r) => r.customer.customerId));
-  const copies: TenantCopies = { namedBy: customersNaming(records), erased, generalConsentEvidence };
+  const erasedBefore = records.filter((r) => verdicts.get(r.customer.customerId) === 'erased').map((r) => r.customer.customerId);
+  const copies: TenantCopies = { namedBy: customersNaming(records), erased: new Set(erasedBefore), generalConsentEvidence };
   const result: ErasureResult = { tenantId, asOf: now, dryRun: options.dryRun, erasedCustomers: [], skippedOnHold: [], erasedReports: [], sealedUnderTenantKey: [] };
   const tenantContext = { ...context, tenantId };
 
@@ -186,7 +185,8 @@ export async function eraseCustomers(
     if (outcome === 'on_legal_hold') result.skippedOnHold.push(customerId);
     progress(`retention: customer ${customerId} ${outcome}`);
   }
-  for (const customerId of result.erasedCustomers) erased.add(customerId);
+  // Every erased customer, not only this run's: a report rendered while an erasure ran, or a run interrupted, is caught by the next.
+  const erased = new Set([...erasedBefore, ...result.erasedCustomers]);
   result.erasedReports = options.dryRun
     ? reports.filter((report) => decideReportContentErasure(report, erased, now)).map((report) => report.request.reportId)
     : await eraseReportContents(deps, reports, erased, tenantContext);
