@@ -1,5 +1,5 @@
 import { BlobCorruptedError, BlobStore } from '@ledger/artifacts';
-import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/event-store';
+import { EventStore, WrongExpectedVersionError, readAllPages } from '@ledger/event-store';
 import { CommandContext, Customer, CustomerEvent, CustomerKeyTable, evolveCustomer, loadAggregate, streams, toNewEvent } from '@ledger/ledger';
 import { ConsentEvent, GrantEvidence } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
@@ -84,10 +84,8 @@ export async function readTenantRecords(store: EventStore, tenantId: string, pro
   const generalConsents = new Map<string, number>();
   const generalConsentEvidence = new Set<string>();
   const underTenantKey = new Set<string>();
-  let after = 0;
   let read = 0;
-  for (;;) {
-    const page: RecordedEvent[] = await store.readAll({ after, maxCount: PAGE });
+  for await (const page of readAllPages(store, { pageSize: PAGE })) {
     for (const event of page) {
       if (event.streamId.startsWith(customerPrefix)) {
         const fact = event as unknown as CustomerEvent;
@@ -105,8 +103,6 @@ export async function readTenantRecords(store: EventStore, tenantId: string, pro
     }
     read += page.length;
     progress(read);
-    if (page.length < PAGE) break;
-    after = page[page.length - 1].position;
   }
   const byCustomer = new Map<string, ConsentState[]>();
   for (const consent of consents.values()) {
