@@ -87,8 +87,8 @@ export async function writeBatch(
   const checkpoint = events[events.length - 1].position;
   const digest = cursor.digest === undefined ? undefined : applyDigestChange(cursor.digest, digestChange(before, writes));
   const { keys, args } = toOperations(layout, name, generation, before, writes);
-  const nextRouted = next === undefined ? undefined : routeBatch(projection, next);
-  const readKeys = nextRouted?.ids.map((id) => layout.doc(name, generation, id)) ?? [];
+  const following = next === undefined ? undefined : { events: next, routed: routeBatch(projection, next) };
+  const readKeys = following?.routed.ids.map((id) => layout.doc(name, generation, id)) ?? [];
   const reply = (await runScript(
     redis,
     APPLY_BATCH,
@@ -106,7 +106,7 @@ export async function writeBatch(
   )) as [number, ...Array<string | null>];
   if (reply[0] !== 1) return null;
   const pointer = { ...cursor, checkpoint, digest };
-  return next === undefined || nextRouted === undefined ? { pointer } : { pointer, next: { events: next, routed: nextRouted, stored: reply.slice(1) as Array<string | null> } };
+  return following === undefined ? { pointer } : { pointer, next: { ...following, stored: reply.slice(1) as Array<string | null> } };
 }
 
 /**
