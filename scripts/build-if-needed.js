@@ -19,6 +19,13 @@ function newestSource(dir) {
   return newest;
 }
 
+// `npm run build` stamps its output too (the postbuild script), so a build made by hand is not made again.
+if (process.argv.includes('--stamp')) {
+  fs.mkdirSync(path.dirname(stamp), { recursive: true });
+  fs.writeFileSync(stamp, new Date().toISOString());
+  process.exit(0);
+}
+
 const sources = ['apps', 'libs', 'bench', 'fuzz'].map((d) => path.join(root, d)).filter((d) => fs.existsSync(d));
 const configs = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((f) => fs.statSync(path.join(root, f)).mtimeMs);
 const newest = Math.max(...sources.map(newestSource), ...configs);
@@ -27,6 +34,4 @@ const built = fs.existsSync(stamp) ? fs.statSync(stamp).mtimeMs : 0;
 if (newest > built) {
   process.stderr.write('building (sources changed since the last build)...\n');
   execSync('npm run --silent build', { cwd: root, stdio: ['ignore', process.stderr, 'inherit'] });
-  fs.mkdirSync(path.dirname(stamp), { recursive: true });
-  fs.writeFileSync(stamp, new Date().toISOString());
 }
