@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { EventStore, RecordedEvent } from '@ledger/event-store';
 import { Clock, retryBackoffMs, sleepUnlessAborted, systemClock } from '@ledger/platform';
 import type { Redis } from 'ioredis';
@@ -83,6 +84,8 @@ export class ProjectionRunner {
   start(): void {
     if (this.running) return;
     const controller = new AbortController();
+    // Every loop holds up to two listeners on this signal (its subscription's and its idle wait's): more than Node's default of ten for a service's projections.
+    setMaxListeners(2 * (this.loops.length + 1), controller.signal);
     const done = Promise.all([this.recordStartHead(controller.signal), ...this.loops.map((loop) => loop.run(controller.signal))]);
     this.running = { controller, done };
   }
