@@ -74,6 +74,8 @@ export interface RebuildRun {
 export interface ProjectionRebuildResult {
   /** The event store the rebuild read: the generated SQLite file, or a PostgreSQL copy of it. */
   store: 'SQLite' | 'PostgreSQL';
+  /** This process's --max-semi-space-size (MB; null: V8's default), which `npm run ledger` sets for the CLI's rebuild. */
+  maxSemiSpaceMb: number | null;
   events: number;
   generation: Omit<GeneratedLedger, 'file'> & { eventsPerSecond: number; reused: boolean };
   projections: string[];
@@ -180,6 +182,7 @@ export async function runProjectionRebuildBench(
     const ratio = rebuildEventsPerSecond / baselineEventsPerSecond;
     return {
       store: on,
+      maxSemiSpaceMb: maxSemiSpaceMb(),
       events: ledgerEvents,
       generation,
       projections: PROJECTIONS.map((p) => p.name),
@@ -512,6 +515,12 @@ class TimedStore implements EventStore {
     this.readAllNanos += process.hrtime.bigint() - started;
     return page;
   };
+}
+
+/** The young generation's size this process was started with (a V8 flag: it cannot change once the process runs). */
+function maxSemiSpaceMb(): number | null {
+  const flag = /--max-semi-space-size[= ](\d+)/.exec([...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' '));
+  return flag ? Number(flag[1]) : null;
 }
 
 function median(values: number[]): number {

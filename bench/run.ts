@@ -158,6 +158,9 @@ function projectionRebuildSummary(r: ProjectionRebuildResult): string {
     '',
     `Projection rebuild (issues 6, 18) from ${r.store}: ${r.events.toLocaleString('en-US')} events, ` +
       `${r.projections.length} projections, every one of the service (${r.projections.join(', ')})`,
+    r.maxSemiSpaceMb === null
+      ? "node: V8's default young generation; the CLI's rebuild runs with --max-semi-space-size=64 (npm run bench sets it too)"
+      : `node: --max-semi-space-size=${r.maxSemiSpaceMb}, as npm run ledger runs the CLI`,
     g.reused
       ? 'ledger: reused (BENCH_REBUILD_LEDGER)'
       : `ledger: generated in ${s(g.seconds).trim()} (${format(g.eventsPerSecond).trim()} events/s, not part of any figure): ${g.appends.toLocaleString('en-US')} appends, ` +

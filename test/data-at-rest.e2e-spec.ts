@@ -3,6 +3,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import request from 'supertest';
 import type { Response } from 'superagent';
+import { blobAddress } from '@ledger/artifacts';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
 import { ApiProcess, runCli, spawnApi } from './support/processes';
@@ -97,6 +98,10 @@ function integrator(http: ReturnType<typeof request>, apiKey: string) {
       }, 30_000, 100);
       return metadata;
     },
+    /** The data subject of a consent, whose blobs are its own (decision 0048). */
+    async customerOf(redecConsentId: string): Promise<string> {
+      return (await http.get(`/v1/redec/consents/${redecConsentId}`).set(auth)).body.customerId;
+    },
     async download(redecConsentId: string): Promise<Buffer> {
       const response = await http.get(`/v1/redec/consents/${redecConsentId}/artifact/download`).set(auth).buffer(true).parse(binary);
       expect(response.status).toBe(200);
@@ -189,8 +194,9 @@ describe('data at rest (decision 0028)', () => {
       await environment.dispose();
     });
 
-    /** The files the blob store holds under this name, in any tenant. */
-    const blobFiles = (contentSha256: string) => entriesUnder(join(environment.dataDir, 'blobs')).files.filter((file) => basename(file) === contentSha256);
+    /** The files the blob store holds for this content of this customer, in any tenant. */
+    const blobFiles = (contentSha256: string, customerId: string) =>
+      entriesUnder(join(environment.dataDir, 'blobs')).files.filter((file) => basename(file) === blobAddress(contentSha256, customerId));
 
     it('keeps a supplied recording encrypted on disk, and the download returns exactly the recording', async () => {
       const bank = integrator(api.http, (await api.tenantKey([...SCOPES])).apiKey);
@@ -199,7 +205,7 @@ describe('data at rest (decision 0028)', () => {
       const { contentSha256 } = await bank.readyArtifact(redecConsentId);
       expect(contentSha256).toBe(sha256(recording));
 
-      const [file] = blobFiles(contentSha256);
+      const [file] = blobFiles(contentSha256, await bank.customerOf(redecConsentId));
       const onDisk = readFileSync(file);
       expect(onDisk.equals(recording)).toBe(false);
       expect(onDisk.includes(Buffer.from('grabación de la llamada'))).toBe(false);
@@ -215,7 +221,7 @@ describe('data at rest (decision 0028)', () => {
       const redecConsentId = await bank.grant('electronic');
       const { contentSha256 } = await bank.readyArtifact(redecConsentId);
 
-      const [file] = blobFiles(contentSha256);
+      const [file] = blobFiles(contentSha256, await bank.customerOf(redecConsentId));
       const onDisk = readFileSync(file);
       expect(onDisk.includes(Buffer.from('%PDF'))).toBe(false);
       expect(onDisk.includes(Buffer.from('Registro de Deuda Consolidada'))).toBe(false);
@@ -225,15 +231,17 @@ describe('data at rest (decision 0028)', () => {
       expect(sha256(downloaded)).toBe(contentSha256);
     });
 
-    it("stores the same bytes once per tenant, sealed under each tenant's own key", async () => {
+    it("stores the same bytes once per customer, sealed under each customer's own key, in one tenant or two (decision 0048)", async () => {
       const first = integrator(api.http, (await api.tenantKey([...SCOPES])).apiKey);
       const second = integrator(api.http, (await api.tenantKey([...SCOPES])).apiKey);
       const recording = recordingOf('la misma grabación');
 
+      // Each grant is a new customer's: two in the first tenant, one in the second.
       const consents = [await first.grant({ recording }), await first.grant({ recording }), await second.grant({ recording })];
-      const files = blobFiles(sha256(recording));
-      expect(files).toHaveLength(2);
-      expect(readFileSync(files[0]).equals(readFileSync(files[1]))).toBe(false);
+      const customers = await Promise.all(consents.map((id, index) => (index < 2 ? first : second).customerOf(id)));
+      const files = customers.flatMap((customerId) => blobFiles(sha256(recording), customerId));
+      expect(files).toHaveLength(3);
+      expect(new Set(files.map((file) => readFileSync(file).toString('hex'))).size).toBe(3);
       const downloads = await Promise.all(consents.map((id, index) => (index < 2 ? first : second).download(id)));
       for (const downloaded of downloads) expect(downloaded.equals(recording)).toBe(true);
     });

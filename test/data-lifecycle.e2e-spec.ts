@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
 import { SQLITE_FILE_NAME } from '@ledger/event-store';
 import { TestDatabase, createTestDatabase } from '@ledger/event-store/testing';
-import { CUSTOMER_KEYS_FILE_NAME, CUSTOMER_KEY_TABLE, CustomerKeyTable, ReportKeyring, identityKey, streams } from '@ledger/ledger';
-import { IdentifierProtection } from '@ledger/platform';
+import { CUSTOMER_KEYS_FILE_NAME, CUSTOMER_KEY_TABLE, CustomerKeyTable, CustomerKeyring, ReportKeyring, TenantKeyring, identityKey, streams } from '@ledger/ledger';
+import { BlobProtection, IdentifierProtection } from '@ledger/platform';
 import { redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
@@ -77,8 +77,8 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('erasure after the retention fl
     return (idempotent ? call.set('Idempotency-Key', randomUUID()) : call).send(body);
   };
 
-  /** A customer with a RUT, a consent granted in person with a scanned original held by the service, and its revocation. */
-  async function revokedCustomer(bank: Bank = { tenantId, apiKey, configurationId }) {
+  /** A customer with a RUT and a consent granted in person with a scanned original held by the service (by default one naming the RUT). */
+  async function grantedCustomer(bank: Bank = { tenantId, apiKey, configurationId }, scanned?: Buffer) {
     const send = (path: string, body: object, idempotent = false) => post(path, body, idempotent, bank.apiKey);
     const rut = rutOf((rutBody += 7919));
     const userReference = `cliente-${randomUUID()}`;
@@ -89,7 +89,7 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('erasure after the retention fl
     const opened = await send('/v1/redec/consent-interactions', { configurationId: bank.configurationId, customerId });
     expect(opened.status).toBe(201);
     // A scan that names the data subject: its bytes must go with the erasure.
-    const scan = Buffer.concat([Buffer.from(`%PDF-1.4 mandato firmado por RUT ${rut} `), randomBytes(256)]);
+    const scan = scanned ?? Buffer.concat([Buffer.from(`%PDF-1.4 mandato firmado por RUT ${rut} `), randomBytes(256)]);
     const granted = await send(`/v1/redec/consent-interactions/${opened.body.interactionId}/grant`, {
       occurredAt: Date.now() - MINUTE,
       sourceSystem: 'sucursal',
@@ -98,9 +98,27 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('erasure after the retention fl
     });
     expect(granted.status).toBe(201);
     const { redecConsentId, internalConsentCode } = granted.body;
-    const revoked = await send(`/v1/redec/consents/${redecConsentId}/revoke`, { channel: 'in_person', occurredAt: Date.now() - 1000, sourceType: 'direct', identityAssurance: 'client_authenticated' }, true);
-    expect(revoked.body.effective).toBe(true);
     return { rut, userReference, identifiers, customerId, redecConsentId, internalConsentCode, scan };
+  }
+
+  /** As grantedCustomer, with the consent revoked: past its floor five years and a week later. */
+  async function revokedCustomer(bank: Bank = { tenantId, apiKey, configurationId }, scanned?: Buffer) {
+    const customer = await grantedCustomer(bank, scanned);
+    const revoked = await post(`/v1/redec/consents/${customer.redecConsentId}/revoke`, { channel: 'in_person', occurredAt: Date.now() - 1000, sourceType: 'direct', identityAssurance: 'client_authenticated' }, true, bank.apiKey);
+    expect(revoked.body.effective).toBe(true);
+    return customer;
+  }
+
+  /** The artifact's download: its status, and its body as bytes. */
+  async function download(redecConsentId: string): Promise<{ status: number; body: Buffer }> {
+    const response = await get(`/v1/redec/consents/${redecConsentId}/artifact/download`)
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+    return { status: response.status, body: response.body as Buffer };
   }
 
   /**
@@ -123,6 +141,23 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('erasure after the retention fl
     await client.connect();
     try {
       return (await client.query<{ sealed: Buffer }>('SELECT sealed FROM blobs WHERE content_sha256 = $1', [name])).rows[0].sealed;
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** Stores sealed bytes at a blob name as the blob store did before decision 0048, below its port: a file, or a row of `blobs`. */
+  async function storeAsBefore(name: string, sealed: Buffer): Promise<void> {
+    if (!database) {
+      const path = join(environment.dataDir, 'blobs', tenantId, name.slice(0, 2), name.slice(2, 4), name);
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      writeFileSync(path, sealed, { mode: 0o400 });
+      return;
+    }
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query('INSERT INTO blobs (tenant_id, content_sha256, sealed) VALUES ($1, $2, $3)', [tenantId, name, sealed]);
     } finally {
       await client.end();
     }
@@ -330,6 +365,55 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('erasure after the retention fl
     expect(unknown).toMatchObject({ status: 1, json: { error: { code: 'NOT_FOUND' } } });
     expect(missing).toMatchObject({ status: 2, json: { error: { code: 'USAGE', message: expect.stringMatching(/--tenant/) } } });
     expect(await api.store.headPosition()).toBe(before);
+  }, 120_000);
+
+  // Decision 0048: the same bytes supplied by two customers are two blobs, each under its own customer's key.
+  it("erases a customer's evidence and leaves another customer's byte-identical evidence readable, byte for byte", async () => {
+    const scan = Buffer.concat([Buffer.from('%PDF-1.4 formulario de mandato de la sucursal '), randomBytes(256)]);
+    const contentSha256 = sha256(scan).toString('hex');
+    const erased = await revokedCustomer(undefined, scan);
+    // Granted, not revoked: five years and a week later its consent is not past its floor.
+    const kept = await grantedCustomer(undefined, scan);
+    // The spec's evidence hash is the content's, for both.
+    for (const { redecConsentId } of [erased, kept]) expect((await get(`/v1/redec/consents/${redecConsentId}/artifact`)).body).toMatchObject({ status: 'ready', contentSha256 });
+    expect(await download(kept.redecConsentId)).toEqual({ status: 200, body: scan });
+
+    const erasure = await runCli(['retention', 'erase', '--tenant', tenantId], later());
+    expect(erasure.status).toBe(0);
+    expect(erasure.json.erasedCustomers).toContain(erased.customerId);
+    expect(erasure.json.erasedCustomers).not.toContain(kept.customerId);
+
+    expect(await download(kept.redecConsentId)).toEqual({ status: 200, body: scan });
+    expect((await get(`/v1/redec/consents/${erased.redecConsentId}/artifact/download`)).body).toMatchObject({ status: 409, code: 'customer_data_erased' });
+    const blobs = api.app.get<BlobStore>(BLOB_STORE);
+    expect(await blobs.has(tenantId, contentSha256, erased.customerId)).toBe(false);
+    expect(await blobs.get(tenantId, contentSha256, kept.customerId)).toEqual(scan);
+  }, 120_000);
+
+  it("keeps evidence stored before decision 0048 readable: one blob two customers shared, under the first's key, is copied to the other's before that key is destroyed", async () => {
+    const scan = Buffer.concat([Buffer.from('%PDF-1.4 formulario de mandato guardado antes '), randomBytes(256)]);
+    const contentSha256 = sha256(scan).toString('hex');
+    const erased = await revokedCustomer(undefined, scan);
+    const kept = await grantedCustomer(undefined, scan);
+    // The blob store as the earlier version left it: one blob named by the plain hash, sealed under the key of the
+    // customer that stored the bytes first, and no copy of either customer's own.
+    const blobs = api.app.get<BlobStore>(BLOB_STORE);
+    for (const { customerId } of [erased, kept]) expect(await blobs.delete(tenantId, contentSha256, customerId)).toBe(true);
+    const sealer = new BlobProtection(api.app.get(TenantKeyring), api.app.get(CustomerKeyring));
+    await storeAsBefore(contentSha256, await sealer.seal(tenantId, contentSha256, scan, erased.customerId));
+    // Read there, by both.
+    expect(await download(erased.redecConsentId)).toEqual({ status: 200, body: scan });
+    expect(await download(kept.redecConsentId)).toEqual({ status: 200, body: scan });
+
+    const erasure = await runCli(['retention', 'erase', '--tenant', tenantId], later());
+    expect(erasure.status).toBe(0);
+    expect(erasure.json.erasedCustomers).toContain(erased.customerId);
+
+    expect(await download(kept.redecConsentId)).toEqual({ status: 200, body: scan });
+    expect((await get(`/v1/redec/consents/${erased.redecConsentId}/artifact/download`)).body).toMatchObject({ status: 409, code: 'customer_data_erased' });
+    // The shared blob, sealed under the destroyed key, is gone; the kept customer's copy is its own.
+    expect(await blobs.has(tenantId, contentSha256)).toBe(false);
+    expect(await blobs.has(tenantId, contentSha256, kept.customerId)).toBe(true);
   }, 120_000);
 
   it('erases on LEDGER_RETENTION_ERASE_SCHEDULE, with nobody running the CLI, the customers of the tenants that opted in only', async () => {

@@ -242,8 +242,16 @@ function operatorContext(clock: Clock): CommandContext {
 
 
 
-/** A dry run deletes nothing, so it needs no blob store (nor the master key that opens one). */
-const noBlobs = { delete: async () => false };
+/** A dry run reads, copies and deletes no blob, so it needs no blob store (nor the master key that opens one). */
+const noBlobs = {
+  get: refuseInDryRun,
+  put: refuseInDryRun,
+  delete: refuseInDryRun,
+};
+
+function refuseInDryRun(): never {
+  throw new Error('a dry run touches no blob');
+}
 
 /** A tenant id that names a tenant of this ledger: a mistyped one would otherwise read as a tenant with nothing to erase. */
 async function existingTenant(tenantId: string, d: CliDependencies): Promise<string> {

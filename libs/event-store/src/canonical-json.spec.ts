@@ -38,4 +38,32 @@ describe('canonicalJson', () => {
     loop.self = [loop];
     expect(() => canonicalJson(loop)).toThrow(TypeError);
   });
+
+  it('writes the same text whether JSON.stringify writes it or the walk does', () => {
+    // A document as a projection makes it: keys out of order, members added, undefined, nested arrays.
+    const document = { z: 1, a: { y: [{ d: 1, c: undefined, b: [3, { f: 0, e: 'x' }] }], x: null }, m: 'ñ', gone: undefined };
+    expect(canonicalJson(document)).toBe('{"a":{"x":null,"y":[{"b":[3,{"e":"x","f":0}],"d":1}]},"m":"ñ","z":1}');
+    // Sorted already (a document read back), with one member that is not: the members before it are kept.
+    expect(canonicalJson({ a: 1, b: { d: 2, c: 1 }, c: [{ b: 1, a: 0 }] })).toBe('{"a":1,"b":{"c":1,"d":2},"c":[{"a":0,"b":1}]}');
+    // What the native encoder cannot be made to write in sorted order, nested where the rest could be.
+    expect(canonicalJson({ b: { '9': 'n', '10': 't', x: 0 }, a: 1 })).toBe('{"a":1,"b":{"10":"t","9":"n","x":0}}');
+    expect(canonicalJson(JSON.parse('{"b":{"__proto__":{"y":1,"x":0},"a":2},"a":1}'))).toBe('{"a":1,"b":{"__proto__":{"x":0,"y":1},"a":2}}');
+    expect(canonicalJson({ b: [new Date(0)], a: { toJSON: () => ({ d: 1, c: 0 }) } })).toBe('{"a":{"c":0,"d":1},"b":["1970-01-01T00:00:00.000Z"]}');
+    expect(canonicalJson({ b: Object.assign(Object.create(null), { d: 1, c: 2 }), a: new String('xy') })).toBe('{"a":{"0":"x","1":"y"},"b":{"c":2,"d":1}}');
+    expect([undefined, () => 1].map(canonicalJson)).toEqual(['null', 'null']);
+  });
+
+  it('writes values 64 levels deep natively and deeper ones by the walk, alike', () => {
+    const nested = (depth: number) => {
+      let value: unknown = { b: 1, a: 0 };
+      for (let i = 0; i < depth; i += 1) value = { z: [value], y: i };
+      return value;
+    };
+    for (const depth of [30, 31, 32, 33, 40]) {
+      const text = canonicalJson(nested(depth));
+      expect(text).toBe(JSON.stringify(JSON.parse(text), (_key, value: unknown) => value));
+      expect(text.startsWith(`{"y":${depth - 1},"z":[`)).toBe(true);
+      expect(text).toContain('{"a":0,"b":1}');
+    }
+  });
 });

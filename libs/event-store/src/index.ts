@@ -9,3 +9,4 @@ export type { SqliteEventStoreOptions, SqliteEventStoreStats } from './sqlite/sq
 export { createEventStore, LedgerNotFoundError, SQLITE_FILE_NAME } from './create-event-store';
 export { PostgresEventStore } from './postgres/postgres-event-store';
 export type { PostgresEventStoreOptions, PostgresEventStoreStats } from './postgres/postgres-event-store';
+export { readAllPages } from './read-all-pages';

@@ -1,6 +1,7 @@
 import { Clock, systemClock } from '@ledger/platform';
 import type { EventStore } from './event-store.port';
 import { ChainHead, IntegrityBreak, verifyLink } from './integrity';
+import { readAllPages } from './read-all-pages';
 
 /** What `audit verify` prints (CONTRACT.md, "Operator CLI"). */
 export interface LedgerVerification {
@@ -91,11 +92,8 @@ export async function verifyLedger(
   let read = 0;
   let firstBreak: IntegrityBreak | null = null;
 
-  for (let after = 0; after < head; ) {
-    const page = await store.readAll({ after, maxCount: pageSize });
-    if (page.length === 0) break;
+  for await (const page of readAllPages(store, { pageSize, upTo: head })) {
     for (const event of page) {
-      if (event.position > head) break;
       read += 1;
       let entry = entries.get(event.streamId);
       const checked = entry?.checked === true || tenantId === undefined || event.metadata.tenantId === tenantId;
@@ -119,7 +117,6 @@ export async function verifyLedger(
         progress({ events: read, position: event.position, head, ratePerSecond: (read * 1000) / elapsedMs });
       }
     }
-    after = page[page.length - 1].position;
   }
   return { intact: firstBreak === null, streams, events, firstBreak };
 }

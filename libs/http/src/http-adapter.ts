@@ -52,6 +52,8 @@ export function createHttpAdapter(logger: PinoLogger): FastifyAdapter {
     // One line per request, written when it is answered (below), instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+    // No Nest middleware is used: without middie, no request passes through an empty middleware chain.
+    skipMiddie: true,
     requestTimeout: REQUEST_TIMEOUT_MS,
     connectionTimeout: CONNECTION_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,

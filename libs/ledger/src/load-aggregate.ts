@@ -1,4 +1,4 @@
-import { EventStore, ExpectedRevision } from '@ledger/event-store';
+import { EventStore, ExpectedRevision, readAllPages } from '@ledger/event-store';
 
 /**
  * The folded states of recently loaded streams of one kind, at most
@@ -74,16 +74,13 @@ export async function loadAllAggregates<S, E extends { type: string; data: unkno
   evolve: (state: S | null, event: E) => S | null,
 ): Promise<S[]> {
   const states = new Map<string, S | null>();
-  for (let after = 0; ; ) {
-    const page = await store.readAll({ after, maxCount: SCAN_PAGE });
+  for await (const page of readAllPages(store, { pageSize: SCAN_PAGE })) {
     for (const recorded of page) {
       if (!eventTypes.includes(recorded.type)) continue;
       const event = recorded as unknown as E;
       if (recorded.streamId !== streamOf(event)) continue;
       states.set(recorded.streamId, evolve(states.get(recorded.streamId) ?? null, event));
     }
-    if (page.length < SCAN_PAGE) break;
-    after = page[page.length - 1].position;
   }
   return [...states.values()].filter((state): state is S => state !== null);
 }

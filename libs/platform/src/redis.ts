@@ -17,6 +17,16 @@ export function createRedis(url: string, name: string, extra: RedisOptions = {})
   });
 }
 
+/**
+ * Sends a connection's errors (one for each failed reconnection while Redis
+ * is down) to `logError`, named by what the connection serves. Without a
+ * listener ioredis writes each one to stderr, outside the JSON log.
+ */
+export function reportRedisErrors(redis: Redis, servedWhat: string, logError: (message: string) => void): Redis {
+  redis.on('error', (error: Error) => logError(`Redis connection of ${servedWhat}: ${error.message}`));
+  return redis;
+}
+
 /** Removes every key under `prefix:` (an instance's, a test suite's, a benchmark's), without blocking Redis on one large command. */
 export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<number> {
   let deleted = 0;

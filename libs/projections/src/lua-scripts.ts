@@ -26,19 +26,24 @@ function script(lua: string): LuaScript {
  * memory), so deleting the generation later needs no SCAN; a key the batch
  * removes (a deleted document, an emptied index) leaves the set too, since a
  * suffix names a document or an index value that erasure may have removed.
- * KEYS[1] pointer, KEYS[2] the generation's key set; KEYS[i+2] the key written by operation i.
+ * Then it reads the documents the next batch touches, if asked (a rebuild
+ * knows its next batch): as this batch leaves them, without another round trip.
+ * KEYS[1] pointer, KEYS[2] the generation's key set; KEYS[i+2] the key written by operation i;
+ * after those, the ARGV[6] documents to read.
  * ARGV[1] expected generation, ARGV[2] expected checkpoint, ARGV[3] new checkpoint,
  * ARGV[4] the pointer's new digest field ('' leaves it as it is: the generation is untracked),
- * ARGV[5] the length of the generation's base (RedisLayout.generationBase),
- * then per operation i: ARGV[2i+4] add (a new document) | set | del | zadd | zrem, ARGV[2i+5] its value (a document, or an index member).
- * Returns 1 when applied, 0 when the pointer had moved (nothing written).
+ * ARGV[5] the length of the generation's base (RedisLayout.generationBase), ARGV[6] how many documents to read,
+ * then per operation i: ARGV[2i+5] add (a new document) | set | del | zadd | zrem, ARGV[2i+6] its value (a document, or an index member).
+ * Returns {1, then the documents read (nil for one that does not exist)} when applied, {0} when the pointer had moved (nothing written).
  */
 export const APPLY_BATCH = script(`
 local pointer = redis.call('HMGET', KEYS[1], 'generation', 'checkpoint')
-if pointer[1] ~= ARGV[1] or pointer[2] ~= ARGV[2] then return 0 end
+if pointer[1] ~= ARGV[1] or pointer[2] ~= ARGV[2] then return {0} end
 local suffix = tonumber(ARGV[5]) + 1
-for i = 1, #KEYS - 2 do
-  local key, op, value = KEYS[i + 2], ARGV[2 * i + 4], ARGV[2 * i + 5]
+local reads = tonumber(ARGV[6])
+local operations = #KEYS - 2 - reads
+for i = 1, operations do
+  local key, op, value = KEYS[i + 2], ARGV[2 * i + 5], ARGV[2 * i + 6]
   if op == 'set' then redis.call('SET', key, value)
   elseif op == 'add' then
     redis.call('SET', key, value)
@@ -56,7 +61,15 @@ for i = 1, #KEYS - 2 do
 end
 if ARGV[4] == '' then redis.call('HSET', KEYS[1], 'checkpoint', ARGV[3])
 else redis.call('HSET', KEYS[1], 'checkpoint', ARGV[3], 'digest', ARGV[4]) end
-return 1
+local applied = {1}
+-- MGET in chunks: unpack puts its results on Lua's stack, which holds a few thousand.
+local first = operations + 3
+while first <= #KEYS do
+  local last = math.min(first + 499, #KEYS)
+  for _, doc in ipairs(redis.call('MGET', unpack(KEYS, first, last))) do applied[#applied + 1] = doc end
+  first = last + 1
+end
+return applied
 `);
 
 /** Lua: whether a pointer (its HMGET of checkpoint and digest) has a digest as of its checkpoint: a tracked generation. */
@@ -196,7 +209,7 @@ export async function runScript(
   redis: Redis,
   { lua, sha }: LuaScript,
   keys: readonly string[],
-  args: ReadonlyArray<string | number>,
+  args: ReadonlyArray<string | number | Buffer>,
 ): Promise<unknown> {
   try {
     return await redis.evalsha(sha, keys.length, ...keys, ...args);

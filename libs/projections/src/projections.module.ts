@@ -1,6 +1,6 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { createRedis, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
+import { createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors } from '@ledger/platform';
 import type { Redis } from 'ioredis';
 import { AnyDocumentProjection } from './projection';
 import { ProjectionRunner } from './projection-runner';
@@ -68,7 +68,8 @@ export class ProjectionsModule {
           provide: PROJECTIONS_REDIS,
           inject: [LEDGER_CONFIG],
           // Requests read through this connection concurrently: auto-pipelining sends what one event-loop turn asks in one write.
-          useFactory: (config: LedgerConfig) => createRedis(config.redisUrl, 'projections', { enableAutoPipelining: options.autoPipelining ?? true }),
+          useFactory: (config: LedgerConfig) =>
+            reportRedisErrors(createRedis(config.redisUrl, 'projections', { enableAutoPipelining: options.autoPipelining ?? true }), 'the read model', (message) => logger.error(message)),
         },
         {
           provide: ProjectionRunner,

@@ -3,6 +3,7 @@ import { systemClock } from '@ledger/platform';
 import { TestEnvironment } from '../test/environment';
 import { streamCounts } from '../test/stream-counts.projection';
 import { DocumentProjection } from './projection';
+import type { RebuildResult } from './projection-runner';
 import { rebuildProjection } from './rebuild';
 import { RedisLayout } from './redis-layout';
 
@@ -77,6 +78,26 @@ describe('rebuilding several projections together', () => {
     ]);
     expect(results[0].digest).toBe(await env.referenceDigest(streamCounts()));
     expect(results[1].digest).toBe(await env.referenceDigest(typeCounts));
+    expect(await env.keyCount(`${env.prefix}:projection:*:building`)).toBe(0);
+  });
+
+  it('ends with the same models when two processes rebuild into the same generation at once', async () => {
+    // The second opens the generation the first is filling (same version) and their batches race: a refused
+    // batch is read again from where the other got to, and documents read ahead for it are not used. (The first,
+    // reading each batch's documents with the batch before, wins the races; the second's batches are refused
+    // until the first switches, and it then finds its generation gone.)
+    const [first, second] = [0, 1].map(() => env.runner({ store: env.openStore(), projections: [streamCounts(), typeCounts], batchSize: 50 }));
+    let started: Promise<RebuildResult[]> | undefined;
+    const a = await first.rebuild(undefined, (p) => {
+      if (p.events >= 200) started ??= second.rebuild();
+    });
+    const b = await started!;
+
+    for (const results of [a, b]) {
+      expect(results.map((r) => r.digest)).toEqual([await env.referenceDigest(streamCounts()), await env.referenceDigest(typeCounts)]);
+    }
+    expect(await first.contentDigest('stream-counts')).toBe(a[0].digest);
+    expect(await first.contentDigest('type-counts')).toBe(a[1].digest);
     expect(await env.keyCount(`${env.prefix}:projection:*:building`)).toBe(0);
   });
 });

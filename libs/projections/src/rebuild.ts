@@ -1,7 +1,7 @@
 import type { EventStore, RecordedEvent } from '@ledger/event-store';
 import type { Clock } from '@ledger/platform';
 import type { Redis } from 'ioredis';
-import { applyBatch } from './apply-batch';
+import { LoadedBatch, loadBatch, writeBatch } from './apply-batch';
 import { EMPTY_DIGEST } from './digest';
 import { deleteGeneration } from './generation-keys';
 import { OPEN_BUILDING, runScript, SWITCH_GENERATION } from './lua-scripts';
@@ -64,6 +64,8 @@ interface Building {
   /** Where its generation stands; null once it is switched or no longer ours to fill. */
   cursor: Pointer | null;
   events: number;
+  /** The next page's documents, read by the script that wrote this page (none after a refused batch). */
+  loaded?: LoadedBatch;
 }
 
 /**
@@ -92,46 +94,61 @@ export async function rebuildProjections(
   const startedAt = clock.now();
   let active = builds.filter((b) => b.cursor !== null);
   const readFrom = () => store.readAll({ after: Math.min(...active.map((b) => b.cursor!.checkpoint)), maxCount: batchSize });
-  let nextPage: Promise<RecordedEvent[]> | undefined;
+  const readAfter = (full: RecordedEvent[]) => {
+    const read = store.readAll({ after: full[full.length - 1].position, maxCount: batchSize });
+    // Awaited later; a rejection before then must not count as unhandled.
+    read.catch(() => undefined);
+    return read;
+  };
+  // Pages are read one ahead, so that each batch's script can also read the documents of the next page's batch (writeBatch).
+  let page: RecordedEvent[] | undefined;
+  let following: Promise<RecordedEvent[]> | undefined;
   while (active.length > 0 && !options.signal?.aborted) {
-    const page = await (nextPage ?? readFrom());
-    nextPage = undefined;
+    page ??= await readFrom();
+    const next = page.length === batchSize ? await (following ?? readAfter(page)) : undefined;
+    following = undefined;
     let refused = false;
     if (page.length > 0) {
       const head = await store.headPosition();
+      const current = page;
       const written = Promise.all(
         active.map(async (b) => {
           const cursor = b.cursor!;
-          const events = page[0].position > cursor.checkpoint ? page : page.filter((event) => event.position > cursor.checkpoint);
+          const events = current[0].position > cursor.checkpoint ? current : current.filter((event) => event.position > cursor.checkpoint);
+          // Documents read ahead are for exactly these events (the page after a batch that was written), else they are read now.
+          const loaded = b.loaded?.events === events ? b.loaded : undefined;
+          b.loaded = undefined;
           if (events.length === 0) return;
-          const applied = await applyBatch(redis, layout, b.projection, b.key, cursor, events);
+          const batch = loaded ?? (await loadBatch(redis, layout, b.projection, cursor.generation, events));
+          const applied = await writeBatch(redis, layout, b.projection, b.key, cursor, batch, next?.length ? next : undefined);
           if (applied === null) {
             // Another process is filling the same generation: go on from where it got to.
             refused = true;
-            const current = await readPointer(redis, b.key);
-            b.cursor = current?.generation === cursor.generation ? current : null;
+            const pointer = await readPointer(redis, b.key);
+            b.cursor = pointer?.generation === cursor.generation ? pointer : null;
             return;
           }
-          b.cursor = applied;
+          b.cursor = applied.pointer;
+          b.loaded = applied.next;
           b.events += events.length;
           options.onProgress?.(measureProgress(b.projection.name, b.events, b.cursor.checkpoint, head, clock.now() - startedAt));
         }),
       );
-      // The next page is read (synchronously, for SQLite) while Redis loads and writes this one's documents.
-      const last = page[page.length - 1].position;
-      if (page.length === batchSize) {
-        nextPage = store.readAll({ after: last, maxCount: batchSize });
-        // Awaited below; a rejection before then must not count as unhandled.
-        nextPage.catch(() => undefined);
-      }
+      // The page after the next is read (synchronously, for SQLite) while Redis writes this one.
+      if (next?.length === batchSize) following = readAfter(next);
       await written;
+    }
+    const full = page.length === batchSize;
+    page = next;
+    if (refused) {
       // A refused batch moved a cursor elsewhere: read from where the builds really stand.
-      if (refused) nextPage = undefined;
+      page = undefined;
+      following = undefined;
     }
     active = active.filter((b) => b.cursor !== null);
     // A short page means we reached the head as it was when we read it. Under a
     // steady flow of appends the next page is never empty, so this is when to try.
-    if (refused || page.length === batchSize) continue;
+    if (refused || full) continue;
     for (const b of active) {
       const { name, version } = b.projection;
       const [outcome, detail, tracked] = (await runScript(redis, SWITCH_GENERATION, [layout.pointer(name), b.key], [b.cursor!.generation])) as string[];

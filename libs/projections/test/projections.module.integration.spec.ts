@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Global, Module } from '@nestjs/common';
+import { Global, LoggerService, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EVENT_STORE } from '@ledger/event-store';
 import { LEDGER_CONFIG, loadConfig } from '@ledger/platform';
@@ -21,7 +21,7 @@ describe('ProjectionsModule', () => {
   });
 
   /** An application that provides the store and the configuration globally, as the API does. */
-  function createApp(redisUrl = REDIS_URL) {
+  function createApp(redisUrl = REDIS_URL, logger: LoggerService | false = false) {
     const config = loadConfig({ REDIS_URL: redisUrl, LEDGER_REDIS_PREFIX: env.prefix, LEDGER_MASTER_KEY: '00'.repeat(32), LEDGER_DATA_DIR: env.dir });
 
     @Global()
@@ -37,7 +37,7 @@ describe('ProjectionsModule', () => {
     @Module({ imports: [InfrastructureModule, ProjectionsModule.forRoot({ projections: [streamCounts()], shutdownGraceMs: 200 })] })
     class AppModule {}
 
-    return NestFactory.createApplicationContext(AppModule, { logger: false });
+    return NestFactory.createApplicationContext(AppModule, { logger });
   }
 
   it('starts the runner with the application, serves reads, and stops it and its Redis connection on close', async () => {
@@ -58,6 +58,26 @@ describe('ProjectionsModule', () => {
     await eventually(async () => redis.status === 'end', 1000);
     expect(await runner.waitForPosition(await env.append('s1'), 100)).toBe(false);
   });
+
+  it('reports its connection’s errors in the application’s log, not as unhandled errors on stderr', async () => {
+    const relay = new CuttableRelay();
+    const errors: string[] = [];
+    const logger: LoggerService = { log: () => undefined, warn: () => undefined, error: (message: unknown) => void errors.push(String(message)) };
+    const unhandled = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const app = await createApp(await relay.listen(), logger);
+    try {
+      await app.init();
+      expect(await app.get(ProjectionRunner).ready(5000)).toBe(true);
+      relay.down();
+      await eventually(async () => errors.some((message) => message.startsWith('Redis connection of the read model: ')), 5000);
+      expect(unhandled.mock.calls.filter(([first]) => String(first).includes('[ioredis]'))).toEqual([]);
+    } finally {
+      await app.close();
+      unhandled.mockRestore();
+      await relay.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+  }, 15_000);
 
   it('shuts down within the grace period while Redis is unreachable', async () => {
     const relay = new CuttableRelay();

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { createRedis, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
+import { createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors } from '@ledger/platform';
 import { Queue, Telemetry, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { JobProcessor, QueueDeclaration } from './queue-declaration';
@@ -87,8 +87,7 @@ export class QueueRuntime implements OnApplicationBootstrap, OnModuleDestroy, On
     this.prefix = queuePrefix(config.redisPrefix);
     this.runWorkers = options.runWorkers ?? config.inProcessWorkers;
     this.drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
-    this.connection = createRedis(config.redisUrl, `${config.redisPrefix}:queues`);
-    this.connection.on('error', (error: Error) => this.logger.error(`Redis connection of the queues: ${error.message}`));
+    this.connection = reportRedisErrors(createRedis(config.redisUrl, `${config.redisPrefix}:queues`), 'the queues', (message) => this.logger.error(message));
     this.connection.on('ready', () => this.logger.log('Redis connection of the queues is ready'));
     for (const declaration of options.queues) {
       const queue = new Queue(declaration.name, {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { createRedis, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
+import { createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors } from '@ledger/platform';
 import { WebhookDeliveryMetrics } from '@ledger/webhooks';
 
 /** The metrics' own Redis connection. */
@@ -47,10 +47,8 @@ class MetricsRedisLifecycle implements OnApplicationShutdown {
       provide: METRICS_REDIS,
       inject: [LEDGER_CONFIG],
       useFactory: (config: LedgerConfig) => {
-        const redis = createRedis(config.redisUrl, `${config.redisPrefix}:metrics`);
         const logger = new Logger('Metrics');
-        redis.on('error', (error: Error) => logger.error(`Redis connection of the metrics: ${error.message}`));
-        return redis;
+        return reportRedisErrors(createRedis(config.redisUrl, `${config.redisPrefix}:metrics`), 'the metrics', (message) => logger.error(message));
       },
     },
     MetricsRedisLifecycle,

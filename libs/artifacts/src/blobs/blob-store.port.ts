@@ -9,49 +9,84 @@ export interface StoredBlob {
 
 /**
  * Content-addressed storage for artifact bytes (generated certificates,
- * supplied recordings and scans), per tenant. A blob is named by the SHA-256
- * of its bytes, so storing the same bytes twice in a tenant is one blob, a
- * name can never come to hold other bytes, and a download serves exactly what
- * the artifact's hash names.
+ * supplied recordings and scans), per tenant. A blob is found by the SHA-256
+ * of its bytes and whose it is (`blobAddress`): the tenant's blobs (reports,
+ * a general consent's evidence) are named by the hash itself, a customer's
+ * evidence and certificates by the hash and the customer (decision 0048), so
+ * the same bytes supplied by two customers are two blobs, each sealed under
+ * its own customer's key and erased with it. Storing the same bytes twice for
+ * the same owner is one blob, a name can never come to hold other bytes, and
+ * a download serves exactly what the artifact's hash names.
  */
 export interface BlobStore {
   /**
    * Stores the bytes (idempotent); resolves once they are durable. A
-   * customer's evidence names the customer, so that it is sealed under the
-   * customer's key and erased with it (decision 0035).
+   * customer's evidence names the customer, so that it is held apart, sealed
+   * under the customer's key and erased with it (decisions 0035, 0048).
    */
   put(tenantId: string, bytes: Buffer, customerId?: string): Promise<StoredBlob>;
-  /** The stored bytes, or null when none are stored under that hash; throws BlobCorruptedError rather than return other bytes. */
-  get(tenantId: string, contentSha256: string): Promise<Buffer | null>;
-  /** Whether a blob is stored under that hash (its content is checked by `get`, not here). */
-  has(tenantId: string, contentSha256: string): Promise<boolean>;
-  /** Removes the blob (erasure, decision 0035); true when there was one. */
-  delete(tenantId: string, contentSha256: string): Promise<boolean>;
+  /**
+   * The stored bytes, or null when none are stored under that hash for that
+   * owner; throws BlobCorruptedError rather than return other bytes. A
+   * customer's blob stored before decision 0048 is at the tenant's address:
+   * read there when the customer's own is absent.
+   */
+  get(tenantId: string, contentSha256: string, customerId?: string): Promise<Buffer | null>;
+  /** Whether `get` would find a blob (its content is checked by `get`, not here). */
+  has(tenantId: string, contentSha256: string, customerId?: string): Promise<boolean>;
+  /**
+   * Removes the blob at exactly that owner's address (erasure, decision
+   * 0035); true when there was one. A customer's does not remove a copy
+   * stored at the tenant's address before decision 0048: the erasure
+   * decides about that one (decision 0048).
+   */
+  delete(tenantId: string, contentSha256: string, customerId?: string): Promise<boolean>;
   /** Lets go of what the store holds open (a pool); the process closes it last. */
   close(): Promise<void>;
 }
 
 /**
- * How blobs are kept at rest: encrypted under the tenant's key and bound to
- * the blob's name (BlobProtection in @ledger/platform), so the bytes on disk
- * are never the plaintext and a file moved to another name or tenant does
- * not open.
+ * Where a blob is kept within its tenant: the SHA-256 of its bytes for the
+ * tenant's own, and for a customer's the SHA-256 over the customer and that
+ * hash, so byte-identical evidence of two customers never shares a blob (nor
+ * a key, decision 0048). Both are 64 lower-case hex characters, so every
+ * store keeps them as it kept hashes. The only place an address is computed.
+ */
+export function blobAddress(contentSha256: string, customerId?: string): string {
+  assertContentSha256(contentSha256);
+  if (customerId === undefined) return contentSha256;
+  return createHash('sha256').update(`customer-blob\u0000${customerId}\u0000${contentSha256}`, 'utf8').digest('hex');
+}
+
+/**
+ * Where `get` and `has` look, in order: the owner's address, then, for a
+ * customer, the tenant's, where its blob was stored before decision 0048.
+ */
+export function readAddresses(contentSha256: string, customerId?: string): string[] {
+  return [...new Set([blobAddress(contentSha256, customerId), blobAddress(contentSha256)])];
+}
+
+/**
+ * How blobs are kept at rest: encrypted under the tenant's or the customer's
+ * key and bound to the blob's address (BlobProtection in @ledger/platform),
+ * so the bytes on disk are never the plaintext and a file moved to another
+ * address, customer or tenant does not open.
  */
 export interface BlobSealer {
-  seal(tenantId: string, contentSha256: string, bytes: Buffer, customerId?: string): Promise<Buffer>;
-  /** The plaintext, or null when the sealed bytes do not open (altered, or sealed for another name or tenant). */
-  open(tenantId: string, contentSha256: string, sealed: Buffer): Promise<Buffer | null>;
+  seal(tenantId: string, address: string, bytes: Buffer, customerId?: string): Promise<Buffer>;
+  /** The plaintext, or null when the sealed bytes do not open (altered, or sealed for another address or tenant). */
+  open(tenantId: string, address: string, sealed: Buffer): Promise<Buffer | null>;
 }
 
 export const BLOB_STORE = Symbol('BLOB_STORE');
 
 /**
- * What every store does with the sealed bytes it read: opens them under the
- * tenant's key and checks they hash to their name, so a download is exactly
- * what `contentSha256` names or an error, never other bytes.
+ * What every store does with the sealed bytes it read at an address: opens
+ * them and checks they hash to `contentSha256`, so a download is exactly
+ * what the artifact's hash names or an error, never other bytes.
  */
-export async function openVerified(sealer: BlobSealer, tenantId: string, contentSha256: string, sealed: Buffer): Promise<Buffer> {
-  const bytes = await sealer.open(tenantId, contentSha256, sealed);
+export async function openVerified(sealer: BlobSealer, tenantId: string, address: string, contentSha256: string, sealed: Buffer): Promise<Buffer> {
+  const bytes = await sealer.open(tenantId, address, sealed);
   if (bytes === null) throw new BlobCorruptedError(contentSha256, "it does not open under the tenant's key (altered, or not this blob)");
   const actual = sha256Hex(bytes);
   if (actual !== contentSha256) throw new BlobCorruptedError(contentSha256, `its bytes hash to ${actual}`);

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { BlobProtection } from '@ledger/platform';
 import { ephemeralCustomerKeys, ephemeralTenantKeys } from '@ledger/platform/testing';
 import { BlobCorruptedError, InvalidBlobNameError } from './blob-store.port';
+import { customerBlobsContract } from '../testing/customer-blobs.contract';
 import { FilesystemBlobStore } from './filesystem-blob-store';
 // The module object itself (not an interop copy), so that spying on `open` reaches the store's calls.
 import fsPromises = require('node:fs/promises');
@@ -28,7 +29,7 @@ describe('FilesystemBlobStore', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  const blobPath = (hash: string, tenant = tenantId) => join(root, 'blobs', tenant, hash.slice(0, 2), hash.slice(2, 4), hash);
+  const blobPath = (hash: string, tenant: string = tenantId) => join(root, 'blobs', tenant, hash.slice(0, 2), hash.slice(2, 4), hash);
 
   it("stores bytes under their SHA-256 in the tenant's fan-out directories and reads them back", async () => {
     const bytes = Buffer.from('%PDF-1.4 certificado ñ');
@@ -167,5 +168,19 @@ describe('FilesystemBlobStore', () => {
     await expect(store.put(tenant, Buffer.from('x'))).rejects.toBeInstanceOf(InvalidBlobNameError);
     await expect(store.get(tenant, hash)).rejects.toBeInstanceOf(InvalidBlobNameError);
     await expect(store.has(tenant, hash)).rejects.toBeInstanceOf(InvalidBlobNameError);
+  });
+
+  describe("a customer's blobs (decision 0048)", () => {
+    customerBlobsContract(() => ({
+      store: (sealer) => new FilesystemBlobStore(join(root, 'blobs'), sealer),
+      addresses: async (tenant) => {
+        const files = existsSync(join(root, 'blobs', tenant)) ? await readdir(join(root, 'blobs', tenant), { recursive: true, withFileTypes: true }) : [];
+        return files.filter((entry) => entry.isFile()).map((entry) => entry.name);
+      },
+      writeAt: async (tenant, address, sealed) => {
+        await mkdir(dirname(blobPath(address, tenant)), { recursive: true });
+        await writeFile(blobPath(address, tenant), sealed);
+      },
+    }));
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { assertContentSha256, assertTenantId, BlobCorruptedError, openVerified, sha256Hex, type BlobSealer, type BlobStore, type StoredBlob } from './blob-store.port';
+import { assertTenantId, blobAddress, BlobCorruptedError, openVerified, readAddresses, sha256Hex, type BlobSealer, type BlobStore, type StoredBlob } from './blob-store.port';
 
 /** Directories of blobs: only the service's account may list or enter them (decision 0028). */
 const DIRECTORY_MODE = 0o700;
@@ -10,11 +10,12 @@ const BLOB_MODE = 0o400;
 
 /**
  * Blobs as files under `rootDir` (the service uses `${dataDir}/blobs`), at
- * `<tenantId>/ab/cd/<hash>`: one tree per tenant, so the same bytes are one
- * blob within a tenant and two across tenants, each sealed under its own
- * tenant's key; two levels of fan-out keep directories small enough to list
- * and back up even with millions of artifacts. A file holds the sealer's
- * envelope of the bytes, never the bytes themselves.
+ * `<tenantId>/ab/cd/<address>` (`blobAddress`: the hash, or for a customer's
+ * blob the hash over the customer and the hash): one tree per tenant, so the
+ * same bytes are one blob per owner within a tenant and two across tenants,
+ * each sealed under its owner's key; two levels of fan-out keep directories
+ * small enough to list and back up even with millions of artifacts. A file
+ * holds the sealer's envelope of the bytes, never the bytes themselves.
  *
  * A blob appears under its final name only complete and durable: the sealed
  * bytes go to a temporary file in the same directory, are fsynced, renamed
@@ -36,36 +37,35 @@ export class FilesystemBlobStore implements BlobStore {
   async put(tenantId: string, bytes: Buffer, customerId?: string): Promise<StoredBlob> {
     assertTenantId(tenantId);
     const contentSha256 = sha256Hex(bytes);
+    const address = blobAddress(contentSha256, customerId);
     // A repeated put (a retried job) writes nothing; one that finds the blob
-    // damaged writes it again, which repairs it.
-    if (!(await this.holdsIntact(tenantId, contentSha256))) {
-      await this.writeDurably(this.pathOf(tenantId, contentSha256), await this.sealer.seal(tenantId, contentSha256, bytes, customerId));
+    // damaged writes it again, which repairs it. Only the owner's own address
+    // counts: a copy stored before decision 0048 at the tenant's is no reason
+    // to leave the customer without one of its own.
+    if (!(await this.holdsIntact(tenantId, address, contentSha256))) {
+      await this.writeDurably(this.pathOf(tenantId, address), await this.sealer.seal(tenantId, address, bytes, customerId));
     }
     return { contentSha256, size: bytes.length };
   }
 
-  async get(tenantId: string, contentSha256: string): Promise<Buffer | null> {
+  async get(tenantId: string, contentSha256: string, customerId?: string): Promise<Buffer | null> {
     assertTenantId(tenantId);
-    assertContentSha256(contentSha256);
-    const sealed = await readIfPresent(this.pathOf(tenantId, contentSha256));
-    return sealed === null ? null : openVerified(this.sealer, tenantId, contentSha256, sealed);
-  }
-
-  async has(tenantId: string, contentSha256: string): Promise<boolean> {
-    assertTenantId(tenantId);
-    assertContentSha256(contentSha256);
-    try {
-      return (await stat(this.pathOf(tenantId, contentSha256))).isFile();
-    } catch (error) {
-      if (isNotFound(error)) return false;
-      throw error;
+    for (const address of readAddresses(contentSha256, customerId)) {
+      const bytes = await this.read(tenantId, address, contentSha256);
+      if (bytes !== null) return bytes;
     }
+    return null;
   }
 
-  async delete(tenantId: string, contentSha256: string): Promise<boolean> {
+  async has(tenantId: string, contentSha256: string, customerId?: string): Promise<boolean> {
     assertTenantId(tenantId);
-    assertContentSha256(contentSha256);
-    const path = this.pathOf(tenantId, contentSha256);
+    for (const address of readAddresses(contentSha256, customerId)) if (await isFile(this.pathOf(tenantId, address))) return true;
+    return false;
+  }
+
+  async delete(tenantId: string, contentSha256: string, customerId?: string): Promise<boolean> {
+    assertTenantId(tenantId);
+    const path = this.pathOf(tenantId, blobAddress(contentSha256, customerId));
     try {
       await unlink(path);
     } catch (error) {
@@ -81,13 +81,18 @@ export class FilesystemBlobStore implements BlobStore {
     // Every read and write opens and closes its own file: nothing is held.
   }
 
-  private pathOf(tenantId: string, contentSha256: string): string {
-    return join(this.rootDir, tenantId, contentSha256.slice(0, 2), contentSha256.slice(2, 4), contentSha256);
+  private pathOf(tenantId: string, address: string): string {
+    return join(this.rootDir, tenantId, address.slice(0, 2), address.slice(2, 4), address);
   }
 
-  private async holdsIntact(tenantId: string, contentSha256: string): Promise<boolean> {
+  private async read(tenantId: string, address: string, contentSha256: string): Promise<Buffer | null> {
+    const sealed = await readIfPresent(this.pathOf(tenantId, address));
+    return sealed === null ? null : openVerified(this.sealer, tenantId, address, contentSha256, sealed);
+  }
+
+  private async holdsIntact(tenantId: string, address: string, contentSha256: string): Promise<boolean> {
     try {
-      return (await this.get(tenantId, contentSha256)) !== null;
+      return (await this.read(tenantId, address, contentSha256)) !== null;
     } catch (error) {
       if (error instanceof BlobCorruptedError) return false;
       throw error;
@@ -130,6 +135,15 @@ async function readIfPresent(path: string): Promise<Buffer | null> {
     return await readFile(path);
   } catch (error) {
     if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch (error) {
+    if (isNotFound(error)) return false;
     throw error;
   }
 }

@@ -3,7 +3,8 @@ import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@ledger/event-store/testing';
 import { BlobProtection } from '@ledger/platform';
 import { ephemeralCustomerKeys, ephemeralTenantKeys } from '@ledger/platform/testing';
-import { BlobCorruptedError, InvalidBlobNameError } from './blob-store.port';
+import { BlobCorruptedError, InvalidBlobNameError, blobAddress } from './blob-store.port';
+import { customerBlobsContract } from '../testing/customer-blobs.contract';
 import { PostgresBlobStore } from './postgres-blob-store';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -103,18 +104,32 @@ describe('PostgresBlobStore', () => {
     const customerId = randomUUID();
     const bytes = Buffer.from(`grabación de la llamada de ${customerId}`);
     const { contentSha256 } = await store.put(tenantId, bytes, customerId);
-    expect(await store.get(tenantId, contentSha256)).toEqual(bytes);
+    expect(await store.get(tenantId, contentSha256, customerId)).toEqual(bytes);
     customerKeys.erase(tenantId, customerId);
-    await expect(store.get(tenantId, contentSha256)).rejects.toBeInstanceOf(Error);
-    expect(await store.delete(tenantId, contentSha256)).toBe(true);
-    expect(await rowsOf(tenantId, contentSha256)).toEqual([]);
-    expect(await store.has(tenantId, contentSha256)).toBe(false);
-    expect(await store.delete(tenantId, contentSha256)).toBe(false);
+    await expect(store.get(tenantId, contentSha256, customerId)).rejects.toBeInstanceOf(Error);
+    expect(await store.delete(tenantId, contentSha256, customerId)).toBe(true);
+    expect(await rowsOf(tenantId, blobAddress(contentSha256, customerId))).toEqual([]);
+    expect(await store.has(tenantId, contentSha256, customerId)).toBe(false);
+    expect(await store.delete(tenantId, contentSha256, customerId)).toBe(false);
   });
 
   it('refuses names that are not a canonical hash or tenant', async () => {
     await expect(store.get(tenantId, '../etc/passwd')).rejects.toBeInstanceOf(InvalidBlobNameError);
     await expect(store.has(tenantId, sha256(Buffer.from('x')).toUpperCase())).rejects.toBeInstanceOf(InvalidBlobNameError);
     await expect(store.put(tenantId.toUpperCase(), Buffer.from('x'))).rejects.toBeInstanceOf(InvalidBlobNameError);
+  });
+
+  describe("a customer's blobs (decision 0048)", () => {
+    const opened: PostgresBlobStore[] = [];
+    afterAll(() => Promise.all(opened.map((each) => each.close())));
+    customerBlobsContract(() => ({
+      store: (sealer) => {
+        const each = new PostgresBlobStore(database.url, sealer);
+        opened.push(each);
+        return each;
+      },
+      addresses: async (tenant) => (await sql.query<{ content_sha256: string }>('SELECT content_sha256 FROM blobs WHERE tenant_id = $1', [tenant])).rows.map((row) => row.content_sha256),
+      writeAt: async (tenant, address, sealed) => void (await sql.query('INSERT INTO blobs (tenant_id, content_sha256, sealed) VALUES ($1, $2, $3)', [tenant, address, sealed])),
+    }));
   });
 });

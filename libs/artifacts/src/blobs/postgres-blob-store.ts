@@ -1,10 +1,11 @@
 import type { Pool } from 'pg';
 import { createPostgresPool, migratePostgres, type PostgresMigrations } from '@ledger/platform';
 import {
-  assertContentSha256,
   assertTenantId,
+  blobAddress,
   BlobCorruptedError,
   openVerified,
+  readAddresses,
   sha256Hex,
   type BlobSealer,
   type BlobStore,
@@ -12,8 +13,11 @@ import {
 } from './blob-store.port';
 
 /**
- * The `blobs` table: one row per tenant and SHA-256, holding the sealer's
- * envelope (never the plaintext). Rows are inserted, and deleted only by an
+ * The `blobs` table: one row per tenant and address, holding the sealer's
+ * envelope (never the plaintext). The column `content_sha256` holds the
+ * address (`blobAddress`): the SHA-256 of the bytes for the tenant's blobs,
+ * the SHA-256 over the customer and that hash for a customer's (decision
+ * 0048), both 64 hex characters, so the table did not change. Rows are inserted, and deleted only by an
  * erasure: a trigger refuses UPDATE, so a name can never come to hold other
  * bytes, whoever connects (decision 0032).
  */
@@ -72,40 +76,38 @@ export class PostgresBlobStore implements BlobStore {
   async put(tenantId: string, bytes: Buffer, customerId?: string): Promise<StoredBlob> {
     assertTenantId(tenantId);
     const contentSha256 = sha256Hex(bytes);
+    const address = blobAddress(contentSha256, customerId);
     await this.ready;
-    const sealed = await this.sealer.seal(tenantId, contentSha256, bytes, customerId);
+    const sealed = await this.sealer.seal(tenantId, address, bytes, customerId);
     const inserted = await this.pool.query(
       `INSERT INTO blobs (tenant_id, content_sha256, sealed) VALUES ($1, $2, $3)
        ON CONFLICT (tenant_id, content_sha256) DO NOTHING`,
-      [tenantId, contentSha256, sealed],
+      [tenantId, address, sealed],
     );
     // Held already (a retried job, the same evidence twice): it must still be these bytes.
-    if (inserted.rowCount === 0 && (await this.get(tenantId, contentSha256)) === null) {
+    if (inserted.rowCount === 0 && (await this.read(tenantId, address, contentSha256)) === null) {
       throw new BlobCorruptedError(contentSha256, 'it vanished while being stored');
     }
     return { contentSha256, size: bytes.length };
   }
 
-  async get(tenantId: string, contentSha256: string): Promise<Buffer | null> {
+  async get(tenantId: string, contentSha256: string, customerId?: string): Promise<Buffer | null> {
     assertTenantId(tenantId);
-    assertContentSha256(contentSha256);
-    await this.ready;
-    const { rows } = await this.pool.query<{ sealed: Buffer }>(
-      'SELECT sealed FROM blobs WHERE tenant_id = $1 AND content_sha256 = $2',
-      [tenantId, contentSha256],
-    );
-    return rows.length === 0 ? null : openVerified(this.sealer, tenantId, contentSha256, rows[0].sealed);
+    for (const address of readAddresses(contentSha256, customerId)) {
+      const bytes = await this.read(tenantId, address, contentSha256);
+      if (bytes !== null) return bytes;
+    }
+    return null;
   }
 
-  async has(tenantId: string, contentSha256: string): Promise<boolean> {
+  async has(tenantId: string, contentSha256: string, customerId?: string): Promise<boolean> {
     assertTenantId(tenantId);
-    assertContentSha256(contentSha256);
     await this.ready;
-    const { rowCount } = await this.pool.query('SELECT 1 FROM blobs WHERE tenant_id = $1 AND content_sha256 = $2', [
+    const { rowCount } = await this.pool.query('SELECT 1 FROM blobs WHERE tenant_id = $1 AND content_sha256 = ANY($2)', [
       tenantId,
-      contentSha256,
+      readAddresses(contentSha256, customerId),
     ]);
-    return rowCount === 1;
+    return (rowCount ?? 0) > 0;
   }
 
   /**
@@ -114,12 +116,18 @@ export class PostgresBlobStore implements BlobStore {
    * are kept; a customer's evidence is sealed under the customer's key, which
    * the erasure destroys, so what lingers there cannot be opened.
    */
-  async delete(tenantId: string, contentSha256: string): Promise<boolean> {
+  async delete(tenantId: string, contentSha256: string, customerId?: string): Promise<boolean> {
     assertTenantId(tenantId);
-    assertContentSha256(contentSha256);
+    const address = blobAddress(contentSha256, customerId);
     await this.ready;
-    const { rowCount } = await this.pool.query('DELETE FROM blobs WHERE tenant_id = $1 AND content_sha256 = $2', [tenantId, contentSha256]);
+    const { rowCount } = await this.pool.query('DELETE FROM blobs WHERE tenant_id = $1 AND content_sha256 = $2', [tenantId, address]);
     return rowCount === 1;
+  }
+
+  private async read(tenantId: string, address: string, contentSha256: string): Promise<Buffer | null> {
+    await this.ready;
+    const { rows } = await this.pool.query<{ sealed: Buffer }>('SELECT sealed FROM blobs WHERE tenant_id = $1 AND content_sha256 = $2', [tenantId, address]);
+    return rows.length === 0 ? null : openVerified(this.sealer, tenantId, address, contentSha256, rows[0].sealed);
   }
 
   async close(): Promise<void> {

@@ -85,18 +85,21 @@ export async function limitRequestRates(app: NestFastifyApplication, settings: R
   await Promise.race([once(redis, 'ready'), delay(REDIS_READY_WAIT_MS, undefined, { ref: false })]).catch(() => undefined);
 
   const outage = new OutageLog();
-  fastify.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: the request path makes no promise for a decision taken in memory.
+  fastify.addHook('onRequest', (request, reply, done) => {
     if (redis.status !== 'ready') {
       budgets.forget();
       outage.failed(`the connection is ${redis.status}`);
-      return;
+      return done();
     }
     outage.counted();
     const verdict = budgets.spend(budgetOf(request), Date.now());
-    if (verdict.allowed) return;
+    if (verdict.allowed) return done();
     void reply.header('retry-after', String(verdict.retryAfterSeconds));
-    throw rateLimited(
-      `More than ${settings.perMinute} requests a minute ${currentContext()?.principal ? 'with this API key' : 'from this address'}; retry after the number of seconds in Retry-After.`,
+    done(
+      rateLimited(
+        `More than ${settings.perMinute} requests a minute ${currentContext()?.principal ? 'with this API key' : 'from this address'}; retry after the number of seconds in Retry-After.`,
+      ),
     );
   });
 }

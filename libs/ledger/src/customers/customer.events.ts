@@ -59,7 +59,11 @@ export interface CustomerDataErased {
     redecConsentIds: string[];
     /** The latest retentionUntil among them: erasure came after it. */
     retentionUntil: number;
-    /** SHA-256 names of the evidence blobs deleted (hashes of recordings and certificates, not of identifiers). */
+    /**
+     * SHA-256 of the evidence and certificates whose blobs were deleted (hashes of recordings and certificates, not of
+     * identifiers): since decision 0048 every one the customer's consents name, each the customer's own; before, only
+     * those no other customer named.
+     */
     deletedBlobs: string[];
     erasedAt: number;
   };

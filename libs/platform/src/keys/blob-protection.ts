@@ -14,18 +14,19 @@ export class BlobProtection {
     private readonly customerKeys: CustomerKeySource,
   ) {}
 
-  async seal(tenantId: string, contentSha256: string, bytes: Buffer, customerId?: string): Promise<Buffer> {
+  /** `address` is where the blob store keeps it (its hash, or for a customer's blob the hash over customer and hash, decision 0048). */
+  async seal(tenantId: string, address: string, bytes: Buffer, customerId?: string): Promise<Buffer> {
     const key = customerId === undefined ? await this.keys.dataKey(tenantId) : await this.customerKeys.keyFor(tenantId, customerId);
-    return key.sealBlob(contentSha256, bytes);
+    return key.sealBlob(address, bytes);
   }
 
   /** The plaintext, or null when the envelope was altered, belongs elsewhere, or its customer's key was destroyed. */
-  async open(tenantId: string, contentSha256: string, envelope: Buffer): Promise<Buffer | null> {
+  async open(tenantId: string, address: string, envelope: Buffer): Promise<Buffer | null> {
     const keyId = blobEnvelopeKeyId(envelope);
     const key = keyId?.startsWith(CUSTOMER_KEY_PREFIX) ? await this.customerKeys.keyNamed(tenantId, keyId) : await this.keys.dataKey(tenantId);
     if (!key) return null;
     try {
-      return key.openBlob(contentSha256, envelope);
+      return key.openBlob(address, envelope);
     } catch (error) {
       if (error instanceof SealBrokenError) return null;
       throw error;

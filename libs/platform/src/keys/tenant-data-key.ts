@@ -80,13 +80,13 @@ export class TenantDataKey {
   }
 
   /** The blob envelope: magic, format, key id, then the sealed bytes, bound to the tenant and the blob's name. */
-  sealBlob(contentSha256: string, bytes: Buffer): Buffer {
-    const { iv, tag, ciphertext } = seal(this.key(['blob', this.tenantId]), blobContext(this.tenantId, contentSha256), bytes);
+  sealBlob(name: string, bytes: Buffer): Buffer {
+    const { iv, tag, ciphertext } = seal(this.key(['blob', this.tenantId]), blobContext(this.tenantId, name), bytes);
     const keyId = Buffer.from(this.id, 'ascii');
     return Buffer.concat([BLOB_MAGIC, Buffer.from([BLOB_FORMAT, keyId.length]), keyId, iv, tag, ciphertext]);
   }
 
-  openBlob(contentSha256: string, envelope: Buffer): Buffer {
+  openBlob(name: string, envelope: Buffer): Buffer {
     const keyId = blobEnvelopeKeyId(envelope);
     if (keyId === null) throw new SealBrokenError('not a blob envelope (unknown format)');
     const keyIdEnd = BLOB_MAGIC.length + 2 + keyId.length;
@@ -95,7 +95,7 @@ export class TenantDataKey {
     if (envelope.length < tagEnd) throw new SealBrokenError('not a blob envelope (truncated)');
     this.assertNamed(keyId);
     const sealed = { iv: envelope.subarray(keyIdEnd, ivEnd), tag: envelope.subarray(ivEnd, tagEnd), ciphertext: envelope.subarray(tagEnd) };
-    return unseal(this.key(['blob', this.tenantId]), blobContext(this.tenantId, contentSha256), sealed);
+    return unseal(this.key(['blob', this.tenantId]), blobContext(this.tenantId, name), sealed);
   }
 
   private wrap(context: string[], wrapped: TenantDataKey): string {
@@ -134,8 +134,8 @@ export function protectedValueKeyId(protectedText: string): string | null {
   return format === VALUE_FORMAT && keyId ? keyId : null;
 }
 
-function blobContext(tenantId: string, contentSha256: string): string {
-  return JSON.stringify(['blob', tenantId, contentSha256]);
+function blobContext(tenantId: string, name: string): string {
+  return JSON.stringify(['blob', tenantId, name]);
 }
 
 /** Where a tenant's data key comes from: the keyring in the event store (TenantKeyring in @ledger/ledger). */

@@ -19,6 +19,14 @@ export type AuthorizeOutcome = { replayed: true; decision: AccessDecided['data']
  * request is decided on the consent as it stands now, and an authorization
  * may be used until `expiresAt`.
  */
+/** The same request again answers its recorded decision; another body under the same sourceSystem + sourceReference is refused. */
+export function repeatedDecision(existing: AccessRecord, requestSha256: string): Extract<AuthorizeOutcome, { replayed: true }> {
+  if (existing.decision.requestSha256 !== requestSha256) {
+    throw conflict('redec_access_request_conflict', 'This sourceSystem and sourceReference already identify a different access request.');
+  }
+  return { replayed: true, decision: existing.decision };
+}
+
 export function decideAuthorize(input: {
   existing: AccessRecord | null;
   consent: ConsentState | null;
@@ -30,12 +38,7 @@ export function decideAuthorize(input: {
   now: number;
 }): AuthorizeOutcome {
   const { existing, consent, request, requestSha256, policy, now } = input;
-  if (existing) {
-    if (existing.decision.requestSha256 !== requestSha256) {
-      throw conflict('redec_access_request_conflict', 'This sourceSystem and sourceReference already identify a different access request.');
-    }
-    return { replayed: true, decision: existing.decision };
-  }
+  if (existing) return repeatedDecision(existing, requestSha256);
   checkNotAfterReceipt('reportingObligation.assertedAt', 'asserted_at_after_receipt', request.reportingObligation.assertedAt, now, policy.callerClockSkewMs);
   const decision = decideAccess(consent, request, now);
   return {

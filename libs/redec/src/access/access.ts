@@ -10,7 +10,7 @@ import { normalizeRutField } from '../consent/grant.decider';
 import { protectRut } from '../consent/protected-rut';
 import { AccessRequest, AccessRequestInput, checkAccessRequest } from './access.decider';
 import { AccessDecided, AccessEvent, AccessOutcome, AccessRecord, evolveAccess } from './access.events';
-import { AccessPolicy, decideAuthorize, decideConfirm } from './access-record.decider';
+import { AccessPolicy, decideAuthorize, decideConfirm, repeatedDecision } from './access-record.decider';
 
 type Context = CommandContext & { tenantId: string };
 
@@ -46,7 +46,8 @@ const HOT_STREAMS = 2_000;
 /**
  * The streams authorize reads on every call, folded and kept between calls:
  * each call then reads only what was recorded since (usually nothing) and
- * parses no event it has parsed before (decision 0037).
+ * parses no event it has parsed before, and a repeat of a decision already
+ * folded reads nothing at all (decision 0037).
  */
 export class AccessAggregates {
   readonly consents = new AggregateCache<ConsentState>(HOT_STREAMS);
@@ -59,6 +60,9 @@ export async function authorizeAccess({ store, profiles, protection, aggregates 
   const stream = redecStreams.access(context.tenantId, redecAccessId);
   // The request as sent identifies a repeat; what is recorded keeps the mandatary's RUT protected (its ciphertext differs each time).
   const requestSha256 = createHash('sha256').update(canonicalJson(input)).digest('hex');
+  // A recorded decision never changes (later facts only confirm the access): a repeat of one already folded here is answered reading nothing.
+  const known = aggregates?.accesses.lookup(stream)?.state;
+  if (known) return { decision: repeatedDecision(known, requestSha256).decision, replayed: true, position: null };
   const { mandatary, ...fields } = input;
   const request: AccessRequest = mandatary
     ? { ...fields, mandatary: { identifierRut: await protectRut(protection, context.tenantId, 'mandatary-rut', normalizeRutField(mandatary.identifierRutInput, 'mandatary.identifierRutInput')) } }

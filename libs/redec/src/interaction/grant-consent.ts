@@ -231,8 +231,9 @@ async function protectExecutive(protection: ValueProtection, tenantId: string, i
 
 /**
  * Supplied bytes are stored now in the tenant's blobs (content-addressed, so
- * a retry stores nothing new), sealed under the data subject's key when it is
- * named; a reference elsewhere is recorded with its hash. Either only with a
+ * a retry stores nothing new), when the data subject is named as its own blob
+ * sealed under its key (decision 0048); a reference elsewhere is recorded
+ * with its hash. Either only with a
  * media type of its kind, checked before anything is stored.
  */
 export async function holdEvidence(blobs: GrantDependencies['blobs'], tenantId: string, evidence: EvidenceInput, customerId?: string): Promise<GrantEvidence> {

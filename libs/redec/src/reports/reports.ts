@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/event-store';
+import { EventStore, RecordedEvent, WrongExpectedVersionError, readAllPages } from '@ledger/event-store';
 import { CommandContext, evolveCustomer, loadAggregate, loadTenant, listTenants, streams, toNewEvent, type Customer, type CustomerEvent } from '@ledger/ledger';
 import { DomainError, ReportKeySource } from '@ledger/platform';
 import { BankingCalendar } from '../calendar/banking-calendar';
@@ -218,15 +218,7 @@ async function readReportFacts(store: EventStore, tenantId: string, asOfPosition
 
 /** Every fact of the store up to `upTo`, in store order, read a page at a time. */
 async function forEachFact(store: EventStore, upTo: number, visit: (event: RecordedEvent) => void): Promise<void> {
-  for (let after = 0; after < upTo; ) {
-    const page = await store.readAll({ after, maxCount: PAGE });
-    for (const event of page) {
-      if (event.position > upTo) return;
-      visit(event);
-    }
-    if (page.length < PAGE) return;
-    after = page[page.length - 1].position;
-  }
+  for await (const page of readAllPages(store, { pageSize: PAGE, upTo })) page.forEach(visit);
 }
 
 function addConsentFact(consents: Map<string, ConsentReportFacts>, event: RecordedEvent): void {

@@ -37,7 +37,12 @@ describe('erasing the report contents that name an erased customer', () => {
       findReportKey: async (_t: string, reportId: string) => (reportKeys.has(reportId) ? { ...reportKey(reportId), wrappedKey: reportKeys.get(reportId)! } : null),
       destroyReportKey: async (_t: string, reportId: string) => void reportKeys.set(reportId, null),
     },
-    blobs: { delete: async (_t: string, contentSha256: string) => (deleted.push(contentSha256), true) },
+    // These customers' consents name no blob; what is deleted is reports' contents (customers' blobs: test/data-lifecycle.e2e-spec.ts).
+    blobs: {
+      get: async () => null,
+      put: async () => ({ contentSha256: '', size: 0 }),
+      delete: async (_t: string, contentSha256: string) => (deleted.push(contentSha256), true),
+    },
   });
   const append = (stream: string, ...events: Array<{ type: string; data: object }>) =>
     store.append(stream, events.map((event) => toNewEvent(event, { ...context, tenantId, now: grantedAt })), 'any');

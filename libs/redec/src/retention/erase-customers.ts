@@ -1,6 +1,7 @@
-import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/event-store';
+import { BlobCorruptedError, BlobStore } from '@ledger/artifacts';
+import { EventStore, WrongExpectedVersionError, readAllPages } from '@ledger/event-store';
 import { CommandContext, Customer, CustomerEvent, CustomerKeyTable, evolveCustomer, loadAggregate, streams, toNewEvent } from '@ledger/ledger';
-import { ConsentEvent } from '../consent/consent.events';
+import { ConsentEvent, GrantEvidence } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { decideReportContentErasure } from '../reports/report.decider';
 import { contentBlobOf } from '../reports/report-content';
@@ -21,7 +22,7 @@ import {
 export interface RetentionDependencies {
   store: EventStore;
   keyTable: Pick<CustomerKeyTable, 'find' | 'destroy' | 'findReportKey' | 'destroyReportKey'>;
-  blobs: { delete(tenantId: string, contentSha256: string): Promise<boolean> };
+  blobs: Pick<BlobStore, 'get' | 'put' | 'delete'>;
 }
 
 /** `ledger retention status`. */
@@ -60,6 +61,8 @@ export interface ErasureResult {
 export interface TenantRecords {
   customers: CustomerRecords[];
   reports: Report[];
+  /** The hashes of the evidence general consents hold: stored at the tenant's address, under no customer's key. */
+  generalConsentEvidence: ReadonlySet<string>;
 }
 
 const PAGE = 1_000;
@@ -79,11 +82,10 @@ export async function readTenantRecords(store: EventStore, tenantId: string, pro
   const consents = new Map<string, ConsentState | null>();
   const reports = new Map<string, Report | null>();
   const generalConsents = new Map<string, number>();
+  const generalConsentEvidence = new Set<string>();
   const underTenantKey = new Set<string>();
-  let after = 0;
   let read = 0;
-  for (;;) {
-    const page: RecordedEvent[] = await store.readAll({ after, maxCount: PAGE });
+  for await (const page of readAllPages(store, { pageSize: PAGE })) {
     for (const event of page) {
       if (event.streamId.startsWith(customerPrefix)) {
         const fact = event as unknown as CustomerEvent;
@@ -94,14 +96,13 @@ export async function readTenantRecords(store: EventStore, tenantId: string, pro
       } else if (event.streamId.startsWith(reportPrefix)) {
         reports.set(event.streamId, evolveReport(reports.get(event.streamId) ?? null, event as unknown as ReportEvent));
       } else if (event.type === 'GeneralConsentGranted' && event.metadata.tenantId === tenantId) {
-        const { customerId } = event.data as { customerId: string };
+        const { customerId, evidence } = event.data as { customerId: string; evidence: GrantEvidence };
         generalConsents.set(customerId, (generalConsents.get(customerId) ?? 0) + 1);
+        if (evidence.kind !== 'electronic' && evidence.content.origin === 'held') generalConsentEvidence.add(evidence.content.contentSha256);
       }
     }
     read += page.length;
     progress(read);
-    if (page.length < PAGE) break;
-    after = page[page.length - 1].position;
   }
   const byCustomer = new Map<string, ConsentState[]>();
   for (const consent of consents.values()) {
@@ -119,6 +120,7 @@ export async function readTenantRecords(store: EventStore, tenantId: string, pro
         sealedUnderTenantKey: underTenantKey.has(customer.customerId),
       })),
     reports: [...reports.values()].filter((report): report is Report => report !== null),
+    generalConsentEvidence,
   };
 }
 
@@ -143,9 +145,9 @@ export async function retentionStatus(store: EventStore, tenantId: string, now: 
  * customer, the CustomerDataErased fact is appended first, at the revision
  * its verdict was taken on (a hold placed meanwhile makes the append fail,
  * and the customer is judged again); then its evidence blobs are deleted
- * (those no other customer's consent names) and its data key and blind
- * index entries destroyed. A run interrupted after the fact is completed by
- * the next run, which finishes every erased customer whose key still exists.
+ * (its own copies, decision 0048) and its data key and blind index entries
+ * destroyed. A run interrupted after the fact is completed by the next run,
+ * which finishes every erased customer whose key still exists.
  */
 export async function eraseCustomers(
   deps: RetentionDependencies,
@@ -155,10 +157,10 @@ export async function eraseCustomers(
 ): Promise<ErasureResult> {
   const now = context.now;
   const progress = options.progress ?? (() => undefined);
-  const { customers: records, reports } = await readTenantRecords(deps.store, tenantId, (events) => progress(`retention: ${events} events read`));
+  const { customers: records, reports, generalConsentEvidence } = await readTenantRecords(deps.store, tenantId, (events) => progress(`retention: ${events} events read`));
   const verdicts = new Map(records.map((r) => [r.customer.customerId, retentionVerdict(r, now)]));
-  // A blob two customers' consents name (the same bytes supplied twice) stays until both are erased.
-  const kept = new Set(records.filter((r) => verdicts.get(r.customer.customerId) !== 'erasable').flatMap((r) => r.consents.flatMap(blobsOf)));
+  const erasedBefore = records.filter((r) => verdicts.get(r.customer.customerId) === 'erased').map((r) => r.customer.customerId);
+  const copies: TenantCopies = { namedBy: customersNaming(records), erased: new Set(erasedBefore), generalConsentEvidence };
   const result: ErasureResult = { tenantId, asOf: now, dryRun: options.dryRun, erasedCustomers: [], skippedOnHold: [], erasedReports: [], sealedUnderTenantKey: [] };
   const tenantContext = { ...context, tenantId };
 
@@ -166,22 +168,21 @@ export async function eraseCustomers(
     const { customerId } = record.customer;
     const verdict = verdicts.get(customerId);
     if (verdict === 'on_legal_hold') result.skippedOnHold.push(customerId);
-    if (verdict === 'erased' && !options.dryRun) await completeErasure(deps, tenantId, record.customer, now);
+    if (verdict === 'erased' && !options.dryRun) await completeErasure(deps, tenantId, record, copies, now);
     if (verdict !== 'erasable') continue;
     if (options.dryRun) {
       result.erasedCustomers.push(customerId);
       if (record.sealedUnderTenantKey) result.sealedUnderTenantKey.push(customerId);
       continue;
     }
-    const blobs = [...new Set(record.consents.flatMap(blobsOf))].filter((blob) => !kept.has(blob));
-    const outcome = await eraseCustomer(deps, record, blobs, tenantContext);
+    const outcome = await eraseCustomer(deps, record, copies, tenantContext);
     if (outcome === 'erased') result.erasedCustomers.push(customerId);
     if (outcome === 'erased' && record.sealedUnderTenantKey) result.sealedUnderTenantKey.push(customerId);
     if (outcome === 'on_legal_hold') result.skippedOnHold.push(customerId);
     progress(`retention: customer ${customerId} ${outcome}`);
   }
   // Every erased customer, not only this run's: a report rendered while an erasure ran, or a run interrupted, is caught by the next.
-  const erased = new Set([...records.filter((r) => verdicts.get(r.customer.customerId) === 'erased').map((r) => r.customer.customerId), ...result.erasedCustomers]);
+  const erased = new Set([...erasedBefore, ...result.erasedCustomers]);
   result.erasedReports = options.dryRun
     ? reports.filter((report) => decideReportContentErasure(report, erased, now)).map((report) => report.request.reportId)
     : await eraseReportContents(deps, reports, erased, tenantContext);
@@ -230,7 +231,7 @@ const APPEND_ATTEMPTS = 5;
 async function eraseCustomer(
   deps: RetentionDependencies,
   records: CustomerRecords,
-  blobs: string[],
+  copies: TenantCopies,
   context: CommandContext & { tenantId: string },
 ): Promise<'erased' | 'on_legal_hold' | 'retained'> {
   const { tenantId, now } = context;
@@ -239,7 +240,7 @@ async function eraseCustomer(
     const { state, expectedRevision } = await loadAggregate(deps.store, stream, evolveCustomer);
     const current = { ...records, customer: state! };
     const key = await deps.keyTable.find(tenantId, current.customer.customerId);
-    const event = decideCustomerErasure(current, key?.dataKeyId ?? null, blobs, now);
+    const event = decideCustomerErasure(current, key?.dataKeyId ?? null, blobsOfCustomer(current), now);
     if (!event) {
       const verdict = retentionVerdict(current, now);
       return verdict === 'on_legal_hold' ? 'on_legal_hold' : 'retained';
@@ -250,23 +251,70 @@ async function eraseCustomer(
       if (error instanceof WrongExpectedVersionError) continue;
       throw error;
     }
-    await completeErasure(deps, tenantId, evolveCustomer(current.customer, event)!, now);
+    await completeErasure(deps, tenantId, { ...current, customer: evolveCustomer(current.customer, event)! }, copies, now);
+    copies.erased.add(current.customer.customerId);
     return 'erased';
   }
   return 'retained';
 }
 
-/** Deletes what CustomerDataErased names and destroys the key; repeating it changes nothing. */
-async function completeErasure(deps: RetentionDependencies, tenantId: string, customer: Customer, now: number): Promise<void> {
+/** Deletes the customer's blobs and destroys its key; repeating it changes nothing. */
+async function completeErasure(deps: RetentionDependencies, tenantId: string, records: CustomerRecords, copies: TenantCopies, now: number): Promise<void> {
+  const { customer } = records;
   const key = await deps.keyTable.find(tenantId, customer.customerId);
   if (key && key.wrappedKey === null) return;
-  const erased = await lastErasure(deps.store, tenantId, customer.customerId);
-  for (const blob of erased?.deletedBlobs ?? []) await deps.blobs.delete(tenantId, blob);
+  for (const blob of blobsOfCustomer(records)) {
+    await deps.blobs.delete(tenantId, blob, customer.customerId);
+    await releaseTenantCopy(deps, tenantId, blob, customer.customerId, copies);
+  }
   await deps.keyTable.destroy(tenantId, customer.customerId, customer.erasedAt ?? now);
 }
 
-async function lastErasure(store: EventStore, tenantId: string, customerId: string) {
-  const recorded = await store.readStream(streams.customer(tenantId, customerId));
-  const erased = recorded.filter((e) => e.type === 'CustomerDataErased').pop();
-  return erased ? (erased.data as { deletedBlobs: string[] }) : null;
+/** Who else may need a blob an erased customer named: the customers naming it, the erased ones, and the general consents' evidence. */
+interface TenantCopies {
+  namedBy: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Erased before this run or by it: they need nothing any more. */
+  erased: Set<string>;
+  generalConsentEvidence: ReadonlySet<string>;
+}
+
+/** The blobs a customer's consents name (CustomerDataErased's `deletedBlobs`): each is the customer's own since decision 0048. */
+function blobsOfCustomer(records: CustomerRecords): string[] {
+  return [...new Set(records.consents.flatMap(blobsOf))];
+}
+
+function customersNaming(records: CustomerRecords[]): Map<string, Set<string>> {
+  const namedBy = new Map<string, Set<string>>();
+  for (const { customer, consents } of records) {
+    for (const blob of consents.flatMap(blobsOf)) namedBy.set(blob, (namedBy.get(blob) ?? new Set<string>()).add(customer.customerId));
+  }
+  return namedBy;
+}
+
+/**
+ * Before decision 0048 a customer's blob was kept at the tenant's address:
+ * one blob for every customer that supplied the same bytes, sealed under the
+ * key of the first. Before the erased customer's key goes, every other
+ * customer still naming the bytes gets a copy of its own, under its own key,
+ * so no evidence stored before is lost with a key that was not its owner's;
+ * then the tenant's copy is deleted, unless a general consent (which names
+ * no customer) holds the same bytes there. Nothing is at the tenant's
+ * address for blobs stored since: the get finds nothing and nothing is
+ * copied.
+ */
+async function releaseTenantCopy(deps: RetentionDependencies, tenantId: string, blob: string, erasedCustomerId: string, copies: TenantCopies): Promise<void> {
+  const others = [...(copies.namedBy.get(blob) ?? [])].filter((customerId) => customerId !== erasedCustomerId && !copies.erased.has(customerId));
+  const bytes = others.length > 0 ? await tenantCopy(deps, tenantId, blob) : null;
+  if (bytes) for (const customerId of others) await deps.blobs.put(tenantId, bytes, customerId);
+  if (!copies.generalConsentEvidence.has(blob)) await deps.blobs.delete(tenantId, blob);
+}
+
+/** The blob at the tenant's address; null when there is none, or when it no longer opens (an erasure before decision 0048 destroyed its key): nothing is left to copy. */
+async function tenantCopy(deps: RetentionDependencies, tenantId: string, blob: string): Promise<Buffer | null> {
+  try {
+    return await deps.blobs.get(tenantId, blob);
+  } catch (error) {
+    if (error instanceof BlobCorruptedError) return null;
+    throw error;
+  }
 }

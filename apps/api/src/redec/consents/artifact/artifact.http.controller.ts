@@ -88,13 +88,12 @@ export class ArtifactHttpController {
       void reply.header('Retry-After', String(ARTIFACT_RETRY_AFTER_SECONDS));
       throw conflict('artifact_not_ready', 'The artifact is not ready yet; retry later with backoff.');
     }
-    const bytes = await this.blobs.get(principal.tenantId, artifact.contentSha256);
-    if (!bytes) {
-      // Deleted with the data subject's other personal data after the retention floor (decision 0035): say so, rather than a bare 404.
-      const { state: customer } = await loadAggregate(this.store, streams.customer(principal.tenantId, grant.customerId), evolveCustomer);
-      if (customer && customer.erasedAt !== null) throw customerDataErased();
-      throw notFound('artifact bytes');
-    }
+    // Deleted with the data subject's other personal data after the retention floor (decision 0035): say so, rather than a bare 404.
+    // Asked before the bytes: the same bytes may still be held at the tenant's address for someone else (decision 0048).
+    const { state: customer } = await loadAggregate(this.store, streams.customer(principal.tenantId, grant.customerId), evolveCustomer);
+    if (customer && customer.erasedAt !== null) throw customerDataErased();
+    const bytes = await this.blobs.get(principal.tenantId, artifact.contentSha256, grant.customerId);
+    if (!bytes) throw notFound('artifact bytes');
     // Evidence is opened by staff in a browser: it is saved as a file, never rendered or sniffed as a page of this origin.
     const { mediaType, extension } = evidenceDownloadType(grant.evidence.kind, artifact.mediaType);
     void reply
