@@ -306,7 +306,7 @@ interface RunningService {
 }
 
 /** The built service as `npm start` runs it, on a fresh data dir and Redis prefix, with a tenant and a key minted by the operator CLI. */
-async function startService(options: { redisUrl: string; dataDir?: string; masterKey?: string }): Promise<RunningService> {
+async function startService(options: { redisUrl: string; dataDir?: string; masterKey?: string; readyTimeoutMs?: number }): Promise<RunningService> {
   requireBuilt();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'bench-http-'));
   const prefix = `bench-http:${randomUUID()}`;
@@ -329,7 +329,7 @@ async function startService(options: { redisUrl: string; dataDir?: string; maste
   const nodeArgs = process.env.BENCH_HTTP_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, join(DIST, 'apps/api/src/main.js')], { env, stdio: ['ignore', 'ignore', 'ignore'] });
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitReady(baseUrl, child);
+  await waitReady(baseUrl, child, options.readyTimeoutMs);
   const { tenantId } = cli(['tenant', 'create', '--name', 'Banco Bench']);
   const { apiKey } = cli(['key', 'issue', '--tenant', tenantId, '--scopes', 'consent:admin,consent:write,consent:read,consent:runtime,consent:identity-assert']);
   let stopped = false;
@@ -371,7 +371,8 @@ async function measureMemory(events: number, redisUrl: string, log: (line: strin
     await generateLedger({ events, file: join(dataDir, 'ledger.sqlite') });
     // The generator's master key: the keyring it wrote opens under it (generate-ledger.ts).
     const masterKey = createHash('sha256').update('bench-ledger-master-key:1').digest('hex');
-    const service = await startService({ redisUrl, dataDir, masterKey });
+    // Catching up with 1,000,000 events took 17 minutes on a two-core machine loaded by other work: a bound, not a timing.
+    const service = await startService({ redisUrl, dataDir, masterKey, readyTimeoutMs: 60 * 60_000 });
     try {
       const afterStartMb = rssMb(service.process.pid!);
       log(`http: service caught up with the ledger: RSS ${afterStartMb.toFixed(0)} MB`);

@@ -10,3 +10,4 @@ export * from './scopes';
 export * from './retry';
 export * from './postgres';
 export * from './build-info';
+export * from './heap-growth';
