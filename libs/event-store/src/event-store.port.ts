@@ -68,6 +68,12 @@ export interface ReadAllOptions {
   /** Return events strictly after this position; 0 (default) reads from the start. */
   after?: number;
   maxCount?: number;
+  /**
+   * Only events of these types, filtered by the store (`maxCount` counts
+   * what matches): a scan for a few rare types (tenants, API keys) must not
+   * carry every event of the ledger into the process and parse it.
+   */
+  eventTypes?: readonly string[];
 }
 
 export interface SubscribeOptions {

@@ -74,9 +74,8 @@ export async function loadAllAggregates<S, E extends { type: string; data: unkno
   evolve: (state: S | null, event: E) => S | null,
 ): Promise<S[]> {
   const states = new Map<string, S | null>();
-  for await (const page of readAllPages(store, { pageSize: SCAN_PAGE })) {
+  for await (const page of readAllPages(store, { pageSize: SCAN_PAGE, eventTypes })) {
     for (const recorded of page) {
-      if (!eventTypes.includes(recorded.type)) continue;
       const event = recorded as unknown as E;
       if (recorded.streamId !== streamOf(event)) continue;
       states.set(recorded.streamId, evolve(states.get(recorded.streamId) ?? null, event));

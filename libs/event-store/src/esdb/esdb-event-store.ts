@@ -135,6 +135,8 @@ export class EsdbEventStore implements EventStore {
         if (!isUserEvent(resolved)) continue;
         const event = toRecordedEvent(resolved);
         if (event.position <= after) continue;
+        // Filtered here rather than by the server's eventTypeFilter, which this adapter has never run against.
+        if (options.eventTypes !== undefined && !options.eventTypes.includes(event.type)) continue;
         events.push(event);
         if (events.length >= maxCount) break;
       }

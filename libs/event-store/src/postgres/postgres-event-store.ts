@@ -199,8 +199,8 @@ export class PostgresEventStore implements EventStore {
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     await this.ready;
     const { rows } = await this.pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`,
-      [options.after ?? 0, options.maxCount ?? null],
+      `SELECT ${COLUMNS} FROM events WHERE position > $1 AND ($3::text[] IS NULL OR type = ANY($3)) ORDER BY position LIMIT $2`,
+      [options.after ?? 0, options.maxCount ?? null, options.eventTypes ?? null],
     );
     return rows.map(toRecordedEvent);
   }

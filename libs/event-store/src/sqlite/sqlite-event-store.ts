@@ -165,7 +165,9 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    return this.readAllNow(options.after ?? 0, options.maxCount ?? NO_LIMIT);
+    const { after = 0, maxCount = NO_LIMIT, eventTypes } = options;
+    if (eventTypes === undefined) return this.readAllNow(after, maxCount);
+    return (this.statements.readAllOfTypes.all(after, JSON.stringify(eventTypes), maxCount) as EventRow[]).map(toRecordedEvent);
   }
 
   async *subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<RecordedEvent> {
@@ -395,6 +397,11 @@ function prepareStatements(db: Database.Database) {
       `SELECT ${columns} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
     ),
     readAll: db.prepare(`SELECT ${columns} FROM events WHERE position > ? ORDER BY position ASC LIMIT ?`),
+    // No index on type: each append would pay for it, and the scans that filter by type are rare (start, weekly
+    // runs, operator listings); SQLite skips the other rows without handing them to JavaScript.
+    readAllOfTypes: db.prepare(
+      `SELECT ${columns} FROM events WHERE position > ? AND type IN (SELECT value FROM json_each(?)) ORDER BY position ASC LIMIT ?`,
+    ),
     head: db.prepare('SELECT COALESCE(MAX(position), 0) AS head FROM events'),
   };
 }

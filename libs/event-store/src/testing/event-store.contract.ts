@@ -161,6 +161,22 @@ export function describeEventStoreContract(
       expect(page.map((e) => e.position)).toEqual(positions.slice(1, 3));
     });
 
+    it('reads all streams filtered by event type, counting only what matches', async () => {
+      const head = await store.headPosition();
+      const stream = newStream('typed');
+      await store.append(stream, [newEvent('contract.rare'), newEvent('contract.common'), newEvent('contract.common'), newEvent('contract.other')], 'no_stream');
+      await store.append(stream, [newEvent('contract.rare'), newEvent('contract.common')], 3);
+      const typed = await store.readAll({ after: head, eventTypes: ['contract.rare', 'contract.other'] });
+      expect(typed.map((e) => [e.type, e.revision])).toEqual([
+        ['contract.rare', 0],
+        ['contract.other', 3],
+        ['contract.rare', 4],
+      ]);
+      const page = await store.readAll({ after: head, eventTypes: ['contract.rare', 'contract.other'], maxCount: 2 });
+      expect(page.map((e) => e.revision)).toEqual([0, 3]);
+      expect(await store.readAll({ after: head, eventTypes: [] })).toEqual([]);
+    });
+
     it('delivers a subscription its catch-up, then live events, and ends on abort', async () => {
       const head = await store.headPosition();
       const stream = newStream('subscribe');
