@@ -9,6 +9,17 @@ import { assertAppendable } from './new-events';
  * inside the group's transaction, settled after the commit.
  */
 
+/** A group-committing store's counters since it was opened; `transactions < appends` shows commits being grouped. */
+export interface GroupCommitStats {
+  appends: number;
+  /** Committed group transactions. */
+  transactions: number;
+  /** Groups redone on the slow path (a savepoint per append) after an insert failed on the fast path. */
+  slowPathGroups: number;
+  /** Pages the subscriptions read from the store; the other pages they were served had been read for another subscription. */
+  subscriptionReads: number;
+}
+
 /** An event as it will be stored: data and metadata already serialized, the exact text that is hashed. */
 export interface SerializedEvent {
   id: string;

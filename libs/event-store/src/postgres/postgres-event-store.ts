@@ -13,7 +13,9 @@ import {
 } from '../event-store.port';
 import { firstRevisionOf, isSameBatch } from '../expected-revision';
 import { hashEventText } from '../integrity';
+import { RecentEvents, SubscriptionPage } from '../recent-events';
 import {
+  GroupCommitStats,
   admits,
   resetOutcomes,
   serializeAppend,
@@ -30,13 +32,6 @@ export interface PostgresEventStoreOptions {
   pollIntervalMs?: number;
   /** Connections in the pool (10 by default). */
   poolSize?: number;
-}
-
-/** Counters since the store was opened; `transactions < appends` shows commits being grouped. */
-export interface PostgresEventStoreStats {
-  appends: number;
-  transactions: number;
-  slowPathGroups: number;
 }
 
 interface EventRow {
@@ -156,7 +151,10 @@ export class PostgresEventStore implements EventStore {
   private changes = 0;
   private listener: Client | undefined;
   private relisten: NodeJS.Timeout | undefined;
-  private readonly counters: PostgresEventStoreStats = { appends: 0, transactions: 0, slowPathGroups: 0 };
+  private readonly counters = { appends: 0, transactions: 0, slowPathGroups: 0 };
+  private readonly recent: RecentEvents;
+  private readonly readSubscriptionPage = async (after: number) =>
+    (await this.pool.query<EventRow>(SELECT_SETTLED_AFTER, [after, PAGE_SIZE])).rows.map(toRecordedEvent);
 
   constructor(
     private readonly connectionString: string,
@@ -164,6 +162,7 @@ export class PostgresEventStore implements EventStore {
   ) {
     this.clock = options.clock ?? systemClock();
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.recent = new RecentEvents(PAGE_SIZE, this.pollIntervalMs);
     this.pool = createPostgresPool(connectionString, 'ledger-event-store', options.poolSize);
     this.ready = migratePostgres(this.pool, EVENT_STORE_MIGRATIONS);
     // Every call awaits `ready` and reports its failure; this only keeps it from being unhandled meanwhile.
@@ -213,20 +212,19 @@ export class PostgresEventStore implements EventStore {
     let after = options.after ?? 0;
     while (!stopped()) {
       const seen = this.changes;
-      let rows: EventRow[];
+      let page: SubscriptionPage;
       try {
-        ({ rows } = await this.pool.query<EventRow>(SELECT_SETTLED_AFTER, [after, PAGE_SIZE]));
+        page = await this.recent.pageAfter(after, this.readSubscriptionPage);
       } catch (error) {
         if (stopped()) return;
         throw error;
       }
-      for (const row of rows) {
-        const event = toRecordedEvent(row);
+      for (const event of page.events) {
         yield event;
         after = event.position;
         if (stopped()) return;
       }
-      if (rows.length < PAGE_SIZE) await this.nextChange(signal, seen);
+      if (page.fromStore && page.events.length < PAGE_SIZE) await this.nextChange(signal, seen);
     }
   }
 
@@ -249,8 +247,8 @@ export class PostgresEventStore implements EventStore {
     await this.pool.end();
   }
 
-  stats(): PostgresEventStoreStats {
-    return { ...this.counters };
+  stats(): GroupCommitStats {
+    return { ...this.counters, subscriptionReads: this.recent.reads };
   }
 
   private async drain(): Promise<void> {
@@ -478,6 +476,7 @@ export class PostgresEventStore implements EventStore {
 
   private wakeAll(): void {
     this.changes += 1;
+    this.recent.changed();
     for (const wake of [...this.waiters]) wake();
   }
 }

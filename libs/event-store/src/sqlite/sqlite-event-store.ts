@@ -13,7 +13,9 @@ import {
 } from '../event-store.port';
 import { firstRevisionOf, isSameBatch } from '../expected-revision';
 import { hashEventText } from '../integrity';
+import { RecentEvents } from '../recent-events';
 import {
+  GroupCommitStats,
   admits,
   resetOutcomes,
   serializeAppend,
@@ -33,15 +35,6 @@ export interface SqliteEventStoreOptions {
   busyTimeoutMs?: number;
   /** Open an existing file only, never create one (better-sqlite3 `fileMustExist`). */
   fileMustExist?: boolean;
-}
-
-/** Counters since the store was opened; `transactions < appends` shows commits being grouped. */
-export interface SqliteEventStoreStats {
-  appends: number;
-  /** Committed group transactions. */
-  transactions: number;
-  /** Groups redone on the slow path (a savepoint per append) after an insert failed on the fast path. */
-  slowPathGroups: number;
 }
 
 interface EventRow {
@@ -117,7 +110,9 @@ export class SqliteEventStore implements EventStore {
   private readonly heads = new Map<string, StreamHead | null>();
   /** PRAGMA data_version when `heads` was last known valid; undefined when it is not. */
   private headsVersion: number | undefined;
-  private readonly counters: SqliteEventStoreStats = { appends: 0, transactions: 0, slowPathGroups: 0 };
+  private readonly counters = { appends: 0, transactions: 0, slowPathGroups: 0 };
+  private readonly recent: RecentEvents;
+  private readonly readSubscriptionPage = (after: number) => this.readAllNow(after, PAGE_SIZE);
   private readonly flushNow = () => {
     this.flushScheduled = false;
     if (this.queue.length === 0) return;
@@ -128,6 +123,7 @@ export class SqliteEventStore implements EventStore {
   constructor(filePath: string, options: SqliteEventStoreOptions = {}) {
     this.clock = options.clock ?? systemClock();
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.recent = new RecentEvents(PAGE_SIZE, this.pollIntervalMs);
     this.db = new Database(filePath, { fileMustExist: options.fileMustExist ?? false });
     // Before WAL mode creates the -wal and -shm files: SQLite gives them the database file's mode.
     restrictToOwner(filePath, `${filePath}-wal`, `${filePath}-shm`);
@@ -175,13 +171,13 @@ export class SqliteEventStore implements EventStore {
     const stopped = () => this.closed || signal?.aborted === true;
     let after = options.after ?? 0;
     while (!stopped()) {
-      const page = this.readAllNow(after, PAGE_SIZE);
-      for (const event of page) {
+      const page = this.recent.pageAfter(after, this.readSubscriptionPage);
+      for (const event of page.events) {
         yield event;
         after = event.position;
         if (stopped()) return;
       }
-      if (page.length < PAGE_SIZE) await this.nextChange(signal);
+      if (page.fromStore && page.events.length < PAGE_SIZE) await this.nextChange(signal);
     }
   }
 
@@ -198,8 +194,8 @@ export class SqliteEventStore implements EventStore {
     this.db.close();
   }
 
-  stats(): SqliteEventStoreStats {
-    return { ...this.counters };
+  stats(): GroupCommitStats {
+    return { ...this.counters, subscriptionReads: this.recent.reads };
   }
 
   private scheduleFlush(): void {
@@ -370,6 +366,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   private wakeAll(): void {
+    this.recent.changed();
     for (const wake of [...this.waiters]) wake();
   }
 }

@@ -1,10 +1,11 @@
 import { DuplicateEventIdError, EventStore, WrongExpectedVersionError } from '../event-store.port';
 import { verifyStream } from '../integrity';
+import type { GroupCommitStats } from '../pending-append';
 import { newEvent } from './event-store.contract';
 
-/** A store that commits concurrent appends in groups and counts them (SQLite, PostgreSQL). */
+/** A store that commits concurrent appends in groups and counts them, and its subscriptions' reads (SQLite, PostgreSQL). */
 export interface GroupCommitStore extends EventStore {
-  stats(): { appends: number; transactions: number; slowPathGroups: number };
+  stats(): GroupCommitStats;
 }
 
 /** Where a test's events are kept: `open` opens another store on it (another connection, a reopen). */
@@ -155,6 +156,38 @@ export function describeGroupCommit(name: string, createStorage: () => Promise<G
       const next = await store.append('durable', [newEvent()], 1);
       expect(next).toEqual({ nextRevision: 2, position: head + 1 });
       expect(verifyStream(await store.readStream('durable'))).toBeNull();
+    });
+
+    it('serves subscriptions that follow it together from one read per page, each every event once and in order', async () => {
+      const subscriptions = 8;
+      // Three pages of the stores' 500, then live events after every subscription has caught up.
+      const backlog = 1_200;
+      const live = 50;
+      for (let i = 0; i < backlog / 100; i += 1) {
+        await Promise.all(Array.from({ length: 100 }, (_, j) => store.append(`backlog-${i}-${j}`, [newEvent()], 'no_stream')));
+      }
+      const controller = new AbortController();
+      const caughtUp: Array<() => void> = [];
+      const seen = Array.from({ length: subscriptions }, () => [] as number[]);
+      const following = seen.map((positions, index) =>
+        (async () => {
+          for await (const event of store.subscribeToAll({ signal: controller.signal })) {
+            positions.push(event.position);
+            if (positions.length === backlog) caughtUp[index]();
+            if (positions.length === backlog + live) return;
+          }
+        })(),
+      );
+      const before = store.stats().subscriptionReads;
+      await Promise.all(seen.map((_, index) => new Promise<void>((resolve) => (caughtUp[index] = resolve))));
+      // Each subscription alone would read the three pages: 24 reads.
+      expect(store.stats().subscriptionReads - before).toBeLessThan(subscriptions);
+      await Promise.all(Array.from({ length: live }, (_, i) => store.append(`live-${i}`, [newEvent()], 'no_stream')));
+      await Promise.all(following);
+      controller.abort();
+      const everyPosition = (await store.readAll()).map((event) => event.position);
+      expect(everyPosition).toHaveLength(backlog + live);
+      for (const positions of seen) expect(positions).toEqual(everyPosition);
     });
 
     it('ends every subscription on close', async () => {
