@@ -109,7 +109,9 @@ export async function rebuildProjections(
     following = undefined;
     let refused = false;
     if (page.length > 0) {
-      const head = await store.headPosition();
+      // Only the progress report needs the head: on PostgreSQL a round trip, made while the batches are written rather than before them.
+      const head = store.headPosition();
+      head.catch(() => undefined);
       const current = page;
       const written = Promise.all(
         active.map(async (b) => {
@@ -131,7 +133,7 @@ export async function rebuildProjections(
           b.cursor = applied.pointer;
           b.loaded = applied.next;
           b.events += events.length;
-          options.onProgress?.(measureProgress(b.projection.name, b.events, b.cursor.checkpoint, head, clock.now() - startedAt));
+          options.onProgress?.(measureProgress(b.projection.name, b.events, b.cursor.checkpoint, await head, clock.now() - startedAt));
         }),
       );
       // The page after the next is read (synchronously, for SQLite) while Redis writes this one.
