@@ -1,6 +1,7 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ValidationOptions, ValidatorOptions, registerDecorator } from 'class-validator';
 import { FieldError, validationError } from '@ledger/platform';
+import { createPlainToInstance } from './plain-to-instance';
 import { memoizeValidationMetadata } from './validation-metadata-memo';
 import { createValidityCheck } from './validity-check';
 
@@ -102,6 +103,7 @@ function requestReasonOf(errors: ValidationError[]): string | undefined {
 @Injectable()
 export class RequestValidationPipe extends ValidationPipe {
   private readonly isCertainlyValid: (object: object) => boolean;
+  private readonly plainToInstance: (target: new () => object, value: object) => object | undefined;
 
   constructor() {
     super({
@@ -116,6 +118,18 @@ export class RequestValidationPipe extends ValidationPipe {
     });
     memoizeValidationMetadata();
     this.isCertainlyValid = createValidityCheck();
+    this.plainToInstance = createPlainToInstance(this.transformOptions);
+  }
+
+  /**
+   * The instance Nest's pipe would hand the handler for a JSON body, built
+   * and checked without class-transformer and class-validator
+   * (plain-to-instance.ts, validity-check.ts); undefined when either is not
+   * sure, and the pipe then runs both, which also explain a refusal.
+   */
+  protected certainlyValidInstance(metatype: new () => object, body: object): object | undefined {
+    const instance = this.plainToInstance(metatype, body);
+    return instance !== undefined && this.isCertainlyValid(instance) ? instance : undefined;
   }
 
   /** class-validator's errors, computed only when the compiled check is not sure there are none (validity-check.ts). */
@@ -124,11 +138,15 @@ export class RequestValidationPipe extends ValidationPipe {
     return super.validate(object, validatorOptions);
   }
 
-  /** A body DTO needs a JSON object: `null`, an array or a scalar is refused before class-transformer sees it. */
+  /** A body DTO needs a JSON object: `null`, an array or a scalar is refused before class-transformer sees it; a valid one skips it. */
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const isBodyDto = metadata.type === 'body' && metadata.metatype !== undefined && this.toValidate(metadata);
-    if (isBodyDto && value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
-      throw validationError('The request body must be a JSON object.', { reason: 'body_must_be_object' });
+    if (isBodyDto && value !== undefined) {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+        throw validationError('The request body must be a JSON object.', { reason: 'body_must_be_object' });
+      }
+      const instance = this.certainlyValidInstance(metadata.metatype as new () => object, value);
+      if (instance !== undefined) return instance;
     }
     return super.transform(value, metadata);
   }
