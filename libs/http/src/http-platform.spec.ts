@@ -148,6 +148,11 @@ describe('HTTP platform: errors, validation, authentication, request ids', () =>
       expectProblem(await http().post('/resolve').set('Authorization', 'Bearer key-reader').send(validResolve), 403, 'INSUFFICIENT_SCOPE');
     });
 
+    it('a key lacking the scope is refused before the body is read', async () => {
+      const call = http().post('/resolve').set('Authorization', 'Bearer key-reader').set('Content-Type', 'application/json');
+      expectProblem(await call.send('{"not": json'), 403, 'INSUFFICIENT_SCOPE');
+    });
+
     it('a route with neither @Public nor @RequireScopes is refused (fail closed)', async () => {
       expectProblem(await http().get('/unclassified').set(WRITER), 403, 'INSUFFICIENT_SCOPE');
       expectProblem(await http().get('/unclassified'), 401, 'UNAUTHENTICATED');

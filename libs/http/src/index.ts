@@ -2,7 +2,7 @@ export { API_KEY_VERIFIER } from './auth/api-key-verifier';
 export type { ApiKeyVerifier } from './auth/api-key-verifier';
 export { CurrentPrincipal, Public, RequireAnyScope, RequireScopes } from './auth/auth.decorators';
 export { assertScope } from './auth/scopes';
-export { configureHttpApp, createHttpApp } from './configure-http-app';
+export { createHttpApp } from './configure-http-app';
 export type { HttpAppOptions } from './configure-http-app';
 export { createHttpAdapter } from './http-adapter';
 export { BodyLimit, EVIDENCE_BODY_LIMIT_BYTES } from './limits/body-limit';

@@ -1,4 +1,5 @@
 import { RouteConfig } from '@nestjs/platform-fastify';
+import type { Scope } from '@ledger/platform';
 
 /**
  * What this platform reads from a route's Fastify config, beside Fastify's
@@ -9,6 +10,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Open without an API key (see @Public()). */
     public?: boolean;
+    /** Every one of these scopes is needed (see @RequireScopes()). */
+    requiredScopes?: readonly Scope[];
+    /** One of these scopes is needed (see @RequireAnyScope()). */
+    anyOfScopes?: readonly Scope[];
     /** The largest body the route reads, in bytes (see @BodyLimit()). */
     bodyLimit?: number;
   }
@@ -16,6 +21,8 @@ declare module 'fastify' {
 
 export interface LedgerRouteConfig {
   public?: boolean;
+  requiredScopes?: readonly Scope[];
+  anyOfScopes?: readonly Scope[];
   bodyLimit?: number;
 }
 

@@ -1,6 +1,7 @@
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { requireContext, unauthenticated } from '@ledger/platform';
 import { ApiKeyVerifier } from './api-key-verifier';
+import { assertRouteScopes } from './scopes';
 
 // RFC 6750 token68 would allow more, but our keys are visible ASCII; anything else is malformed.
 const BEARER = /^Bearer ([\x21-\x7e]+)$/i;
@@ -10,7 +11,7 @@ const BEARER = /^Bearer ([\x21-\x7e]+)$/i;
  * `onRequest` phase, before its body is read: a caller without a valid key
  * is answered 401 having sent nothing but headers, whatever size of body it
  * announces (Node then closes the connection rather than read it). The
- * principal goes into the request context, where the scope guard, handlers,
+ * principal goes into the request context, where the scope hook, handlers,
  * the idempotency interceptor and the loggers find it.
  *
  * An unknown route is left to the not-found handler: there is nothing to
@@ -27,3 +28,24 @@ export function authenticationHook(verifier: ApiKeyVerifier): onRequestAsyncHook
     requireContext().principal = principal;
   };
 }
+
+/**
+ * Refuses, in `onRequest` too, a key that lacks the scopes the route's
+ * config names (@RequireScopes(), @RequireAnyScope()), or any key on a route
+ * that names none: 403 before the body is read. Installed after the rate
+ * limit, so a refused request still spends its key's budget.
+ */
+export const scopeHook: onRequestHookHandler = (request, _reply, done) => {
+  if (request.is404) return done();
+  const { config } = request.routeOptions;
+  if (config.public) return done();
+  const { principal } = requireContext();
+  // The authentication hook ran first: a route that is not public has a principal by now.
+  if (!principal) return done(unauthenticated('Send an API key as "Authorization: Bearer <apiKey>".'));
+  try {
+    assertRouteScopes(principal, config);
+  } catch (error) {
+    return done(error as Error);
+  }
+  done();
+};
