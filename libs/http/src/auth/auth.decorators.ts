@@ -5,8 +5,8 @@ import { extendRouteConfig } from '../route-config';
 
 /*
  * What a route asks of its caller lives in the route's Fastify config, on
- * route handlers only: the authentication hook (authentication.hook.ts)
- * finds it there and decides before the body is read.
+ * route handlers only: the authentication and scope hooks
+ * (authentication.hook.ts) find it there and decide before the body is read.
  */
 
 /** Open without an API key (health, metrics, the consent page). */
