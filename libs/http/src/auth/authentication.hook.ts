@@ -1,10 +1,22 @@
-import type { FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
+import type { FastifyContextConfig, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { requireContext, unauthenticated } from '@ledger/platform';
 import { ApiKeyVerifier } from './api-key-verifier';
 import { assertRouteScopes } from './scopes';
 
 // RFC 6750 token68 would allow more, but our keys are visible ASCII; anything else is malformed.
 const BEARER = /^Bearer ([\x21-\x7e]+)$/i;
+const SEND_A_KEY = 'Send an API key as "Authorization: Bearer <apiKey>".';
+
+/**
+ * The config of a route that takes a key: none for a public route, nor for
+ * an unknown one, which the not-found handler answers without a key.
+ */
+function keyedRouteConfig(request: FastifyRequest): FastifyContextConfig | undefined {
+  if (request.is404) return undefined;
+  // Fastify builds routeOptions anew on every read.
+  const { config } = request.routeOptions;
+  return config.public ? undefined : config;
+}
 
 /**
  * Authenticates every request to a route that is not @Public() in Fastify's
@@ -19,10 +31,10 @@ const BEARER = /^Bearer ([\x21-\x7e]+)$/i;
  */
 export function authenticationHook(verifier: ApiKeyVerifier): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
-    if (request.is404 || request.routeOptions.config.public) return;
+    if (!keyedRouteConfig(request)) return;
     const header = request.headers.authorization;
     const apiKey = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    if (apiKey === undefined) throw unauthenticated('Send an API key as "Authorization: Bearer <apiKey>".');
+    if (apiKey === undefined) throw unauthenticated(SEND_A_KEY);
     const principal = await verifier.verify(apiKey);
     if (!principal) throw unauthenticated('The API key is unknown or revoked.');
     requireContext().principal = principal;
@@ -36,12 +48,11 @@ export function authenticationHook(verifier: ApiKeyVerifier): onRequestAsyncHook
  * limit, so a refused request still spends its key's budget.
  */
 export const scopeHook: onRequestHookHandler = (request, _reply, done) => {
-  if (request.is404) return done();
-  const { config } = request.routeOptions;
-  if (config.public) return done();
+  const config = keyedRouteConfig(request);
+  if (!config) return done();
   const { principal } = requireContext();
-  // The authentication hook ran first: a route that is not public has a principal by now.
-  if (!principal) return done(unauthenticated('Send an API key as "Authorization: Bearer <apiKey>".'));
+  // The authentication hook ran first: a route that takes a key has a principal by now.
+  if (!principal) return done(unauthenticated(SEND_A_KEY));
   try {
     assertRouteScopes(principal, config);
   } catch (error) {

@@ -50,7 +50,7 @@ export function createPlainToInstance(
   storage: MetadataStorage = defaultMetadataStorage,
 ): (target: Class, value: object) => object | undefined {
   const options: ClassTransformOptions = { ...defaultOptions, ...transformOptions };
-  const defaultsOnly = (Object.keys(options) as Array<keyof ClassTransformOptions>).every((key) => options[key] === defaultOptions[key]);
+  if ((Object.keys(options) as Array<keyof ClassTransformOptions>).some((key) => options[key] !== defaultOptions[key])) return () => undefined;
   const decoratorsByClass = new Map<Class, Map<string, PropertyDecorators | typeof UNSURE> | typeof UNSURE>();
 
   const decoratorsOf = (target: Class, key: string): PropertyDecorators | typeof UNSURE => {
@@ -111,7 +111,6 @@ export function createPlainToInstance(
   };
 
   return (target, value) => {
-    if (!defaultsOnly) return undefined;
     const built = build(value, target, undefined);
     return built === UNSURE ? undefined : (built as object);
   };
