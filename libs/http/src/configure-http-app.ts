@@ -9,6 +9,7 @@ import { RateLimitSettings, limitRequestRates } from './limits/rate-limit';
 import { JsonLogger } from './logging/json-logger';
 import { ProblemFilter } from './problem/problem.filter';
 import { RequestValidationPipe } from './validation/validation';
+import { serveRoutesDirectly } from './routing/direct-routes';
 
 export interface HttpAppOptions {
   /** Rate limits per API key and client address; none when absent. */
@@ -36,7 +37,10 @@ export async function createHttpApp(rootModule: IEntryNestModule, logger: PinoLo
   if (options.rateLimit) await limitRequestRates(app, options.rateLimit);
   fastify.addHook('onRequest', scopeHook);
   app.useBodyParser('application/json', {}, boundedJsonParser(fastify));
-  app.useGlobalFilters(new ProblemFilter());
-  app.useGlobalPipes(new RequestValidationPipe());
+  const filter = new ProblemFilter();
+  const pipe = new RequestValidationPipe();
+  app.useGlobalFilters(filter);
+  app.useGlobalPipes(pipe);
+  serveRoutesDirectly(app, [pipe], filter);
   return app;
 }

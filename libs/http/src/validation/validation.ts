@@ -138,10 +138,18 @@ export class RequestValidationPipe extends ValidationPipe {
     return super.validate(object, validatorOptions);
   }
 
-  /** A body DTO needs a JSON object: `null`, an array or a scalar is refused before class-transformer sees it; a valid one skips it. */
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const isBodyDto = metadata.type === 'body' && metadata.metatype !== undefined && this.toValidate(metadata);
-    if (isBodyDto && value !== undefined) {
+  /**
+   * A body DTO needs a JSON object: `null`, an array or a scalar is refused
+   * before class-transformer sees it; a valid one skips it. What Nest's pipe
+   * would not validate (a path parameter, the principal) and a certainly valid
+   * body are answered at once, not in a promise: a route served directly
+   * (routing/direct-routes.ts) then makes none for its arguments. Nest's
+   * ValidationPipe declares a promise, but a pipe may answer either way and
+   * Nest's router awaits both: hence `any`, the one type both accept.
+   */
+  override transform(value: unknown, metadata: ArgumentMetadata): any {
+    if (!metadata.metatype || !this.toValidate(metadata)) return this.transformPrimitive(value, metadata);
+    if (metadata.type === 'body' && value !== undefined) {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {
         throw validationError('The request body must be a JSON object.', { reason: 'body_must_be_object' });
       }
