@@ -147,25 +147,26 @@ function planFor(handlerRef: RouteHandlerRef, httpMethod: string, globalPipes: P
   const args: Argument[] = [];
   for (const [key, { index, data, pipes = [], factory }] of Object.entries(declared)) {
     if (!pipes.every((pipe) => typeof (pipe as PipeTransform)?.transform === 'function')) return undefined;
-    const metatype = paramtypes[index];
+    // Nest's keys are `<paramtype>:<index>`, or the custom decorator's key.
     const custom = key.includes(CUSTOM_ROUTE_ARGS_METADATA);
-    const type = custom ? 'custom' : PIPEABLE[Number(key.split(':')[0])];
-    const extract = custom ? (_request: FastifyRequest, _reply: FastifyReply, context: ExecutionContextHost | undefined) => factory!(data, context!) : extractorFor(Number(key.split(':')[0]), data);
-    if (!extract) return undefined;
+    const paramtype = Number(key.split(':')[0]);
     // A handled @Res() sends the answer itself: Nest's route knows not to.
-    if (!custom && Number(key.split(':')[0]) === RouteParamtypes.RESPONSE && !Reflect.getMetadata(RESPONSE_PASSTHROUGH_METADATA, controller, method)) return undefined;
+    if (!custom && paramtype === RouteParamtypes.RESPONSE && !Reflect.getMetadata(RESPONSE_PASSTHROUGH_METADATA, controller, method)) return undefined;
+    const extract = custom ? (_request: FastifyRequest, _reply: FastifyReply, context: ExecutionContextHost | undefined) => factory!(data, context!) : extractorFor(paramtype, data);
+    if (!extract) return undefined;
+    const type = custom ? 'custom' : PIPEABLE[paramtype];
     args[index] = {
       extract,
       pipes: type ? [...globalPipes, ...(pipes as PipeTransform[])] : [],
-      metadata: { type: type ?? 'custom', metatype, data: typeof data === 'string' ? data : undefined },
+      metadata: { type: type ?? 'custom', metatype: paramtypes[index], data: typeof data === 'string' ? data : undefined },
     };
   }
-  if (args.length !== Object.keys(declared).length || args.includes(undefined as unknown as Argument)) return undefined;
+  // A parameter without a decorator (a hole in `args`) gets undefined from Nest: left to it.
+  if (args.includes(undefined as unknown as Argument)) return undefined;
   const httpCode = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
   const headers = (Reflect.getMetadata(HEADERS_METADATA, handler) ?? []) as Array<{ name: string; value: unknown }>;
   if (!headers.every(({ value }) => typeof value === 'string')) return undefined;
-  const needsContext = Object.keys(declared).some((key) => key.includes(CUSTOM_ROUTE_ARGS_METADATA));
-  return { args, needsContext, status: httpCode ?? (httpMethod === 'POST' ? 201 : 200), headers: headers as Plan['headers'] };
+  return { args, needsContext: Object.keys(declared).some((key) => key.includes(CUSTOM_ROUTE_ARGS_METADATA)), status: httpCode ?? (httpMethod === 'POST' ? 201 : 200), headers: headers as Plan['headers'] };
 }
 
 function extractorFor(type: number, data: unknown): Extract | undefined {
