@@ -31,6 +31,8 @@ interface Argument {
 }
 
 interface Plan {
+  /** The controller's method, as custom decorators see it in the execution context. */
+  handler: (...args: unknown[]) => unknown;
   args: Argument[];
   /** A custom parameter decorator takes the execution context. */
   needsContext: boolean;
@@ -76,7 +78,6 @@ export function serveRoutesDirectly(app: NestFastifyApplication, globalPipes: Pi
     const instance = plan && staticInstanceOf(app, handlerRef.controller);
     if (!plan || !instance) return;
     const method = instance[handlerRef.method].bind(instance);
-    const handler = handlerRef.controller.prototype[handlerRef.method] as () => unknown;
 
     const fail = (error: unknown, request: FastifyRequest, reply: FastifyReply): void => filter.catch(error, new ExecutionContextHost([request, reply, undefined]));
     const answer = (result: unknown, request: FastifyRequest, reply: FastifyReply): void => {
@@ -94,15 +95,20 @@ export function serveRoutesDirectly(app: NestFastifyApplication, globalPipes: Pi
       void reply.status(plan.status);
       for (const { name, value } of plan.headers) void reply.header(name, value);
       try {
-        const context = plan.needsContext ? new ExecutionContextHost([request, reply, undefined], handlerRef.controller, handler) : undefined;
+        const context = plan.needsContext ? new ExecutionContextHost([request, reply, undefined], handlerRef.controller, plan.handler) : undefined;
         const args: unknown[] = [];
         let pending: Array<Promise<unknown>> | undefined;
         for (let i = 0; i < plan.args.length; i++) {
           const argument = plan.args[i];
           const value = argument.extract(request, reply, context);
           // Only what a pipe returned is settled: a Fastify reply is thenable too.
-          args[i] = argument.pipes.length === 0 ? value : piped(argument, value);
-          if (argument.pipes.length > 0 && isThenable(args[i])) (pending ??= []).push((args[i] as Promise<unknown>).then((settled) => (args[i] = settled)));
+          if (argument.pipes.length === 0) {
+            args[i] = value;
+            continue;
+          }
+          const transformed = piped(argument, value);
+          args[i] = transformed;
+          if (isThenable(transformed)) (pending ??= []).push(transformed.then((settled) => (args[i] = settled)));
         }
         const result = pending ? Promise.all(pending).then(() => method(...args)) : method(...args);
         if (!isThenable(result)) return answer(result, request, reply);
@@ -139,7 +145,7 @@ function staticInstanceOf(app: NestFastifyApplication, controller: RouteHandlerR
 
 function planFor(handlerRef: RouteHandlerRef, httpMethod: string, globalPipes: PipeTransform[]): Plan | undefined {
   const { controller, method } = handlerRef;
-  const handler = controller.prototype[method] as object;
+  const handler = controller.prototype[method] as Plan['handler'];
   if (METADATA_ONLY_NEST_HONOURS.some((key) => Reflect.getMetadata(key, controller) || Reflect.getMetadata(key, handler))) return undefined;
   if (RESPONSES_ONLY_NEST_SENDS.some((key) => Reflect.getMetadata(key, handler) !== undefined)) return undefined;
   const declared = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<string, { index: number; data?: unknown; pipes?: unknown[]; factory?: (data: unknown, context: ExecutionContextHost) => unknown }>;
@@ -166,7 +172,7 @@ function planFor(handlerRef: RouteHandlerRef, httpMethod: string, globalPipes: P
   const httpCode = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
   const headers = (Reflect.getMetadata(HEADERS_METADATA, handler) ?? []) as Array<{ name: string; value: unknown }>;
   if (!headers.every(({ value }) => typeof value === 'string')) return undefined;
-  return { args, needsContext: Object.keys(declared).some((key) => key.includes(CUSTOM_ROUTE_ARGS_METADATA)), status: httpCode ?? (httpMethod === 'POST' ? 201 : 200), headers: headers as Plan['headers'] };
+  return { handler, args, needsContext: Object.keys(declared).some((key) => key.includes(CUSTOM_ROUTE_ARGS_METADATA)), status: httpCode ?? (httpMethod === 'POST' ? 201 : 200), headers: headers as Plan['headers'] };
 }
 
 function extractorFor(type: number, data: unknown): Extract | undefined {
