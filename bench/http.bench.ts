@@ -104,10 +104,17 @@ export async function runHttpBench(log: (line: string) => void, options: HttpBen
 
   const hello = await startHelloWorld();
   const service = await startService({ redisUrl });
+  let bareRead: Awaited<ReturnType<typeof startBareRead>> | undefined;
   try {
     // BENCH_HTTP_ROUTES=consent,replay measures only the routes whose names contain one of the words (a profile of one route).
     const only = process.env.BENCH_HTTP_ROUTES?.split(',').map((word) => word.trim().toLowerCase());
     const routes = (await routesOf(service, log)).filter((route) => !only || only.some((word) => route.name.toLowerCase().includes(word)));
+    // The reference beside GET consent: the same document, read the least way the stack allows.
+    const consentRead = routes.findIndex((route) => route.name === 'GET consent');
+    if (consentRead >= 0) {
+      bareRead = await startBareRead(service, routes[consentRead], redisUrl);
+      routes.splice(consentRead + 1, 0, bareRead.route);
+    }
     const measure = async (route: Route, connections: number, seconds: number) => {
       // A route that uses up what it needs (the grant: one interaction each) runs a set number of requests, prepared beforehand.
       const amount = route.prepare ? Math.max(connections * 4, Math.round(GRANTS_PER_SECOND_OF_RUN * seconds)) : undefined;
@@ -150,7 +157,7 @@ export async function runHttpBench(log: (line: string) => void, options: HttpBen
     const memory = ledgerEvents > 0 ? await measureMemory(ledgerEvents, redisUrl, log) : null;
     return { durationSeconds, routes: main, scaling, targets, memory, failed };
   } finally {
-    await Promise.all([hello.stop(), service.stop()]);
+    await Promise.all([hello.stop(), service.stop(), bareRead?.stop()]);
   }
 }
 
@@ -359,6 +366,30 @@ async function startHelloWorld(): Promise<{ route: Route; stop(): Promise<void> 
     child.once('exit', () => reject(new Error('hello-world exited')));
   });
   return { route: { name: 'hello-world', baseUrl, pid: child.pid!, requests: [{ method: 'GET', path: '/' }] }, stop: () => stopProcess(child) };
+}
+
+/**
+ * bench/bare-read.ts serving the document the service answers for the
+ * consent of `consentRead`, under a key of the service's Redis prefix (deleted
+ * with it), behind the service's own API key.
+ */
+async function startBareRead(service: RunningService, consentRead: Route, redisUrl: string): Promise<{ route: Route; stop(): Promise<void> }> {
+  const [request] = consentRead.requests;
+  const response = await fetch(`${service.baseUrl}${request.path}`, { headers: request.headers });
+  if (response.status !== 200) throw new Error(`http: GET consent answered ${response.status} before the run`);
+  const documentKey = `${service.env.LEDGER_REDIS_PREFIX}:bench-bare-read`;
+  const redis = createRedis(redisUrl, 'bench-bare-read-seed');
+  await redis.set(documentKey, await response.text()).finally(() => redis.disconnect());
+  const child = spawn(process.execPath, [join(DIST, 'bench/bare-read.js')], {
+    env: { ...process.env, REDIS_URL: redisUrl, BARE_READ_DOCUMENT_KEY: documentKey, BARE_READ_SECRET_SHA256: createHash('sha256').update(service.apiKey).digest('hex') },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const baseUrl = await new Promise<string>((resolveUrl, reject) => {
+    child.stderr!.once('data', (chunk: Buffer) => resolveUrl(chunk.toString().trim()));
+    child.once('exit', () => reject(new Error('bare-read exited')));
+  });
+  const path = request.path.replace('/v1/redec/consents/', '/consents/');
+  return { route: { name: 'bare consent read (reference)', baseUrl, pid: child.pid!, requests: [{ ...request, path }] }, stop: () => stopProcess(child) };
 }
 
 /**

@@ -75,11 +75,23 @@ function httpSummary(result: HttpBenchResult): string {
     ...result.routes.map(row),
     'scaling:',
     ...result.scaling.map(row),
+    ...referenceLine(result.routes),
     ...result.targets.map((t) => `target: ${t.route} >= ${t.ratio.toFixed(2)} of hello-world${t.p99Ms === null ? '' : `, p99 <= ${t.p99Ms} ms`}: ${t.met ? 'met' : 'NOT met'}`),
     memory,
     result.failed ? 'FAILED: a route answered an error or a non-2xx status' : 'every answer 2xx, no errors',
     '',
   ].join('\n');
+}
+
+/** GET consent beside the bare read of the same document (bench/bare-read.ts), when both ran. */
+function referenceLine(routes: RouteFigures[]): string[] {
+  const service = routes.find((r) => r.route === 'GET consent');
+  const bare = routes.find((r) => r.route === 'bare consent read (reference)');
+  if (!service || !bare) return [];
+  return [
+    `reference: GET consent at ${(service.requestsPerSecond / bare.requestsPerSecond).toFixed(2)} of the bare consent read's throughput, ` +
+      `${(bare.cpuMicrosPerRequest / service.cpuMicrosPerRequest).toFixed(2)} of its CPU per request; the bare read itself at ${bare.ratio.toFixed(3)} of hello-world`,
+  ];
 }
 
 /** With `beside`, each line also gives the store's throughput relative to the same scenario there (PostgreSQL beside SQLite). */
