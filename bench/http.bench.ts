@@ -73,7 +73,7 @@ export interface RouteFigures {
   non2xx: number;
   /** Throughput over hello-world's at the same number of connections in the same run. */
   ratio: number;
-  /** CPU time (user + system) the serving process spent per request answered. */
+  /** CPU time (user + system) the serving process spent per request answered, the work the requests left behind included (it is read once the process has settled). */
   cpuMicrosPerRequest: number;
   /** hello-world's CPU per request over this route's: the ratio without the load generator's and other processes' share of the machine. */
   cpuRatio: number;
@@ -119,8 +119,11 @@ export async function runHttpBench(log: (line: string) => void, options: HttpBen
       // A route that uses up what it needs (the grant: one interaction each) runs a set number of requests, prepared beforehand.
       const amount = route.prepare ? Math.max(connections * 4, Math.round(GRANTS_PER_SECOND_OF_RUN * seconds)) : undefined;
       if (route.prepare) await route.prepare(amount!);
+      await settled(route.pid);
       const cpuBefore = cpuMicrosOf(route.pid);
       const result = await autocannon({ url: route.baseUrl, connections, ...(amount ? { amount } : { duration: seconds }), requests: route.requests, timeout: 10 });
+      // The work the requests left behind (a grant's certificate and webhooks) is part of what they cost.
+      await settled(route.pid);
       return { route: route.name, connections, result, cpuMicros: cpuMicrosOf(route.pid) - cpuBefore };
     };
 
@@ -196,6 +199,24 @@ function figures({ route, connections, result, cpuMicros }: Measured, baseline: 
     cpuRatio: baseline.cpuMicros / Math.max(1, baseline.result.requests.total) / cpuMicrosPerRequest,
   };
 }
+
+/**
+ * Waits until `pid` is using less than a tenth of a core, at most
+ * SETTLE_TIMEOUT_MS: a grant run leaves the service rendering certificates
+ * and delivering webhooks for seconds after its last answer. That work is
+ * counted to the grants (CPU is read once the service has settled), and a
+ * route measured meanwhile would be charged with it.
+ */
+async function settled(pid: number): Promise<void> {
+  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+  for (;;) {
+    const before = cpuMicrosOf(pid);
+    await new Promise((r) => setTimeout(r, SETTLE_WINDOW_MS));
+    if (cpuMicrosOf(pid) - before < SETTLE_WINDOW_MS * 100 || Date.now() > deadline) return;
+  }
+}
+const SETTLE_WINDOW_MS = 500;
+const SETTLE_TIMEOUT_MS = 60_000;
 
 /** CPU time (user + system, µs) a process has used, from /proc (Linux). */
 function cpuMicrosOf(pid: number): number {
