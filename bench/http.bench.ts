@@ -55,6 +55,14 @@ export const TARGETS: Record<string, { ratio: number; p99Ms?: number }> = {
   'POST authorize (replay)': { ratio: 0.3 },
 };
 
+const BARE_READ = 'bare consent read (reference)';
+const BARE_REPLAY = 'bare replay (reference)';
+/** Each reference of bench/bare-service.ts, measured after the route whose shape it has. */
+export const REFERENCES: ReadonlyArray<readonly [route: string, reference: string]> = [
+  ['GET consent', BARE_READ],
+  ['POST authorize (replay)', BARE_REPLAY],
+];
+
 export const CONNECTIONS = 64;
 const SCALING_CONNECTIONS = [1, 16, 64, 256];
 /** Grants a run makes per second it would have lasted: about what the service sustains, so a grant run lasts about as long as the others. */
@@ -104,16 +112,17 @@ export async function runHttpBench(log: (line: string) => void, options: HttpBen
 
   const hello = await startHelloWorld();
   const service = await startService({ redisUrl });
-  let bareRead: Awaited<ReturnType<typeof startBareRead>> | undefined;
+  let bare: Awaited<ReturnType<typeof startBareService>> | undefined;
   try {
     // BENCH_HTTP_ROUTES=consent,replay measures only the routes whose names contain one of the words (a profile of one route).
     const only = process.env.BENCH_HTTP_ROUTES?.split(',').map((word) => word.trim().toLowerCase());
-    const routes = (await routesOf(service, log)).filter((route) => !only || only.some((word) => route.name.toLowerCase().includes(word)));
-    // The reference beside GET consent: the same document, read the least way the stack allows.
-    const consentRead = routes.findIndex((route) => route.name === 'GET consent');
-    if (consentRead >= 0) {
-      bareRead = await startBareRead(service, routes[consentRead], redisUrl);
-      routes.splice(consentRead + 1, 0, bareRead.route);
+    const seeded = await routesOf(service, log);
+    const routes = seeded.filter((route) => !only || only.some((word) => route.name.toLowerCase().includes(word)));
+    // The references, each beside the route whose shape it has: the same answer, given the least way the stack allows.
+    bare = await startBareService(service, redisUrl, seeded);
+    for (const [measured, reference] of REFERENCES) {
+      const at = routes.findIndex((route) => route.name === measured);
+      if (at >= 0) routes.splice(at + 1, 0, bare.routes[reference]);
     }
     const measure = async (route: Route, connections: number, seconds: number) => {
       // A route that uses up what it needs (the grant: one interaction each) runs a set number of requests, prepared beforehand.
@@ -160,7 +169,7 @@ export async function runHttpBench(log: (line: string) => void, options: HttpBen
     const memory = ledgerEvents > 0 ? await measureMemory(ledgerEvents, redisUrl, log) : null;
     return { durationSeconds, routes: main, scaling, targets, memory, failed };
   } finally {
-    await Promise.all([hello.stop(), service.stop(), bareRead?.stop()]);
+    await Promise.all([hello.stop(), service.stop(), bare?.stop()]);
   }
 }
 
@@ -390,27 +399,46 @@ async function startHelloWorld(): Promise<{ route: Route; stop(): Promise<void> 
 }
 
 /**
- * bench/bare-read.ts serving the document the service answers for the
- * consent of `consentRead`, under a key of the service's Redis prefix (deleted
- * with it), behind the service's own API key.
+ * bench/bare-service.ts behind the service's own API key, answering what the
+ * service answered before the run: the benchmark's consent (under a key of
+ * the service's Redis prefix, deleted with it) and the replayed authorize.
  */
-async function startBareRead(service: RunningService, consentRead: Route, redisUrl: string): Promise<{ route: Route; stop(): Promise<void> }> {
-  const [request] = consentRead.requests;
-  const response = await fetch(`${service.baseUrl}${request.path}`, { headers: request.headers });
-  if (response.status !== 200) throw new Error(`http: GET consent answered ${response.status} before the run`);
-  const documentKey = `${service.env.LEDGER_REDIS_PREFIX}:bench-bare-read`;
-  const redis = createRedis(redisUrl, 'bench-bare-read-seed');
-  await redis.set(documentKey, await response.text()).finally(() => redis.disconnect());
-  const child = spawn(process.execPath, [join(DIST, 'bench/bare-read.js')], {
-    env: { ...process.env, REDIS_URL: redisUrl, BARE_READ_DOCUMENT_KEY: documentKey, BARE_READ_SECRET_SHA256: createHash('sha256').update(service.apiKey).digest('hex') },
+async function startBareService(service: RunningService, redisUrl: string, seeded: Route[]): Promise<{ routes: Record<string, Route>; stop(): Promise<void> }> {
+  const [consentRead, replayed] = ['GET consent', 'POST authorize (replay)'].map((name) => seeded.find((route) => route.name === name)!.requests[0]);
+  const consent = await answerOf(service, consentRead);
+  const replay = await answerOf(service, replayed);
+  const consentKey = `${service.env.LEDGER_REDIS_PREFIX}:bench-bare-consent`;
+  const redis = createRedis(redisUrl, 'bench-bare-service-seed');
+  await redis.set(consentKey, consent).finally(() => redis.disconnect());
+  const child = spawn(process.execPath, [join(DIST, 'bench/bare-service.js')], {
+    env: {
+      ...process.env,
+      REDIS_URL: redisUrl,
+      BARE_CONSENT_KEY: consentKey,
+      BARE_SECRET_SHA256: createHash('sha256').update(service.apiKey).digest('hex'),
+      BARE_REPLAY_REQUEST: replayed.body!,
+      BARE_REPLAY_ANSWER: replay,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const baseUrl = await new Promise<string>((resolveUrl, reject) => {
     child.stderr!.once('data', (chunk: Buffer) => resolveUrl(chunk.toString().trim()));
-    child.once('exit', () => reject(new Error('bare-read exited')));
+    child.once('exit', () => reject(new Error('bare-service exited')));
   });
-  const path = request.path.replace('/v1/redec/consents/', '/consents/');
-  return { route: { name: 'bare consent read (reference)', baseUrl, pid: child.pid!, requests: [{ ...request, path }] }, stop: () => stopProcess(child) };
+  const route = (name: string, request: CannonRequest, path: string): Route => ({ name, baseUrl, pid: child.pid!, requests: [{ ...request, path }] });
+  return {
+    routes: {
+      [BARE_READ]: route(BARE_READ, consentRead, '/consents/bench'),
+      [BARE_REPLAY]: route(BARE_REPLAY, replayed, '/accesses/authorize'),
+    },
+    stop: () => stopProcess(child),
+  };
+}
+
+async function answerOf(service: RunningService, request: CannonRequest): Promise<string> {
+  const response = await fetch(`${service.baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
+  if (response.status >= 300) throw new Error(`http: ${request.method} ${request.path} answered ${response.status} before the run`);
+  return response.text();
 }
 
 /**

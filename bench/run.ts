@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ScenarioResult, runEventStoreBench, runPostgresEventStoreBench } from './event-store.bench';
-import { HttpBenchResult, RouteFigures, runHttpBench } from './http.bench';
+import { HttpBenchResult, REFERENCES, RouteFigures, runHttpBench } from './http.bench';
 import { DIGEST_ALLOWANCE, ProjectionRebuildResult, REBUILD_STORES, runProjectionRebuildBench } from './projection-rebuild.bench';
 import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyBench } from './webhook-latency.bench';
 
@@ -75,7 +75,7 @@ function httpSummary(result: HttpBenchResult): string {
     ...result.routes.map(row),
     'scaling:',
     ...result.scaling.map(row),
-    ...referenceLine(result.routes),
+    ...referenceLines(result.routes),
     ...result.targets.map((t) => `target: ${t.route} >= ${t.ratio.toFixed(2)} of hello-world${t.p99Ms === null ? '' : `, p99 <= ${t.p99Ms} ms`}: ${t.met ? 'met' : 'NOT met'}`),
     memory,
     result.failed ? 'FAILED: a route answered an error or a non-2xx status' : 'every answer 2xx, no errors',
@@ -83,15 +83,17 @@ function httpSummary(result: HttpBenchResult): string {
   ].join('\n');
 }
 
-/** GET consent beside the bare read of the same document (bench/bare-read.ts), when both ran. */
-function referenceLine(routes: RouteFigures[]): string[] {
-  const service = routes.find((r) => r.route === 'GET consent');
-  const bare = routes.find((r) => r.route === 'bare consent read (reference)');
-  if (!service || !bare) return [];
-  return [
-    `reference: GET consent at ${(service.requestsPerSecond / bare.requestsPerSecond).toFixed(2)} of the bare consent read's throughput, ` +
-      `${(bare.cpuMicrosPerRequest / service.cpuMicrosPerRequest).toFixed(2)} of its CPU per request; the bare read itself at ${bare.ratio.toFixed(3)} of hello-world`,
-  ];
+/** Each route beside its reference of bench/bare-service.ts, when both ran. */
+function referenceLines(routes: RouteFigures[]): string[] {
+  return REFERENCES.flatMap(([name, referenceName]) => {
+    const route = routes.find((r) => r.route === name);
+    const reference = routes.find((r) => r.route === referenceName);
+    if (!route || !reference) return [];
+    return [
+      `reference: ${name} at ${(route.requestsPerSecond / reference.requestsPerSecond).toFixed(2)} of the ${referenceName.replace(' (reference)', '')}'s throughput, ` +
+        `${(reference.cpuMicrosPerRequest / route.cpuMicrosPerRequest).toFixed(2)} of its CPU per request; the reference itself at ${reference.ratio.toFixed(3)} of hello-world`,
+    ];
+  });
 }
 
 /** With `beside`, each line also gives the store's throughput relative to the same scenario there (PostgreSQL beside SQLite). */
