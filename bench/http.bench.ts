@@ -55,13 +55,15 @@ export const TARGETS: Record<string, { ratio: number; p99Ms?: number }> = {
   'POST authorize (replay)': { ratio: 0.3 },
 };
 
-const BARE_READ = 'bare consent read (reference)';
-const BARE_REPLAY = 'bare replay (reference)';
-/** Each reference of bench/bare-service.ts, measured after the route whose shape it has. */
-export const REFERENCES: ReadonlyArray<readonly [route: string, reference: string]> = [
-  ['GET consent', BARE_READ],
-  ['POST authorize (replay)', BARE_REPLAY],
-];
+/**
+ * The routes of bench/bare-service.ts, each measured after the route whose
+ * shape it has (`route`), with the same request and the same answer.
+ * BARE_REPLAY_REQUEST and BARE_REPLAY_ANSWER come from the second.
+ */
+export const REFERENCES = [
+  { route: 'GET consent', reference: 'bare consent read (reference)', path: '/consents/bench' },
+  { route: 'POST authorize (replay)', reference: 'bare replay (reference)', path: '/accesses/authorize' },
+] as const;
 
 export const CONNECTIONS = 64;
 const SCALING_CONNECTIONS = [1, 16, 64, 256];
@@ -120,10 +122,10 @@ export async function runHttpBench(log: (line: string) => void, options: HttpBen
     const routes = seeded.filter((route) => !only || only.some((word) => route.name.toLowerCase().includes(word)));
     // The references, each beside the route whose shape it has: the same answer, given the least way the stack allows.
     bare = await startBareService(service, redisUrl, seeded);
-    for (const [measured, reference] of REFERENCES) {
-      const at = routes.findIndex((route) => route.name === measured);
-      if (at >= 0) routes.splice(at + 1, 0, bare.routes[reference]);
-    }
+    bare.routes.forEach((reference, i) => {
+      const at = routes.findIndex((route) => route.name === REFERENCES[i].route);
+      if (at >= 0) routes.splice(at + 1, 0, reference);
+    });
     const measure = async (route: Route, connections: number, seconds: number) => {
       // A route that uses up what it needs (the grant: one interaction each) runs a set number of requests, prepared beforehand.
       const amount = route.prepare ? Math.max(connections * 4, Math.round(GRANTS_PER_SECOND_OF_RUN * seconds)) : undefined;
@@ -403,10 +405,9 @@ async function startHelloWorld(): Promise<{ route: Route; stop(): Promise<void> 
  * service answered before the run: the benchmark's consent (under a key of
  * the service's Redis prefix, deleted with it) and the replayed authorize.
  */
-async function startBareService(service: RunningService, redisUrl: string, seeded: Route[]): Promise<{ routes: Record<string, Route>; stop(): Promise<void> }> {
-  const [consentRead, replayed] = ['GET consent', 'POST authorize (replay)'].map((name) => seeded.find((route) => route.name === name)!.requests[0]);
-  const consent = await answerOf(service, consentRead);
-  const replay = await answerOf(service, replayed);
+async function startBareService(service: RunningService, redisUrl: string, seeded: Route[]): Promise<{ routes: Route[]; stop(): Promise<void> }> {
+  const requests = REFERENCES.map(({ route }) => seeded.find((r) => r.name === route)!.requests[0]);
+  const [consent, replayAnswer] = await Promise.all(requests.map((request) => answerOf(service, request)));
   const consentKey = `${service.env.LEDGER_REDIS_PREFIX}:bench-bare-consent`;
   const redis = createRedis(redisUrl, 'bench-bare-service-seed');
   await redis.set(consentKey, consent).finally(() => redis.disconnect());
@@ -416,8 +417,8 @@ async function startBareService(service: RunningService, redisUrl: string, seede
       REDIS_URL: redisUrl,
       BARE_CONSENT_KEY: consentKey,
       BARE_SECRET_SHA256: createHash('sha256').update(service.apiKey).digest('hex'),
-      BARE_REPLAY_REQUEST: replayed.body!,
-      BARE_REPLAY_ANSWER: replay,
+      BARE_REPLAY_REQUEST: requests[1].body!,
+      BARE_REPLAY_ANSWER: replayAnswer,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -425,12 +426,8 @@ async function startBareService(service: RunningService, redisUrl: string, seede
     child.stderr!.once('data', (chunk: Buffer) => resolveUrl(chunk.toString().trim()));
     child.once('exit', () => reject(new Error('bare-service exited')));
   });
-  const route = (name: string, request: CannonRequest, path: string): Route => ({ name, baseUrl, pid: child.pid!, requests: [{ ...request, path }] });
   return {
-    routes: {
-      [BARE_READ]: route(BARE_READ, consentRead, '/consents/bench'),
-      [BARE_REPLAY]: route(BARE_REPLAY, replayed, '/accesses/authorize'),
-    },
+    routes: REFERENCES.map(({ reference, path }, i) => ({ name: reference, baseUrl, pid: child.pid!, requests: [{ ...requests[i], path }] })),
     stop: () => stopProcess(child),
   };
 }

@@ -85,13 +85,13 @@ function httpSummary(result: HttpBenchResult): string {
 
 /** Each route beside its reference of bench/bare-service.ts, when both ran. */
 function referenceLines(routes: RouteFigures[]): string[] {
-  return REFERENCES.flatMap(([name, referenceName]) => {
+  return REFERENCES.flatMap(({ route: name, reference: referenceName }) => {
     const route = routes.find((r) => r.route === name);
     const reference = routes.find((r) => r.route === referenceName);
     if (!route || !reference) return [];
     return [
-      `reference: ${name} at ${(route.requestsPerSecond / reference.requestsPerSecond).toFixed(2)} of the ${referenceName.replace(' (reference)', '')}'s throughput, ` +
-        `${(reference.cpuMicrosPerRequest / route.cpuMicrosPerRequest).toFixed(2)} of its CPU per request; the reference itself at ${reference.ratio.toFixed(3)} of hello-world`,
+      `reference: ${name} beside the ${referenceName}: ${(route.requestsPerSecond / reference.requestsPerSecond).toFixed(2)} of its throughput, ` +
+        `${(reference.cpuMicrosPerRequest / route.cpuMicrosPerRequest).toFixed(2)} of its CPU per request; the reference at ${reference.ratio.toFixed(3)} of hello-world`,
     ];
   });
 }
