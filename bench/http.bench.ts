@@ -121,11 +121,13 @@ export async function runHttpBench(log: (line: string) => void, options: HttpBen
     const seeded = await routesOf(service, log);
     const routes = seeded.filter((route) => !only || only.some((word) => route.name.toLowerCase().includes(word)));
     // The references, each beside the route whose shape it has: the same answer, given the least way the stack allows.
-    bare = await startBareService(service, redisUrl, seeded);
-    bare.routes.forEach((reference, i) => {
-      const at = routes.findIndex((route) => route.name === REFERENCES[i].route);
-      if (at >= 0) routes.splice(at + 1, 0, reference);
-    });
+    if (REFERENCES.some(({ route }) => routes.some((r) => r.name === route))) {
+      bare = await startBareService(service, redisUrl, seeded);
+      bare.routes.forEach((reference, i) => {
+        const at = routes.findIndex((route) => route.name === REFERENCES[i].route);
+        if (at >= 0) routes.splice(at + 1, 0, reference);
+      });
+    }
     const measure = async (route: Route, connections: number, seconds: number) => {
       // A route that uses up what it needs (the grant: one interaction each) runs a set number of requests, prepared beforehand.
       const amount = route.prepare ? Math.max(connections * 4, Math.round(GRANTS_PER_SECOND_OF_RUN * seconds)) : undefined;
