@@ -113,13 +113,22 @@ export async function spawnApi(env: Record<string, string>, readyTimeoutMs = 60_
 
 export type WorkerProcess = Omit<ApiProcess, 'baseUrl'>;
 
-/** Stops the service processes still running (SIGTERM, as an orchestrator does) and waits for each to end. */
+/**
+ * Stops the service processes still running (SIGTERM, as an orchestrator does)
+ * and waits for each to end. A process that had already ended on its own
+ * crashed under the suite: its output goes to stderr, since the assertion that
+ * failed against it (a refused connection, say) does not say why.
+ */
 export async function stopProcesses(services: ReadonlyArray<WorkerProcess | undefined>): Promise<void> {
   for (const service of services) {
-    if (service && service.child.exitCode === null) {
-      service.child.kill('SIGTERM');
-      await service.exited;
+    if (!service) continue;
+    const { child } = service;
+    if (child.exitCode !== null || child.signalCode !== null) {
+      process.stderr.write(`process ${child.pid} had ended on its own (exit ${child.exitCode}, signal ${child.signalCode}) before the suite stopped it; its output:\n${service.output()}\n`);
+      continue;
     }
+    child.kill('SIGTERM');
+    await service.exited;
   }
 }
 
