@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   const server = Fastify({ logger: false });
   server.get('/', async () => ({ hello: 'world' }));
   const address = await server.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
-  process.stdout.write(`${address}\n`);
+  process.stderr.write(`${address}\n`);
   const stop = () => void server.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

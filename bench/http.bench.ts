@@ -393,13 +393,23 @@ async function startService(options: { redisUrl: string; dataDir?: string; maste
 }
 
 async function startHelloWorld(): Promise<{ route: Route; stop(): Promise<void> }> {
-  requireBuilt();
-  const child = spawn(process.execPath, [join(DIST, 'bench/hello-world.js')], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const baseUrl = await new Promise<string>((resolveUrl, reject) => {
-    child.stdout!.once('data', (chunk: Buffer) => resolveUrl(chunk.toString().trim()));
-    child.once('exit', () => reject(new Error('hello-world exited')));
-  });
+  const { child, baseUrl } = await startBenchServer('hello-world');
   return { route: { name: 'hello-world', baseUrl, pid: child.pid!, requests: [{ method: 'GET', path: '/' }] }, stop: () => stopProcess(child) };
+}
+
+/**
+ * A server of bench/ (hello-world, bare-service) from the build, as its own
+ * process; its address is the first line it writes on stderr (stdout is for
+ * its log lines, if it writes any).
+ */
+async function startBenchServer(name: string, env: NodeJS.ProcessEnv = process.env): Promise<{ child: ChildProcess; baseUrl: string }> {
+  requireBuilt();
+  const child = spawn(process.execPath, [join(DIST, `bench/${name}.js`)], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const baseUrl = await new Promise<string>((resolveUrl, reject) => {
+    child.stderr!.once('data', (chunk: Buffer) => resolveUrl(chunk.toString().trim()));
+    child.once('exit', () => reject(new Error(`${name} exited`)));
+  });
+  return { child, baseUrl };
 }
 
 /**
@@ -409,24 +419,18 @@ async function startHelloWorld(): Promise<{ route: Route; stop(): Promise<void> 
  */
 async function startBareService(service: RunningService, redisUrl: string, seeded: Route[]): Promise<{ routes: Route[]; stop(): Promise<void> }> {
   const requests = REFERENCES.map(({ route }) => seeded.find((r) => r.name === route)!.requests[0]);
+  const [, replayRequest] = requests;
   const [consent, replayAnswer] = await Promise.all(requests.map((request) => answerOf(service, request)));
   const consentKey = `${service.env.LEDGER_REDIS_PREFIX}:bench-bare-consent`;
   const redis = createRedis(redisUrl, 'bench-bare-service-seed');
   await redis.set(consentKey, consent).finally(() => redis.disconnect());
-  const child = spawn(process.execPath, [join(DIST, 'bench/bare-service.js')], {
-    env: {
-      ...process.env,
-      REDIS_URL: redisUrl,
-      BARE_CONSENT_KEY: consentKey,
-      BARE_SECRET_SHA256: createHash('sha256').update(service.apiKey).digest('hex'),
-      BARE_REPLAY_REQUEST: requests[1].body!,
-      BARE_REPLAY_ANSWER: replayAnswer,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const baseUrl = await new Promise<string>((resolveUrl, reject) => {
-    child.stderr!.once('data', (chunk: Buffer) => resolveUrl(chunk.toString().trim()));
-    child.once('exit', () => reject(new Error('bare-service exited')));
+  const { child, baseUrl } = await startBenchServer('bare-service', {
+    ...process.env,
+    REDIS_URL: redisUrl,
+    BARE_CONSENT_KEY: consentKey,
+    BARE_SECRET_SHA256: createHash('sha256').update(service.apiKey).digest('hex'),
+    BARE_REPLAY_REQUEST: replayRequest.body!,
+    BARE_REPLAY_ANSWER: replayAnswer,
   });
   return {
     routes: REFERENCES.map(({ reference, path }, i) => ({ name: reference, baseUrl, pid: child.pid!, requests: [{ ...requests[i], path }] })),
