@@ -192,6 +192,8 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
         endReason: null,
         endedAt: null,
         supersededByObligationReference: null,
+        effective: true,
+        ineffectiveReason: null,
       };
       expect(response.body).toEqual({ ...record, redecConsentId: consent.redecConsentId, consentStatus: 'extended', revocation: null });
       const representation = await read(consent);
@@ -425,7 +427,7 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
       expect(await read(consent)).toMatchObject({ retentionUntil: addYears(occurredAt, 5), retentionBasis: 'revocation' });
     });
 
-    it('a revocation may be neither back-dated further than the profile allows nor before the grant, and a back-dated one never cuts off a live extension', async () => {
+    it('a revocation may be neither back-dated further than the profile allows nor before the grant, and one back-dated before a live credit stops the consent (decision 0054)', async () => {
       const consent = await granted();
       const now = Date.now();
       expectValidationError(await recordsNothing(() => revoke(consent, revocation({ occurredAt: now - BASELINE_PROFILE.maxOccurredAtSkewMs - MINUTE }))), [
@@ -433,10 +435,14 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
       ]);
       expectValidationError(await recordsNothing(() => revoke(consent, revocation({ occurredAt: consent.grantedAt - 1 }))), [{ field: 'occurredAt', reason: 'occurred_at_before_grant' }]);
       const registered = await register(consent, extension(consent, { creditGrantedAt: now - MINUTE }));
-      // Back-dated before the credit was granted: kept without effect, the extension lives on.
+      // Back-dated before the credit was granted: the credit came after the data subject revoked, so it keeps nothing alive.
       const revoked = await revoke(consent, revocation({ occurredAt: now - 90_000 }));
-      expect(revoked.body).toMatchObject({ effective: false, consentStatus: 'extended' });
-      expect(await read(consent)).toMatchObject({ status: 'extended', creditExtensions: [{ creditExtensionId: registered.body.creditExtensionId, status: 'active' }] });
+      expect(revoked.body).toMatchObject({ effective: true, consentStatus: 'revoked' });
+      expect(await read(consent)).toMatchObject({
+        status: 'revoked',
+        revocation: { effective: true, effectiveAt: now - 90_000 },
+        creditExtensions: [{ creditExtensionId: registered.body.creditExtensionId, status: 'active', effective: false, ineffectiveReason: 'credit_granted_after_revocation' }],
+      });
     });
 
     it("takes the customer's id in any letter case, since it is a UUID", async () => {

@@ -67,8 +67,8 @@ function accessAllowed(request: AccessLogEntry['request'], read: ConsentRead | n
   if (request.mode.accessPurpose !== 'manage_existing_obligation') return [`${request.mode.accessPurpose} ${what}`];
   const { sourceSystem, obligationReference } = request.obligation;
   const covering = read.creditExtensions.find(
-    (x) => x.creditOperationReference === obligationReference && x.creditGrantedAt <= at && (x.endedAt === null || at < x.endedAt) && x.objectiveCode === request.objectiveCode,
+    (x) => x.effective && x.creditOperationReference === obligationReference && x.creditGrantedAt <= at && (x.endedAt === null || at < x.endedAt) && x.objectiveCode === request.objectiveCode,
   );
-  if (sourceSystem !== OBLIGATION_SOURCE_SYSTEM || !covering) return [`manage_existing_obligation ${what} for ${sourceSystem}/${obligationReference} without an extension covering it`];
+  if (sourceSystem !== OBLIGATION_SOURCE_SYSTEM || !covering) return [`manage_existing_obligation ${what} for ${sourceSystem}/${obligationReference} without an effective extension covering it`];
   return [];
 }

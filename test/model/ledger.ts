@@ -80,6 +80,9 @@ export interface ExtensionRead {
   endReason: EndReason | null;
   endedAt: number | null;
   supersededByObligationReference: string | null;
+  /** Decision 0054: whether it keeps the consent for its obligation, and why not. */
+  effective: boolean;
+  ineffectiveReason: string | null;
 }
 
 /** The parts of the regulatory representation (spec 2.5) that later facts and the clock change. */

@@ -92,9 +92,9 @@ export class LifecycleSystem implements Ledger {
     };
   }
 
-  /** The consent-code query: the obligation's document in the read model, answered by lookupOf. */
+  /** The consent-code query: the obligation's document in the read model and the consents it names, answered by lookupOf. */
   lookup(obligation: Obligation): Lookup {
-    return lookupOf(this.documents.get(documentIdOf(obligation)) ?? null);
+    return lookupOf(this.documents.get(documentIdOf(obligation)) ?? null, (id) => this.stateOf(CONSENTS.find((c) => consentIdOf(c) === id)!));
   }
 
   private run(action: Action, now: number): Answer {

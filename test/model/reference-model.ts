@@ -56,6 +56,7 @@ interface Binding {
   obligation: Obligation;
   kind: BindingKind;
   consent: ConsentNo | null;
+  obligationGrantedAt: number;
   annulled: boolean;
 }
 
@@ -91,18 +92,49 @@ export class ReferenceModel implements Ledger {
     return this.extensions.filter((x) => x.consent === consent && !x.annulled);
   }
 
-  private anyActive(consent: ConsentNo): boolean {
-    return this.extensionsInForce(consent).some((x) => !x.end);
+  /**
+   * Decision 0054: an extension keeps nothing alive when its credit was granted at or after the revocation
+   * (spec 3 keeps a revocation without effect only for a credit granted before it), or when its obligation
+   * superseded one of the consent's (spec 2.10), whichever was reported first.
+   */
+  private ineffectiveReason(x: Extension): string | null {
+    const revokedAt = this.consents.get(x.consent)?.revokedAt ?? null;
+    if (revokedAt !== null && x.creditGrantedAt >= revokedAt) return 'credit_granted_after_revocation';
+    if (this.supersedes(x.consent, x.reference)) return 'superseding_obligation';
+    return null;
   }
 
-  /** Rule 2: kept while an extension in force is active, effective otherwise. */
+  /** The extensions in force that keep the consent for their obligation, in the order their credits were granted (decision 0054's tie rule). */
+  private keeping(consent: ConsentNo): Extension[] {
+    return byCredit(this.extensionsInForce(consent).filter((x) => this.ineffectiveReason(x) === null));
+  }
+
+  private anyActive(consent: ConsentNo): boolean {
+    return this.keeping(consent).some((x) => !x.end);
+  }
+
+  /** Rule 2 and decision 0054: kept while an extension of a credit granted before it is active, effective otherwise. */
   private revocationEffective(consent: ConsentNo): boolean {
     return this.consents.get(consent)?.revokedAt != null && !this.anyActive(consent);
   }
 
   private lastEnd(consent: ConsentNo): End | null {
-    // Rule 10 does not say which of two ends at the same instant names the basis; as in the implementation, that of the extension registered first.
-    return this.extensionsInForce(consent).reduce<End | null>((last, x) => (x.end && (!last || x.end.endedAt > last.endedAt) ? x.end : last), null);
+    // Decision 0054: of two ends at the same instant, the one whose credit was granted first names the basis.
+    return this.keeping(consent).reduce<End | null>((last, x) => (x.end && (!last || x.end.endedAt > last.endedAt) ? x.end : last), null);
+  }
+
+  /**
+   * Rule 11: a command that turns an effective revocation into a kept one records the correction, naming the
+   * extension that now keeps the consent (the first, by credit, that did not before).
+   */
+  private recordCorrection(no: ConsentNo, keptBefore: Set<string>, wasEffective: boolean, now: number): void {
+    if (!wasEffective || this.revocationEffective(no)) return;
+    const reviving = this.keeping(no).find((x) => !x.end && !keptBefore.has(x.id))!;
+    this.consents.get(no)!.corrections.push({ creditExtensionId: reviving.id, at: now });
+  }
+
+  private keptActive(no: ConsentNo): Set<string> {
+    return new Set(this.keeping(no).filter((x) => !x.end).map((x) => x.id));
   }
 
   /** Rule 3: the window, closed from any revocation's revokedAt on. */
@@ -110,12 +142,18 @@ export class ReferenceModel implements Ledger {
     return consent.grantedAt <= at && at <= consent.validUntil && !(consent.revokedAt !== null && consent.revokedAt <= at);
   }
 
-  /** Rule 1: exactly its obligation, from creditGrantedAt until endedAt (exclusive). */
+  /** Rule 1: exactly its obligation, from creditGrantedAt until endedAt (exclusive), if it keeps the consent. */
   private coveringAt(consent: ConsentNo, obligation: Obligation, at: number): Extension | undefined {
     if (obligation.sourceSystem !== OBLIGATION_SOURCE_SYSTEM) return undefined;
-    return this.extensionsInForce(consent).find(
+    return this.keeping(consent).find(
       (x) => x.reference === obligation.obligationReference && x.creditGrantedAt <= at && (!x.end || at < x.end.endedAt),
     );
+  }
+
+  /** Rule 8: the consent enabled access for the obligation at `at`: in its window, or extended for exactly that obligation. */
+  private enabledAt(no: ConsentNo, obligation: Obligation, at: number): boolean {
+    const consent = this.consents.get(no)!;
+    return at >= consent.grantedAt && (this.windowOpenAt(consent, at) || this.coveringAt(no, obligation, at) !== undefined);
   }
 
   /** Spec 2.10: an obligation named by an end in force of this consent's extensions does not inherit the consent. */
@@ -142,7 +180,7 @@ export class ReferenceModel implements Ledger {
             // and spec rule 9 wants the read to reflect the corrected state; so it is as determined as `effective`.
             correctedAt: this.correctionsInForce(no, consent).reduce<number | null>((latest, c) => Math.max(latest ?? c.at, c.at), null),
           };
-    const creditExtensions = inForce.map((x) => ({
+    const creditExtensions = byCredit(inForce).map((x) => ({
       creditExtensionId: x.id,
       objectiveCode: x.objectiveCode,
       creditOperationReference: x.reference,
@@ -152,6 +190,8 @@ export class ReferenceModel implements Ledger {
       endReason: x.end?.endReason ?? null,
       endedAt: x.end?.endedAt ?? null,
       supersededByObligationReference: x.end?.supersededBy ?? null,
+      effective: this.ineffectiveReason(x) === null,
+      ineffectiveReason: this.ineffectiveReason(x),
     }));
     const base = { grantedAt: consent.grantedAt, initialAccessValidUntil: consent.validUntil, revocation, creditExtensions };
     // Rule 10, in its order.
@@ -173,17 +213,21 @@ export class ReferenceModel implements Ledger {
     return consent.corrections.filter((c) => inForce.has(c.creditExtensionId));
   }
 
-  /** Spec 2.11 and rule 9: every binding in force, the extensions' own among them, less those to a consent the obligation superseded one of. */
+  /**
+   * Spec 2.11, rule 9 and decision 0054: every binding in force, the extensions' own among them, each to a
+   * consent only while the consent's facts say it enabled access for the obligation when it was granted, and
+   * never to a consent the obligation superseded one of.
+   */
   lookup(obligation: Obligation): Lookup {
     const claims = new Set<string>();
     for (const b of this.bindings) {
       if (b.annulled || !sameObligation(b.obligation, obligation)) continue;
       if (b.kind !== 'consent') claims.add(b.kind);
-      else if (!this.supersedes(b.consent!, obligation.obligationReference)) claims.add(consentCodeOf(b.consent!));
+      else if (!this.supersedes(b.consent!, obligation.obligationReference) && this.enabledAt(b.consent!, obligation, b.obligationGrantedAt)) claims.add(consentCodeOf(b.consent!));
     }
     if (obligation.sourceSystem === OBLIGATION_SOURCE_SYSTEM) {
       for (const x of this.extensions) {
-        if (!x.annulled && x.reference === obligation.obligationReference && !this.supersedes(x.consent, x.reference)) claims.add(consentCodeOf(x.consent));
+        if (!x.annulled && x.reference === obligation.obligationReference && this.ineffectiveReason(x) === null) claims.add(consentCodeOf(x.consent));
       }
     }
     if (claims.size === 0) return { result: 'unresolved', consentCode: null };
@@ -249,6 +293,7 @@ export class ReferenceModel implements Ledger {
     // Spec 2.10 and 7: non-empty whenever the credit precedes the accepted revokedAt, the revocation kept or not.
     if (consent.revokedAt !== null && !action.sourceReference?.trim()) return refused('redec_revocation_correction_requires_source_reference');
     const wasEffective = this.revocationEffective(action.consent);
+    const keptBefore = this.keptActive(action.consent);
     this.extensions.push({
       id: action.creditExtensionId,
       consent: action.consent,
@@ -259,7 +304,7 @@ export class ReferenceModel implements Ledger {
       annulled: false,
       end: null,
     });
-    if (wasEffective) consent.corrections.push({ creditExtensionId: action.creditExtensionId, at: now });
+    this.recordCorrection(action.consent, keptBefore, wasEffective, now);
     return ok;
   }
 
@@ -293,14 +338,13 @@ export class ReferenceModel implements Ledger {
     const extension = this.extensionOf(action.consent, action.creditExtensionId);
     if (!consent || !extension) return NOT_FOUND;
     if (extension.annulled) return refused('redec_credit_extension_annulled');
-    if (action.type === 'annulExtension') {
-      extension.annulled = true;
-      return ok;
-    }
-    if (!extension.end) return refused('redec_credit_extension_not_ended');
+    if (action.type === 'annulExtensionEnd' && !extension.end) return refused('redec_credit_extension_not_ended');
     const wasEffective = this.revocationEffective(action.consent);
-    extension.end = null;
-    if (wasEffective) consent.corrections.push({ creditExtensionId: extension.id, at: now });
+    const keptBefore = this.keptActive(action.consent);
+    if (action.type === 'annulExtension') extension.annulled = true;
+    else extension.end = null;
+    // Annulling an end that named a superseding obligation, or the extension of that end, lets that obligation keep the consent again.
+    this.recordCorrection(action.consent, keptBefore, wasEffective, now);
     return ok;
   }
 
@@ -313,12 +357,10 @@ export class ReferenceModel implements Ledger {
       if (!consent) return NOT_FOUND;
       if (action.obligation.sourceSystem !== OBLIGATION_SOURCE_SYSTEM) return refused('redec_obligation_source_system_mismatch');
       if (this.supersedes(action.consent!, action.obligation.obligationReference)) return refused('redec_superseding_obligation_does_not_inherit_consent');
-      const at = action.obligationGrantedAt;
-      const enabled = at >= consent.grantedAt && (this.windowOpenAt(consent, at) || this.coveringAt(action.consent!, action.obligation, at) !== undefined);
-      if (!enabled) return refused('redec_consent_not_valid_at_obligation_grant');
+      if (!this.enabledAt(action.consent!, action.obligation, action.obligationGrantedAt)) return refused('redec_consent_not_valid_at_obligation_grant');
     }
     if (this.bindings.some(same)) return ok;
-    this.bindings.push({ id: action.bindingId, obligation: action.obligation, kind: action.kind, consent: action.consent, annulled: false });
+    this.bindings.push({ id: action.bindingId, obligation: action.obligation, kind: action.kind, consent: action.consent, obligationGrantedAt: action.obligationGrantedAt, annulled: false });
     return ok;
   }
 
@@ -389,6 +431,12 @@ function occurredAtRefusal(occurredAt: number, now: number): Answer | null {
   if (occurredAt > now) return invalid('occurred_at_after_receipt');
   if (now - occurredAt > PROFILE.maxOccurredAtSkewMs) return invalid('occurred_at_beyond_profile_skew');
   return null;
+}
+
+/** Decision 0054: extensions in the order their credits were granted, then by reference and id. */
+function byCredit(extensions: Extension[]): Extension[] {
+  const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...extensions].sort((a, b) => a.creditGrantedAt - b.creditGrantedAt || text(a.reference, b.reference) || text(a.id, b.id));
 }
 
 /** Spec 2.5 and decision 0015: five calendar years in UTC, 29 February becoming 28 February. */

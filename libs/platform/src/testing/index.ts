@@ -43,3 +43,4 @@ export function ephemeralCustomerKeys(): CustomerKeySource & { erase(tenantId: s
     erase: (tenantId, customerId) => void keys.set(`${tenantId}/${customerId}`, null),
   };
 }
+export * from './given-when-then';

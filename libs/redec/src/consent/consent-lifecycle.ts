@@ -7,7 +7,7 @@ import { RegulatoryProfile } from '../profiles/regulatory-profile';
 import { redecStreams } from '../streams';
 import { ConsentChangeResult, changeConsent } from './change-consent';
 import { Annulment, ConsentEvent, RevocationRecorded } from './consent.events';
-import { ConsentState, CreditExtension, evolveConsent } from './consent.state';
+import { ConsentState, evolveConsent } from './consent.state';
 import { ObligationRef } from './enablement';
 import {
   AnnulRequest,
@@ -21,14 +21,14 @@ import {
   decideRegisterExtension,
   decideRevoke,
 } from './lifecycle.decider';
-import { ConsentStatus, RevocationView, deriveStatus, revocationView } from './regulatory-representation';
+import { ConsentStatus, CreditExtensionView, RevocationView, creditExtensionView, deriveStatus, revocationView } from './regulatory-representation';
 
 type Context = CommandContext & { tenantId: string };
 
 /** The revocation as recorded, and the consent's status once it is. */
 export type RevocationAnswer = RevocationRecorded['data'] & { consentStatus: ConsentStatus };
 
-export type CreditExtensionAnswer = CreditExtension & {
+export type CreditExtensionAnswer = CreditExtensionView & {
   redecConsentId: string;
   consentStatus: ConsentStatus;
   /** The revocation as it stands after this change: a correction shows here as `effective: false` with `correctedAt`. */
@@ -150,6 +150,6 @@ function extensionIdOf(recorded: ConsentEvent[]): string {
 }
 
 function extensionAnswer(consent: ConsentState, creditExtensionId: string, now: number): CreditExtensionAnswer {
-  const extension = consent.creditExtensions.find((e) => e.creditExtensionId === creditExtensionId)!;
+  const extension = creditExtensionView(consent, consent.creditExtensions.find((e) => e.creditExtensionId === creditExtensionId)!);
   return { ...extension, redecConsentId: consent.grant.redecConsentId, consentStatus: deriveStatus(consent, now).status, revocation: revocationView(consent) };
 }

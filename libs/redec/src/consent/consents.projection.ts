@@ -1,6 +1,9 @@
 import type { RecordedEvent } from '@ledger/event-store';
+import type { ObligationBinding, ObligationEvent } from '../obligation/obligation.events';
+import { obligationKey } from '../obligation/obligation-key';
 import { CONSENT_EVENT_TYPES, ConsentEvent } from './consent.events';
 import { ConsentState, evolveConsent } from './consent.state';
+import { bindingStands, extensionIneffectiveReason } from './enablement';
 import { NOTIFICATION_DUE_INDEX, notificationDueSortKey, pendingNotificationDuties } from './notification-duties';
 
 export const CONSENTS_PROJECTION = 'redec-consents';
@@ -17,8 +20,24 @@ export const consentIndexes = {
   creditOperationReference: (tenantId: string, reference: string) => ({ index: 'creditOperationReference', value: `${tenantId}:${reference}` }),
 };
 
-/** A consent's read-model document: its folded state, and when its last fact was recorded. */
-export type ConsentDocument = ConsentState & { updatedAt: number };
+/** A binding of an obligation to this consent, as far as the consent's document follows it. */
+export type ConsentBinding = Pick<ObligationBinding, 'bindingId' | 'sourceSystem' | 'obligationReference' | 'obligationGrantedAt'>;
+
+/**
+ * A consent's read-model document: its folded state, when its last fact was
+ * recorded, and the bindings in force that name it (recorded in the
+ * obligations' streams), so that the consent's facts can say which of its
+ * obligations it no longer answers for.
+ */
+export type ConsentDocument = ConsentState & { updatedAt: number; obligationBindings: ConsentBinding[] };
+
+/**
+ * The consents some of whose obligations' lookups their facts took the
+ * consent's code from (decision 0054): a binding that no longer stands, an
+ * extension that keeps nothing. One entry per such obligation, sorted by the
+ * obligation's key: the other half of the reconciliation list.
+ */
+export const OBLIGATIONS_NOT_ANSWERED_INDEX = 'obligations-not-answered';
 
 /** Every consent of a tenant, by when its last fact was recorded: the auditors' export (GET /v1/redec/consents, `ledger export consents`). */
 export const CONSENTS_BY_UPDATE_INDEX = 'updatedAt';
@@ -31,15 +50,33 @@ export function updatedAtSortKey(updatedAt: number): string {
 /** The REDEC consents of every tenant, one document per consent with its folded state. */
 export const consentsProjection = {
   name: CONSENTS_PROJECTION,
-  // 3: indexes are sorted sets (decision 0021); 4: the index of pending notification duties (decision 0023); 5: updatedAt and its index (decision 0034).
-  version: 5,
+  // 3: indexes are sorted sets (decision 0021); 4: the index of pending notification duties (decision 0023); 5: updatedAt and its index (decision 0034);
+  // 6: the bindings that name the consent, and the obligations it no longer answers for (decision 0054).
+  version: 6,
   route(event: RecordedEvent): string[] {
-    if (!CONSENT_EVENT_TYPES.has(event.type) || !event.metadata.tenantId) return [];
-    return [consentDocumentId(event.metadata.tenantId, (event.data as { redecConsentId: string }).redecConsentId)];
+    const { tenantId } = event.metadata;
+    if (!tenantId) return [];
+    if (CONSENT_EVENT_TYPES.has(event.type)) return [consentDocumentId(tenantId, (event.data as { redecConsentId: string }).redecConsentId)];
+    if (event.type === 'ObligationBound' || event.type === 'ObligationBindingAnnulled') {
+      const { redecConsentId } = (event as unknown as ObligationEvent).data;
+      return redecConsentId ? [consentDocumentId(tenantId, redecConsentId)] : [];
+    }
+    return [];
   },
   evolve(state: ConsentDocument | null, event: RecordedEvent): ConsentDocument | null {
-    const next = evolveConsent(state, event as unknown as ConsentEvent, event.metadata.tenantId!);
-    return next && { ...next, updatedAt: event.metadata.recordedAt };
+    const fact = event as unknown as ConsentEvent | ObligationEvent;
+    switch (fact.type) {
+      case 'ObligationBound': {
+        const { bindingId, sourceSystem, obligationReference, obligationGrantedAt } = fact.data;
+        return state && { ...state, obligationBindings: [...state.obligationBindings, { bindingId, sourceSystem, obligationReference, obligationGrantedAt }] };
+      }
+      case 'ObligationBindingAnnulled':
+        return state && { ...state, obligationBindings: state.obligationBindings.filter((b) => b.bindingId !== fact.data.bindingId) };
+      default: {
+        const next = evolveConsent(state, fact, event.metadata.tenantId!);
+        return next && { ...next, updatedAt: event.metadata.recordedAt, obligationBindings: state?.obligationBindings ?? [] };
+      }
+    }
   },
   indexes(state: ConsentDocument) {
     return [
@@ -49,6 +86,15 @@ export const consentsProjection = {
       ...state.creditExtensions.map((e) => consentIndexes.creditOperationReference(state.tenantId, e.creditOperationReference)),
       // The notices the bank still owes, oldest first: the overdue list reads them (listOverdueNotifications).
       ...pendingNotificationDuties(state).map((duty) => ({ index: NOTIFICATION_DUE_INDEX, value: state.tenantId, sortKey: notificationDueSortKey(duty) })),
+      ...obligationsNotAnswered(state).map((key) => ({ index: OBLIGATIONS_NOT_ANSWERED_INDEX, value: state.tenantId, sortKey: key })),
     ];
   },
 };
+
+/** The keys of the obligations bound to or extended by this consent that its facts no longer give its code to. */
+function obligationsNotAnswered(state: ConsentDocument): string[] {
+  const { obligationSourceSystem } = state.grant;
+  const extensions = state.creditExtensions.filter((e) => extensionIneffectiveReason(state, e) !== null).map((e) => obligationKey(obligationSourceSystem, e.creditOperationReference));
+  const bindings = state.obligationBindings.filter((b) => !bindingStands(state, b, b.obligationGrantedAt)).map((b) => obligationKey(b.sourceSystem, b.obligationReference));
+  return [...new Set([...extensions, ...bindings])];
+}

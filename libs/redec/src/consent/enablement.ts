@@ -2,9 +2,18 @@ import { ConsentState, CreditExtension } from './consent.state';
 
 /**
  * What a consent enables, and from when to when, as its facts stand now
- * (docs/decisions/0023-regulatory-invariants.md). The access decision, the
- * confirmation of an access, the binding of an obligation, the status and
- * the retention floor all read these functions, so they cannot disagree.
+ * (docs/decisions/0023-regulatory-invariants.md and
+ * 0054-facts-in-the-order-they-happened.md). The access decision, the
+ * confirmation of an access, the binding of an obligation, the consent-code
+ * lookup, the status and the retention floor all read these functions, so
+ * they cannot disagree.
+ *
+ * Every rule here compares the instants the facts happened at (`grantedAt`,
+ * `revokedAt`, `creditGrantedAt`, `endedAt`), never the order in which the
+ * bank reported them: the same facts give the same answers whatever order
+ * they arrived in. Intervals are half-open: what stops access (a revocation,
+ * the end of an obligation) takes effect at its own instant, so of two facts
+ * at the same millisecond, the one that stops access wins.
  */
 
 /** An obligation as an access request or a binding names it. */
@@ -13,23 +22,70 @@ export interface ObligationRef {
   obligationReference: string;
 }
 
+/** Why a credit extension in force keeps nothing alive: it stays a fact, and the read says why. */
+export type ExtensionIneffectiveReason =
+  /** The credit was granted at or after the data subject revoked: spec 3 keeps a revocation without effect only for a credit granted before it. */
+  | 'credit_granted_after_revocation'
+  /** An end in force of another extension named this obligation as superseding it: the new obligation does not inherit the consent (spec 2.10). */
+  | 'superseding_obligation';
+
+/**
+ * Why this extension enables nothing, or null when it keeps the consent for
+ * its obligation. Both reasons hold whichever fact was reported first.
+ */
+export function extensionIneffectiveReason(consent: ConsentState, extension: CreditExtension): ExtensionIneffectiveReason | null {
+  const { revocation, grant } = consent;
+  if (revocation && extension.creditGrantedAt >= revocation.revokedAt) return 'credit_granted_after_revocation';
+  if (isSupersedingObligation(consent, { sourceSystem: grant.obligationSourceSystem, obligationReference: extension.creditOperationReference })) {
+    return 'superseding_obligation';
+  }
+  return null;
+}
+
+/** The extensions in force that keep the consent for their obligation, in the order their credits were granted. */
+export function effectiveExtensions(consent: ConsentState): CreditExtension[] {
+  return inCreditOrder(consent.creditExtensions.filter((e) => extensionIneffectiveReason(consent, e) === null));
+}
+
+/**
+ * Extensions in the order their credits were granted, then by reference and
+ * id: an order of the facts themselves, the same whatever order they were
+ * reported in (the tie rule wherever one extension has to come first).
+ */
+export function inCreditOrder<E extends Pick<CreditExtension, 'creditGrantedAt' | 'creditOperationReference' | 'creditExtensionId'>>(extensions: readonly E[]): E[] {
+  return [...extensions].sort(
+    (a, b) => a.creditGrantedAt - b.creditGrantedAt || compareText(a.creditOperationReference, b.creditOperationReference) || compareText(a.creditExtensionId, b.creditExtensionId),
+  );
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Whether an effective extension has no end: the consent is `extended` (spec 3: not revocable). */
+export function isExtended(consent: ConsentState): boolean {
+  return effectiveExtensions(consent).some((e) => e.status === 'active');
+}
+
 export interface RevocationEffect {
-  /** The revocation stops the consent: no credit extension is active. */
+  /** The revocation stops the consent: no effective credit extension is active. */
   effective: boolean;
-  /** When it took effect: the later of revokedAt and the end of the last extension; null while kept without effect. */
+  /** When it took effect: the later of revokedAt and the end of the last effective extension; null while kept without effect. */
   effectiveAt: number | null;
 }
 
 /**
- * Spec 3: a revocation is kept without effect while a credit extension is
- * active (an `extended` consent is not revocable), and takes effect when the
- * last one ends. Derived from the extensions in force, so annulling an
- * extension or its end moves the effect with it. Null without a revocation.
+ * Spec 3: a revocation is kept without effect while an extension of a credit
+ * granted before it is active (an `extended` consent is not revocable), and
+ * takes effect when the last such one ends. Derived from the extensions in
+ * force, so annulling an extension or its end moves the effect with it, and
+ * a credit reported before a back-dated revocation it postdates keeps
+ * nothing alive. Null without a revocation.
  */
-export function revocationEffect({ revocation, creditExtensions }: ConsentState): RevocationEffect | null {
+export function revocationEffect(consent: ConsentState): RevocationEffect | null {
+  const { revocation } = consent;
   if (!revocation) return null;
-  if (creditExtensions.some((e) => e.status === 'active')) return { effective: false, effectiveAt: null };
-  return { effective: true, effectiveAt: Math.max(revocation.revokedAt, ...creditExtensions.map((e) => e.endedAt ?? -Infinity)) };
+  const effective = effectiveExtensions(consent);
+  if (effective.some((e) => e.status === 'active')) return { effective: false, effectiveAt: null };
+  return { effective: true, effectiveAt: Math.max(revocation.revokedAt, ...effective.map((e) => e.endedAt ?? -Infinity)) };
 }
 
 /**
@@ -44,13 +100,14 @@ export function initialWindowClosedAt(consent: ConsentState, at: number): 'redec
 }
 
 /**
- * The extension covering exactly this obligation at `at`: the consent's
- * obligation source system and the extension's creditOperationReference,
- * from the credit's grant until the obligation ended.
+ * The effective extension covering exactly this obligation at `at`: the
+ * consent's obligation source system and the extension's
+ * creditOperationReference, from the credit's grant until the obligation
+ * ended.
  */
 export function extensionCovering(consent: ConsentState, obligation: ObligationRef, at: number): CreditExtension | undefined {
   if (obligation.sourceSystem !== consent.grant.obligationSourceSystem) return undefined;
-  return consent.creditExtensions.find(
+  return effectiveExtensions(consent).find(
     (e) => e.creditOperationReference === obligation.obligationReference && e.creditGrantedAt <= at && (e.endedAt === null || at < e.endedAt),
   );
 }
@@ -70,4 +127,16 @@ export function isSupersedingObligation(consent: ConsentState, obligation: Oblig
 export function enabledForObligationAt(consent: ConsentState, obligation: ObligationRef, at: number): boolean {
   if (at < consent.grant.grantedAt) return false;
   return initialWindowClosedAt(consent, at) === null || extensionCovering(consent, obligation, at) !== undefined;
+}
+
+/**
+ * Spec 2.11: whether a binding of this obligation to the consent, the
+ * obligation granted at `obligationGrantedAt`, stands on the consent's facts
+ * as they stand now: the consent enabled access for it then, and it is not
+ * an obligation that superseded one of the consent's. A binding recorded
+ * before a back-dated revocation was reported stops standing, exactly as
+ * the same binding reported after it is refused.
+ */
+export function bindingStands(consent: ConsentState, obligation: ObligationRef, obligationGrantedAt: number): boolean {
+  return !isSupersedingObligation(consent, obligation) && enabledForObligationAt(consent, obligation, obligationGrantedAt);
 }

@@ -45,11 +45,17 @@ describe('revocation', () => {
     });
   });
 
-  it('is kept without effect while a credit extension is active, whatever the credit\'s date', () => {
+  it('is kept without effect while the extension of a credit granted before it is active', () => {
     const extended = apply(register(state, credit(), grantedAt + 3 * DAY));
     expect(revokeUnderBaseline(extended, revoke, grantedAt + 6 * DAY)[0]).toMatchObject({ data: { effective: false } });
-    // Back-dated before the credit: the extension is not cut off either.
-    expect(revokeUnderBaseline(extended, { ...revoke, occurredAt: grantedAt + DAY }, grantedAt + 6 * DAY)[0]).toMatchObject({ data: { effective: false } });
+  });
+
+  it('is effective when the only active extension is of a credit granted at or after it, reported first (decision 0054)', () => {
+    const extended = apply(register(state, credit(), grantedAt + 3 * DAY));
+    // Back-dated before the credit: the credit came after the data subject revoked, so it keeps nothing alive.
+    expect(revokeUnderBaseline(extended, { ...revoke, occurredAt: grantedAt + DAY }, grantedAt + 6 * DAY)[0]).toMatchObject({ data: { effective: true } });
+    // The same millisecond: what stops access wins.
+    expect(revokeUnderBaseline(extended, { ...revoke, occurredAt: credit().creditGrantedAt }, grantedAt + 6 * DAY)[0]).toMatchObject({ data: { effective: true } });
   });
 
   it('is effective once the only extension has ended', () => {

@@ -2,9 +2,9 @@ import { conflict, fieldRefused, notFound, unprocessable } from '@ledger/platfor
 import { isSameCustomerId } from '@ledger/ledger';
 import { RegulatoryProfile, acceptsRevocation, supportsChannel } from '../profiles/regulatory-profile';
 import { checkOccurredAt } from './caller-instants';
-import { Channel, ConsentEvent, CreditExtensionEndReason } from './consent.events';
+import { Channel, ConsentEvent, CreditExtensionEndReason, RevocationRecorded } from './consent.events';
 import { ConsentState, CreditExtension, evolveConsent } from './consent.state';
-import { isSupersedingObligation, revocationEffect } from './enablement';
+import { effectiveExtensions, isSupersedingObligation, revocationEffect } from './enablement';
 
 export const REVOCATION_SOURCE_TYPES = ['direct', 'representative'] as const;
 
@@ -51,9 +51,10 @@ export interface ObligationElsewhere {
 /**
  * Spec 2.12 and 3: a revocation whose revoker was established the way the
  * consent's profile accepts on that channel is always recorded; it is
- * effective unless a credit extension is active (an `extended` consent is
- * not revocable), in which case it is kept and takes effect when the last
- * extension ends. `occurredAt` may neither precede the grant nor lie further
+ * effective unless an extension of a credit granted before it is active (an
+ * `extended` consent is not revocable), in which case it is kept and takes
+ * effect when the last such extension ends. A credit granted after it,
+ * reported earlier, keeps nothing alive (enablement.ts). `occurredAt` may neither precede the grant nor lie further
  * back than the profile's skew. `profile` is the consent's Regulatory
  * Profile, null when this deployment no longer loads it.
  */
@@ -75,22 +76,23 @@ export function decideRevoke(
   if (consent.revocation) throw conflict('redec_consent_already_revoked', 'A revocation of this consent is already recorded.');
   checkOccurredAt('occurredAt', request.occurredAt, now, profile);
   if (request.occurredAt < consent.grant.grantedAt) throw fieldRefused('occurredAt', 'occurred_at_before_grant', 'A consent cannot be revoked before it was granted.');
-  return [
-    {
-      type: 'RevocationRecorded',
-      data: {
-        redecConsentId: consent.grant.redecConsentId,
-        consentActionId,
-        internalConsentCode: consent.grant.internalConsentCode,
-        revokedAt: request.occurredAt,
-        channel: request.channel,
-        sourceType: request.sourceType,
-        identityAssurance: request.identityAssurance,
-        effective: !consent.creditExtensions.some((e) => e.status === 'active'),
-        recordedAt: now,
-      },
+  const recorded: RevocationRecorded = {
+    type: 'RevocationRecorded',
+    data: {
+      redecConsentId: consent.grant.redecConsentId,
+      consentActionId,
+      internalConsentCode: consent.grant.internalConsentCode,
+      revokedAt: request.occurredAt,
+      channel: request.channel,
+      sourceType: request.sourceType,
+      identityAssurance: request.identityAssurance,
+      effective: true,
+      recordedAt: now,
     },
-  ];
+  };
+  // Whether it stops the consent is derived as every later read derives it, from the consent with this revocation.
+  const { effective } = revocationEffect(evolveConsent(consent, recorded, consent.tenantId)!)!;
+  return [{ ...recorded, data: { ...recorded.data, effective } }];
 }
 
 /**
@@ -260,6 +262,7 @@ function withRevocationChange(consent: ConsentState, now: number, events: Consen
   if (after.effective) {
     return [...events, { type: 'RevocationTookEffect', data: { redecConsentId, consentActionId: consent.revocation!.consentActionId, effectiveAt: after.effectiveAt! } }];
   }
-  const revived = afterState.creditExtensions.find((e) => e.status === 'active' && !consent.creditExtensions.some((b) => b.creditExtensionId === e.creditExtensionId && b.status === 'active'))!;
+  const keptBefore = new Set(effectiveExtensions(consent).filter((e) => e.status === 'active').map((e) => e.creditExtensionId));
+  const revived = effectiveExtensions(afterState).find((e) => e.status === 'active' && !keptBefore.has(e.creditExtensionId))!;
   return [...events, { type: 'RevocationCorrected', data: { redecConsentId, creditExtensionId: revived.creditExtensionId, correctedAt: now } }];
 }

@@ -73,7 +73,19 @@ describe('status and retention from the lifecycle facts (decision 0015)', () => 
     const representation = regulatoryRepresentation(given(extended('x-1', grantedAt + DAY), revoked(grantedAt + 2 * DAY, false)), grantedAt + 3 * DAY);
     expect(representation.revocation).toEqual({ revokedAt: grantedAt + 2 * DAY, channel: 'digital', effective: false, effectiveAt: null, correctedAt: null });
     expect(representation.creditExtensions).toEqual([
-      { creditExtensionId: 'x-1', objectiveCode: '02', creditOperationReference: 'op-x-1', creditGrantedAt: grantedAt + DAY, extendedAt: grantedAt + DAY + 1000, status: 'active', endReason: null, endedAt: null, supersededByObligationReference: null },
+      {
+        creditExtensionId: 'x-1',
+        objectiveCode: '02',
+        creditOperationReference: 'op-x-1',
+        creditGrantedAt: grantedAt + DAY,
+        extendedAt: grantedAt + DAY + 1000,
+        status: 'active',
+        endReason: null,
+        endedAt: null,
+        supersededByObligationReference: null,
+        effective: true,
+        ineffectiveReason: null,
+      },
     ]);
     const correctedState = given(revoked(grantedAt + 2 * DAY, true), extended('x-2', grantedAt + DAY), corrected(grantedAt + 3 * DAY));
     expect(regulatoryRepresentation(correctedState, grantedAt + 4 * DAY).revocation).toMatchObject({ effective: false, correctedAt: grantedAt + 3 * DAY });

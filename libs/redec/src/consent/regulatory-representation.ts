@@ -1,6 +1,6 @@
 import { CreditExtensionEndReason } from './consent.events';
 import { ConsentState, CreditExtension } from './consent.state';
-import { revocationEffect } from './enablement';
+import { ExtensionIneffectiveReason, effectiveExtensions, extensionIneffectiveReason, inCreditOrder, isExtended, revocationEffect } from './enablement';
 
 export type ConsentStatus = 'granted' | 'extended' | 'revoked' | 'expired';
 
@@ -18,7 +18,7 @@ export interface RegulatoryRepresentation {
   mediumCode: string;
   objectiveCodes: string[];
   revocation: RevocationView | null;
-  creditExtensions: CreditExtension[];
+  creditExtensions: CreditExtensionView[];
   artifactStatus: string;
   retentionUntil: number | null;
   retentionBasis: RetentionBasis | null;
@@ -44,6 +44,22 @@ export function revocationView(state: ConsentState): RevocationView | null {
   return { revokedAt: revocation.revokedAt, channel: revocation.channel, ...effect, correctedAt: lastCorrection?.correctedAt ?? null };
 }
 
+/**
+ * Spec 2.10: a credit extension as the regulatory read shows it, with
+ * whether it keeps the consent for its obligation and, when not, why.
+ */
+export type CreditExtensionView = CreditExtension & { effective: boolean; ineffectiveReason: ExtensionIneffectiveReason | null };
+
+/** The consent's extensions in force, in the order their credits were granted (then by reference): the order things happened, not the order reported. */
+export function creditExtensionViews(state: ConsentState): CreditExtensionView[] {
+  return inCreditOrder(state.creditExtensions).map((extension) => creditExtensionView(state, extension));
+}
+
+export function creditExtensionView(state: ConsentState, extension: CreditExtension): CreditExtensionView {
+  const ineffectiveReason = extensionIneffectiveReason(state, extension);
+  return { ...extension, effective: ineffectiveReason === null, ineffectiveReason };
+}
+
 /** What the retention floor counts from: the effective revocation, the end of the initial window, or how the last obligation ended. */
 export type RetentionBasis = 'revocation' | 'loss_of_validity' | CreditExtensionEndReason;
 
@@ -51,21 +67,22 @@ export type RetentionBasis = 'revocation' | 'loss_of_validity' | CreditExtension
 export const RETENTION_YEARS = 5;
 
 /**
- * Status and retention as of `now` (docs/decisions/0015 and 0023):
+ * Status and retention as of `now` (docs/decisions/0015, 0023 and 0054):
  * - `revoked` once a revocation is in effect; the floor runs from its
  *   `effectiveAt` (`revocation`);
- * - `extended` while a credit extension is active; no floor;
+ * - `extended` while an effective credit extension is active; no floor;
  * - otherwise `granted` through the initial window and `expired` after it,
  *   the floor running from the later of the loss of validity and the end of
- *   the last obligation, named by how it ended.
+ *   the last obligation the consent kept, named by how it ended.
+ * An extension that keeps nothing (enablement.ts) moves none of these.
  */
 export function deriveStatus(state: ConsentState, now: number): { status: ConsentStatus; retentionUntil: number | null; retentionBasis: RetentionBasis | null } {
-  const { creditExtensions, grant } = state;
+  const { grant } = state;
   const effect = revocationEffect(state);
   if (effect?.effective) return retained('revoked', effect.effectiveAt!, 'revocation');
-  if (creditExtensions.some((e) => e.status === 'active')) return { status: 'extended', retentionUntil: null, retentionBasis: null };
+  if (isExtended(state)) return { status: 'extended', retentionUntil: null, retentionBasis: null };
   if (now <= grant.initialAccessValidUntil) return { status: 'granted', retentionUntil: null, retentionBasis: null };
-  const lastEnded = creditExtensions.reduce<CreditExtension | null>((last, e) => (last && last.endedAt! >= e.endedAt! ? last : e), null);
+  const lastEnded = effectiveExtensions(state).reduce<CreditExtension | null>((last, e) => (last && last.endedAt! >= e.endedAt! ? last : e), null);
   return lastEnded && lastEnded.endedAt! > grant.initialAccessValidUntil
     ? retained('expired', lastEnded.endedAt!, lastEnded.endReason!)
     : retained('expired', grant.initialAccessValidUntil, 'loss_of_validity');
@@ -91,7 +108,7 @@ export function regulatoryRepresentation(state: ConsentState, now: number): Regu
     mediumCode: grant.mediumCode,
     objectiveCodes: grant.objectiveCodes,
     revocation: revocationView(state),
-    creditExtensions: state.creditExtensions,
+    creditExtensions: creditExtensionViews(state),
     artifactStatus: state.artifact.status,
     retentionUntil: derived.retentionUntil,
     retentionBasis: derived.retentionBasis,

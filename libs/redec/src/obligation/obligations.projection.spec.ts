@@ -1,11 +1,14 @@
 import type { RecordedEvent } from '@ledger/event-store';
-import { ConsentEvent } from '../consent/consent.events';
-import { facts, grant } from '../consent/testing/consent-fixtures';
+import { CONSENT_EVENT_TYPES, ConsentEvent } from '../consent/consent.events';
+import { ConsentState, evolveConsent } from '../consent/consent.state';
+import { facts, grant, grantedAt } from '../consent/testing/consent-fixtures';
+import { lookupOf } from './obligation-lookup';
 import { ObligationBinding, ObligationBindingAnnulled, ObligationBound } from './obligation.events';
-import { ObligationDocument, bindingsOf, lookupOf, obligationDocumentId, obligationsProjection } from './obligations.projection';
+import { ObligationDocument, bindingsOf, obligationDocumentId, obligationsProjection } from './obligations.projection';
 
 const CODE = grant.data.internalConsentCode;
-const T = 1_764_000_000_000;
+/** Inside the fixture consent's initial window. */
+const T = grantedAt + 86_400_000;
 let position = 0;
 const recorded = (event: ObligationBound | ObligationBindingAnnulled | ConsentEvent, tenantId: string | null = 't1'): RecordedEvent =>
   ({
@@ -55,10 +58,17 @@ const fold = (...events: RecordedEvent[]): Map<string, ObligationDocument | null
   return documents;
 };
 const documentOf = (reference: string, ...events: RecordedEvent[]) => fold(...events).get(idOf(reference)) ?? null;
+/** The lookup of the obligation after the events, its consent (the fixture's) folded from the same events, as the lookup route reads both. */
+const lookup = (reference: string, ...events: RecordedEvent[]) => {
+  const consent = events
+    .filter((e) => CONSENT_EVENT_TYPES.has(e.type))
+    .reduce<ConsentState | null>((state, e) => evolveConsent(state, e as unknown as ConsentEvent, 't1'), evolveConsent(null, grant, 't1'));
+  return lookupOf(documentOf(reference, ...events), (id) => (id === 'con-1' ? consent : null));
+};
 
 describe('obligations projection', () => {
   it('is the versioned redec-obligations model', () => {
-    expect(obligationsProjection).toMatchObject({ name: 'redec-obligations', version: 2 });
+    expect(obligationsProjection).toMatchObject({ name: 'redec-obligations', version: 3 });
   });
 
   it('keeps an ObligationBound under its tenant, source system and obligation reference', () => {
@@ -84,14 +94,14 @@ describe('obligations projection', () => {
   });
 
   it('counts an extension and a binding of the same consent once', () => {
-    expect(lookupOf(documentOf('op-1', recorded(extension()), recorded(toConsent({ bindingId: 'b-2' }))))).toEqual({ result: 'consent_code', consentCode: CODE });
+    expect(lookup('op-1', recorded(extension()), recorded(toConsent({ bindingId: 'b-2' })))).toEqual({ result: 'consent_code', consentCode: CODE });
   });
 
   it("follows the extension's end, and the annulment of that end", () => {
     const ended = documentOf('op-1', recorded(extension()), recorded(facts.extensionEnded('x-1', T + 10, { creditOperationReference: 'op-1' })));
     expect(ended!.creditExtensions).toMatchObject([{ creditExtensionId: 'x-1', ended: true }]);
     // The code frozen for the obligation does not change when it ends.
-    expect(lookupOf(ended)).toEqual({ result: 'consent_code', consentCode: CODE });
+    expect(lookup('op-1', recorded(extension()), recorded(facts.extensionEnded('x-1', T + 10, { creditOperationReference: 'op-1' })))).toEqual({ result: 'consent_code', consentCode: CODE });
     const revived = documentOf('op-1', recorded(extension()), recorded(facts.extensionEnded('x-1', T + 10, { creditOperationReference: 'op-1' })), recorded(endAnnulled()));
     expect(revived!.creditExtensions).toMatchObject([{ creditExtensionId: 'x-1', ended: false }]);
   });
@@ -106,8 +116,8 @@ describe('obligations projection', () => {
 
     it("never resolves to that consent's code, even through a binding recorded before the end", () => {
       const bound = recorded(toConsent({ obligationReference: 'op-2' }));
-      expect(lookupOf(documentOf('op-2', bound))).toEqual({ result: 'consent_code', consentCode: CODE });
-      expect(lookupOf(documentOf('op-2', bound, recorded(extension()), recorded(superseded())))).toEqual({ result: 'unresolved', consentCode: null });
+      expect(lookup('op-2', bound)).toEqual({ result: 'consent_code', consentCode: CODE });
+      expect(lookup('op-2', bound, recorded(extension()), recorded(superseded()))).toEqual({ result: 'unresolved', consentCode: null });
     });
 
     it('inherits again nothing it did not have, and is released when the end or the extension is annulled', () => {
@@ -116,29 +126,30 @@ describe('obligations projection', () => {
         const events = [bound, recorded(extension()), recorded(superseded()), recorded(annul)];
         expect(obligationsProjection.route(events[3])).toEqual([idOf('op-1'), idOf('op-2')]);
         expect(documentOf('op-2', ...events)!.supersededExtensions).toEqual([]);
-        expect(lookupOf(documentOf('op-2', ...events))).toEqual({ result: 'consent_code', consentCode: CODE });
+        expect(lookup('op-2', ...events)).toEqual({ result: 'consent_code', consentCode: CODE });
       }
     });
   });
 
   describe('annulments', () => {
     it('of a binding leave it out of the lookup, findable by id', () => {
-      const document = documentOf('op-1', recorded(binding()), recorded(annulled('b-1')));
+      const events = [recorded(binding()), recorded(annulled('b-1'))];
+      const document = documentOf('op-1', ...events);
       expect(document).toMatchObject({ bindings: [], annulledBindingIds: ['b-1'] });
-      expect(lookupOf(document)).toEqual({ result: 'unresolved', consentCode: null });
+      expect(lookup('op-1', ...events)).toEqual({ result: 'unresolved', consentCode: null });
       expect(obligationsProjection.indexes!(document!)).toContainEqual({ index: 'binding', value: 't1:b-1' });
     });
 
     it('of one of two disagreeing bindings resolve the ambiguity', () => {
       const both = [recorded(binding()), recorded(toConsent({ bindingId: 'b-2' }))];
-      expect(lookupOf(documentOf('op-1', ...both)).result).toBe('ambiguous');
-      expect(lookupOf(documentOf('op-1', ...both, recorded(annulled('b-1'))))).toEqual({ result: 'consent_code', consentCode: CODE });
+      expect(lookup('op-1', ...both).result).toBe('ambiguous');
+      expect(lookup('op-1', ...both, recorded(annulled('b-1')))).toEqual({ result: 'consent_code', consentCode: CODE });
     });
 
     it('of an extension remove the binding it produced', () => {
-      const document = documentOf('op-1', recorded(extension()), recorded(extensionAnnulled()));
-      expect(document).toMatchObject({ creditExtensions: [] });
-      expect(lookupOf(document).result).toBe('unresolved');
+      const events = [recorded(extension()), recorded(extensionAnnulled())];
+      expect(documentOf('op-1', ...events)).toMatchObject({ creditExtensions: [] });
+      expect(lookup('op-1', ...events).result).toBe('unresolved');
     });
   });
 
@@ -147,11 +158,11 @@ describe('obligations projection', () => {
       expect(obligationsProjection.indexes!(documentOf('op-1', recorded(toConsent()), recorded(extension()))!)).toEqual([{ index: 'binding', value: 't1:b-1' }]);
     });
 
-    it('list the obligations to reconcile: unresolved or ambiguous', () => {
-      const reconcile = { index: 'reconciliation', value: 't1' };
-      expect(obligationsProjection.indexes!(documentOf('op-1', recorded(binding()))!)).not.toContainEqual(reconcile);
-      expect(obligationsProjection.indexes!(documentOf('op-1', recorded(binding()), recorded(toConsent({ bindingId: 'b-2' })))!)).toContainEqual(reconcile);
-      expect(obligationsProjection.indexes!(documentOf('op-2', recorded(extension()), recorded(superseded()))!)).toContainEqual(reconcile);
+    it('list the obligations to reconcile: unresolved or ambiguous, by the obligation\'s key', () => {
+      const reconcile = (reference: string) => ({ index: 'reconciliation', value: 't1', sortKey: idOf(reference).slice('t1:'.length) });
+      expect(obligationsProjection.indexes!(documentOf('op-1', recorded(binding()))!)).not.toContainEqual(reconcile('op-1'));
+      expect(obligationsProjection.indexes!(documentOf('op-1', recorded(binding()), recorded(toConsent({ bindingId: 'b-2' })))!)).toContainEqual(reconcile('op-1'));
+      expect(obligationsProjection.indexes!(documentOf('op-2', recorded(extension()), recorded(superseded()))!)).toContainEqual(reconcile('op-2'));
     });
   });
 

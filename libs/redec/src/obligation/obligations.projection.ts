@@ -34,14 +34,27 @@ export interface ObligationExtension {
 export const OBLIGATIONS_PROJECTION = 'redec-obligations';
 
 export function obligationDocumentId(tenantId: string, sourceSystem: string, obligationReference: string): string {
-  return `${tenantId}:${obligationKey(sourceSystem, obligationReference)}`;
+  return obligationDocumentIdOfKey(tenantId, obligationKey(sourceSystem, obligationReference));
+}
+
+/** The document id of the obligation an index lists by its key. */
+export function obligationDocumentIdOfKey(tenantId: string, key: string): string {
+  return `${tenantId}:${key}`;
 }
 
 /** Index of explicit bindings by id (annulled ones included), so a binding can be annulled by its id alone. */
 const bindingIndex = (tenantId: string, bindingId: string): IndexEntry => ({ index: 'binding', value: `${tenantId}:${bindingId}` });
-/** Index of the obligations whose lookup is `unresolved` or `ambiguous`: the bank's reconciliation list (reconciliation.ts). */
+/**
+ * Index of the obligations whose lookup, as their own facts have it, is
+ * `unresolved` or `ambiguous`: half of the bank's reconciliation list
+ * (reconciliation.ts), sorted by the obligation's key like the other half.
+ */
 export const RECONCILIATION_INDEX = 'reconciliation';
-const reconciliationIndex = (tenantId: string): IndexEntry => ({ index: RECONCILIATION_INDEX, value: tenantId });
+const reconciliationIndex = (document: ObligationDocument): IndexEntry => ({
+  index: RECONCILIATION_INDEX,
+  value: document.tenantId,
+  sortKey: obligationKey(document.sourceSystem, document.obligationReference),
+});
 
 type Fact = ObligationEvent | ConsentEvent;
 
@@ -76,7 +89,8 @@ function obligationsOf(fact: Fact): ObligationRef[] {
  */
 export const obligationsProjection: DocumentProjection<ObligationDocument> = {
   name: OBLIGATIONS_PROJECTION,
-  version: 2,
+  // 3: the reconciliation index sorted by obligation key (decision 0054).
+  version: 3,
   route(event: RecordedEvent): string[] {
     const { tenantId } = event.metadata;
     if (!tenantId) return [];
@@ -104,8 +118,8 @@ export const obligationsProjection: DocumentProjection<ObligationDocument> = {
     const { tenantId } = document;
     const explicit = document.bindings.map((b) => bindingIndex(tenantId, b.bindingId));
     const annulled = document.annulledBindingIds.map((id) => bindingIndex(tenantId, id));
-    const { result } = lookupOf(document);
-    return [...explicit, ...annulled, ...(result === 'unresolved' || result === 'ambiguous' ? [reconciliationIndex(tenantId)] : [])];
+    const { result } = lookupAsBound(document);
+    return [...explicit, ...annulled, ...(result === 'unresolved' || result === 'ambiguous' ? [reconciliationIndex(document)] : [])];
   },
 };
 
@@ -144,32 +158,35 @@ function evolveSuperseding(doc: ObligationDocument, fact: Fact): ObligationDocum
   return doc;
 }
 
-/**
- * Spec 2.11: every binding in force of the obligation, the exact binding each
- * credit extension produces (its id the extension's) among them.
- */
-export function bindingsOf(document: Pick<ObligationDocument, 'sourceSystem' | 'obligationReference' | 'bindings' | 'creditExtensions'>): ObligationBinding[] {
+/** The exact binding a credit extension produces (spec 2.11), its id the extension's. */
+export function extensionBinding(document: Pick<ObligationDocument, 'sourceSystem' | 'obligationReference'>, extension: ObligationExtension): ObligationBinding {
   const { sourceSystem, obligationReference } = document;
-  return [
-    ...document.bindings,
-    ...document.creditExtensions.map(
-      (e): ObligationBinding => ({
-        bindingId: e.creditExtensionId,
-        sourceSystem,
-        obligationReference,
-        kind: 'consent',
-        redecConsentId: e.redecConsentId,
-        internalConsentCode: e.internalConsentCode,
-        obligationGrantedAt: e.creditGrantedAt,
-        boundAt: e.extendedAt,
-      }),
-    ),
-  ];
+  return {
+    bindingId: extension.creditExtensionId,
+    sourceSystem,
+    obligationReference,
+    kind: 'consent',
+    redecConsentId: extension.redecConsentId,
+    internalConsentCode: extension.internalConsentCode,
+    obligationGrantedAt: extension.creditGrantedAt,
+    boundAt: extension.extendedAt,
+  };
 }
 
-/** The consent-code lookup of an obligation: its bindings, less those to consents it superseded an obligation of. */
-export function lookupOf(document: ObligationDocument | null): ConsentCode {
-  if (!document) return consentCodeFor([]);
+/** Spec 2.11: every binding in force of the obligation, the exact binding each credit extension produces among them. */
+export function bindingsOf(document: ObligationDocument): ObligationBinding[] {
+  return [...document.bindings, ...document.creditExtensions.map((e) => extensionBinding(document, e))];
+}
+
+/**
+ * The lookup as the obligation's own facts have it: its bindings, less those
+ * to consents it superseded an obligation of. The exact lookup
+ * (obligation-lookup.ts) also weighs each consent's facts and can only drop
+ * more bindings: an obligation whose lookup this says is `unresolved` or
+ * `ambiguous`, or one a consent's facts took a binding from (the consents
+ * model lists those), is all the reconciliation list has to look at.
+ */
+function lookupAsBound(document: ObligationDocument): ConsentCode {
   const notInherited = new Set(document.supersededExtensions.map((s) => s.redecConsentId));
   return consentCodeFor(bindingsOf(document).filter((b) => b.redecConsentId === null || !notInherited.has(b.redecConsentId)));
 }

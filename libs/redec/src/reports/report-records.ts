@@ -2,7 +2,7 @@ import { BankingCalendar } from '../calendar/banking-calendar';
 import { localDateOf, localTimeOf } from '../calendar/local-time';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
-import { revocationEffect } from '../consent/enablement';
+import { effectiveExtensions, isExtended, revocationEffect } from '../consent/enablement';
 import { RecordValues, renderFile } from './fixed-width';
 import { ReportLayout } from './report-layout';
 
@@ -58,15 +58,16 @@ export function isReportedIn(at: number, recordedAt: number, { periodStart, peri
 
 /**
  * Until when the consent enables access as its facts stand: the instant an
- * effective revocation took effect; null (no end known) while a credit
- * extension is active; otherwise the later of the initial window's end and
- * the end of its last obligation. Only facts move it, never the clock.
+ * effective revocation took effect; null (no end known) while an effective
+ * credit extension is active; otherwise the later of the initial window's
+ * end and the end of the last obligation it kept. Only facts move it, never
+ * the clock.
  */
 export function validityEnd(state: ConsentState): number | null {
   const effect = revocationEffect(state);
   if (effect?.effective) return effect.effectiveAt;
-  if (state.creditExtensions.some((e) => e.status === 'active')) return null;
-  return Math.max(state.grant.initialAccessValidUntil, ...state.creditExtensions.map((e) => e.endedAt ?? -Infinity));
+  if (isExtended(state)) return null;
+  return Math.max(state.grant.initialAccessValidUntil, ...effectiveExtensions(state).map((e) => e.endedAt ?? -Infinity));
 }
 
 function consentAt(consent: ConsentReportFacts, at: number): ConsentState | null {

@@ -13,6 +13,19 @@ export class CreditExtensionDto {
   @ApiProperty({ type: 'integer', nullable: true, description: "When the obligation ended (epoch ms): the end request's occurredAt, or its receipt." }) endedAt!: number | null;
   @ApiProperty({ type: 'string', nullable: true, description: 'With `superseded_by_new_obligation`: the new obligation, which does not inherit the consent.' })
   supersededByObligationReference!: string | null;
+  @ApiProperty({
+    description:
+      'Whether the extension keeps the consent for its obligation. Decided by when things happened, not the order the bank reported them (decision 0054): ' +
+      'an extension registered before a revocation back-dated before its credit, or of an obligation later named as superseding another of the consent, stays a fact but enables nothing.',
+  })
+  effective!: boolean;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    enum: ['credit_granted_after_revocation', 'superseding_obligation'],
+    description: 'Why it enables nothing: the credit was granted at or after the revocation, or its obligation superseded one of the consent\'s. Null while effective.',
+  })
+  ineffectiveReason!: string | null;
 }
 
 /** The answer to registering or ending a credit extension: the record, and the consent as it stands after. */

@@ -1,4 +1,5 @@
 import { ConsentEvent, ConsentGranted, CreditExtensionEnded } from '../consent.events';
+import { specify } from '@ledger/platform/testing';
 import { ConsentState, evolveConsent } from '../consent.state';
 
 /** A granted electronic consent for specs of the rules that read consents. */
@@ -46,6 +47,10 @@ export const state = evolveConsent(null, grant, 'ten-1') as ConsentState;
 export function given(...events: ConsentEvent[]): ConsentState {
   return events.reduce<ConsentState | null>((s, e) => evolveConsent(s, e, 'ten-1'), state) as ConsentState;
 }
+
+/** Given/when/then over the fixture consent: `givenConsent(...facts)` starts from its grant. */
+export const givenConsent = (...facts: ConsentEvent[]) => specifyConsent(grant, ...facts);
+const specifyConsent = specify<ConsentState, ConsentEvent>({ evolve: (state, event) => evolveConsent(state, event, 'ten-1') });
 
 /** Lifecycle facts of the fixture consent, for specs that need them as given. */
 export const facts = {

@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { ReadModel } from '@ledger/projections';
-import { lookupOf, readObligation } from '@ledger/redec';
+import { readObligationLookup } from '@ledger/redec';
 import { ConsentCodeDto } from './consent-code.dto';
 
 export class ConsentCodeQuery {
@@ -17,7 +17,6 @@ export class ConsentCodeHandler implements IQueryHandler<ConsentCodeQuery, Conse
 
   /** Inside the tenant: another tenant's obligation has no binding here, so it is `unresolved`. */
   async execute({ tenantId, sourceSystem, obligationReference }: ConsentCodeQuery): Promise<ConsentCodeDto> {
-    const obligation = await readObligation(this.readModel, tenantId, { sourceSystem, obligationReference });
-    return { sourceSystem, obligationReference, ...lookupOf(obligation) };
+    return { sourceSystem, obligationReference, ...(await readObligationLookup(this.readModel, tenantId, { sourceSystem, obligationReference })) };
   }
 }
