@@ -20,7 +20,7 @@ export const consentIndexes = {
 /** A consent's read-model document: its folded state, and when its last fact was recorded. */
 export type ConsentDocument = ConsentState & { updatedAt: number };
 
-/** Every consent of a tenant, by when its last fact was recorded: the auditors' export (GET /v1/redec/consents, `ledger export consents`). */
+/** Every consent of a tenant, by when its last fact was recorded: the auditors' export (GET /v1/redec/consent-exports, `ledger export consents`). */
 export const CONSENTS_BY_UPDATE_INDEX = 'updatedAt';
 
 /** Epoch ms zero-padded to a fixed width, so byte order is time order (decision 0021). */
