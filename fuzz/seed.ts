@@ -150,6 +150,7 @@ async function seedTenant(baseUrl: string, tenantId: string, apiKey: string, rut
   const consentPath = { redecConsentId: electronic.redecConsentId };
   await call('GET', '/v1/redec/consents/{redecConsentId}', { path: consentPath });
   await call('GET', '/v1/redec/consents', { query: { internalConsentCode: electronic.internalConsentCode } });
+  await call('GET', '/v1/redec/consent-exports', { query: { limit: '10' } });
   await call('GET', '/v1/redec/consents/{redecConsentId}/evidence', { path: consentPath });
   await call('GET', '/v1/redec/consents/{redecConsentId}/artifact', { path: { redecConsentId: audio.redecConsentId } });
   await call('GET', '/v1/redec/consents/{redecConsentId}/artifact/download', { path: { redecConsentId: audio.redecConsentId } });

@@ -299,7 +299,7 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('erasure after the retention fl
     expect(receiver.received).toHaveLength(2);
 
     // Exports list the erased customer's consent, and no spelling of its RUT.
-    const listed = await get('/v1/redec/consents?limit=200');
+    const listed = await get('/v1/redec/consent-exports?limit=200');
     expect(listed.status).toBe(200);
     expect(listed.body.items.map((item: { redecConsentId: string }) => item.redecConsentId)).toContain(erased.redecConsentId);
     const exported = await runCli(['export', 'consents', '--tenant', tenantId], environment.env);

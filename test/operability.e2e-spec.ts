@@ -131,6 +131,14 @@ describe('operability', () => {
       ['cursor', false],
       ['limit', false],
     ]);
+    // Spec 4's lookup answers `{ consents }` and takes exactly its two parameters; the auditors' export is a paged list of its own.
+    const queryOf = (path: string) => operation('get', path).parameters!.filter((p) => p.in === 'query').map((p) => [p.name, Boolean(p.required)]).sort();
+    expect(queryOf('/v1/redec/consents')).toEqual([['creditOperationReference', false], ['internalConsentCode', false]]);
+    expect(fields(responseOf('get', '/v1/redec/consents', '200'))).toEqual(['consents']);
+    expect(queryOf('/v1/redec/consent-exports')).toEqual([['cursor', false], ['limit', false], ['updatedAfter', false]]);
+    const exported = responseOf('get', '/v1/redec/consent-exports', '200');
+    expect(fields(exported).sort()).toEqual(['items', 'nextCursor']);
+    expect(fields(property(exported, 'items').items!)).toEqual(expect.arrayContaining([...fields(representation), 'updatedAt']));
     const lookup = '/v1/redec/reportable-obligations/consent-code';
     expect(operation('get', lookup).parameters!.filter((p) => p.in === 'query').map((p) => [p.name, p.required])).toEqual(
       expect.arrayContaining([['sourceSystem', true], ['obligationReference', true]]),

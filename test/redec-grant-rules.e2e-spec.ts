@@ -569,17 +569,19 @@ describe('REDEC grant rules and regulatory reads', () => {
     expect((await customerConsents(other.customerId, other.key)).body.consents).toHaveLength(1);
   });
 
-  it('GET /v1/redec/consents looks up by at most one parameter (none is the export, docs/regulatory-reports.md); an unknown or foreign code gives an empty list', async () => {
-    const both = await lookup({ internalConsentCode: other.internalConsentCode, creditOperationReference: 'op-1' });
-    expect(both.status).toBe(400);
-    expect(both.body.code).toBe('VALIDATION_ERROR');
-    expect(both.body.errors.length).toBeGreaterThan(0);
-    const neither = await lookup({});
-    expect(neither.status).toBe(200);
-    expect(Object.keys(neither.body).sort()).toEqual(['items', 'nextCursor']);
-    expect(neither.body.items.map((c: { redecConsentId: string }) => c.redecConsentId)).not.toContain(other.redecConsentId);
-    const unknownParameter = await lookup({ customerId });
-    expect(unknownParameter.status).toBe(400);
+  it('GET /v1/redec/consents looks up by exactly one parameter and never pages; an unknown or foreign value gives an empty list', async () => {
+    const exactlyOne = [
+      { field: 'internalConsentCode', reason: 'exactly_one_lookup_parameter' },
+      { field: 'creditOperationReference', reason: 'exactly_one_lookup_parameter' },
+    ];
+    expectValidationError(await lookup({}), exactlyOne, 'exactly_one_lookup_parameter');
+    expectValidationError(await lookup({ internalConsentCode: other.internalConsentCode, creditOperationReference: 'op-1' }), exactlyOne, 'exactly_one_lookup_parameter');
+    // Paging is the export's (GET /v1/redec/consent-exports): the lookup takes no page parameter, with a lookup parameter or without.
+    for (const [field, value] of [['limit', '5'], ['cursor', 'bm90LWEtY3Vyc29y'], ['updatedAfter', '1']]) {
+      expectValidationError(await lookup({ [field]: value }), [{ field, reason: 'unknown_property' }]);
+      expectValidationError(await lookup({ internalConsentCode: other.internalConsentCode, [field]: value }), [{ field, reason: 'unknown_property' }]);
+    }
+    expectValidationError(await lookup({ customerId }), [{ field: 'customerId', reason: 'unknown_property' }]);
 
     expect((await lookup({ internalConsentCode: 'ZZZZZZZZZZZZZZZZZZZZ' })).body).toEqual({ consents: [] });
     const foreign = await lookup({ internalConsentCode: other.internalConsentCode });

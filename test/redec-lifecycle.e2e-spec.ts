@@ -201,6 +201,8 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
       expect(representation.creditExtensions).toEqual([{ ...record, creditExtensionId: response.body.creditExtensionId, extendedAt: response.body.extendedAt }]);
       const lookup = await api.http.get('/v1/redec/consents').query({ creditOperationReference: body.creditOperationReference }).set(auth());
       expect(lookup.body.consents.map((c: { redecConsentId: string }) => c.redecConsentId)).toEqual([consent.redecConsentId]);
+      const foreign = await api.http.get('/v1/redec/consents').query({ creditOperationReference: body.creditOperationReference }).set(auth(other.key));
+      expect({ status: foreign.status, body: foreign.body }).toEqual({ status: 200, body: { consents: [] } });
       // Spec 2.11: registering the extension produces the exact obligation binding, under the consent's obligation source system.
       expect((await consentCode('core-loans', body.creditOperationReference)).body).toMatchObject({ result: 'consent_code', consentCode: consent.internalConsentCode });
       expect((await consentCode('core-cards', body.creditOperationReference)).body).toMatchObject({ result: 'unresolved', consentCode: null });

@@ -246,7 +246,7 @@ describe('regulatory reports', () => {
   describe('exports for auditors', () => {
     let auditor: { tenantId: string; apiKey: string };
     let granted: Array<{ redecConsentId: string }>;
-    const page = (query: Record<string, string | number>) => api.http.get('/v1/redec/consents').query(query).set(auth(auditor.apiKey));
+    const page = (query: Record<string, string | number>, apiKey = auditor.apiKey) => api.http.get('/v1/redec/consent-exports').query(query).set(auth(apiKey));
 
     beforeAll(async () => {
       auditor = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:runtime', 'consent:identity-assert']);
@@ -260,19 +260,37 @@ describe('regulatory reports', () => {
       );
     });
 
-    it('lists every consent of the tenant in the regulatory representation, by updatedAt, in pages with an opaque cursor', async () => {
+    it('GET /v1/redec/consent-exports lists every consent of the tenant in the regulatory representation, by updatedAt, in pages with an opaque cursor', async () => {
       const seen: any[] = [];
+      const pages: any[] = [];
       let cursor: string | null = null;
       do {
         const response: any = await page({ limit: 2, ...(cursor ? { cursor } : {}) });
         expect(response.status).toBe(200);
-        expect(response.body.items.length).toBeLessThanOrEqual(2);
+        expect(Object.keys(response.body).sort()).toEqual(['items', 'nextCursor']);
+        pages.push(response.body);
         seen.push(...response.body.items);
         cursor = response.body.nextCursor;
       } while (cursor !== null);
+      expect(pages.map((p) => p.items.length)).toEqual([2, 2, 1]);
+      expect(pages.map((p) => p.nextCursor)).toEqual([expect.any(String), expect.any(String), null]);
       expect(seen.map((c) => c.redecConsentId).sort()).toEqual(granted.map((c) => c.redecConsentId).sort());
       expect(seen.map((c) => c.updatedAt)).toEqual([...seen.map((c) => c.updatedAt)].sort((a, b) => a - b));
       expect(seen[0]).toMatchObject({ internalConsentCode: expect.any(String), status: 'granted', customerId: expect.any(String), retentionUntil: null, updatedAt: expect.any(Number) });
+      // The default page holds all five: 50 a page unless limit says otherwise.
+      expect((await page({})).body).toEqual({ items: seen, nextCursor: null });
+    });
+
+    it("never shows another tenant's consents, and needs consent:read", async () => {
+      const neighbour = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']);
+      const theirs = await redecConsents(api, neighbour.apiKey).grant();
+      const ids = (response: any) => response.body.items.map((c: { redecConsentId: string }) => c.redecConsentId);
+      expect(ids(await page({ limit: 200 }, neighbour.apiKey))).toEqual([theirs.redecConsentId]);
+      expect(ids(await page({ limit: 200 })).sort()).toEqual(granted.map((c) => c.redecConsentId).sort());
+      expect((await page({}, (await api.tenantKey(['consent:read'])).apiKey)).body).toEqual({ items: [], nextCursor: null });
+
+      const { apiKey: writer } = await issueApiKey(api.store, { tenantId: auditor.tenantId, scopes: ['consent:write', 'consent:report'] }, { actor: 'cli:test', correlationId: 'test', now: Date.now() });
+      expectProblem(await page({}, writer), 403, 'INSUFFICIENT_SCOPE');
     });
 
     it('starts after updatedAfter, and shows a consent again once it changed', async () => {
@@ -288,11 +306,14 @@ describe('regulatory reports', () => {
       expect((await page({ updatedAfter: last })).body.items).toEqual([expect.objectContaining({ redecConsentId: all[0].redecConsentId, status: 'revoked' })]);
     });
 
-    it('refuses a cursor it did not hand out, updatedAfter with a cursor, and paging a lookup', async () => {
+    it("refuses a cursor it did not hand out, updatedAfter with a cursor, a page out of bounds, and the lookup's parameters", async () => {
       const { nextCursor } = (await page({ limit: 1 })).body;
-      expectValidationError(await page({ cursor: 'bm90LWEtY3Vyc29y' }), [{ field: 'cursor', reason: 'invalid_cursor' }]);
-      expectValidationError(await page({ cursor: nextCursor, updatedAfter: 1 }), [{ field: 'updatedAfter', reason: 'not_with_cursor' }]);
-      expectValidationError(await page({ internalConsentCode: 'A'.repeat(20), limit: 5 }), [{ field: 'limit', reason: 'not_with_lookup' }]);
+      expectValidationError(await page({ cursor: 'bm90LWEtY3Vyc29y' }), [{ field: 'cursor', reason: 'invalid_cursor' }], 'invalid_cursor');
+      expectValidationError(await page({ cursor: nextCursor, updatedAfter: 1 }), [{ field: 'updatedAfter', reason: 'not_with_cursor' }], 'not_with_cursor');
+      expectValidationError(await page({ limit: 201 }), [{ field: 'limit', reason: 'too_large' }]);
+      expectValidationError(await page({ updatedAfter: 'yesterday' }), [{ field: 'updatedAfter', reason: 'invalid_format' }]);
+      // A lookup is GET /v1/redec/consents; the export filters nothing.
+      expectValidationError(await page({ internalConsentCode: 'A'.repeat(20) }), [{ field: 'internalConsentCode', reason: 'unknown_property' }]);
       expect((await page({ limit: 1 })).body.items[0].redecConsentId).toBeDefined();
     });
 

@@ -193,7 +193,7 @@ export const commands: Record<string, CliCommand> = {
 const EXPORT_PAGE = 200;
 
 /**
- * The tenant's consents as GET /v1/redec/consents exports them, one JSON
+ * The tenant's consents as GET /v1/redec/consent-exports pages them, one JSON
  * document a line, whose `updatedAt` is within --from and --to (both
  * included), read from the read model page by page.
  */

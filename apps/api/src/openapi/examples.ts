@@ -160,6 +160,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   },
   'GET /v1/redec/consents/{redecConsentId}': { parameters: { redecConsentId: REDEC_CONSENT_ID }, response: REDEC_CONSENT },
   'GET /v1/redec/consents': { parameters: { internalConsentCode: INTERNAL_CONSENT_CODE }, response: { consents: [REDEC_CONSENT] } },
+  'GET /v1/redec/consent-exports': { parameters: { limit: 200 }, response: { items: [{ ...REDEC_CONSENT, updatedAt: GRANTED_AT + 65_000 }], nextCursor: null } },
   'GET /v1/customers/{customerId}/consents': {
     parameters: { customerId: CUSTOMER_ID },
     response: { consents: [{ kind: 'redec', templateKey: 'redec-credit-evaluation', configurationVersion: 1, ...REDEC_CONSENT }] },

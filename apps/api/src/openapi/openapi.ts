@@ -50,7 +50,7 @@ const TAGS: ReadonlyArray<readonly [name: string, description: string]> = [
  * the committed openapi/openapi.json must raise its major part
  * (docs/decisions/0041-openapi-document-and-reference-page.md).
  */
-export const OPENAPI_DOCUMENT_VERSION = '1.0.0';
+export const OPENAPI_DOCUMENT_VERSION = '2.0.0';
 
 /**
  * OpenAPI 3.1 description of every /v1 operation, built from the

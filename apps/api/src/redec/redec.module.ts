@@ -7,6 +7,7 @@ import { ConsentCertificatesModule } from './artifacts/consent-certificates.modu
 import { bankingCalendarProvider } from './banking-calendar.provider';
 import { ArtifactHttpController } from './consents/artifact/artifact.http.controller';
 import { EvidenceHttpController } from './consents/evidence/evidence.http.controller';
+import { ConsentExportsHttpController } from './consents/export/consent-exports.http.controller';
 import { GetConsentHttpController } from './consents/get/get-consent.http.controller';
 import { GetConsentHandler } from './consents/get/get-consent.query';
 import { LookupConsentsHttpController } from './consents/lookup/lookup-consents.http.controller';
@@ -42,6 +43,7 @@ export class RedecModule {
         GrantHttpController,
         GetConsentHttpController,
         LookupConsentsHttpController,
+        ConsentExportsHttpController,
         EvidenceHttpController,
         ArtifactHttpController,
         BindObligationHttpController,

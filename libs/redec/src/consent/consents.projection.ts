@@ -39,7 +39,7 @@ export type ConsentDocument = ConsentState & { updatedAt: number; obligationBind
  */
 export const OBLIGATIONS_NOT_ANSWERED_INDEX = 'obligations-not-answered';
 
-/** Every consent of a tenant, by when its last fact was recorded: the auditors' export (GET /v1/redec/consents, `ledger export consents`). */
+/** Every consent of a tenant, by when its last fact was recorded: the auditors' export (GET /v1/redec/consent-exports, `ledger export consents`). */
 export const CONSENTS_BY_UPDATE_INDEX = 'updatedAt';
 
 /** Epoch ms zero-padded to a fixed width, so byte order is time order (decision 0021). */
