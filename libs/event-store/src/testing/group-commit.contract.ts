@@ -18,8 +18,8 @@ export interface GroupCommitStorage {
  * The group commit both embedded-style adapters share (decisions 0006 and
  * 0031): appends made together are committed in one transaction, one
  * refused append never fails the others, appends to one stream in one
- * group see each other, and closing commits what is pending. Each test gets
- * fresh storage.
+ * group see each other (expected streams of guarded appends included),
+ * and closing commits what is pending. Each test gets fresh storage.
  */
 export function describeGroupCommit(name: string, createStorage: () => Promise<GroupCommitStorage>): void {
   describe(`group commit: ${name}`, () => {
@@ -124,6 +124,73 @@ export function describeGroupCommit(name: string, createStorage: () => Promise<G
         WrongExpectedVersionError,
       );
       expect(verifyStream(await store.readStream('shared'))).toBeNull();
+    });
+
+    it('refuses a guarded append whose expected stream an append earlier in its group moved, and commits the others', async () => {
+      await store.append('consent', [newEvent()], 'no_stream');
+      const before = store.stats();
+      const outcomes = await Promise.allSettled([
+        store.append('consent', [newEvent()], 0),
+        store.append('access-stale', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 0 }] }),
+        store.append('access-fresh', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 1 }] }),
+        store.append('created', [newEvent()], 'no_stream'),
+        store.append('access-unaware', [newEvent()], 'no_stream', { expect: [{ streamId: 'created', expectedRevision: 'no_stream' }] }),
+        // A refused append moved nothing.
+        store.append('access-after', [newEvent()], 'no_stream', { expect: [{ streamId: 'access-stale', expectedRevision: 'no_stream' }] }),
+      ]);
+      expect(store.stats().transactions - before.transactions).toBe(1);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersionError);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ streamId: 'consent', expected: 0, actual: 1 });
+      expect((outcomes[4] as PromiseRejectedResult).reason).toMatchObject({ streamId: 'created', actual: 0 });
+      expect(await store.readStream('access-stale')).toEqual([]);
+      expect(await store.readStream('access-unaware')).toEqual([]);
+      expect(await store.readStream('consent')).toHaveLength(2);
+    });
+
+    it('judges expected streams on the slow path as on the fast path', async () => {
+      const reused = newEvent();
+      await store.append('holder', [reused], 'no_stream');
+      await store.append('consent', [newEvent()], 'no_stream');
+      const before = store.stats();
+      const outcomes = await Promise.allSettled([
+        store.append('consent', [newEvent()], 0),
+        store.append('access-stale', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 0 }] }),
+        store.append('partial', [newEvent(), reused], 'no_stream'),
+        store.append('access-fresh', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 1 }] }),
+      ]);
+      expect(store.stats().slowPathGroups - before.slowPathGroups).toBe(1);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ streamId: 'consent', expected: 0, actual: 1 });
+      expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(DuplicateEventIdError);
+      expect(await store.readStream('access-stale')).toEqual([]);
+      expect(await store.readStream('access-fresh')).toHaveLength(1);
+    });
+
+    it('sees an expected stream another connection moved between its groups', async () => {
+      await store.append('consent', [newEvent()], 'no_stream');
+      await store.append('access-1', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 0 }] });
+      const other = storage.open();
+      try {
+        await other.append('consent', [newEvent()], 0);
+      } finally {
+        await other.close();
+      }
+      await expect(
+        store.append('access-2', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 0 }] }),
+      ).rejects.toMatchObject({ streamId: 'consent', actual: 1 });
+      await expect(
+        store.append('access-2', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 1 }] }),
+      ).resolves.toMatchObject({ nextRevision: 0 });
+    });
+
+    it('judges the expectations an append was given, whatever the caller does with its array while the append is queued', async () => {
+      await store.append('consent', [newEvent()], 'no_stream');
+      const expectations = [{ streamId: 'consent', expectedRevision: 0 }];
+      const appended = store.append('access', [newEvent()], 'no_stream', { expect: expectations });
+      expectations[0].expectedRevision = 5;
+      expectations.push({ streamId: 'missing', expectedRevision: 0 });
+      await expect(appended).resolves.toMatchObject({ nextRevision: 0 });
     });
 
     it('goes on from where a group redone on the slow path left its streams', async () => {
