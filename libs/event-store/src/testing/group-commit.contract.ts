@@ -1,7 +1,9 @@
 import { DuplicateEventIdError, EventStore, WrongExpectedVersionError } from '../event-store.port';
 import { verifyStream } from '../integrity';
 import type { GroupCommitStats } from '../pending-append';
-import { newEvent } from './event-store.contract';
+import { runTestScript } from './child-processes';
+import { newEvent, readEveryEvent } from './event-store.contract';
+import { ACCESS_EVENT_TYPE } from './guarded-appends-in-child-process';
 
 /** A store that commits concurrent appends in groups and counts them, and its subscriptions' reads (SQLite, PostgreSQL). */
 export interface GroupCommitStore extends EventStore {
@@ -11,15 +13,22 @@ export interface GroupCommitStore extends EventStore {
 /** Where a test's events are kept: `open` opens another store on it (another connection, a reopen). */
 export interface GroupCommitStorage {
   open(): GroupCommitStore;
+  /** Where a process of its own opens the same storage: a SQLite file or a postgres:// URL. */
+  target: string;
   dispose(): Promise<void>;
 }
+
+/** Access decisions the cross-process test makes while another process revokes. */
+const DECISIONS = 200;
 
 /**
  * The group commit both embedded-style adapters share (decisions 0006 and
  * 0031): appends made together are committed in one transaction, one
  * refused append never fails the others, appends to one stream in one
  * group see each other (expected streams of guarded appends included),
- * and closing commits what is pending. Each test gets fresh storage.
+ * a guarded append is judged under the write lock that other processes'
+ * appends take too, and closing commits what is pending. Each test gets
+ * fresh storage.
  */
 export function describeGroupCommit(name: string, createStorage: () => Promise<GroupCommitStorage>): void {
   describe(`group commit: ${name}`, () => {
@@ -192,6 +201,33 @@ export function describeGroupCommit(name: string, createStorage: () => Promise<G
       expectations.push({ streamId: 'missing', expectedRevision: 0 });
       await expect(appended).resolves.toMatchObject({ nextRevision: 0 });
     });
+
+    it('records no decision on a stale read while another process moves the stream it read', async () => {
+      await store.append('consent', [newEvent()], 'no_stream');
+      const [revoking, authorizing] = await Promise.all([
+        runTestScript('guarded-appends-in-child-process', [storage.target, 'revoke', 'consent'], 120_000),
+        runTestScript('guarded-appends-in-child-process', [storage.target, 'authorize', 'consent', String(DECISIONS)], 120_000),
+      ]);
+      const { revocations } = JSON.parse(revoking) as { revocations: number };
+      const { authorized, refused } = JSON.parse(authorizing) as { authorized: number; refused: number };
+      // Positions are in commit order: the consent's revision when a decision committed is its last one below it.
+      let consentRevision = -1;
+      let decisions = 0;
+      const stale: string[] = [];
+      for (const event of await readEveryEvent(store)) {
+        if (event.streamId === 'consent') consentRevision = event.revision;
+        if (event.type !== ACCESS_EVENT_TYPE) continue;
+        decisions += 1;
+        const read = (event.data as { consentRevision: number }).consentRevision;
+        if (read !== consentRevision) stale.push(`${event.streamId} at ${event.position}: read consent at ${read}, committed at ${consentRevision}`);
+      }
+      expect(consentRevision).toBe(revocations);
+      expect(decisions).toBe(DECISIONS);
+      expect(authorized).toBe(DECISIONS);
+      expect(stale).toEqual([]);
+      // The processes did race: some decisions were made on a read that a revocation made stale.
+      expect(refused).toBeGreaterThan(0);
+    }, 180_000);
 
     it('goes on from where a group redone on the slow path left its streams', async () => {
       const reused = newEvent();
