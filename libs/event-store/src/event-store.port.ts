@@ -50,6 +50,21 @@ export interface RecordedEvent<TData = unknown> extends NewEvent<TData> {
   integrity: IntegrityLink;
 }
 
+/** A stream a decision read, and the revision it read it at. */
+export interface StreamExpectation {
+  streamId: string;
+  expectedRevision: ExpectedRevision;
+}
+
+export interface AppendOptions {
+  /**
+   * Other streams the decision behind this append read. The append commits only if each still stands where
+   * `expectedRevision` says when it commits (checked in the same transaction as the append); otherwise it throws
+   * WrongExpectedVersionError naming the first stream that moved, and nothing is written. Nothing is written to them.
+   */
+  expect?: readonly StreamExpectation[];
+}
+
 export interface AppendResult {
   /** The revision of the last event now in the stream. */
   nextRevision: number;
@@ -88,8 +103,32 @@ export interface EventStore {
    * Appends events atomically to one stream. Throws WrongExpectedVersionError
    * when the stream is not where `expectedRevision` says. Retrying the same
    * event ids at the same expected revision returns the original result.
+   *
+   * Guarded append (`options.expect`): the decision behind the events read
+   * other streams, and is recorded only if none of them moved since, so that
+   * no decision made on a stale read is recorded; the caller re-reads and
+   * decides again. In order:
+   * - The written stream is judged first. A retry of an append already
+   *   recorded returns its original result whatever the expected streams
+   *   say now (they may have moved since it committed); a mismatch of the
+   *   written stream's own revision names the written stream.
+   * - Then each expectation, in the order given, by the same rules as
+   *   `expectedRevision` (`'any'` always holds); the first that does not
+   *   hold is thrown as WrongExpectedVersionError naming that stream, with
+   *   its actual revision, and nothing is written.
+   * - The expected streams are read where the append is judged: an
+   *   expectation sees appends committed before it, in any process, and
+   *   appends earlier in the same group commit. A refused append never
+   *   fails the others of its group.
+   * - An expectation on the written stream itself, or on an empty stream
+   *   id, is a caller's mistake (its own `expectedRevision` says where the
+   *   written stream must be): the append rejects with a TypeError and
+   *   nothing is queued.
+   * The SQLite and PostgreSQL adapters check expectations atomically with
+   * the append; the EventStoreDB adapter reads them just before it (see
+   * there, and decision 0052).
    */
-  append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
 
   /** The events of one stream; an empty array when the stream does not exist. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;

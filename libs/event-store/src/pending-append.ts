@@ -1,7 +1,7 @@
-import { AppendResult, ExpectedRevision, NewEvent, WrongExpectedVersionError } from './event-store.port';
+import { AppendOptions, AppendResult, ExpectedRevision, NewEvent, StreamExpectation, WrongExpectedVersionError } from './event-store.port';
 import { satisfies } from './expected-revision';
 import { storedJson } from './integrity';
-import { assertAppendable } from './new-events';
+import { assertAppendable, expectationsOf } from './new-events';
 
 /**
  * The queued append of the group-committing adapters (SQLite, PostgreSQL):
@@ -33,6 +33,8 @@ export interface PendingAppend {
   streamId: string;
   events: SerializedEvent[];
   expectedRevision: ExpectedRevision;
+  /** The other streams the append's decision read (`AppendOptions.expect`); undefined for an unguarded append. */
+  expect: StreamExpectation[] | undefined;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
   result: AppendResult | undefined;
@@ -47,25 +49,33 @@ export interface StreamHead {
   hash: string;
 }
 
+/** The stream's last revision as an expected revision is judged against. */
+export function revisionAt(head: StreamHead | null): number | 'no_stream' {
+  return head === null ? 'no_stream' : head.revision;
+}
+
 /**
  * Validates and serializes an append for the queue, so that the group's
  * transaction, which holds the store's write lock, does little more than the
- * database's own work. Throws what `assertAppendable` throws.
+ * database's own work. Throws what `assertAppendable` and `expectationsOf`
+ * throw.
  */
 export function serializeAppend(
   streamId: string,
   events: NewEvent[],
   expectedRevision: ExpectedRevision,
+  options: AppendOptions | undefined,
   resolve: (result: AppendResult) => void,
   reject: (error: unknown) => void,
 ): PendingAppend {
   assertAppendable(streamId, events);
+  const expect = expectationsOf(streamId, options);
   const serialized = new Array<SerializedEvent>(events.length);
   for (let i = 0; i < events.length; i += 1) {
     const { id, type, data, metadata } = events[i];
     serialized[i] = { id, type, data: storedJson(data), metadata: storedJson(metadata) };
   }
-  return { streamId, events: serialized, expectedRevision, resolve, reject, result: undefined, failed: false, error: undefined };
+  return { streamId, events: serialized, expectedRevision, expect, resolve, reject, result: undefined, failed: false, error: undefined };
 }
 
 /**
@@ -73,7 +83,9 @@ export function serializeAppend(
  * `actual`. If not, it is settled here without writing anything: an
  * idempotent retry (`retried`, looked up by the adapter only when the
  * expectation is not met exactly) gets its original result, a mismatching
- * expected revision a WrongExpectedVersionError.
+ * expected revision a WrongExpectedVersionError. A guarded append it admits
+ * is then judged by `meetsExpectations`: a retry is answered before its
+ * expected streams are looked at, as the port promises.
  */
 export function admits(pending: PendingAppend, actual: number | 'no_stream', retried: AppendResult | undefined): boolean {
   const { streamId, expectedRevision } = pending;
@@ -86,6 +98,30 @@ export function admits(pending: PendingAppend, actual: number | 'no_stream', ret
   pending.failed = true;
   pending.error = new WrongExpectedVersionError(streamId, expectedRevision, actual);
   return false;
+}
+
+/**
+ * Whether every other stream the guarded append's decision read still
+ * stands where the decision read it. `revisionOf` is where the group's pass
+ * stands: heads read in its transaction, under the store's write lock, and
+ * moved by the appends it has judged before this one, so that an append
+ * earlier in the group moving an expected stream refuses this one. If not,
+ * the append is settled here with a WrongExpectedVersionError naming the
+ * first stream that moved, and nothing of it is written.
+ */
+export function meetsExpectations(
+  pending: PendingAppend,
+  expect: readonly StreamExpectation[],
+  revisionOf: (streamId: string) => number | 'no_stream',
+): boolean {
+  for (const { streamId, expectedRevision } of expect) {
+    const actual = revisionOf(streamId);
+    if (satisfies(expectedRevision, actual)) continue;
+    pending.failed = true;
+    pending.error = new WrongExpectedVersionError(streamId, expectedRevision, actual);
+    return false;
+  }
+  return true;
 }
 
 /** Forgets a pass's outcomes when its transaction was rolled back and the group is redone. */

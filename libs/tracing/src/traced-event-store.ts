@@ -31,10 +31,10 @@ function remember(events: readonly NewEvent[], span: Span): void {
 export function traceEventStore(store: EventStore): EventStore {
   if (!tracingStarted()) return store;
   return {
-    append: (streamId, events, expectedRevision) =>
+    append: (streamId, events, expectedRevision, options) =>
       inSpan('event-store append', async (span) => {
         span.setAttributes({ 'ledger.stream.category': categoryOf(streamId), 'ledger.events': events.length });
-        const result = await store.append(streamId, events, expectedRevision);
+        const result = await store.append(streamId, events, expectedRevision, options);
         remember(events, span);
         return result;
       }),

@@ -14,6 +14,7 @@ import {
   jsonEvent,
 } from '@eventstore/db-client';
 import {
+  AppendOptions,
   AppendResult,
   EventMetadata,
   EventStore,
@@ -23,12 +24,13 @@ import {
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
+  StreamExpectation,
   SubscribeOptions,
   WrongExpectedVersionError,
 } from '../event-store.port';
 import { firstRevisionOf, isSameBatch, satisfies } from '../expected-revision';
 import { computeEventHash } from '../integrity';
-import { assertAppendable } from '../new-events';
+import { assertAppendable, expectationsOf } from '../new-events';
 
 /**
  * The EventStore port over EventStoreDB / KurrentDB (gRPC client 6.x,
@@ -59,6 +61,18 @@ import { assertAppendable } from '../new-events';
  * Event ids. EventStoreDB recognises a repeated id only where an idempotent
  * retry would put it; unlike the SQLite store it does not refuse an id
  * already used in another stream.
+ *
+ * Guarded appends (`AppendOptions.expect`) are NOT atomic here. This client
+ * (6.x) can make an append conditional on the written stream only, so each
+ * expected stream's last revision is read just before the append is sent:
+ * another writer can move an expected stream in the window between that
+ * read and the append (one round trip), and the append is then recorded on
+ * a stale read. PostgreSQL is the engine for several machines that checks
+ * expectations under its append lock (decision 0052). KurrentDB 25.1's
+ * multi-stream append couples each expected state to a stream written;
+ * checks of streams not written ("consistency checks" of `appendRecords`)
+ * came with KurrentDB 26.1 and the `@kurrent/kurrentdb-client` package,
+ * which is how this adapter would check them atomically.
  */
 const INTEGRITY_KEY = '$integrity';
 const MAX_RACE_RETRIES = 10;
@@ -80,14 +94,16 @@ export class EsdbEventStore implements EventStore {
     this.client = EventStoreDBClient.connectionString(connectionString);
   }
 
-  async append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+  async append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
     assertAppendable(streamId, events);
+    const expect = expectationsOf(streamId, options);
     for (let attempt = 0; ; attempt += 1) {
       const tip = await this.readTip(streamId);
       const actual = tip?.revision ?? 'no_stream';
       const retried = await this.findRetry(streamId, events, expectedRevision, actual);
       if (retried !== undefined) return retried;
       if (!satisfies(expectedRevision, actual)) throw new WrongExpectedVersionError(streamId, expectedRevision, actual);
+      if (expect !== undefined) await this.assertExpectations(expect);
       try {
         return await this.appendAt(streamId, events, tip);
       } catch (error) {
@@ -223,6 +239,20 @@ export class EsdbEventStore implements EventStore {
     if (!isSameBatch(recorded.map((event) => event.id), events)) return undefined;
     const last = recorded[recorded.length - 1];
     return { nextRevision: last.revision, position: last.position };
+  }
+
+  /**
+   * Throws WrongExpectedVersionError for the first expected stream that is
+   * not where the caller read it. Read just before the append, not with it
+   * (see the class comment); all at once, so that the window is one round
+   * trip however many streams are expected.
+   */
+  private async assertExpectations(expect: readonly StreamExpectation[]): Promise<void> {
+    const tips = await Promise.all(expect.map(({ streamId }) => this.readTip(streamId)));
+    expect.forEach(({ streamId, expectedRevision }, i) => {
+      const actual = tips[i]?.revision ?? 'no_stream';
+      if (!satisfies(expectedRevision, actual)) throw new WrongExpectedVersionError(streamId, expectedRevision, actual);
+    });
   }
 
   private async readTip(streamId: string): Promise<StreamTip | undefined> {

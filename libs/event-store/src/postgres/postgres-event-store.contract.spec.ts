@@ -24,7 +24,7 @@ describeEventStoreContract('PostgreSQL', async () => {
 
 describeGroupCommit('PostgreSQL', async () => {
   const database = await createTestDatabase();
-  return { open: () => new PostgresEventStore(database.url), dispose: () => database.drop() };
+  return { open: () => new PostgresEventStore(database.url), target: database.url, dispose: () => database.drop() };
 });
 
 describe('PostgresEventStore', () => {

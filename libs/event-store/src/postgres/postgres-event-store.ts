@@ -1,6 +1,7 @@
 import type { Client, Pool, PoolClient } from 'pg';
 import { Clock, createPostgresClient, createPostgresPool, isUniqueViolation, migratePostgres, systemClock } from '@ledger/platform';
 import {
+  AppendOptions,
   AppendResult,
   DuplicateEventIdError,
   EventStore,
@@ -17,7 +18,9 @@ import { RecentEvents, SubscriptionPage } from '../recent-events';
 import {
   GroupCommitStats,
   admits,
+  meetsExpectations,
   resetOutcomes,
+  revisionAt,
   serializeAppend,
   settleCommitted,
   type PendingAppend,
@@ -126,9 +129,12 @@ const SELECT_SETTLED_AFTER = `
  * - Every group transaction first takes one advisory lock, before it writes:
  *   groups of all processes commit one after another, so positions are in
  *   commit order (what `readAll` and a checkpoint rely on) and stream heads
- *   read under the lock are current.
- * - Fast path: heads are read once per group, each append is judged and its
- *   rows staged in memory, and the group is written by one multi-row insert.
+ *   read under the lock are current, those of a guarded append's expected
+ *   streams included: no other process can move one before the commit.
+ * - Fast path: heads of the streams written and expected are read once per
+ *   group, in one query, each append is judged against them (they follow
+ *   the group's appends in memory) and its rows staged, and the group is
+ *   written by one multi-row insert.
  *   Slow path: when an insert fails anyway (an event id already recorded
  *   elsewhere), the transaction is rolled back and the group redone with a
  *   savepoint per append, which undoes the failing append alone.
@@ -174,10 +180,10 @@ export class PostgresEventStore implements EventStore {
     return this.ready;
   }
 
-  append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+  append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
       if (this.closed) throw new Error('event store is closed');
-      this.queue.push(serializeAppend(streamId, events, expectedRevision, resolve, reject));
+      this.queue.push(serializeAppend(streamId, events, expectedRevision, options, resolve, reject));
       // The first append after a quiet spell waits one turn for its companions; later ones queue behind the group in flight.
       this.draining ??= new Promise<void>((started) => setImmediate(started)).then(() => this.drain());
     });
@@ -294,25 +300,32 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * The fast path: one transaction, heads read once for the group and then
-   * tracked in memory so appends to one stream in one group see each other,
-   * rows inserted together. Recognising a retry reads the table, so what the
-   * group has staged so far is inserted first.
+   * The fast path: one transaction, heads (written and expected streams')
+   * read once for the group and then tracked in memory so appends in one
+   * group see each other, rows inserted together. Recognising a retry reads
+   * the table, so what the group has staged so far is inserted first.
    */
   private async runFast(client: PoolClient, group: PendingAppend[]): Promise<void> {
     await client.query(BEGIN_AND_LOCK);
-    const heads = await this.readHeads(client, [...new Set(group.map((pending) => pending.streamId))]);
+    const streamIds = new Set<string>();
+    for (const pending of group) {
+      streamIds.add(pending.streamId);
+      if (pending.expect !== undefined) for (const { streamId } of pending.expect) streamIds.add(streamId);
+    }
+    const heads = await this.readHeads(client, [...streamIds]);
     let staged = new StagedRows();
     for (const pending of group) {
       const head = heads.get(pending.streamId) ?? null;
-      const actual = head === null ? 'no_stream' : head.revision;
+      const actual = revisionAt(head);
       let retried: AppendResult | undefined;
       if (pending.expectedRevision !== actual) {
         await this.insertOrRedo(client, staged);
         staged = new StagedRows();
         retried = await this.findRetry(client, pending, actual);
       }
-      if (admits(pending, actual, retried)) heads.set(pending.streamId, this.stage(staged, pending, head));
+      if (!admits(pending, actual, retried)) continue;
+      if (pending.expect !== undefined && !meetsExpectations(pending, pending.expect, revisionIn(heads))) continue;
+      heads.set(pending.streamId, this.stage(staged, pending, head));
     }
     await this.insertOrRedo(client, staged);
     await client.query(NOTIFY_AND_COMMIT);
@@ -332,10 +345,14 @@ export class PostgresEventStore implements EventStore {
   private async runSlow(client: PoolClient, group: PendingAppend[]): Promise<void> {
     await client.query(BEGIN_AND_LOCK);
     for (const pending of group) {
-      const head = (await this.readHeads(client, [pending.streamId])).get(pending.streamId) ?? null;
-      const actual = head === null ? 'no_stream' : head.revision;
+      const { expect } = pending;
+      // A guarded append's expected streams are read with its own, in one round trip.
+      const heads = await this.readHeads(client, expect === undefined ? [pending.streamId] : [pending.streamId, ...expect.map((e) => e.streamId)]);
+      const head = heads.get(pending.streamId) ?? null;
+      const actual = revisionAt(head);
       const retried = pending.expectedRevision === actual ? undefined : await this.findRetry(client, pending, actual);
       if (!admits(pending, actual, retried)) continue;
+      if (expect !== undefined && !meetsExpectations(pending, expect, revisionIn(heads))) continue;
       const staged = new StagedRows();
       this.stage(staged, pending, head);
       await client.query('SAVEPOINT append');
@@ -479,6 +496,11 @@ export class PostgresEventStore implements EventStore {
     this.recent.changed();
     for (const wake of [...this.waiters]) wake();
   }
+}
+
+/** A stream's last revision in heads read for every stream a pass judges: a stream they do not hold does not exist. */
+function revisionIn(heads: Map<string, StreamHead | null>): (streamId: string) => number | 'no_stream' {
+  return (streamId) => revisionAt(heads.get(streamId) ?? null);
 }
 
 /** The id PostgreSQL names in a unique violation's detail: `Key (event_id)=(…) already exists.` */

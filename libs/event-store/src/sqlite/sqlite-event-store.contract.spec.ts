@@ -27,7 +27,7 @@ describeEventStoreContract('SQLite', async () => {
 
 describeGroupCommit('SQLite', async () => {
   const file = tempFile();
-  return { open: () => new SqliteEventStore(file), dispose: async () => undefined };
+  return { open: () => new SqliteEventStore(file), target: file, dispose: async () => undefined };
 });
 
 describe('SqliteEventStore', () => {

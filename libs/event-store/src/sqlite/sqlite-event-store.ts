@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { Clock, restrictToOwner, systemClock } from '@ledger/platform';
 import {
+  AppendOptions,
   AppendResult,
   DuplicateEventIdError,
   EventStore,
@@ -17,7 +18,9 @@ import { RecentEvents } from '../recent-events';
 import {
   GroupCommitStats,
   admits,
+  meetsExpectations,
   resetOutcomes,
+  revisionAt,
   serializeAppend,
   settleCommitted,
   type PendingAppend,
@@ -71,13 +74,13 @@ const REDO_ON_SLOW_PATH = Symbol('redo on slow path');
  * callers. A caller's promise settles only after the group's commit, so a
  * resolved append is durable, and one refused append never fails the others:
  *
- * - Fast path: each append's expected revision is checked against the
- *   stream's head, read from the events table's (stream_id, revision) index
- *   at most once per stream per group and then tracked in memory, so appends
- *   to one stream in one group see each other. The heads are kept for the
- *   next groups while no other connection commits (PRAGMA data_version). A
- *   refused append is refused before anything of it is inserted, so nothing
- *   needs undoing.
+ * - Fast path: each append's expected revision, and a guarded append's
+ *   expectations of other streams, are checked against the streams' heads,
+ *   read from the events table's (stream_id, revision) index at most once
+ *   per stream per group and then tracked in memory, so appends in one group
+ *   see each other. The heads are kept for the next groups while no other
+ *   connection commits (PRAGMA data_version). A refused append is refused
+ *   before anything of it is inserted, so nothing needs undoing.
  * - Slow path: if an insert fails anyway (an event id already recorded
  *   elsewhere hits the unique index), rows of a half-written append may be in
  *   the transaction. The whole transaction is rolled back and the group is
@@ -111,6 +114,10 @@ export class SqliteEventStore implements EventStore {
   /** PRAGMA data_version when `heads` was last known valid; undefined when it is not. */
   private headsVersion: number | undefined;
   private readonly counters = { appends: 0, transactions: 0, slowPathGroups: 0 };
+  /** Where the fast pass stands on a stream: its tracked head. */
+  private readonly trackedRevision = (streamId: string) => revisionAt(this.trackedHead(streamId));
+  /** Where the slow pass stands on a stream: the transaction's head, read each time. */
+  private readonly currentRevision = (streamId: string) => revisionAt(this.readHead(streamId));
   private readonly recent: RecentEvents;
   private readonly readSubscriptionPage = (after: number) => this.readAllNow(after, PAGE_SIZE);
   private readonly flushNow = () => {
@@ -139,10 +146,10 @@ export class SqliteEventStore implements EventStore {
     this.slowGroup = slow.immediate;
   }
 
-  append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+  append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
       if (this.closed) throw new Error('event store is closed');
-      this.queue.push(serializeAppend(streamId, events, expectedRevision, resolve, reject));
+      this.queue.push(serializeAppend(streamId, events, expectedRevision, options, resolve, reject));
       this.scheduleFlush();
     });
   }
@@ -236,31 +243,34 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
-   * The fast path, inside the group's transaction. Each stream's head is read
-   * once (or taken from `heads` when no other connection has committed since
-   * this one last did) and then updated in memory by each append of the
-   * group, so appends to one stream in one group see each other.
+   * The fast path, inside the group's transaction. Each stream's head, written
+   * or expected, is read once (or taken from `heads` when no other connection
+   * has committed since this one last did) and then updated in memory by each
+   * append of the group, so appends in one group see each other.
    */
   private runFast(group: PendingAppend[]): void {
     const version = this.statements.dataVersion.get() as number;
     if (version !== this.headsVersion || this.heads.size > MAX_CACHED_HEADS) this.forgetHeads();
     this.headsVersion = version;
-    const heads = this.heads;
     for (const pending of group) {
-      const { streamId } = pending;
-      let head = heads.get(streamId);
-      if (head === undefined) {
-        head = this.readHead(streamId);
-        heads.set(streamId, head);
-      }
-      if (!this.accepts(pending, head)) continue;
+      const head = this.trackedHead(pending.streamId);
+      if (!this.accepts(pending, head, this.trackedRevision)) continue;
       try {
-        heads.set(streamId, this.write(pending, head));
+        this.heads.set(pending.streamId, this.write(pending, head));
       } catch {
         // Rows of this append may be in the transaction: roll back everything, redo with savepoints.
         throw REDO_ON_SLOW_PATH;
       }
     }
+  }
+
+  private trackedHead(streamId: string): StreamHead | null {
+    let head = this.heads.get(streamId);
+    if (head === undefined) {
+      head = this.readHead(streamId);
+      this.heads.set(streamId, head);
+    }
+    return head;
   }
 
   private forgetHeads(): void {
@@ -272,7 +282,7 @@ export class SqliteEventStore implements EventStore {
   private runSlow(group: PendingAppend[]): void {
     for (const pending of group) {
       const head = this.readHead(pending.streamId);
-      if (!this.accepts(pending, head)) continue;
+      if (!this.accepts(pending, head, this.currentRevision)) continue;
       try {
         this.appendInSavepoint(pending, head);
       } catch (error) {
@@ -285,10 +295,15 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  /** Whether the append is to be written after `head` (else it is settled: see `admits`). */
-  private accepts(pending: PendingAppend, head: StreamHead | null): boolean {
-    const actual = head === null ? 'no_stream' : head.revision;
-    return admits(pending, actual, this.findRetry(pending.streamId, pending.events, pending.expectedRevision, actual));
+  /**
+   * Whether the append is to be written after `head`, its expected streams
+   * standing where `revisionOf` says (else it is settled: see `admits` and
+   * `meetsExpectations`).
+   */
+  private accepts(pending: PendingAppend, head: StreamHead | null, revisionOf: (streamId: string) => number | 'no_stream'): boolean {
+    const actual = revisionAt(head);
+    if (!admits(pending, actual, this.findRetry(pending.streamId, pending.events, pending.expectedRevision, actual))) return false;
+    return pending.expect === undefined || meetsExpectations(pending, pending.expect, revisionOf);
   }
 
   /** Inserts the append's events after `head`; returns the stream's new head. */

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 /** The scripts in this folder that the adapters' tests run as processes of their own. */
-export type TestScript = 'append-in-child-process' | 'subscribe-in-child-process';
+export type TestScript = 'append-in-child-process' | 'guarded-appends-in-child-process' | 'subscribe-in-child-process';
 
 const ROOT = resolve(__dirname, '../../../..');
 const TS_NODE = ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register'];

@@ -127,6 +127,96 @@ export function describeEventStoreContract(
       });
     }
 
+    describe('guarded by other streams the decision read', () => {
+      /** A new stream holding `count` events: at revision count - 1, or missing for 0. */
+      const streamOf = async (label: string, count: number) => {
+        const stream = newStream(label);
+        if (count > 0) await store.append(stream, Array.from({ length: count }, () => newEvent()), 'no_stream');
+        return stream;
+      };
+      const guarded = (streamId: string, expectedRevision: ExpectedRevision) => ({ expect: [{ streamId, expectedRevision }] });
+
+      it.each<[string, ExpectedRevision, number]>([
+        ['an exact revision', 1, 2],
+        ['no_stream', 'no_stream', 0],
+        ['stream_exists', 'stream_exists', 1],
+        ['any, on a missing stream', 'any', 0],
+        ['any, on an existing stream', 'any', 2],
+      ])('appends when the expected stream is where %s says, writing nothing to it', async (_label, expected, count) => {
+        const read = await streamOf('guard-read', count);
+        const written = newStream('guard-written');
+        await expect(store.append(written, [newEvent()], 'no_stream', guarded(read, expected))).resolves.toMatchObject({ nextRevision: 0 });
+        expect(await store.readStream(written)).toHaveLength(1);
+        expect(await store.readStream(read)).toHaveLength(count);
+      });
+
+      it.each<[string, ExpectedRevision, number, number | 'no_stream']>([
+        ['an exact revision, the stream moved on since', 0, 2, 1],
+        ['an exact revision, the stream missing', 0, 0, 'no_stream'],
+        ['no_stream, the stream created since', 'no_stream', 1, 0],
+        ['stream_exists, the stream missing', 'stream_exists', 0, 'no_stream'],
+      ])('refuses when the expected stream is not where %s, naming it and writing nothing', async (_label, expected, count, actual) => {
+        const read = await streamOf('guard-read', count);
+        const written = await streamOf('guard-written', 1);
+        const head = await store.headPosition();
+        const error = await store.append(written, [newEvent()], 0, guarded(read, expected)).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(WrongExpectedVersionError);
+        expect(error).toMatchObject({ streamId: read, expected, actual });
+        expect(await store.readStream(written)).toHaveLength(1);
+        expect(await store.readStream(read)).toHaveLength(count);
+        expect(await store.headPosition()).toBe(head);
+      });
+
+      it('names the first of several expected streams that moved', async () => {
+        const [a, b, c] = await Promise.all(['guard-a', 'guard-b', 'guard-c'].map((label) => streamOf(label, 1)));
+        await store.append(b, [newEvent()], 0);
+        await store.append(c, [newEvent()], 0);
+        const written = newStream('guard-written');
+        const expectAt = (revisions: number[]) => ({
+          expect: [a, b, c].map((streamId, i) => ({ streamId, expectedRevision: revisions[i] })),
+        });
+        await expect(store.append(written, [newEvent()], 'no_stream', expectAt([0, 0, 0]))).rejects.toMatchObject({
+          streamId: b,
+          expected: 0,
+          actual: 1,
+        });
+        await expect(store.append(written, [newEvent()], 'no_stream', expectAt([0, 1, 0]))).rejects.toMatchObject({ streamId: c });
+        expect(await store.readStream(written)).toEqual([]);
+        await expect(store.append(written, [newEvent()], 'no_stream', expectAt([0, 1, 1]))).resolves.toMatchObject({ nextRevision: 0 });
+      });
+
+      it('judges the written stream before the streams it expects', async () => {
+        const read = await streamOf('guard-read', 2);
+        const written = await streamOf('guard-written', 2);
+        await expect(store.append(written, [newEvent()], 0, guarded(read, 0))).rejects.toMatchObject({ streamId: written, actual: 1 });
+      });
+
+      it.each<[string, ExpectedRevision]>([
+        ['no_stream', 'no_stream'],
+        ['an exact revision', 0],
+        ['any', 'any'],
+      ])('returns the original result of a retry with %s even after an expected stream moved', async (_label, expected) => {
+        const read = await streamOf('guard-read', 1);
+        const written = await streamOf('guard-written', typeof expected === 'number' ? 1 : 0);
+        const batch = [newEvent(), newEvent()];
+        const original = await store.append(written, batch, expected, guarded(read, 0));
+        await store.append(read, [newEvent()], 0);
+        await expect(store.append(written, batch, expected, guarded(read, 0))).resolves.toEqual(original);
+        expect(await store.readStream(written)).toHaveLength(batch.length + (typeof expected === 'number' ? 1 : 0));
+      });
+
+      it('refuses an expectation on the written stream itself, or on an empty stream id, writing nothing', async () => {
+        const written = newStream('guard-self');
+        await expect(store.append(written, [newEvent()], 'no_stream', guarded(written, 'no_stream'))).rejects.toThrow(TypeError);
+        await expect(store.append(written, [newEvent()], 'no_stream', guarded('', 'any'))).rejects.toThrow(TypeError);
+        expect(await store.readStream(written)).toEqual([]);
+        await expect(store.append(written, [newEvent()], 'no_stream', { expect: [] })).resolves.toMatchObject({ nextRevision: 0 });
+      });
+    });
+
     it('reads a stream forwards and backwards from a revision, up to a count', async () => {
       const stream = newStream('read');
       await store.append(stream, [0, 1, 2, 3, 4].map(() => newEvent()), 'no_stream');

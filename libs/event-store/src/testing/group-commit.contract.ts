@@ -1,7 +1,9 @@
 import { DuplicateEventIdError, EventStore, WrongExpectedVersionError } from '../event-store.port';
 import { verifyStream } from '../integrity';
 import type { GroupCommitStats } from '../pending-append';
-import { newEvent } from './event-store.contract';
+import { runTestScript } from './child-processes';
+import { newEvent, readEveryEvent } from './event-store.contract';
+import { ACCESS_EVENT_TYPE } from './guarded-appends-in-child-process';
 
 /** A store that commits concurrent appends in groups and counts them, and its subscriptions' reads (SQLite, PostgreSQL). */
 export interface GroupCommitStore extends EventStore {
@@ -11,14 +13,21 @@ export interface GroupCommitStore extends EventStore {
 /** Where a test's events are kept: `open` opens another store on it (another connection, a reopen). */
 export interface GroupCommitStorage {
   open(): GroupCommitStore;
+  /** Where a process of its own opens the same storage: a SQLite file or a postgres:// URL. */
+  target: string;
   dispose(): Promise<void>;
 }
+
+/** Access decisions the cross-process test makes while another process revokes. */
+const DECISIONS = 200;
 
 /**
  * The group commit both embedded-style adapters share (decisions 0006 and
  * 0031): appends made together are committed in one transaction, one
  * refused append never fails the others, appends to one stream in one
- * group see each other, and closing commits what is pending. Each test gets
+ * group see each other (expected streams of guarded appends included),
+ * a guarded append is judged under the write lock that other processes'
+ * appends take too, and closing commits what is pending. Each test gets
  * fresh storage.
  */
 export function describeGroupCommit(name: string, createStorage: () => Promise<GroupCommitStorage>): void {
@@ -125,6 +134,100 @@ export function describeGroupCommit(name: string, createStorage: () => Promise<G
       );
       expect(verifyStream(await store.readStream('shared'))).toBeNull();
     });
+
+    it('refuses a guarded append whose expected stream an append earlier in its group moved, and commits the others', async () => {
+      await store.append('consent', [newEvent()], 'no_stream');
+      const before = store.stats();
+      const outcomes = await Promise.allSettled([
+        store.append('consent', [newEvent()], 0),
+        store.append('access-stale', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 0 }] }),
+        store.append('access-fresh', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 1 }] }),
+        store.append('created', [newEvent()], 'no_stream'),
+        store.append('access-unaware', [newEvent()], 'no_stream', { expect: [{ streamId: 'created', expectedRevision: 'no_stream' }] }),
+        // A refused append moved nothing.
+        store.append('access-after', [newEvent()], 'no_stream', { expect: [{ streamId: 'access-stale', expectedRevision: 'no_stream' }] }),
+      ]);
+      expect(store.stats().transactions - before.transactions).toBe(1);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersionError);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ streamId: 'consent', expected: 0, actual: 1 });
+      expect((outcomes[4] as PromiseRejectedResult).reason).toMatchObject({ streamId: 'created', actual: 0 });
+      expect(await store.readStream('access-stale')).toEqual([]);
+      expect(await store.readStream('access-unaware')).toEqual([]);
+      expect(await store.readStream('consent')).toHaveLength(2);
+    });
+
+    it('judges expected streams on the slow path as on the fast path', async () => {
+      const reused = newEvent();
+      await store.append('holder', [reused], 'no_stream');
+      await store.append('consent', [newEvent()], 'no_stream');
+      const before = store.stats();
+      const outcomes = await Promise.allSettled([
+        store.append('consent', [newEvent()], 0),
+        store.append('access-stale', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 0 }] }),
+        store.append('partial', [newEvent(), reused], 'no_stream'),
+        store.append('access-fresh', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 1 }] }),
+      ]);
+      expect(store.stats().slowPathGroups - before.slowPathGroups).toBe(1);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ streamId: 'consent', expected: 0, actual: 1 });
+      expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(DuplicateEventIdError);
+      expect(await store.readStream('access-stale')).toEqual([]);
+      expect(await store.readStream('access-fresh')).toHaveLength(1);
+    });
+
+    it('sees an expected stream another connection moved between its groups', async () => {
+      await store.append('consent', [newEvent()], 'no_stream');
+      await store.append('access-1', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 0 }] });
+      const other = storage.open();
+      try {
+        await other.append('consent', [newEvent()], 0);
+      } finally {
+        await other.close();
+      }
+      await expect(
+        store.append('access-2', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 0 }] }),
+      ).rejects.toMatchObject({ streamId: 'consent', actual: 1 });
+      await expect(
+        store.append('access-2', [newEvent()], 'no_stream', { expect: [{ streamId: 'consent', expectedRevision: 1 }] }),
+      ).resolves.toMatchObject({ nextRevision: 0 });
+    });
+
+    it('judges the expectations an append was given, whatever the caller does with its array while the append is queued', async () => {
+      await store.append('consent', [newEvent()], 'no_stream');
+      const expectations = [{ streamId: 'consent', expectedRevision: 0 }];
+      const appended = store.append('access', [newEvent()], 'no_stream', { expect: expectations });
+      expectations[0].expectedRevision = 5;
+      expectations.push({ streamId: 'missing', expectedRevision: 0 });
+      await expect(appended).resolves.toMatchObject({ nextRevision: 0 });
+    });
+
+    it('records no decision on a stale read while another process moves the stream it read', async () => {
+      await store.append('consent', [newEvent()], 'no_stream');
+      const [revoking, authorizing] = await Promise.all([
+        runTestScript('guarded-appends-in-child-process', [storage.target, 'revoke', 'consent'], 120_000),
+        runTestScript('guarded-appends-in-child-process', [storage.target, 'authorize', 'consent', String(DECISIONS)], 120_000),
+      ]);
+      const { revocations } = JSON.parse(revoking) as { revocations: number };
+      const { authorized, refused } = JSON.parse(authorizing) as { authorized: number; refused: number };
+      // Positions are in commit order: the consent's revision when a decision committed is its last one below it.
+      let consentRevision = -1;
+      let decisions = 0;
+      const stale: string[] = [];
+      for (const event of await readEveryEvent(store)) {
+        if (event.streamId === 'consent') consentRevision = event.revision;
+        if (event.type !== ACCESS_EVENT_TYPE) continue;
+        decisions += 1;
+        const read = (event.data as { consentRevision: number }).consentRevision;
+        if (read !== consentRevision) stale.push(`${event.streamId} at ${event.position}: read consent at ${read}, committed at ${consentRevision}`);
+      }
+      expect(consentRevision).toBe(revocations);
+      expect(decisions).toBe(DECISIONS);
+      expect(authorized).toBe(DECISIONS);
+      expect(stale).toEqual([]);
+      // The processes did race: some decisions were made on a read that a revocation made stale.
+      expect(refused).toBeGreaterThan(0);
+    }, 180_000);
 
     it('goes on from where a group redone on the slow path left its streams', async () => {
       const reused = newEvent();
