@@ -104,18 +104,18 @@ describe('operability', () => {
       expect.arrayContaining(['redec_consent_not_valid_at_obligation_grant', 'redec_superseding_obligation_does_not_inherit_consent']),
     );
     expect(problemCodes('post', '/v1/redec/accesses/{redecAccessId}/confirm', '409')).toEqual(expect.arrayContaining(['redec_authorization_expired']));
-    // Beside the Idempotency-Key's own 409 (IDEMPOTENCY_KEY_IN_PROGRESS) and the `_busy` of concurrent changes, which every annulment gives.
-    expect(problemCodes('post', `${extension}/annul`, '409')).toEqual(['IDEMPOTENCY_KEY_IN_PROGRESS', 'redec_credit_extension_annulled', 'redec_consent_busy']);
+    // Beside the Idempotency-Key's own 409 (IDEMPOTENCY_KEY_IN_PROGRESS) and the one code of a command that kept losing to concurrent changes (decision 0055).
+    expect(problemCodes('post', `${extension}/annul`, '409')).toEqual(['IDEMPOTENCY_KEY_IN_PROGRESS', 'redec_credit_extension_annulled', 'concurrent_change']);
     expect(problemCodes('post', `${extension}/end/annul`, '409')).toEqual([
       'IDEMPOTENCY_KEY_IN_PROGRESS',
       'redec_credit_extension_not_ended',
       'redec_credit_extension_annulled',
-      'redec_consent_busy',
+      'concurrent_change',
     ]);
     expect(problemCodes('post', '/v1/redec/reportable-obligations/bindings/{bindingId}/annul', '409')).toEqual([
       'IDEMPOTENCY_KEY_IN_PROGRESS',
       'redec_binding_already_annulled',
-      'redec_obligation_busy',
+      'concurrent_change',
     ]);
     for (const annul of [`${extension}/annul`, `${extension}/end/annul`, '/v1/redec/reportable-obligations/bindings/{bindingId}/annul']) {
       expect(fields(requestOf('post', annul)).sort()).toEqual(['reason', 'sourceReference']);

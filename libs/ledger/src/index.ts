@@ -11,6 +11,7 @@ export * from './customers/customer-id';
 export * from './customers/resolve-customer';
 export * from './customers/customers.projection';
 export * from './load-aggregate';
+export * from './run-command';
 export * from './tenancy/tenant-keys';
 export * from './customer-keys';
 export * from './customers/legal-holds';

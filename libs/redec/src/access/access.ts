@@ -1,5 +1,5 @@
-import { EventStore, WrongExpectedVersionError, canonicalJson } from '@ledger/event-store';
-import { AggregateCache, CommandContext, ValueProtection, factsOfSameRequest, loadAggregate, toNewEvent } from '@ledger/ledger';
+import { EventStore, canonicalJson } from '@ledger/event-store';
+import { AggregateCache, CommandContext, Decision, ValueProtection, factsOfSameRequest, runCommand } from '@ledger/ledger';
 import { createHash } from 'node:crypto';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
@@ -67,59 +67,49 @@ export async function authorizeAccess({ store, profiles, protection, aggregates 
   const request: AccessRequest = mandatary
     ? { ...fields, mandatary: { identifierRut: await protectRut(protection, context.tenantId, 'mandatary-rut', normalizeRutField(mandatary.identifierRutInput, 'mandatary.identifierRutInput')) } }
     : fields;
-  const decide = async () => {
+  const { result, position } = await runCommand(store, context, async (reads): Promise<Decision<Omit<AuthorizeResult, 'position'>>> => {
+    const consentStream = redecStreams.consent(context.tenantId, request.redecConsentId);
     // Independent reads: a store over the network (PostgreSQL) answers both in one round trip's time.
-    const [{ state: existing }, { state: consent, expectedRevision }] = await Promise.all([
-      loadAggregate(store, stream, evolveAccess, aggregates?.accesses),
-      loadConsent(store, context.tenantId, request.redecConsentId, aggregates),
+    const [existing, consent] = await Promise.all([
+      reads.fold(stream, evolveAccess, aggregates?.accesses),
+      reads.fold(consentStream, evolveConsentOf(context.tenantId), aggregates?.consents),
     ]);
-    const consentRevision = typeof expectedRevision === 'number' ? expectedRevision : null;
-    return decideAuthorize({ existing, consent, consentRevision, policy: accessPolicy(profiles, consent), request, requestSha256, redecAccessId, now: context.now });
-  };
-
-  const outcome = await decide();
-  if (outcome.replayed) return { decision: outcome.decision, replayed: true, position: null };
-  try {
-    const appended = await store.append(stream, [toNewEvent(outcome.event, context)], 'no_stream');
-    return { decision: outcome.event.data, replayed: false, position: appended.position };
-  } catch (error) {
-    if (!(error instanceof WrongExpectedVersionError)) throw error;
-    // The same request was decided concurrently: answer its decision, or refuse a different body.
-    const again = await decide();
-    if (!again.replayed) throw error;
-    return { decision: again.decision, replayed: true, position: null };
-  }
-}
-
-/** Spec 2.9: records the outcome the bank reports for an authorized access, judged on the consent's facts as they stand. */
-export async function confirmAccess(deps: AccessDependencies, redecAccessId: string, outcome: AccessOutcome, context: Context): Promise<{ record: AccessRecord; position: number }> {
-  const { store } = deps;
-  const stream = redecStreams.access(context.tenantId, redecAccessId);
-  const recorded = await store.readStream(stream);
-  const record = recorded.reduce<AccessRecord | null>((state, e) => evolveAccess(state, e as unknown as AccessEvent), null);
-  // The outcome of a request already recorded whose answer was lost.
-  const [earlier] = factsOfSameRequest(recorded, context);
-  if (record && earlier) return { record, position: earlier.position };
-
-  const consent = record && (await loadConsent(store, context.tenantId, record.decision.redecConsentId, deps.aggregates)).state;
-  const confirmed = decideConfirm(record, consent, accessPolicy(deps.profiles, consent), outcome, context.now);
-  // Appending at the revision read makes a concurrent second confirmation fail instead of being kept.
-  const appended = await store.append(stream, [toNewEvent(confirmed, context)], recorded[recorded.length - 1].revision).catch((error: unknown) => {
-    if (error instanceof WrongExpectedVersionError) return null;
-    throw error;
+    const consentRevision = reads.revisionOf(consentStream);
+    const outcome = decideAuthorize({
+      existing,
+      consent,
+      consentRevision: typeof consentRevision === 'number' ? consentRevision : null,
+      policy: accessPolicy(profiles, consent),
+      request,
+      requestSha256,
+      redecAccessId,
+      now: context.now,
+    });
+    // A repeat, or the same request decided concurrently and recorded first: its decision, or a refusal of a different body.
+    if (outcome.replayed) return { answer: { decision: outcome.decision, replayed: true }, position: null };
+    // Recorded only while the consent is still at the revision decided on: a revocation recorded meanwhile makes the decision be taken again.
+    return { record: { streamId: stream, facts: [outcome.event] }, answer: { decision: outcome.event.data, replayed: false } };
   });
-  if (!appended) return confirmAccess(deps, redecAccessId, outcome, context);
-  return { record: evolveAccess(record, confirmed)!, position: appended.position };
+  return { ...result, position };
 }
 
-function loadConsent(store: EventStore, tenantId: string, redecConsentId: string, aggregates: AccessAggregates | undefined) {
-  return loadAggregate(
-    store,
-    redecStreams.consent(tenantId, redecConsentId),
-    (state: ConsentState | null, event: ConsentEvent) => evolveConsent(state, event, tenantId),
-    aggregates?.consents,
-  );
+/** Spec 2.9: records the outcome the bank reports for an authorized access, judged on the consent's facts as they stand, and recorded only while they still do. */
+export async function confirmAccess(deps: AccessDependencies, redecAccessId: string, outcome: AccessOutcome, context: Context): Promise<{ record: AccessRecord; position: number }> {
+  const stream = redecStreams.access(context.tenantId, redecAccessId);
+  const { result, position } = await runCommand(deps.store, context, async (reads): Promise<Decision<AccessRecord>> => {
+    const recorded = await reads.events(stream);
+    const record = recorded.reduce<AccessRecord | null>((state, e) => evolveAccess(state, e as unknown as AccessEvent), null);
+    // The outcome of a request already recorded whose answer was lost.
+    const [earlier] = factsOfSameRequest(recorded, context);
+    if (record && earlier) return { answer: record, position: earlier.position };
+    const consent = record && (await reads.fold(redecStreams.consent(context.tenantId, record.decision.redecConsentId), evolveConsentOf(context.tenantId), deps.aggregates?.consents));
+    const confirmed = decideConfirm(record, consent, accessPolicy(deps.profiles, consent), outcome, context.now);
+    return { record: { streamId: stream, facts: [confirmed] }, answer: evolveAccess(record, confirmed)! };
+  });
+  return { record: result, position: position! };
 }
+
+const evolveConsentOf = (tenantId: string) => (state: ConsentState | null, event: ConsentEvent) => evolveConsent(state, event, tenantId);
 
 /**
  * The consent's profile decides the authorization's lifetime and the bank's

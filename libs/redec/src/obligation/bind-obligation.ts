@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, RecordedEvent, WrongExpectedVersionError } from '@ledger/event-store';
-import { CommandContext, factsOfSameRequest, loadAggregate, toNewEvent } from '@ledger/ledger';
+import { EventStore, RecordedEvent } from '@ledger/event-store';
+import { CommandContext, Decision, factsOfSameRequest, runCommand } from '@ledger/ledger';
 import { conflict, notFound } from '@ledger/platform';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
@@ -17,12 +17,13 @@ export interface BindObligationResult {
   position: number | null;
 }
 
-const ATTEMPTS = 5;
-
 /**
- * Records a binding (spec 2.11): load the obligation's stream, decide on all
- * its bindings, append at the revision read, so two concurrent identical
- * bindings record one and answer it twice.
+ * Records a binding (spec 2.11) through the one command path: the consent it
+ * names (when of kind consent) and the obligation's stream are read, the
+ * binding decided on all the obligation's bindings and the consent's facts,
+ * and appended to the obligation's stream only while neither moved: two
+ * concurrent identical bindings record one and answer it twice, and a
+ * revocation recorded meanwhile makes the binding be decided again on it.
  *
  * A retry whose binding was appended but whose answer was lost is answered
  * from the recorded fact (`factsOfSameRequest`), not decided again.
@@ -35,36 +36,25 @@ export async function bindObligation(
   request: BindObligationRequest,
   context: CommandContext & { tenantId: string },
 ): Promise<BindObligationResult> {
-  const { store } = deps;
   const { tenantId } = context;
   const stream = redecStreams.obligation(tenantId, request.sourceSystem, request.obligationReference);
-  // Loaded once, before the obligation's stream: a change of the consent racing this binding is ordered after it, as if it had come a moment later.
-  const consent = request.kind === 'consent' && request.redecConsentId ? await loadConsent(store, tenantId, request.redecConsentId) : null;
-  // A kind without a consent has no profile of its own: the bank's clock is held to the baseline's skew.
-  const profile = consent ? deps.profiles.get(consent.grant.regulatoryProfile) : BASELINE_PROFILE;
-  if (!profile) throw conflict('regulatory_profile_unavailable', `The consent's Regulatory Profile is not loaded in this deployment.`);
   const bindingId = randomUUID();
-  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    const recorded = await store.readStream(stream);
+  const { result, position } = await runCommand(deps.store, context, async (reads): Promise<Decision<ObligationBinding>> => {
+    const consent =
+      request.kind === 'consent' && request.redecConsentId
+        ? await reads.fold(redecStreams.consent(tenantId, request.redecConsentId), (state: ConsentState | null, event: ConsentEvent) => evolveConsent(state, event, tenantId))
+        : null;
+    // A kind without a consent has no profile of its own: the bank's clock is held to the baseline's skew.
+    const profile = consent ? deps.profiles.get(consent.grant.regulatoryProfile) : BASELINE_PROFILE;
+    if (!profile) throw conflict('regulatory_profile_unavailable', `The consent's Regulatory Profile is not loaded in this deployment.`);
+    const recorded = await reads.events(stream);
     const [earlier] = factsOfSameRequest(recorded, context);
-    if (earlier) return { binding: (earlier as unknown as ObligationBound).data, position: earlier.position };
+    if (earlier) return { answer: (earlier as unknown as ObligationBound).data, position: earlier.position };
     const decision = decideBind(foldBindings(recorded), request, consent, profile, { bindingId }, context.now);
-    if (decision.kind === 'already_bound') return { binding: decision.binding, position: null };
-    const expectedRevision = recorded.length === 0 ? 'no_stream' : recorded[recorded.length - 1].revision;
-    try {
-      const appended = await store.append(stream, [toNewEvent(decision.event, context, bindingId)], expectedRevision);
-      return { binding: decision.event.data, position: appended.position };
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) continue;
-      throw error;
-    }
-  }
-  throw conflict('redec_obligation_busy', 'The obligation is being bound by concurrent requests; retry shortly.');
-}
-
-async function loadConsent(store: EventStore, tenantId: string, redecConsentId: string): Promise<ConsentState | null> {
-  const evolve = (state: ConsentState | null, event: ConsentEvent) => evolveConsent(state, event, tenantId);
-  return (await loadAggregate(store, redecStreams.consent(tenantId, redecConsentId), evolve)).state;
+    if (decision.kind === 'already_bound') return { answer: decision.binding, position: null };
+    return { record: { streamId: stream, facts: [{ ...decision.event, id: bindingId }] }, answer: decision.event.data };
+  });
+  return { binding: result, position };
 }
 
 export interface AnnulBindingResult {
@@ -75,7 +65,7 @@ export interface AnnulBindingResult {
 /**
  * Annuls a binding recorded by mistake. The binding is found by id through
  * `obligationOf` (the read model: a binding answered to the bank is in it),
- * then decided on the obligation's stream, at the revision read.
+ * then decided on the obligation's stream through the one command path.
  */
 export async function annulBinding(
   deps: { store: EventStore; obligationOf(tenantId: string, bindingId: string): Promise<ObligationRef | null> },
@@ -86,20 +76,14 @@ export async function annulBinding(
   const obligation = await deps.obligationOf(context.tenantId, bindingId);
   if (!obligation) throw notFound('binding');
   const stream = redecStreams.obligation(context.tenantId, obligation.sourceSystem, obligation.obligationReference);
-  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    const recorded = await deps.store.readStream(stream);
+  const { result, position } = await runCommand(deps.store, context, async (reads): Promise<Decision<ObligationBindingAnnulled['data']>> => {
+    const recorded = await reads.events(stream);
     const [earlier] = factsOfSameRequest(recorded, context);
-    if (earlier) return { annulment: (earlier as unknown as ObligationBindingAnnulled).data, position: earlier.position };
+    if (earlier) return { answer: (earlier as unknown as ObligationBindingAnnulled).data, position: earlier.position };
     const event = decideAnnulBinding(foldBindings(recorded), bindingId, request, context.now);
-    try {
-      const appended = await deps.store.append(stream, [toNewEvent(event, context)], recorded.length === 0 ? 'no_stream' : recorded[recorded.length - 1].revision);
-      return { annulment: event.data, position: appended.position };
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) continue;
-      throw error;
-    }
-  }
-  throw conflict('redec_obligation_busy', 'The obligation is being changed by concurrent requests; retry shortly.');
+    return { record: { streamId: stream, facts: [event] }, answer: event.data };
+  });
+  return { annulment: result, position: position! };
 }
 
 function foldBindings(recorded: readonly RecordedEvent[]): ObligationBindings {

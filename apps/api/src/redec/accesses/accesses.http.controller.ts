@@ -24,15 +24,17 @@ export class AccessesHttpController {
       'Answers `authorized` or `denied`; only `authorized` lets the reporter query the registry, and a timeout or error is never an authorization. ' +
       'Decided on the consent\'s recorded facts and the clock, independent of artifact readiness. `initial_window`: the consent is in its initial window now (until initialAccessValidUntil) ' +
       'and no revocation was recorded before now, effective or kept without effect (denied `redec_consent_revoked`), for a granted scope, data category and objective. ' +
-      '`credit_lifecycle_extension`: requires accessPurpose; only `manage_existing_obligation` for the exact obligation of an active extension ' +
+      '`credit_lifecycle_extension`: requires accessPurpose; only `manage_existing_obligation` for the exact obligation of an active, effective extension ' +
+      '(its credit granted before any revocation, its obligation not one that superseded another of the consent: decision 0054) ' +
       "(reportingObligation.sourceSystem the consent's obligation source system, reportingObligation.sourceReference the extension's creditOperationReference) is authorized, " +
       'also while a revocation is kept without effect. An authorization carries `expiresAt`: decidedAt plus the Regulatory Profile\'s authorizationTtlMs (baseline 10 minutes). ' +
-      'Every decision is recorded. The request is identified by sourceSystem + sourceReference: the same request again answers the same decision with `replayed: true` (200); ' +
+      'Every decision is recorded, and only while the consent is still at the revision it was decided on: a revocation recorded meanwhile makes it be decided again (decision 0055). ' +
+      'A fact reported later that contradicts an authorization (a revocation back-dated before it) leaves it recorded as decided and lists it at GET /v1/redec/accesses/contradicted. The request is identified by sourceSystem + sourceReference: the same request again answers the same decision with `replayed: true` (200); ' +
       'the same pair with a different body is 409 `redec_access_request_conflict`. Scope `consent:runtime`.',
   })
   @ApiCreatedResponse({ type: AuthorizeAccessResponseDto, description: 'A new decision, recorded.' })
   @ApiOkResponse({ type: AuthorizeAccessResponseDto, description: 'The recorded decision of the same request, `replayed: true`.' })
-  @ProblemResponses({ 409: ['redec_access_request_conflict', 'keyring_busy'] })
+  @ProblemResponses({ 409: ['redec_access_request_conflict', 'keyring_busy', 'concurrent_change'] })
   async authorize(@Body() body: AuthorizeAccessRequestDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<AuthorizeAccessResponseDto> {
     const { authorizationBasis, consentAuthorizationMode, redecConsentId, dataCategoryCode, scopeId, objectiveCode, sourceSystem, sourceReference, accessPurpose, mandatary } = body;
     const { status, sourceSystem: obligationSystem, sourceReference: obligationReference, assertedAt } = body.reportingObligation;
@@ -68,7 +70,7 @@ export class AccessesHttpController {
       'An optional Idempotency-Key makes a retry answer the first confirmation. Scope `consent:runtime`.',
   })
   @ApiOkResponse({ type: ConfirmAccessResponseDto })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_access_not_authorized', 'redec_access_already_confirmed', 'redec_authorization_expired'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_access_not_authorized', 'redec_access_already_confirmed', 'redec_authorization_expired', 'concurrent_change'] })
   async confirm(@Param('redecAccessId', new ResourceIdPipe('access')) redecAccessId: string, @Body() body: ConfirmAccessRequestDto): Promise<ConfirmAccessResponseDto> {
     const outcome = accessOutcome(body.outcome);
     const { decision, confirmation } = await this.commandBus.execute<ConfirmAccessCommand, AccessRecord>(new ConfirmAccessCommand(redecAccessId, outcome));

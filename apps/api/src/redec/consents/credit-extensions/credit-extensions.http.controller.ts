@@ -37,7 +37,7 @@ export class CreditExtensionsHttpController {
   })
   @ProblemResponses({
     404: ['NOT_FOUND'],
-    409: ['redec_credit_extension_already_registered', 'redec_credit_extension_already_ended', 'redec_consent_busy'],
+    409: ['redec_credit_extension_already_registered', 'redec_credit_extension_already_ended', 'concurrent_change'],
     422: [
       'redec_credit_extension_customer_mismatch',
       'redec_objective_not_granted',
@@ -71,7 +71,7 @@ export class CreditExtensionsHttpController {
   })
   @ProblemResponses({
     404: ['NOT_FOUND'],
-    409: ['redec_credit_extension_already_ended', 'redec_credit_extension_annulled', 'regulatory_profile_unavailable', 'redec_consent_busy'],
+    409: ['redec_credit_extension_already_ended', 'redec_credit_extension_annulled', 'regulatory_profile_unavailable', 'concurrent_change'],
   })
   @ApiOkResponse({ type: CreditExtensionResponseDto })
   end(
@@ -95,7 +95,7 @@ export class CreditExtensionsHttpController {
       'A second annulment is 409 `redec_credit_extension_annulled`; an annulment is never annulled. Scope `consent:admin`; Idempotency-Key required.',
   })
   @ApiOkResponse({ type: CreditExtensionAnnulmentResponseDto })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_credit_extension_annulled', 'redec_consent_busy'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_credit_extension_annulled', 'concurrent_change'] })
   annul(
     @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
     @Param('creditExtensionId', new ResourceIdPipe('credit extension')) creditExtensionId: string,
@@ -117,7 +117,7 @@ export class CreditExtensionsHttpController {
       'An extension without an end in force is 409 `redec_credit_extension_not_ended`; an annulled extension is 409 `redec_credit_extension_annulled`. Scope `consent:admin`; Idempotency-Key required.',
   })
   @ApiOkResponse({ type: CreditExtensionAnnulmentResponseDto })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_credit_extension_not_ended', 'redec_credit_extension_annulled', 'redec_consent_busy'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_credit_extension_not_ended', 'redec_credit_extension_annulled', 'concurrent_change'] })
   annulEnd(
     @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
     @Param('creditExtensionId', new ResourceIdPipe('credit extension')) creditExtensionId: string,

@@ -32,7 +32,7 @@ export class NotificationEvidenceHttpController {
       'Idempotency-Key is required: an exact retry returns the first answer; the same key with another request is 422 IDEMPOTENCY_KEY_REUSED.',
   })
   @ApiCreatedResponse({ type: NotificationEvidenceResponseDto })
-  @ProblemResponses({ 409: ['redec_consent_not_revoked', 'redec_consent_busy'] })
+  @ProblemResponses({ 409: ['redec_consent_not_revoked', 'concurrent_change'] })
   record(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @Body() body: NotificationEvidenceRequestDto): Promise<NotificationEvidenceResponseDto> {
     // Anything but a consent id names no consent; it never reaches a stream name.
     return this.commandBus.execute<RecordNotificationEvidenceCommand, NotificationEvidenceAnswer>(new RecordNotificationEvidenceCommand(redecConsentId, body));

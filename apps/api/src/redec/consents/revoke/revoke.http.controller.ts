@@ -30,7 +30,7 @@ export class RevokeHttpController {
       'A second revocation is 409 `redec_consent_already_revoked`. The bank is told to notify the data subject through the `redec.notification.required` webhook (reason `revoke`).',
   })
   @ApiCreatedResponse({ type: RevocationResponseDto })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_consent_already_revoked', 'regulatory_profile_unavailable', 'redec_consent_busy'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_consent_already_revoked', 'regulatory_profile_unavailable', 'concurrent_change'] })
   revoke(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @Body() body: RevokeRequestDto): Promise<RevocationAnswer> {
     const { channel, occurredAt, sourceType, identityAssurance } = body;
     return this.commandBus.execute(new RevokeConsentCommand(redecConsentId, { channel, occurredAt, sourceType, identityAssurance }));

@@ -34,7 +34,7 @@ export class BindObligationHttpController {
   @ApiOkResponse({ type: ObligationBindingDto, description: 'The same binding was already recorded: the first one.' })
   @ProblemResponses({
     404: ['NOT_FOUND'],
-    409: ['regulatory_profile_unavailable', 'redec_obligation_busy'],
+    409: ['regulatory_profile_unavailable', 'concurrent_change'],
     422: [
       'redec_obligation_source_system_mismatch',
       'redec_superseding_obligation_does_not_inherit_consent',
@@ -70,7 +70,7 @@ export class BindObligationHttpController {
       'The binding a credit extension produces is annulled with the extension (POST .../credit-extensions/{creditExtensionId}/annul). Scope `consent:admin`; Idempotency-Key required.',
   })
   @ApiOkResponse({ type: BindingAnnulmentDto })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_binding_already_annulled', 'redec_obligation_busy'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['redec_binding_already_annulled', 'concurrent_change'] })
   async annul(@Param('bindingId', new ResourceIdPipe('binding')) bindingId: string, @Body() body: AnnulRequestDto): Promise<BindingAnnulmentDto> {
     const { reason, sourceReference } = body;
     const { annulment } = await this.commandBus.execute<AnnulBindingCommand, AnnulBindingResult>(new AnnulBindingCommand(bindingId, { reason, sourceReference }));

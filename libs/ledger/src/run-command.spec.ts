@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore } from '@ledger/event-store';
+import { COMMAND_ATTEMPTS, CONCURRENT_CHANGE, runCommand } from './run-command';
+
+// Integration, on the real embedded store: the guard is the store's, and the path's job is to use it on every stream a decision read.
+describe('runCommand, the one command path', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  const context = { tenantId: 't1', actor: 'test', correlationId: 'c', now: 1_000 };
+  const fact = (type: string, data: Record<string, unknown> = {}) => ({ type, data });
+  const seed = (stream: string, type: string) => store.append(stream, [{ id: randomUUID(), ...fact(type), metadata: { correlationId: 'c', recordedAt: 1, schemaVersion: 1 } }], 'any');
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'run-command-'));
+    store = new SqliteEventStore(join(dir, 'ledger.sqlite'));
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('appends what the decision records at the revision read, and answers its position', async () => {
+    await seed('consent', 'Granted');
+    const { result, position } = await runCommand(store, context, async (reads) => {
+      const consent = await reads.events('consent');
+      const access = await reads.events('access');
+      return { record: { streamId: 'access', facts: [fact('Decided', { on: consent.length, before: access.length })] }, answer: 'authorized' };
+    });
+    expect(result).toBe('authorized');
+    const [decided] = await store.readStream('access');
+    expect(decided).toMatchObject({ type: 'Decided', data: { on: 1, before: 0 }, position, metadata: { tenantId: 't1', actor: 'test', recordedAt: 1_000 } });
+  });
+
+  it('decides again when a stream it only read moved before the append, and records the decision taken on the new facts', async () => {
+    await seed('consent', 'Granted');
+    const seen: number[] = [];
+    const { result } = await runCommand(store, context, async (reads) => {
+      const consent = await reads.events('consent');
+      await reads.events('access');
+      seen.push(consent.length);
+      // A revocation lands between the read and the append, once.
+      if (seen.length === 1) await seed('consent', 'Revoked');
+      const revoked = consent.some((e) => e.type === 'Revoked');
+      return { record: { streamId: 'access', facts: [fact('Decided', { revoked })] }, answer: revoked ? 'denied' : 'authorized' };
+    });
+    expect(seen).toEqual([1, 2]);
+    expect(result).toBe('denied');
+    expect((await store.readStream('access')).map((e) => e.data)).toEqual([{ revoked: true }]);
+  });
+
+  it('answers without recording when the decision records nothing', async () => {
+    const outcome = await runCommand(store, context, async (reads) => ({ answer: (await reads.events('access')).length, position: null }));
+    expect(outcome).toEqual({ result: 0, position: null });
+    expect(await store.headPosition()).toBe(0);
+  });
+
+  it(`gives up after ${COMMAND_ATTEMPTS} attempts that all lost the race, with the one conflict code, having recorded nothing`, async () => {
+    let attempts = 0;
+    const losing = runCommand(store, context, async (reads) => {
+      attempts += 1;
+      await reads.events('consent');
+      await reads.events('access');
+      await seed('consent', 'Changed');
+      return { record: { streamId: 'access', facts: [fact('Decided')] }, answer: null };
+    });
+    await expect(losing).rejects.toMatchObject({ kind: 'conflict', code: CONCURRENT_CHANGE });
+    expect(attempts).toBe(COMMAND_ATTEMPTS);
+    expect(await store.readStream('access')).toEqual([]);
+  });
+
+  it('refuses to append to a stream the decision did not read: its expected revision would be a guess', async () => {
+    await expect(runCommand(store, context, () => ({ record: { streamId: 'access', facts: [fact('Decided')] }, answer: null }))).rejects.toThrow('without having read it');
+  });
+});
