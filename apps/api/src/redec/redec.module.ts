@@ -24,6 +24,7 @@ import { ConsentCodeHttpController } from './obligations/consent-code/consent-co
 import { ConsentCodeHandler } from './obligations/consent-code/consent-code.query';
 import { AuthorizeAccessHandler, ConfirmAccessHandler } from './accesses/access.commands';
 import { AccessesHttpController } from './accesses/accesses.http.controller';
+import { ContradictedAccessesHttpController } from './accesses/contradicted-accesses.http.controller';
 import { RevokeConsentHandler } from './consents/revoke/revoke.command';
 import { RevokeHttpController } from './consents/revoke/revoke.http.controller';
 import { AnnulCreditExtensionHandler, EndCreditExtensionHandler, RegisterCreditExtensionHandler } from './consents/credit-extensions/credit-extension.commands';
@@ -52,6 +53,7 @@ export class RedecModule {
         RevokeHttpController,
         CreditExtensionsHttpController,
         AccessesHttpController,
+        ContradictedAccessesHttpController,
         OverdueNotificationsHttpController,
         ReconciliationHttpController,
       ],

@@ -1,4 +1,6 @@
 import type { RecordedEvent } from '@ledger/event-store';
+import type { AccessDecided } from '../access/access.events';
+import { AuthorizationSpan, CONTRADICTED_AUTHORIZATIONS_INDEX, contradictsAuthorizations, withAuthorization } from '../access/authorization-spans';
 import type { ObligationBinding, ObligationEvent } from '../obligation/obligation.events';
 import { obligationKey } from '../obligation/obligation-key';
 import { CONSENT_EVENT_TYPES, ConsentEvent } from './consent.events';
@@ -25,11 +27,14 @@ export type ConsentBinding = Pick<ObligationBinding, 'bindingId' | 'sourceSystem
 
 /**
  * A consent's read-model document: its folded state, when its last fact was
- * recorded, and the bindings in force that name it (recorded in the
- * obligations' streams), so that the consent's facts can say which of its
- * obligations it no longer answers for.
+ * recorded, and what other streams record about it, so that its facts can
+ * say what they take back: the bindings in force that name it (recorded in
+ * the obligations' streams), which its facts may no longer answer for, and
+ * the spans of the authorized decisions that named it (the accesses'
+ * streams), which a fact reported later may contradict (decisions 0054 and
+ * 0056).
  */
-export type ConsentDocument = ConsentState & { updatedAt: number; obligationBindings: ConsentBinding[] };
+export type ConsentDocument = ConsentState & { updatedAt: number; obligationBindings: ConsentBinding[]; authorizationSpans: AuthorizationSpan[] };
 
 /**
  * The consents some of whose obligations' lookups their facts took the
@@ -51,7 +56,7 @@ export function updatedAtSortKey(updatedAt: number): string {
 export const consentsProjection = {
   name: CONSENTS_PROJECTION,
   // 3: indexes are sorted sets (decision 0021); 4: the index of pending notification duties (decision 0023); 5: updatedAt and its index (decision 0034);
-  // 6: the bindings that name the consent, and the obligations it no longer answers for (decision 0054).
+  // 6: the bindings that name the consent, the obligations it no longer answers for, and the authorizations its facts contradict (decisions 0054 and 0056).
   version: 6,
   route(event: RecordedEvent): string[] {
     const { tenantId } = event.metadata;
@@ -61,11 +66,17 @@ export const consentsProjection = {
       const { redecConsentId } = (event as unknown as ObligationEvent).data;
       return redecConsentId ? [consentDocumentId(tenantId, redecConsentId)] : [];
     }
+    if (event.type === 'AccessDecided') {
+      const { redecConsentId, status } = (event as unknown as AccessDecided).data;
+      return status === 'authorized' ? [consentDocumentId(tenantId, redecConsentId)] : [];
+    }
     return [];
   },
   evolve(state: ConsentDocument | null, event: RecordedEvent): ConsentDocument | null {
-    const fact = event as unknown as ConsentEvent | ObligationEvent;
+    const fact = event as unknown as ConsentEvent | ObligationEvent | AccessDecided;
     switch (fact.type) {
+      case 'AccessDecided':
+        return state && { ...state, authorizationSpans: withAuthorization(state.authorizationSpans, fact.data) };
       case 'ObligationBound': {
         const { bindingId, sourceSystem, obligationReference, obligationGrantedAt } = fact.data;
         return state && { ...state, obligationBindings: [...state.obligationBindings, { bindingId, sourceSystem, obligationReference, obligationGrantedAt }] };
@@ -74,7 +85,7 @@ export const consentsProjection = {
         return state && { ...state, obligationBindings: state.obligationBindings.filter((b) => b.bindingId !== fact.data.bindingId) };
       default: {
         const next = evolveConsent(state, fact, event.metadata.tenantId!);
-        return next && { ...next, updatedAt: event.metadata.recordedAt, obligationBindings: state?.obligationBindings ?? [] };
+        return next && { ...next, updatedAt: event.metadata.recordedAt, obligationBindings: state?.obligationBindings ?? [], authorizationSpans: state?.authorizationSpans ?? [] };
       }
     }
   },
@@ -87,6 +98,9 @@ export const consentsProjection = {
       // The notices the bank still owes, oldest first: the overdue list reads them (listOverdueNotifications).
       ...pendingNotificationDuties(state).map((duty) => ({ index: NOTIFICATION_DUE_INDEX, value: state.tenantId, sortKey: notificationDueSortKey(duty) })),
       ...obligationsNotAnswered(state).map((key) => ({ index: OBLIGATIONS_NOT_ANSWERED_INDEX, value: state.tenantId, sortKey: key })),
+      ...(contradictsAuthorizations(state, state.authorizationSpans)
+        ? [{ index: CONTRADICTED_AUTHORIZATIONS_INDEX, value: state.tenantId, sortKey: state.grant.redecConsentId }]
+        : []),
     ];
   },
 };

@@ -43,7 +43,7 @@ describe('the notices a bank owes the data subject', () => {
 
   it('are indexed per tenant by when they arose, fixed width so that the index orders them by time', () => {
     const consent = given(facts.revocation(grantedAt + DAY, true));
-    expect(consentsProjection.indexes({ ...consent, updatedAt: grantedAt + DAY, obligationBindings: [] }).filter((e) => e.index === 'notification-due')).toEqual([
+    expect(consentsProjection.indexes({ ...consent, updatedAt: grantedAt + DAY, obligationBindings: [], authorizationSpans: [] }).filter((e) => e.index === 'notification-due')).toEqual([
       { index: 'notification-due', value: 'ten-1', sortKey: `00${grantedAt} grant` },
       { index: 'notification-due', value: 'ten-1', sortKey: `00${grantedAt + DAY} revoke` },
     ]);
