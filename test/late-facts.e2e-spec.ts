@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { PostgresEventStore } from '@ledger/event-store';
-import { createTestDatabase } from '@ledger/event-store/testing';
+import { EventStore, PostgresEventStore, RecordedEvent } from '@ledger/event-store';
+import { createTestDatabase, readEveryEvent } from '@ledger/event-store/testing';
 import { createTenant, issueApiKey } from '@ledger/ledger';
 import { Scope } from '@ledger/platform';
-import { addYears } from '@ledger/redec';
+import { addYears, redecStreams } from '@ledger/redec';
 import { startApiApp } from './support/api-app';
 import { EMBEDDED_STORE, testEnvironment } from './support/environment';
 import { expectProblem } from './support/expectations';
@@ -18,7 +18,8 @@ import { GrantedConsent, redecConsents } from './support/redec-consents';
 // store (one API in this process) and on PostgreSQL (two API processes run
 // from the build as `npm start` runs it, on one database), in the same run.
 // Examples 1-3 report two facts in either order and both at once, and expect
-// the same answers.
+// the same answers; example 4 races authorizations against a revocation and
+// reads what the ledger recorded.
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
@@ -27,17 +28,18 @@ const SOURCE_SYSTEM = 'core-loans';
 const SCOPES: Scope[] = ['consent:admin', 'consent:write', 'consent:read', 'consent:runtime', 'consent:identity-assert'];
 /** The certificate worker appends to consent streams on its own schedule; the facts read here are the requests' only. */
 const NO_BACKGROUND_WRITES = { LEDGER_WORKERS: 'external' };
-/** A built service's start on a loaded 2-core machine. */
+/** A built service's start, or six races, on a loaded 2-core machine. */
 const SLOW = 120_000;
 
 type Http = ReturnType<typeof request>;
 type Response = { status: number; headers: Record<string, string>; body: any };
 
-/** One ledger under test: the APIs that serve it and a tenant's key. */
+/** One ledger under test: the APIs that serve it, a tenant's key, and its store read directly for the facts it recorded. */
 interface Ledger {
   apis: Http[];
   tenantId: string;
   apiKey: string;
+  store: EventStore;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ async function onSqlite(): Promise<Ledger> {
     apis: [api.http],
     tenantId,
     apiKey,
+    store: api.store,
     close: async () => {
       await api.close();
       await environment.dispose();
@@ -82,6 +85,7 @@ async function onPostgres(): Promise<Ledger> {
     apis: processes.map((api) => request(api.baseUrl)),
     tenantId,
     apiKey,
+    store,
     close: async () => {
       await stopProcesses(processes);
       await release();
@@ -320,5 +324,104 @@ describe.each([
       },
     );
   });
+
+  describe('issue example 4: no decision on a stale consent', () => {
+    const CLIENTS = 6;
+    const TRIALS = 6;
+    /** Decisions answered before the revocation is sent, so that it lands among authorizations in flight. */
+    const BEFORE_REVOCATION = 2 * CLIENTS;
+    /** Requests each client sends once the revocation is answered, so that decisions are in flight while it is recorded. */
+    const AFTER_REVOCATION = 3;
+
+    interface Answered {
+      redecAccessId: string;
+      status: string;
+      denyReasonCode: string | null;
+      sentAfterRevocationAnswered: boolean;
+    }
+
+    /** Six clients authorize in a loop, each at an API of its own, while one revocation is sent to one of them. */
+    async function race(consent: GrantedConsent, revokeVia: number): Promise<Answered[]> {
+      const answered: Answered[] = [];
+      let revocation: Promise<Response> | undefined;
+      let revocationAnswered = false;
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async (_, client) => {
+          for (let after = 0; after < AFTER_REVOCATION; ) {
+            const sentAfterRevocationAnswered = revocationAnswered;
+            const response = await authorize(consent, { consentAuthorizationMode: 'initial_window' }, client);
+            expect(response.status).toBe(201);
+            const { redecAccessId, status, denyReasonCode } = response.body.decision;
+            answered.push({ redecAccessId, status, denyReasonCode: denyReasonCode ?? null, sentAfterRevocationAnswered });
+            if (sentAfterRevocationAnswered) after += 1;
+            if (!revocation && answered.length >= BEFORE_REVOCATION) {
+              // Answered or not, the clients stop a few requests later.
+              revocation = revoke(consent, Date.now() - 1_000, revokeVia).finally(() => {
+                revocationAnswered = true;
+              });
+            }
+          }
+        }),
+      );
+      const revoked = await revocation!;
+      expect(revoked.status).toBe(201);
+      expect(revoked.body).toMatchObject({ effective: true, consentStatus: 'revoked' });
+      return answered;
+    }
+
+    it(
+      'records no authorization after the revocation, and each one on the consent revision it was decided on, with authorizations racing a revocation',
+      async () => {
+        const trials: Array<{ consent: GrantedConsent; answered: Answered[] }> = [];
+        for (let trial = 0; trial < TRIALS; trial += 1) {
+          const consent = await consents.grant({ occurredAt: Date.now() - MINUTE });
+          trials.push({ consent, answered: await race(consent, trial) });
+        }
+
+        const events = await readEveryEvent(ledger.store);
+        const outcomes = trials.map(({ consent, answered }, trial) => {
+          const own = events.filter((e) => e.streamId === redecStreams.consent(ledger.tenantId, consent.redecConsentId));
+          const revocation = own.find((e) => e.type === 'RevocationRecorded')!;
+          const decisions = events.filter((e): e is RecordedEvent<DecisionData> => e.type === 'AccessDecided' && (e.data as DecisionData).redecConsentId === consent.redecConsentId);
+          /** The consent stream's revision just before `position`: the consent as it stood when a fact there was recorded. */
+          const revisionAt = (position: number) => own.filter((e) => e.position < position).at(-1)?.revision ?? null;
+          const authorized = decisions.filter((e) => e.data.status === 'authorized');
+          return {
+            trial,
+            answeredAreRecorded: answered.map((a) => a.redecAccessId).sort().join() === decisions.map((e) => e.data.redecAccessId).sort().join(),
+            authorizedBeforeRevocation: authorized.filter((e) => e.position < revocation.position).length,
+            decidedAfterRevocation: decisions.filter((e) => e.position > revocation.position).length,
+            authorizedAfterRevocation: authorized.filter((e) => e.position > revocation.position).length,
+            decidedOnAnOlderRevision: authorized.filter((e) => e.data.consentRevision !== revisionAt(e.position)).length,
+            sentAfterRevocationAnsweredNotRevoked: answered.filter((a) => a.sentAfterRevocationAnswered && a.denyReasonCode !== 'redec_consent_revoked').length,
+          };
+        });
+
+        // Every answer is a fact, read back here exactly once.
+        expect(outcomes.map(({ trial, answeredAreRecorded }) => ({ trial, answeredAreRecorded }))).toEqual(outcomes.map(({ trial }) => ({ trial, answeredAreRecorded: true })));
+        // The rule. Positions follow commit order: no authorization is recorded after the revocation, and each one
+        // names the consent revision it stood on when it was recorded, so none was decided on a consent the revocation had changed.
+        expect(outcomes.map(({ trial, authorizedAfterRevocation, decidedOnAnOlderRevision }) => ({ trial, authorizedAfterRevocation, decidedOnAnOlderRevision }))).toEqual(
+          outcomes.map(({ trial }) => ({ trial, authorizedAfterRevocation: 0, decidedOnAnOlderRevision: 0 })),
+        );
+        // Each trial raced: authorizations were recorded before the revocation, and decisions after it.
+        for (const { authorizedBeforeRevocation, decidedAfterRevocation } of outcomes) {
+          expect(authorizedBeforeRevocation).toBeGreaterThan(0);
+          expect(decidedAfterRevocation).toBeGreaterThan(0);
+        }
+        // What a client sees: once the revocation is answered, every new request is denied as revoked.
+        expect(outcomes.map(({ trial, sentAfterRevocationAnsweredNotRevoked }) => ({ trial, sentAfterRevocationAnsweredNotRevoked }))).toEqual(
+          outcomes.map(({ trial }) => ({ trial, sentAfterRevocationAnsweredNotRevoked: 0 })),
+        );
+      },
+      SLOW,
+    );
+  });
 });
 
+interface DecisionData {
+  redecAccessId: string;
+  redecConsentId: string;
+  status: 'authorized' | 'denied';
+  consentRevision: number | null;
+}
