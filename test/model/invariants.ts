@@ -36,9 +36,12 @@ export function invariantViolations(step: StepFacts): string[] {
     }
     for (const x of read.creditExtensions) {
       const superseding = x.supersededByObligationReference;
-      if (!superseding) continue;
+      if (!superseding || !x.effective) continue;
+      // Decision 0054: a superseding obligation inherits nothing; only an extension of its own, of an earlier credit, keeps it.
+      const own = read.creditExtensions.filter((y) => y.creditOperationReference === superseding);
+      if (own.some((y) => y.effective && y.creditGrantedAt > x.creditGrantedAt)) violations.push(`${superseding} superseded an obligation of ${name} after it but keeps the consent`);
       const { consentCode } = step.lookup({ sourceSystem: OBLIGATION_SOURCE_SYSTEM, obligationReference: superseding });
-      if (consentCode === consentCodeOf(consent)) violations.push(`${superseding} superseded an obligation of ${name} but resolves to its code`);
+      if (consentCode === consentCodeOf(consent) && !own.some((y) => y.effective)) violations.push(`${superseding} superseded an obligation of ${name} but resolves to its code`);
     }
   }
   const { action, answer } = step;

@@ -93,15 +93,26 @@ export class ReferenceModel implements Ledger {
   }
 
   /**
-   * Decision 0054: an extension keeps nothing alive when its credit was granted at or after the revocation
-   * (spec 3 keeps a revocation without effect only for a credit granted before it), or when its obligation
-   * superseded one of the consent's (spec 2.10), whichever was reported first.
+   * Decision 0054: the extensions, weighed in the order their credits were granted. One keeps nothing alive
+   * when its credit was granted at or after the revocation (spec 3 keeps a revocation without effect only for
+   * a credit granted before it), or when an end in force of one weighed before it, itself keeping the consent,
+   * named its obligation as superseding (spec 2.10: the new obligation does not inherit the consent). Those
+   * ends are the consent's superseding obligations.
    */
+  private weigh(consent: ConsentNo, extensions = this.extensionsInForce(consent)): { reasons: Map<string, string | null>; superseding: Set<string> } {
+    const revokedAt = this.consents.get(consent)?.revokedAt ?? null;
+    const reasons = new Map<string, string | null>();
+    const superseding = new Set<string>();
+    for (const x of byCredit(extensions)) {
+      const reason = revokedAt !== null && x.creditGrantedAt >= revokedAt ? 'credit_granted_after_revocation' : superseding.has(x.reference) ? 'superseding_obligation' : null;
+      reasons.set(x.id, reason);
+      if (reason === null && x.end?.supersededBy) superseding.add(x.end.supersededBy);
+    }
+    return { reasons, superseding };
+  }
+
   private ineffectiveReason(x: Extension): string | null {
-    const revokedAt = this.consents.get(x.consent)?.revokedAt ?? null;
-    if (revokedAt !== null && x.creditGrantedAt >= revokedAt) return 'credit_granted_after_revocation';
-    if (this.supersedes(x.consent, x.reference)) return 'superseding_obligation';
-    return null;
+    return this.weigh(x.consent).reasons.get(x.id) ?? null;
   }
 
   /** The extensions in force that keep the consent for their obligation, in the order their credits were granted (decision 0054's tie rule). */
@@ -156,9 +167,25 @@ export class ReferenceModel implements Ledger {
     return at >= consent.grantedAt && (this.windowOpenAt(consent, at) || this.coveringAt(no, obligation, at) !== undefined);
   }
 
-  /** Spec 2.10: an obligation named by an end in force of this consent's extensions does not inherit the consent. */
+  /**
+   * Spec 2.10: an obligation named by an end in force of an extension that keeps this consent does not inherit
+   * it, unless an extension of its own, weighed before that one, keeps it.
+   */
   private supersedes(consent: ConsentNo, reference: string): boolean {
-    return this.extensionsInForce(consent).some((x) => x.end?.supersededBy === reference);
+    return this.weigh(consent).superseding.has(reference) && !this.keeping(consent).some((x) => x.reference === reference);
+  }
+
+  /** Whether the extension, as the records stand, enables nothing: annulled, or kept as a fact without effect (decision 0054). */
+  extensionKeepsNothing(id: string): boolean {
+    const x = this.extensions.find((e) => e.id === id);
+    return !x || x.annulled || this.ineffectiveReason(x) !== null;
+  }
+
+  /** Whether the binding, as the records stand, gives its obligation no claim: annulled, or to a consent whose facts no longer stand behind it. */
+  bindingClaimsNothing(id: string): boolean {
+    const b = this.bindings.find((x) => x.id === id);
+    if (!b || b.annulled) return true;
+    return b.kind === 'consent' && (this.supersedes(b.consent!, b.obligation.obligationReference) || !this.enabledAt(b.consent!, b.obligation, b.obligationGrantedAt));
   }
 
   // --- reads ------------------------------------------------------------------
@@ -286,15 +313,7 @@ export class ReferenceModel implements Ledger {
     if (action.creditGrantedAt > now) return invalid('credit_granted_after_receipt');
     if (action.creditGrantedAt < consent.grantedAt || action.creditGrantedAt > consent.validUntil) return refused('redec_credit_granted_outside_initial_window');
     const reference = action.creditOperationReference;
-    if (this.supersedes(action.consent, reference)) return refused('redec_superseding_obligation_does_not_inherit_consent');
-    if (this.extensionsInForce(action.consent).some((x) => x.reference === reference && !x.end)) return refused('redec_credit_extension_already_registered');
-    if (this.extensions.some((x) => !x.annulled && x.reference === reference && x.end)) return refused('redec_credit_extension_already_ended');
-    if (consent.revokedAt !== null && action.creditGrantedAt >= consent.revokedAt) return refused('redec_credit_granted_after_revocation');
-    // Spec 2.10 and 7: non-empty whenever the credit precedes the accepted revokedAt, the revocation kept or not.
-    if (consent.revokedAt !== null && !action.sourceReference?.trim()) return refused('redec_revocation_correction_requires_source_reference');
-    const wasEffective = this.revocationEffective(action.consent);
-    const keptBefore = this.keptActive(action.consent);
-    this.extensions.push({
+    const candidate: Extension = {
       id: action.creditExtensionId,
       consent: action.consent,
       reference,
@@ -303,7 +322,19 @@ export class ReferenceModel implements Ledger {
       extendedAt: now,
       annulled: false,
       end: null,
-    });
+    };
+    // Decision 0054: refused when, recorded, it would keep nothing for superseding an obligation of the consent.
+    if (this.weigh(action.consent, [...this.extensionsInForce(action.consent), candidate]).reasons.get(candidate.id) === 'superseding_obligation') {
+      return refused('redec_superseding_obligation_does_not_inherit_consent');
+    }
+    if (this.extensionsInForce(action.consent).some((x) => x.reference === reference && !x.end)) return refused('redec_credit_extension_already_registered');
+    if (this.extensions.some((x) => !x.annulled && x.reference === reference && x.end)) return refused('redec_credit_extension_already_ended');
+    if (consent.revokedAt !== null && action.creditGrantedAt >= consent.revokedAt) return refused('redec_credit_granted_after_revocation');
+    // Spec 2.10 and 7: non-empty whenever the credit precedes the accepted revokedAt, the revocation kept or not.
+    if (consent.revokedAt !== null && !action.sourceReference?.trim()) return refused('redec_revocation_correction_requires_source_reference');
+    const wasEffective = this.revocationEffective(action.consent);
+    const keptBefore = this.keptActive(action.consent);
+    this.extensions.push(candidate);
     this.recordCorrection(action.consent, keptBefore, wasEffective, now);
     return ok;
   }

@@ -34,12 +34,7 @@ export type ExtensionIneffectiveReason =
  * its obligation. Both reasons hold whichever fact was reported first.
  */
 export function extensionIneffectiveReason(consent: ConsentState, extension: CreditExtension): ExtensionIneffectiveReason | null {
-  const { revocation, grant } = consent;
-  if (revocation && extension.creditGrantedAt >= revocation.revokedAt) return 'credit_granted_after_revocation';
-  if (isSupersedingObligation(consent, { sourceSystem: grant.obligationSourceSystem, obligationReference: extension.creditOperationReference })) {
-    return 'superseding_obligation';
-  }
-  return null;
+  return effectsOf(consent).reasons.get(extension.creditExtensionId) ?? null;
 }
 
 /** The extensions in force that keep the consent for their obligation, in the order their credits were granted. */
@@ -59,6 +54,43 @@ export function inCreditOrder<E extends Pick<CreditExtension, 'creditGrantedAt' 
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+interface ExtensionEffects {
+  reasons: Map<string, ExtensionIneffectiveReason | null>;
+  /** The obligation references an end in force of an effective extension named as superseding it. */
+  superseding: Set<string>;
+}
+
+/** States are never changed once folded (evolve makes new ones), so what they enable is worked out once per state. */
+const effects = new WeakMap<ConsentState, ExtensionEffects>();
+
+/**
+ * Weighs the extensions in the order their credits were granted. One keeps
+ * the consent unless its credit was granted at or after the revocation, or
+ * an end in force of an extension weighed before it, and itself keeping the
+ * consent, named its obligation as superseding: a new obligation comes after
+ * the one it replaces, and an obligation that never had the consent hands
+ * nothing on. Weighing in that order gives one answer however the ends name
+ * each other, whatever order they were reported in.
+ */
+function effectsOf(consent: ConsentState): ExtensionEffects {
+  let known = effects.get(consent);
+  if (known) return known;
+  known = { reasons: new Map(), superseding: new Set() };
+  const revokedAt = consent.revocation?.revokedAt ?? null;
+  for (const extension of inCreditOrder(consent.creditExtensions)) {
+    const reason: ExtensionIneffectiveReason | null =
+      revokedAt !== null && extension.creditGrantedAt >= revokedAt
+        ? 'credit_granted_after_revocation'
+        : known.superseding.has(extension.creditOperationReference)
+          ? 'superseding_obligation'
+          : null;
+    known.reasons.set(extension.creditExtensionId, reason);
+    if (reason === null && extension.supersededByObligationReference !== null) known.superseding.add(extension.supersededByObligationReference);
+  }
+  effects.set(consent, known);
+  return known;
+}
 
 /** Whether an effective extension has no end: the consent is `extended` (spec 3: not revocable). */
 export function isExtended(consent: ConsentState): boolean {
@@ -114,12 +146,16 @@ export function extensionCovering(consent: ConsentState, obligation: ObligationR
 
 /**
  * Spec 2.10: the obligations that superseded one of this consent's and so do
- * not inherit it (named by an extension end in force).
+ * not inherit it: named by an end in force of an extension that keeps the
+ * consent (effectsOf), and not kept by an extension of their own, of a
+ * credit granted before that one's.
  */
 export function isSupersedingObligation(consent: ConsentState, obligation: ObligationRef): boolean {
+  const { obligationReference } = obligation;
   return (
     obligation.sourceSystem === consent.grant.obligationSourceSystem &&
-    consent.creditExtensions.some((e) => e.supersededByObligationReference === obligation.obligationReference)
+    effectsOf(consent).superseding.has(obligationReference) &&
+    !effectiveExtensions(consent).some((e) => e.creditOperationReference === obligationReference)
   );
 }
 

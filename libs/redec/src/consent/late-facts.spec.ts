@@ -159,6 +159,31 @@ describe('a superseding obligation registered before the end that names it (issu
   });
 });
 
+describe('supersession weighed in the order the credits were granted', () => {
+  it('leaves an obligation its own extension, of a credit granted before the one whose end names it, in either order', () => {
+    const older = registerCredit('op-B', now - 4 * DAY);
+    const ending = [registerCredit('op-A', now - 3 * DAY), endOf('x-op-A', { endReason: 'superseded_by_new_obligation', supersededByObligationReference: 'op-B', occurredAt: now - DAY })];
+    const olderFirst = givenConsent(...[older, ...ending].reduce(record, [])).state!;
+    const olderLast = givenConsent(...[...ending, older].reduce(record, [])).state!;
+    expect(answers(olderFirst).keptAlive).toEqual([['op-B', null], ['op-A', now - DAY]]);
+    expect(answers(olderLast)).toEqual(answers(olderFirst));
+  });
+
+  it('settles two ends that name each other by the earlier credit, whichever was reported first', () => {
+    const credits = [registerCredit('op-A', now - 4 * DAY), registerCredit('op-B', now - 3 * DAY)];
+    const endA = endOf('x-op-A', { endReason: 'superseded_by_new_obligation', supersededByObligationReference: 'op-B', occurredAt: now - DAY });
+    const endB = endOf('x-op-B', { endReason: 'superseded_by_new_obligation', supersededByObligationReference: 'op-A', occurredAt: now - DAY });
+    const aFirst = givenConsent(...[...credits, endA, endB].reduce(record, [])).state!;
+    const bFirst = givenConsent(...[...credits, endB, endA].reduce(record, [])).state!;
+    // op-A's credit came first: its end holds, and op-B, the new obligation, keeps nothing.
+    expect(regulatoryRepresentation(aFirst, now).creditExtensions.map((e) => [e.creditOperationReference, e.effective])).toEqual([
+      ['op-A', true],
+      ['op-B', false],
+    ]);
+    expect(answers(bFirst)).toEqual(answers(aFirst));
+  });
+});
+
 describe('what the spec leaves open about ends and expiry (decision 0054)', () => {
   it('takes an end again, with another reason, once the end reported by mistake was annulled', () => {
     const ended = record(record([], registerCredit('op-1', now - 4 * DAY)), endOf('x-op-1', { endReason: 'obligation_extinguished', occurredAt: now - DAY }));

@@ -4,7 +4,7 @@ import { RegulatoryProfile, acceptsRevocation, supportsChannel } from '../profil
 import { checkOccurredAt } from './caller-instants';
 import { Channel, ConsentEvent, CreditExtensionEndReason, RevocationRecorded } from './consent.events';
 import { ConsentState, CreditExtension, evolveConsent } from './consent.state';
-import { effectiveExtensions, isSupersedingObligation, revocationEffect } from './enablement';
+import { effectiveExtensions, extensionIneffectiveReason, revocationEffect } from './enablement';
 
 export const REVOCATION_SOURCE_TYPES = ['direct', 'representative'] as const;
 
@@ -100,8 +100,11 @@ export function decideRevoke(
  * arose from, a credit granted inside the initial window and before any
  * revocation. A credit granted before a recorded revocation needs a
  * non-empty `sourceReference`, and corrects the revocation (append-only) when
- * it was effective. An obligation that superseded one of this consent's, or
- * whose extension ended on any consent of the tenant, can not be registered.
+ * it was effective. An obligation whose extension ended on any consent of the
+ * tenant can not be registered; nor can one that, registered, would keep
+ * nothing alive (decision 0054): one superseding an obligation of this
+ * consent, or a credit granted at or after the revocation. Reported in the
+ * other order, the same credit is recorded and keeps nothing alive.
  */
 export function decideRegisterExtension(
   consent: ConsentState | null,
@@ -123,9 +126,24 @@ export function decideRegisterExtension(
   if (request.creditGrantedAt < grant.grantedAt || request.creditGrantedAt > grant.initialAccessValidUntil) {
     throw unprocessable('redec_credit_granted_outside_initial_window', 'The credit was not granted while the consent was in its initial window.');
   }
-  if (isSupersedingObligation(consent, { sourceSystem: grant.obligationSourceSystem, obligationReference: reference })) {
-    throw supersedingObligationRefused();
-  }
+  const registered: ConsentEvent = {
+    type: 'CreditExtensionRegistered',
+    data: {
+      redecConsentId: grant.redecConsentId,
+      creditExtensionId,
+      internalConsentCode: grant.internalConsentCode,
+      obligationSourceSystem: grant.obligationSourceSystem,
+      objectiveCode: request.objectiveCode,
+      creditOperationReference: reference,
+      creditGrantedAt: request.creditGrantedAt,
+      extendedAt: now,
+      sourceSystem: request.sourceSystem,
+      sourceReference: request.sourceReference ?? '',
+    },
+  };
+  const after = evolveConsent(consent, registered, consent.tenantId)!;
+  const ineffective = extensionIneffectiveReason(after, after.creditExtensions[after.creditExtensions.length - 1]);
+  if (ineffective === 'superseding_obligation') throw supersedingObligationRefused();
   const same = consent.creditExtensions.find((e) => e.creditOperationReference === reference);
   if (same?.status === 'active') throw conflict('redec_credit_extension_already_registered', 'An active extension already covers this credit operation.');
   if (same || elsewhere.extensionEnded) {
@@ -141,23 +159,7 @@ export function decideRegisterExtension(
       'A credit granted before the accepted revocation needs a non-empty sourceReference.',
     );
   }
-  return withRevocationChange(consent, now, [
-    {
-      type: 'CreditExtensionRegistered',
-      data: {
-        redecConsentId: grant.redecConsentId,
-        creditExtensionId,
-        internalConsentCode: grant.internalConsentCode,
-        obligationSourceSystem: grant.obligationSourceSystem,
-        objectiveCode: request.objectiveCode,
-        creditOperationReference: reference,
-        creditGrantedAt: request.creditGrantedAt,
-        extendedAt: now,
-        sourceSystem: request.sourceSystem,
-        sourceReference: request.sourceReference ?? '',
-      },
-    },
-  ]);
+  return withRevocationChange(consent, now, [registered]);
 }
 
 /**
