@@ -247,7 +247,7 @@ function documentIdOf({ sourceSystem, obligationReference }: Obligation): string
 }
 
 /** A grant as the grant decider records it (see consent-fixtures.ts), at the instant the test chose. */
-function grantOf(action: Extract<Action, { type: 'grant' }>, now: number): ConsentGranted {
+export function grantOf(action: Extract<Action, { type: 'grant' }>, now: number): ConsentGranted {
   const id = consentIdOf(action.consent);
   return {
     type: 'ConsentGranted',

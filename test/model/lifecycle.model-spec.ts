@@ -12,7 +12,7 @@ import { runSequence } from './run-sequence';
  * `npm run test:model` runs many more). A failure prints the shrunk sequence,
  * the seed and the path; LEDGER_MODEL_SEED and LEDGER_MODEL_PATH replay it.
  */
-const RUNS = Number(process.env.LEDGER_MODEL_RUNS ?? 6000);
+const RUNS = Number(process.env.LEDGER_MODEL_RUNS ?? 10_000);
 const SEED = process.env.LEDGER_MODEL_SEED === undefined ? undefined : Number(process.env.LEDGER_MODEL_SEED);
 const PATH = process.env.LEDGER_MODEL_PATH;
 const MAX_COMMANDS = 40;

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { bankingCalendar, initialAccessValidUntil } from '@ledger/redec';
 import { Command, HORIZON, Instant, Sequence } from './commands';
 import { AccessLogEntry, invariantViolations } from './invariants';
-import { AccessMode, Action, CONSENTS, CUSTOMERS, ConsentNo, ConsentRead, Ledger, OBLIGATION_POOL, Obligation, PROFILE } from './ledger';
+import { AccessMode, Action, Answer, CONSENTS, CUSTOMERS, ConsentNo, ConsentRead, Ledger, OBLIGATION_POOL, Obligation, PROFILE } from './ledger';
 import { LifecycleSystem } from './lifecycle-system';
 import { ReferenceModel } from './reference-model';
 import { Clock, signed } from './trace';
@@ -18,7 +18,7 @@ export interface Run {
 
 /** Runs one sequence against the reference model and the real system, comparing every answer and read after every step. */
 export function runSequence(sequence: Sequence): Run {
-  const run: Sides = { model: new ReferenceModel(), system: new LifecycleSystem(), clock: new Clock(sequence.start), accesses: new Map(), now: sequence.start };
+  const run: RunSides = { model: new ReferenceModel(), system: new LifecycleSystem(), clock: new Clock(sequence.start), accesses: new Map(), now: sequence.start };
   const lines: Array<() => string> = [() => `t = ${new Date(sequence.start).toISOString()} (${run.clock.localDay(sequence.start)} in Santiago)`];
   const failed = (failure: string): Run => ({ lines: lines.map((line) => line()), failure });
   for (const [i, command] of sequence.commands.entries()) {
@@ -37,7 +37,7 @@ export function runSequence(sequence: Sequence): Run {
   return { lines: [], failure: null };
 }
 
-interface Sides {
+interface RunSides {
   model: ReferenceModel;
   system: LifecycleSystem;
   clock: Clock;
@@ -46,7 +46,7 @@ interface Sides {
   now: number;
 }
 
-function runStep(run: Sides, command: Command, step: number): { line: () => string; failure: string | null } {
+function runStep(run: RunSides, command: Command, step: number): { line: () => string; failure: string | null } {
   const { model, system, clock, accesses } = run;
   if (command.kind === 'advance') {
     const skipped = run.now + command.ms > HORIZON;
@@ -57,14 +57,27 @@ function runStep(run: Sides, command: Command, step: number): { line: () => stri
   const resolved = resolve(command, model, accesses, clock, step, now);
   if ('skipped' in resolved) return { line: () => `${resolved.text()} (skipped: ${resolved.skipped})`, failure: null };
   const { action, text } = resolved;
+  const { answer, failure } = applyToBoth(run, action, now);
+  return { line: () => `${text()}  → ${clock.answer(answer)}`, failure };
+}
+
+/** The two sides of a run, and the authorizations decided so far. */
+export type Sides = Pick<RunSides, 'model' | 'system' | 'clock' | 'accesses'>;
+
+/**
+ * One action on both sides at `now`: the same answer (same code, same
+ * `reason`, same decision), the invariants on the real side, then every
+ * consent's read and every pooled obligation's lookup alike.
+ */
+export function applyToBoth(sides: Sides, action: Action, now: number): { answer: Answer; failure: string | null } {
+  const { model, system, clock, accesses } = sides;
   const expected = model.apply(action, now);
   const actual = system.apply(action, now);
-  const line = () => `${text()}  → ${clock.answer(actual)}`;
-  if (!isDeepStrictEqual(expected, actual)) return { line, failure: `answers differ\n  model:  ${clock.answer(expected)}\n  system: ${clock.answer(actual)}` };
+  if (!isDeepStrictEqual(expected, actual)) return { answer: actual, failure: `answers differ\n  model:  ${clock.answer(expected)}\n  system: ${clock.answer(actual)}` };
   if (action.type === 'authorize' && actual.accepted) accesses.set(action.redecAccessId, { request: action, decidedAt: now, authorized: actual.decision?.status === 'authorized' });
   const violations = invariantViolations({ action, answer: actual, now, reads: readsOf(system, now), lookup: (o) => system.lookup(o), access: (id) => accesses.get(id) });
-  if (violations.length > 0) return { line, failure: `invariant broken\n  ${violations.join('\n  ')}` };
-  return { line, failure: compareReads(model, system, now, clock) };
+  if (violations.length > 0) return { answer: actual, failure: `invariant broken\n  ${violations.join('\n  ')}` };
+  return { answer: actual, failure: compareReads(model, system, now, clock) };
 }
 
 function readsOf(ledger: Ledger, now: number): Map<ConsentNo, ConsentRead | null> {
@@ -72,7 +85,7 @@ function readsOf(ledger: Ledger, now: number): Map<ConsentNo, ConsentRead | null
 }
 
 /** Every consent's regulatory read and every pooled obligation's lookup, field by field. */
-function compareReads(model: Ledger, system: Ledger, now: number, clock: Clock): string | null {
+export function compareReads(model: Ledger, system: Ledger, now: number, clock: Clock): string | null {
   const differences: string[] = [];
   for (const consent of CONSENTS) {
     const expected = model.read(consent, now);
