@@ -120,6 +120,8 @@ const CREDIT_EXTENSION = {
   endReason: null,
   endedAt: null,
   supersededByObligationReference: null,
+  effective: true,
+  ineffectiveReason: null,
 };
 
 /**
@@ -369,6 +371,26 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     parameters: { afterBankingDays: 2, limit: 100 },
     response: {
       items: [{ redecConsentId: REDEC_CONSENT_ID, internalConsentCode: INTERNAL_CONSENT_CODE, reason: 'grant', actionAt: GRANTED_AT, consentActionId: CONSENT_ACTION_ID, dueAt: 1764284399999 }],
+      nextCursor: null,
+    },
+  },
+  'GET /v1/redec/accesses/contradicted': {
+    parameters: { limit: 50 },
+    response: {
+      items: [
+        {
+          redecAccessId: ACCESS_ID,
+          redecConsentId: REDEC_CONSENT_ID,
+          decidedAt: DECISION.decidedAt,
+          consentAuthorizationMode: 'initial_window',
+          accessPurpose: null,
+          reportingObligation: { sourceSystem: 'core-loans', sourceReference: 'solicitud-5521' },
+          objectiveCode: '02',
+          denyReasonCode: 'redec_consent_revoked',
+          confirmation: { kind: 'accessed', accessedAt: GRANTED_AT + 180_000 },
+          contradictedBy: { eventId: '5b2f9c1e-8d4a-4f6b-9a2e-3c1d7e8f9a0b', type: 'RevocationRecorded', position: 1_204, recordedAt: GRANTED_AT + 259_200_000 },
+        },
+      ],
       nextCursor: null,
     },
   },

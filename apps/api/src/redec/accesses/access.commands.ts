@@ -14,7 +14,8 @@ export class ConfirmAccessCommand {
   ) {}
 }
 
-// Neither waits for the read model: nothing the API reads is projected from access facts, and authorize is the hot path.
+// Neither waits for the read model, and authorize is the hot path: what the API reads of access facts is the contradicted list
+// (decision 0056), which only a later fact of the consent fills, and that fact's command waits for its own position, after theirs.
 
 @CommandHandler(AuthorizeAccessCommand)
 export class AuthorizeAccessHandler implements ICommandHandler<AuthorizeAccessCommand, AuthorizeResult> {
