@@ -14,7 +14,7 @@ import {
 } from './lifecycle.decider';
 import { ConsentState, evolveConsent } from './consent.state';
 import { revocationView } from './regulatory-representation';
-import { grantedAt, state, validUntil } from './testing/consent-fixtures';
+import { facts, givenConsent, grantedAt, state, validUntil } from './testing/consent-fixtures';
 
 const DAY = 86_400_000;
 const revoke: RevokeRequest = { channel: 'digital', occurredAt: grantedAt + 5 * DAY, sourceType: 'direct', identityAssurance: 'client_authenticated' };
@@ -37,37 +37,39 @@ const apply = (events: ConsentEvent[], base: ConsentState = state) => events.red
 const types = (events: ConsentEvent[]) => events.map((e) => e.type);
 
 describe('revocation', () => {
+  const revokeAt = (request: RevokeRequest, now = grantedAt + 6 * DAY) => (consent: ConsentState | null) => revokeUnderBaseline(consent, request, now);
+  const extension = facts.extension('x-1', 'op-1', grantedAt + 2 * DAY);
+
   it('is effective on a granted consent', () => {
-    const [event] = revokeUnderBaseline(state, revoke, grantedAt + 6 * DAY);
-    expect(event).toEqual({
-      type: 'RevocationRecorded',
-      data: { redecConsentId: 'con-1', consentActionId: 'rev-1', internalConsentCode: 'A1B2C3D4E5F6G7H8I9J0', revokedAt: revoke.occurredAt, channel: 'digital', sourceType: 'direct', identityAssurance: 'client_authenticated', effective: true, recordedAt: grantedAt + 6 * DAY },
-    });
+    givenConsent()
+      .when(revokeAt(revoke))
+      .then([
+        {
+          type: 'RevocationRecorded',
+          data: { redecConsentId: 'con-1', consentActionId: 'rev-1', internalConsentCode: 'A1B2C3D4E5F6G7H8I9J0', revokedAt: revoke.occurredAt, channel: 'digital', sourceType: 'direct', identityAssurance: 'client_authenticated', effective: true, recordedAt: grantedAt + 6 * DAY },
+        },
+      ]);
   });
 
   it('is kept without effect while the extension of a credit granted before it is active', () => {
-    const extended = apply(register(state, credit(), grantedAt + 3 * DAY));
-    expect(revokeUnderBaseline(extended, revoke, grantedAt + 6 * DAY)[0]).toMatchObject({ data: { effective: false } });
+    givenConsent(extension).when(revokeAt(revoke)).thenMatches([{ data: { effective: false } }]);
   });
 
   it('is effective when the only active extension is of a credit granted at or after it, reported first (decision 0054)', () => {
-    const extended = apply(register(state, credit(), grantedAt + 3 * DAY));
     // Back-dated before the credit: the credit came after the data subject revoked, so it keeps nothing alive.
-    expect(revokeUnderBaseline(extended, { ...revoke, occurredAt: grantedAt + DAY }, grantedAt + 6 * DAY)[0]).toMatchObject({ data: { effective: true } });
+    givenConsent(extension).when(revokeAt({ ...revoke, occurredAt: grantedAt + DAY })).thenMatches([{ data: { effective: true } }]);
     // The same millisecond: what stops access wins.
-    expect(revokeUnderBaseline(extended, { ...revoke, occurredAt: credit().creditGrantedAt }, grantedAt + 6 * DAY)[0]).toMatchObject({ data: { effective: true } });
+    givenConsent(extension).when(revokeAt({ ...revoke, occurredAt: grantedAt + 2 * DAY })).thenMatches([{ data: { effective: true } }]);
   });
 
   it('is effective once the only extension has ended', () => {
-    const ended = apply([...register(state, credit(), grantedAt + 3 * DAY), ...end(apply(register(state, credit(), grantedAt + 3 * DAY)), { endReason: 'obligation_extinguished' }, grantedAt + 4 * DAY)]);
-    expect(revokeUnderBaseline(ended, revoke, grantedAt + 6 * DAY)[0]).toMatchObject({ data: { effective: true } });
+    givenConsent(extension, facts.extensionEnded('x-1', grantedAt + 4 * DAY)).when(revokeAt(revoke)).thenMatches([{ data: { effective: true } }]);
   });
 
   it('refuses a second revocation, one after receipt, one before the grant, and one further back than the profile allows', () => {
-    const revoked = apply(revokeUnderBaseline(state, revoke, grantedAt + 6 * DAY));
-    expect(refusalOf(() => revokeUnderBaseline(revoked, revoke, grantedAt + 7 * DAY)).code).toBe('redec_consent_already_revoked');
-    expect(refusalOf(() => revokeUnderBaseline(state, { ...revoke, occurredAt: grantedAt + 7 * DAY }, grantedAt + 6 * DAY)).reason).toBe('occurred_at_after_receipt');
-    expect(refusalOf(() => revokeUnderBaseline(state, { ...revoke, occurredAt: grantedAt - 1 }, grantedAt + 6 * DAY)).reason).toBe('occurred_at_before_grant');
+    givenConsent(facts.revocation(revoke.occurredAt, true)).when(revokeAt(revoke, grantedAt + 7 * DAY)).thenRefused('redec_consent_already_revoked');
+    givenConsent().when(revokeAt({ ...revoke, occurredAt: grantedAt + 7 * DAY })).thenRefused('VALIDATION_ERROR', 'occurred_at_after_receipt');
+    givenConsent().when(revokeAt({ ...revoke, occurredAt: grantedAt - 1 })).thenRefused('VALIDATION_ERROR', 'occurred_at_before_grant');
     const now = grantedAt + 20 * DAY;
     expect(revokeUnderBaseline(state, { ...revoke, occurredAt: now - BASELINE_PROFILE.maxOccurredAtSkewMs }, now)).toHaveLength(1);
     expect(refusalOf(() => revokeUnderBaseline(state, { ...revoke, occurredAt: now - BASELINE_PROFILE.maxOccurredAtSkewMs - 1 }, now))).toMatchObject({
