@@ -206,6 +206,24 @@ describe.each([
     return [await first(0), b];
   }
 
+  /** The fact reported first is recorded; the other order refuses it with `code` (at once, either may come first). */
+  const recordedOrRefused = (order: Order, answer: Response, code: string): boolean => {
+    const recorded = order === 'in this order' || (order === 'at once' && answer.status === 201);
+    if (recorded) expect(answer.status).toBe(201);
+    else expectProblem(answer, 422, code);
+    return recorded;
+  };
+  /** What a consent revoked at `revokedAt` answers, whatever was reported before: nothing kept alive, no access, no code. */
+  const revokedFrom = (revokedAt: number) => ({
+    status: 'revoked',
+    revocation: { revokedAt, effective: true, effectiveAt: revokedAt },
+    retentionUntil: addYears(revokedAt, 5),
+    retentionBasis: 'revocation',
+    keptAliveBy: [],
+    decision: { status: 'denied', denyReasonCode: 'redec_consent_revoked' },
+    lookup: { result: 'unresolved', consentCode: null },
+  });
+
   describe('issue example 1: a credit granted after the revocation', () => {
     it.each(ORDERS)(
       'the credit, then a revocation back-dated before it, %s: the revocation is effective from its occurredAt, the credit keeps nothing alive, no access, no code',
@@ -223,23 +241,13 @@ describe.each([
         expect(revocation.status).toBe(201);
         expect(revocation.body).toMatchObject({ revokedAt, effective: true, consentStatus: 'revoked' });
         // Reported after the revocation, the credit is refused; reported before it, it stays a fact that enables nothing.
-        const recorded = order === 'in this order' || (order === 'at once' && extension.status === 201);
-        if (recorded) expect(extension.status).toBe(201);
-        else expectProblem(extension, 422, 'redec_credit_granted_after_revocation');
+        const recorded = recordedOrRefused(order, extension, 'redec_credit_granted_after_revocation');
         const read = await get(`/v1/redec/consents/${consent.redecConsentId}`);
         expect(read.creditExtensions).toEqual(
           recorded ? [expect.objectContaining({ creditOperationReference: obligation, status: 'active', effective: false, ineffectiveReason: 'credit_granted_after_revocation' })] : [],
         );
 
-        expect(await answers(consent, obligation)).toEqual({
-          status: 'revoked',
-          revocation: { revokedAt, effective: true, effectiveAt: revokedAt },
-          retentionUntil: addYears(revokedAt, 5),
-          retentionBasis: 'revocation',
-          keptAliveBy: [],
-          decision: { status: 'denied', denyReasonCode: 'redec_consent_revoked' },
-          lookup: { result: 'unresolved', consentCode: null },
-        });
+        expect(await answers(consent, obligation)).toEqual(revokedFrom(revokedAt));
       },
     );
   });
@@ -258,19 +266,9 @@ describe.each([
 
       expect(revocation.status).toBe(201);
       expect(revocation.body).toMatchObject({ revokedAt, effective: true, consentStatus: 'revoked' });
-      const recorded = order === 'in this order' || (order === 'at once' && binding.status === 201);
-      if (recorded) expect(binding.status).toBe(201);
-      else expectProblem(binding, 422, 'redec_consent_not_valid_at_obligation_grant');
+      const recorded = recordedOrRefused(order, binding, 'redec_consent_not_valid_at_obligation_grant');
 
-      expect(await answers(consent, obligation)).toEqual({
-        status: 'revoked',
-        revocation: { revokedAt, effective: true, effectiveAt: revokedAt },
-        retentionUntil: addYears(revokedAt, 5),
-        retentionBasis: 'revocation',
-        keptAliveBy: [],
-        decision: { status: 'denied', denyReasonCode: 'redec_consent_revoked' },
-        lookup: { result: 'unresolved', consentCode: null },
-      });
+      expect(await answers(consent, obligation)).toEqual(revokedFrom(revokedAt));
       // The list tells the bank to stop reporting a code it was given: a refused binding gave none, and the ledger does not know the obligation.
       expect(await toReconcile(obligation)).toEqual(
         recorded ? [{ sourceSystem: SOURCE_SYSTEM, obligationReference: obligation, result: 'unresolved', redecConsentIds: [consent.redecConsentId] }] : [],
@@ -301,9 +299,7 @@ describe.each([
 
         expect(end.status).toBe(200);
         expect(end.body).toMatchObject({ status: 'ended', endedAt, supersededByObligationReference: superseding, consentStatus: 'granted' });
-        const recorded = order === 'in this order' || (order === 'at once' && extension.status === 201);
-        if (recorded) expect(extension.status).toBe(201);
-        else expectProblem(extension, 422, 'redec_superseding_obligation_does_not_inherit_consent');
+        const recorded = recordedOrRefused(order, extension, 'redec_superseding_obligation_does_not_inherit_consent');
         const read = await get(`/v1/redec/consents/${consent.redecConsentId}`);
         expect(read.creditExtensions.map((e: Record<string, unknown>) => [e.creditOperationReference, e.status, e.effective, e.ineffectiveReason])).toEqual([
           [superseded, 'ended', true, null],
