@@ -76,7 +76,7 @@ describe('the OpenAPI document declares every code the source can answer', () =>
   it('reads every code from the source: each is a literal (or a union of literals) at the call of the error helper', () => {
     const all = source.all().map(({ status, code }) => `${status} ${code}`);
     // The mapping is read, not assumed: the helpers' codes, by the status toProblem gives their kind.
-    expect(all).toEqual(expect.arrayContaining(['409 keyring_busy', '410 report_content_erased', '422 redec_objective_not_granted', '503 banking_calendar_out_of_range']));
+    expect(all).toEqual(expect.arrayContaining(['409 concurrent_change', '410 report_content_erased', '422 redec_objective_not_granted', '503 banking_calendar_out_of_range']));
     expect([...source.unreadable]).toEqual([]);
   });
 

@@ -71,6 +71,23 @@ describe('runCommand, the one command path', () => {
     expect(await store.readStream('access')).toEqual([]);
   });
 
+  it('allows the attempts a command asks for, then gives up the same way', async () => {
+    let attempts = 0;
+    const losing = runCommand(
+      store,
+      context,
+      async (reads) => {
+        attempts += 1;
+        await reads.events('template');
+        await seed('template', 'Published');
+        return { record: { streamId: 'template', facts: [fact('Published')] }, answer: null };
+      },
+      { attempts: COMMAND_ATTEMPTS + 2 },
+    );
+    await expect(losing).rejects.toMatchObject({ code: CONCURRENT_CHANGE });
+    expect(attempts).toBe(COMMAND_ATTEMPTS + 2);
+  });
+
   it('refuses to append to a stream the decision did not read: its expected revision would be a guess', async () => {
     await expect(runCommand(store, context, () => ({ record: { streamId: 'access', facts: [fact('Decided')] }, answer: null }))).rejects.toThrow('without having read it');
   });

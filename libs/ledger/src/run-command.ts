@@ -66,8 +66,19 @@ export interface CommandResult<R> {
   position: number | null;
 }
 
-/** How many times a decision is taken again after concurrent requests moved what it read. */
+/** How many times a decision is taken in all when concurrent requests keep moving what it read. */
 export const COMMAND_ATTEMPTS = 5;
+
+export interface CommandOptions {
+  /**
+   * How many times the decision is taken in all; COMMAND_ATTEMPTS unless
+   * given. More only on a stream that every command of its kind appends to,
+   * where each lost race is another command's progress, so a command waits
+   * behind at most as many as run at once (a template's versions, the
+   * keyring).
+   */
+  attempts?: number;
+}
 
 /** The one conflict code of a command that could not be recorded because concurrent requests kept changing what it read. */
 export const CONCURRENT_CHANGE = 'concurrent_change';
@@ -85,8 +96,14 @@ export const CONCURRENT_CHANGE = 'concurrent_change';
  * The stream written must be one the decision read: its expected revision
  * is the one read.
  */
-export async function runCommand<R>(store: EventStore, context: CommandContext, decide: (reads: CommandReads) => Promise<Decision<R>> | Decision<R>): Promise<CommandResult<R>> {
-  for (let attempt = 0; attempt < COMMAND_ATTEMPTS; attempt += 1) {
+export async function runCommand<R>(
+  store: EventStore,
+  context: CommandContext,
+  decide: (reads: CommandReads) => Promise<Decision<R>> | Decision<R>,
+  options: CommandOptions = {},
+): Promise<CommandResult<R>> {
+  const attempts = options.attempts ?? COMMAND_ATTEMPTS;
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
     const reads = new CommandReads(store);
     const decision = await decide(reads);
     if (decision.record === undefined) return { result: decision.answer, position: decision.position };

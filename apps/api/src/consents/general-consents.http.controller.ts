@@ -49,7 +49,7 @@ export class GeneralConsentsHttpController {
   @ApiCreatedResponse({ type: CreateInteractionResponseDto })
   @ProblemResponses({
     404: ['NOT_FOUND'],
-    409: ['general_configuration_required', 'CUSTOMER_IDENTITY_CONFLICT', 'CUSTOMER_RESOLUTION_IN_PROGRESS', 'customer_data_erased', 'keyring_busy'],
+    409: ['general_configuration_required', 'CUSTOMER_IDENTITY_CONFLICT', 'CUSTOMER_RESOLUTION_IN_PROGRESS', 'customer_data_erased', 'concurrent_change'],
   })
   async createInteraction(@Body() body: CreateInteractionRequestDto, @CurrentPrincipal() principal: Principal): Promise<CreateInteractionResponseDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
