@@ -88,6 +88,24 @@ describe('runCommand, the one command path', () => {
     expect(attempts).toBe(COMMAND_ATTEMPTS + 2);
   });
 
+  it('takes a stream read just before as the first attempt\'s read, and reads it again once it is found to have moved', async () => {
+    const readBefore = await store.readStream('consent');
+    await seed('consent', 'Granted');
+    const seen: number[] = [];
+    await runCommand(
+      store,
+      context,
+      async (reads) => {
+        seen.push((await reads.events('consent')).length);
+        return { record: { streamId: 'consent', facts: [fact('Granted')] }, answer: null };
+      },
+      { alreadyRead: new Map([['consent', readBefore]]) },
+    );
+    // The first attempt decided on the empty stream read before, its append at no_stream was refused, the second read the grant.
+    expect(seen).toEqual([0, 1]);
+    expect((await store.readStream('consent')).map((e) => e.revision)).toEqual([0, 1]);
+  });
+
   it('refuses to append to a stream the decision did not read: its expected revision would be a guess', async () => {
     await expect(runCommand(store, context, () => ({ record: { streamId: 'access', facts: [fact('Decided')] }, answer: null }))).rejects.toThrow('without having read it');
   });

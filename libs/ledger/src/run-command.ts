@@ -11,11 +11,15 @@ import { CommandContext, toNewEvent } from './command-context';
 export class CommandReads {
   private readonly revisions = new Map<string, ExpectedRevision>();
 
-  constructor(private readonly store: EventStore) {}
+  /** `alreadyRead`: whole streams the request read just before, which `events` answers as read then (CommandOptions.alreadyRead). */
+  constructor(
+    private readonly store: EventStore,
+    private readonly alreadyRead: ReadonlyMap<string, RecordedEvent[]> = new Map(),
+  ) {}
 
   /** Every event of the stream, in order. */
   async events(streamId: string): Promise<RecordedEvent[]> {
-    const recorded = await this.store.readStream(streamId);
+    const recorded = this.alreadyRead.get(streamId) ?? (await this.store.readStream(streamId));
     this.read(streamId, recorded.length === 0 ? 'no_stream' : recorded[recorded.length - 1].revision);
     return recorded;
   }
@@ -78,6 +82,14 @@ export interface CommandOptions {
    * keyring).
    */
   attempts?: number;
+  /**
+   * Whole streams the request read just before the command (a check that
+   * had to come first, or a read made beside another): the first attempt
+   * takes them as its reads instead of reading them again. The append is
+   * guarded on them as on any read, so a stream that moved since makes the
+   * decision be taken again, on a fresh read.
+   */
+  alreadyRead?: ReadonlyMap<string, RecordedEvent[]>;
 }
 
 /** The one conflict code of a command that could not be recorded because concurrent requests kept changing what it read. */
@@ -104,7 +116,7 @@ export async function runCommand<R>(
 ): Promise<CommandResult<R>> {
   const attempts = options.attempts ?? COMMAND_ATTEMPTS;
   for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const reads = new CommandReads(store);
+    const reads = new CommandReads(store, attempt === 0 ? options.alreadyRead : undefined);
     const decision = await decide(reads);
     if (decision.record === undefined) return { result: decision.answer, position: decision.position };
     const { streamId, facts } = decision.record;
