@@ -44,7 +44,7 @@ export class ReportsHttpController {
       'Idempotency-Key required. Scope `consent:report`.',
   })
   @ApiAcceptedResponse({ type: ReportRequestedDto })
-  @ProblemResponses({ 409: ['institution_code_not_configured'] })
+  @ProblemResponses({ 409: ['institution_code_not_configured', 'concurrent_change'] })
   async request(@Body() body: RequestReportDto): Promise<ReportRequestedDto> {
     const context = this.commands.context();
     const { report } = await requestReport({ store: this.store, layouts: this.layouts }, { kind: body.kind, periodStart: body.periodStart, periodEnd: body.periodEnd }, context);
