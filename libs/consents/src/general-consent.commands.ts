@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
-import { CommandContext, factsOfSameRequest, loadAggregate, toNewEvent } from '@ledger/ledger';
-import { conflict, notFound } from '@ledger/platform';
+import { EventStore } from '@ledger/event-store';
+import { CommandContext, Decision, factsOfSameRequest, loadAggregate, runCommand } from '@ledger/ledger';
+import { notFound } from '@ledger/platform';
 import { CaptureTiming, GrantSubject, derivedUuid, evolveInteraction, redecStreams } from '@ledger/redec';
 import {
   GeneralConsentState,
@@ -44,9 +44,10 @@ export async function grantGeneralConsent(
 
 /**
  * Records a general consent on its subject (an interaction, or an item of a
- * Multi-Consent decision): the first fact of the consent's stream, appended
- * with `no_stream`, so two concurrent grants of one subject cannot both be
- * recorded. `receivedAt` is the receipt the rules read, as for REDEC grants.
+ * Multi-Consent decision): the first fact of the consent's stream, through
+ * the one command path, so of two concurrent grants of one subject one is
+ * recorded and the other answered as a repeat of it. `receivedAt` is the
+ * receipt the rules read, as for REDEC grants.
  */
 export async function recordGeneralGrant(
   store: EventStore,
@@ -58,31 +59,22 @@ export async function recordGeneralGrant(
 ): Promise<GeneralGrantResult> {
   const consentId = generalConsentIdFor(context.tenantId, subject.interactionId);
   const stream = consentStreams.generalConsent(context.tenantId, consentId);
-  const existingGrant = async () => {
-    const [first] = await store.readStream(stream, { maxCount: 1 });
-    return first ? (first.data as GeneralConsentGranted['data']) : null;
-  };
   const consentActionId = randomUUID();
-  const decision = decideGeneralGrant({
-    request,
-    requestSha256,
-    interaction: subject,
-    capture: options.capture,
-    existing: await existingGrant(),
-    ids: { consentId, consentActionId },
-    now: options.receivedAt,
+  const { result, position } = await runCommand(store, context, async (reads): Promise<Decision<GeneralConsentGranted['data']>> => {
+    const [granted] = await reads.events(stream);
+    const decision = decideGeneralGrant({
+      request,
+      requestSha256,
+      interaction: subject,
+      capture: options.capture,
+      existing: granted ? (granted.data as GeneralConsentGranted['data']) : null,
+      ids: { consentId, consentActionId },
+      now: options.receivedAt,
+    });
+    if (decision.kind === 'already_granted') return { answer: decision.grant, position: null };
+    return { record: { streamId: stream, facts: [{ ...decision.event, id: consentActionId }] }, answer: decision.event.data };
   });
-  if (decision.kind === 'already_granted') return { grant: decision.grant, position: null };
-  try {
-    const appended = await store.append(stream, [toNewEvent(decision.event, context, consentActionId)], 'no_stream');
-    return { grant: decision.event.data, position: appended.position };
-  } catch (error) {
-    if (!(error instanceof WrongExpectedVersionError)) throw error;
-    // A concurrent grant of the same subject was recorded first: answer as to a repeat.
-    const recorded = await existingGrant();
-    if (!recorded) throw error;
-    return { grant: repeatedGeneralGrant(recorded, requestSha256), position: null };
-  }
+  return { grant: result, position };
 }
 
 export interface GeneralRevocationResult {
@@ -90,29 +82,21 @@ export interface GeneralRevocationResult {
   position: number;
 }
 
-const ATTEMPTS = 5;
-
 /**
- * Revokes a general consent, at the revision read. A retry of a request
- * whose answer was lost is answered from the fact it recorded.
+ * Revokes a general consent through the one command path. A retry of a
+ * request whose answer was lost is answered from the fact it recorded.
  */
 export async function revokeGeneralConsent(store: EventStore, consentId: string, request: GeneralRevocationRequest, context: Context): Promise<GeneralRevocationResult> {
   const stream = consentStreams.generalConsent(context.tenantId, consentId);
-  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    const recorded = await store.readStream(stream);
+  const consentActionId = randomUUID();
+  const { result, position } = await runCommand(store, context, async (reads): Promise<Decision<GeneralConsentRevoked['data']>> => {
+    const recorded = await reads.events(stream);
     const earlier = factsOfSameRequest(recorded, context).find((e) => e.type === 'GeneralConsentRevoked');
-    if (earlier) return { revocation: earlier.data as GeneralConsentRevoked['data'], position: earlier.position };
+    if (earlier) return { answer: earlier.data as GeneralConsentRevoked['data'], position: earlier.position };
     const consent = recorded.reduce<GeneralConsentState | null>((state, e) => evolveGeneralConsent(state, e as unknown as GeneralConsentEvent, context.tenantId), null);
     if (!consent) throw notFound('consent');
-    const consentActionId = randomUUID();
     const revoked = decideGeneralRevocation(consent, request, consentActionId, context.now);
-    try {
-      const appended = await store.append(stream, [toNewEvent(revoked, context, consentActionId)], recorded[recorded.length - 1].revision);
-      return { revocation: revoked.data, position: appended.position };
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) continue;
-      throw error;
-    }
-  }
-  throw conflict('consent_busy', 'The consent is being changed by concurrent requests; retry shortly.');
+    return { record: { streamId: stream, facts: [{ ...revoked, id: consentActionId }] }, answer: revoked.data };
+  });
+  return { revocation: result, position: position! };
 }

@@ -71,6 +71,41 @@ describe('runCommand, the one command path', () => {
     expect(await store.readStream('access')).toEqual([]);
   });
 
+  it('allows the attempts a command asks for, then gives up the same way', async () => {
+    let attempts = 0;
+    const losing = runCommand(
+      store,
+      context,
+      async (reads) => {
+        attempts += 1;
+        await reads.events('template');
+        await seed('template', 'Published');
+        return { record: { streamId: 'template', facts: [fact('Published')] }, answer: null };
+      },
+      { attempts: COMMAND_ATTEMPTS + 2 },
+    );
+    await expect(losing).rejects.toMatchObject({ code: CONCURRENT_CHANGE });
+    expect(attempts).toBe(COMMAND_ATTEMPTS + 2);
+  });
+
+  it('takes a stream read just before as the first attempt\'s read, and reads it again once it is found to have moved', async () => {
+    const readBefore = await store.readStream('consent');
+    await seed('consent', 'Granted');
+    const seen: number[] = [];
+    await runCommand(
+      store,
+      context,
+      async (reads) => {
+        seen.push((await reads.events('consent')).length);
+        return { record: { streamId: 'consent', facts: [fact('Granted')] }, answer: null };
+      },
+      { alreadyRead: new Map([['consent', readBefore]]) },
+    );
+    // The first attempt decided on the empty stream read before, its append at no_stream was refused, the second read the grant.
+    expect(seen).toEqual([0, 1]);
+    expect((await store.readStream('consent')).map((e) => e.revision)).toEqual([0, 1]);
+  });
+
   it('refuses to append to a stream the decision did not read: its expected revision would be a guess', async () => {
     await expect(runCommand(store, context, () => ({ record: { streamId: 'access', facts: [fact('Decided')] }, answer: null }))).rejects.toThrow('without having read it');
   });

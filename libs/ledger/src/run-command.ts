@@ -11,11 +11,15 @@ import { CommandContext, toNewEvent } from './command-context';
 export class CommandReads {
   private readonly revisions = new Map<string, ExpectedRevision>();
 
-  constructor(private readonly store: EventStore) {}
+  /** `alreadyRead`: whole streams the request read just before, which `events` answers as read then (CommandOptions.alreadyRead). */
+  constructor(
+    private readonly store: EventStore,
+    private readonly alreadyRead: ReadonlyMap<string, RecordedEvent[]> = new Map(),
+  ) {}
 
   /** Every event of the stream, in order. */
   async events(streamId: string): Promise<RecordedEvent[]> {
-    const recorded = await this.store.readStream(streamId);
+    const recorded = this.alreadyRead.get(streamId) ?? (await this.store.readStream(streamId));
     this.read(streamId, recorded.length === 0 ? 'no_stream' : recorded[recorded.length - 1].revision);
     return recorded;
   }
@@ -66,8 +70,27 @@ export interface CommandResult<R> {
   position: number | null;
 }
 
-/** How many times a decision is taken again after concurrent requests moved what it read. */
+/** How many times a decision is taken in all when concurrent requests keep moving what it read. */
 export const COMMAND_ATTEMPTS = 5;
+
+export interface CommandOptions {
+  /**
+   * How many times the decision is taken in all; COMMAND_ATTEMPTS unless
+   * given. More only on a stream that every command of its kind appends to,
+   * where each lost race is another command's progress, so a command waits
+   * behind at most as many as run at once (a template's versions, the
+   * keyring).
+   */
+  attempts?: number;
+  /**
+   * Whole streams the request read just before the command (a check that
+   * had to come first, or a read made beside another): the first attempt
+   * takes them as its reads instead of reading them again. The append is
+   * guarded on them as on any read, so a stream that moved since makes the
+   * decision be taken again, on a fresh read.
+   */
+  alreadyRead?: ReadonlyMap<string, RecordedEvent[]>;
+}
 
 /** The one conflict code of a command that could not be recorded because concurrent requests kept changing what it read. */
 export const CONCURRENT_CHANGE = 'concurrent_change';
@@ -85,9 +108,15 @@ export const CONCURRENT_CHANGE = 'concurrent_change';
  * The stream written must be one the decision read: its expected revision
  * is the one read.
  */
-export async function runCommand<R>(store: EventStore, context: CommandContext, decide: (reads: CommandReads) => Promise<Decision<R>> | Decision<R>): Promise<CommandResult<R>> {
-  for (let attempt = 0; attempt < COMMAND_ATTEMPTS; attempt += 1) {
-    const reads = new CommandReads(store);
+export async function runCommand<R>(
+  store: EventStore,
+  context: CommandContext,
+  decide: (reads: CommandReads) => Promise<Decision<R>> | Decision<R>,
+  options: CommandOptions = {},
+): Promise<CommandResult<R>> {
+  const attempts = options.attempts ?? COMMAND_ATTEMPTS;
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    const reads = new CommandReads(store, attempt === 0 ? options.alreadyRead : undefined);
     const decision = await decide(reads);
     if (decision.record === undefined) return { result: decision.answer, position: decision.position };
     const { streamId, facts } = decision.record;

@@ -49,7 +49,7 @@ export class GeneralConsentsHttpController {
   @ApiCreatedResponse({ type: CreateInteractionResponseDto })
   @ProblemResponses({
     404: ['NOT_FOUND'],
-    409: ['general_configuration_required', 'CUSTOMER_IDENTITY_CONFLICT', 'CUSTOMER_RESOLUTION_IN_PROGRESS', 'customer_data_erased', 'keyring_busy'],
+    409: ['general_configuration_required', 'CUSTOMER_IDENTITY_CONFLICT', 'CUSTOMER_RESOLUTION_IN_PROGRESS', 'customer_data_erased', 'concurrent_change'],
   })
   async createInteraction(@Body() body: CreateInteractionRequestDto, @CurrentPrincipal() principal: Principal): Promise<CreateInteractionResponseDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
@@ -103,7 +103,7 @@ export class GeneralConsentsHttpController {
     description: 'Once (409 `consent_already_revoked`), at an instant between the grant and the receipt. Idempotency-Key required: a retry answers the first revocation.',
   })
   @ApiCreatedResponse({ type: GeneralRevocationDto })
-  @ProblemResponses({ 409: ['consent_already_revoked', 'consent_busy'] })
+  @ProblemResponses({ 409: ['consent_already_revoked', 'concurrent_change'] })
   async revoke(@Param('consentId', new ResourceIdPipe('consent')) consentId: string, @Body() body: GeneralRevokeRequestDto): Promise<GeneralRevocationDto> {
     const { occurredAt, channel, sourceSystem, sourceReference } = body;
     const revocation = await this.commandBus.execute<RevokeGeneralConsentCommand, GeneralConsentRevoked['data']>(

@@ -42,7 +42,7 @@ export class EmbedSessionsHttpController {
       'CUSTOMER_IDENTITY_CONFLICT',
       'CUSTOMER_RESOLUTION_IN_PROGRESS',
       'customer_data_erased',
-      'keyring_busy',
+      'concurrent_change',
     ],
   })
   async open(@Body() body: OpenEmbedSessionRequestDto, @CurrentPrincipal() principal: Principal): Promise<OpenEmbedSessionResponseDto> {

@@ -4,6 +4,7 @@ import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { CurrentPrincipal, RequireAnyScope, RequireScopes } from '@ledger/http';
 import { Tenant, configureTenant, loadTenant } from '@ledger/ledger';
 import { Principal, Scopes, notFound } from '@ledger/platform';
+import { ProblemResponses } from '../openapi/problem-responses';
 import { RequestCommands } from '../request-commands';
 import { TenantSettingsDto, TenantSettingsRequestDto } from './tenant-settings.dto';
 
@@ -36,6 +37,7 @@ export class TenantSettingsHttpController {
       'Reports already rendered keep the code they were rendered with. Also `ledger tenant configure --tenant T [--institution-code NNNNNNNNNN] [--weekly-reports on|off] [--scheduled-erasure on|off]`. Scope `consent:admin`.',
   })
   @ApiOkResponse({ type: TenantSettingsDto })
+  @ProblemResponses({ 409: ['concurrent_change'] })
   async put(@Body() body: TenantSettingsRequestDto): Promise<TenantSettingsDto> {
     const context = this.commands.context();
     const { tenant } = await configureTenant(this.store, context.tenantId, { institutionCode: body.institutionCode, weeklyReports: body.weeklyReports ?? false, scheduledErasure: body.scheduledErasure ?? false }, context);

@@ -1,5 +1,5 @@
-import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
-import { CommandContext, toNewEvent } from '@ledger/ledger';
+import { EventStore } from '@ledger/event-store';
+import { CommandContext, Decision as CommandDecision, runCommand } from '@ledger/ledger';
 import { DomainError, ErrorCodes, notFound, refusalOfPart } from '@ledger/platform';
 import {
   CustomerReference,
@@ -150,23 +150,20 @@ async function prepareItemGrant(
 }
 
 /**
- * Appends a decision as the first fact of its stream, then records the
- * consents it derives. A decision recorded first under the same id (a
- * concurrent retry, another read of the same embed session) is the same
- * decision: it is completed instead.
+ * Records a decision as the first fact of its stream, through the one
+ * command path, then records the consents it derives. A decision recorded
+ * first under the same id (a concurrent retry, another read of the same
+ * embed session) is the same decision: it is completed instead.
  */
 export async function recordDecision(deps: DecisionDependencies, recorded: ConsentDecisionRecorded, context: Context): Promise<CompletedConsentDecision> {
-  const { decisionId } = recorded.data;
-  try {
-    const appended = await deps.store.append(consentStreams.decision(context.tenantId, decisionId), [toNewEvent(recorded, context)], 'no_stream');
-    const completed = await completeConsentDecision(deps, recorded.data, context);
-    return { ...completed, position: later(appended.position, completed.position) };
-  } catch (error) {
-    if (!(error instanceof WrongExpectedVersionError)) throw error;
-    const first = await loadConsentDecision(deps.store, context.tenantId, decisionId);
-    if (!first) throw error;
-    return completeConsentDecision(deps, first, context);
-  }
+  const stream = consentStreams.decision(context.tenantId, recorded.data.decisionId);
+  const { result: decision, position } = await runCommand(deps.store, context, async (reads): Promise<CommandDecision<Decision>> => {
+    const [first] = await reads.events(stream);
+    if (first) return { answer: first.data as Decision, position: null };
+    return { record: { streamId: stream, facts: [recorded] }, answer: recorded.data };
+  });
+  const completed = await completeConsentDecision(deps, decision, context);
+  return { ...completed, position: later(position, completed.position) };
 }
 
 /**

@@ -55,12 +55,17 @@ export function pageTokenMatches(session: EmbedSession, token: string): boolean 
 
 /** The data subject's decision on every item: once, while the session is open. */
 export function decideEmbedSession(session: EmbedSession, decisions: EmbedDecision[], now: number): EmbedSessionDecided {
-  const status = embedSessionStatus(session, now);
-  if (status === 'expired') throw conflict('embed_session_expired', 'This consent session has expired; the integrator must open a new one.');
-  if (status !== 'open') throw conflict('embed_session_already_used', 'A decision was already recorded for this consent session.');
+  assertEmbedSessionOpen(session, now);
   // The page's form asks one decision per item; anything else is not a form the page served.
   if (decisions.length !== session.items.length) throw new Error(`embed session ${session.sessionId} has ${session.items.length} items, ${decisions.length} decisions given`);
   return { type: 'EmbedSessionDecided', data: { sessionId: session.sessionId, outcome: outcomeOf(decisions), decisions, decidedAt: now } };
+}
+
+/** Only an open session takes a decision: an expired one, or one already decided, is refused. */
+export function assertEmbedSessionOpen(session: EmbedSession, now: number): void {
+  const status = embedSessionStatus(session, now);
+  if (status === 'expired') throw conflict('embed_session_expired', 'This consent session has expired; the integrator must open a new one.');
+  if (status !== 'open') throw conflict('embed_session_already_used', 'A decision was already recorded for this consent session.');
 }
 
 function outcomeOf(decisions: readonly EmbedDecision[]): EmbedOutcome {

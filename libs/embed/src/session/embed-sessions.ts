@@ -8,8 +8,8 @@ import {
   loadConsentDecision,
   recordDecision,
 } from '@ledger/consents';
-import { WrongExpectedVersionError } from '@ledger/event-store';
-import { CommandContext, loadAggregate, toNewEvent } from '@ledger/ledger';
+import { RecordedEvent } from '@ledger/event-store';
+import { CommandContext, Decision, loadAggregate, runCommand, toNewEvent } from '@ledger/ledger';
 import { fieldRefused, notFound } from '@ledger/platform';
 import {
   CustomerReference,
@@ -24,7 +24,7 @@ import {
   redecStreams,
 } from '@ledger/redec';
 import { embedStreams } from '../streams';
-import { EmbedSession, EmbedSessionStatus, decideEmbedSession, embedSessionStatus, evolveEmbedSession, pageTokenMatches, pageTokenSha256 } from './embed-session.decider';
+import { EmbedSession, EmbedSessionStatus, assertEmbedSessionOpen, decideEmbedSession, embedSessionStatus, evolveEmbedSession, pageTokenMatches, pageTokenSha256 } from './embed-session.decider';
 import { EmbedDecision, EmbedSessionEvent, EmbedSessionOpened } from './embed-session.events';
 import { generateResultSecret, resultRedirectUrl } from './embed-result';
 
@@ -129,7 +129,6 @@ export async function openEmbedSession(deps: EmbedDependencies, request: OpenEmb
 
 export interface LoadedSession {
   session: EmbedSession;
-  revision: number;
   /** The Multi-Consent decision the session recorded once decided, with its consents. */
   decision: CompletedConsentDecision | null;
   /** Position of the last fact recorded while loading (a completed decision), for read-your-writes. */
@@ -150,11 +149,14 @@ export function embedDecisionIdFor(tenantId: string, sessionId: string): string 
  * answers the same.
  */
 export async function loadEmbedSession(deps: EmbedDependencies, sessionId: string, context: Context): Promise<LoadedSession | null> {
-  const recorded = await deps.store.readStream(embedStreams.session(context.tenantId, sessionId));
-  if (recorded.length === 0) return null;
-  const session = recorded.reduce<EmbedSession | null>((state, e) => evolveEmbedSession(state, e as unknown as EmbedSessionEvent), null)!;
+  const session = foldEmbedSession(await deps.store.readStream(embedStreams.session(context.tenantId, sessionId)));
+  if (!session) return null;
   const decision = await recordSessionDecision(deps, session, context);
-  return { session, revision: recorded[recorded.length - 1].revision, decision, position: decision?.position ?? null };
+  return { session, decision, position: decision?.position ?? null };
+}
+
+function foldEmbedSession(recorded: readonly RecordedEvent[]): EmbedSession | null {
+  return recorded.reduce<EmbedSession | null>((state, e) => evolveEmbedSession(state, e as unknown as EmbedSessionEvent), null);
 }
 
 async function recordSessionDecision(deps: EmbedDependencies, session: EmbedSession, context: Context): Promise<CompletedConsentDecision | null> {
@@ -222,9 +224,10 @@ export interface EmbedDecisionResult {
 /**
  * Records the data subject's decision on every item from the page. The page
  * token is the credential: a wrong one is answered as an unknown session.
- * The decision is appended at the revision read, so of two concurrent
- * decisions one is refused as already used; then the Multi-Consent decision
- * and its consents are recorded from it.
+ * The decision is appended to the session through the one command path, so
+ * of two concurrent decisions one is recorded and the other, decided again
+ * on the session it finds decided, refused as already used; then the
+ * Multi-Consent decision and its consents are recorded from it.
  */
 export async function decideOnEmbedSession(
   deps: EmbedDependencies,
@@ -233,18 +236,21 @@ export async function decideOnEmbedSession(
   decisions: EmbedDecision[],
   context: Context,
 ): Promise<EmbedDecisionResult> {
-  const loaded = await loadEmbedSession(deps, sessionId, context);
-  if (!loaded || !pageTokenMatches(loaded.session, pageToken)) throw notFound('embed session');
-  const decided = decideEmbedSession(loaded.session, decisions, context.now);
-  try {
-    await deps.store.append(embedStreams.session(context.tenantId, sessionId), [toNewEvent(decided, context)], loaded.revision);
-  } catch (error) {
-    // Another decision was recorded since the session was read: this one is the replay.
-    if (error instanceof WrongExpectedVersionError) return decideOnEmbedSession(deps, sessionId, pageToken, decisions, context);
-    throw error;
-  }
-  const session = evolveEmbedSession(loaded.session, decided)!;
+  const stream = embedStreams.session(context.tenantId, sessionId);
+  const { result } = await runCommand(deps.store, context, async (reads): Promise<Decision<{ session: EmbedSession; decidedHere: boolean }>> => {
+    const session = foldEmbedSession(await reads.events(stream));
+    // Decided already: refused below, once the decision recorded on it is completed, as any read of the session completes it.
+    if (session?.decision) return { answer: { session, decidedHere: false }, position: null };
+    if (!session || !pageTokenMatches(session, pageToken)) throw notFound('embed session');
+    const decided = decideEmbedSession(session, decisions, context.now);
+    return { record: { streamId: stream, facts: [decided] }, answer: { session: evolveEmbedSession(session, decided)!, decidedHere: true } };
+  });
+  const { session, decidedHere } = result;
   const decision = await recordSessionDecision(deps, session, context);
+  if (!decidedHere) {
+    if (!pageTokenMatches(session, pageToken)) throw notFound('embed session');
+    assertEmbedSessionOpen(session, context.now);
+  }
   return { session, redirectUrl: await redirectFor(deps, session, context.tenantId), position: decision?.position ?? null };
 }
 

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore } from '@ledger/event-store';
 import { conflict, customerDataErased, notFound } from '@ledger/platform';
-import { CommandContext, toNewEvent } from '../command-context';
+import { CommandContext } from '../command-context';
 import { loadAggregate } from '../load-aggregate';
+import { Decision, runCommand } from '../run-command';
 import { streams } from '../streams';
 import { Customer, LegalHold, evolveCustomer } from './customer.decider';
 import { LegalHoldPlaced, LegalHoldReleased } from './customer.events';
@@ -39,20 +40,31 @@ export interface LegalHoldChange {
   position: number;
 }
 
+/** Places a hold through the one command path: decided on the customer's facts, recorded only while they are as read. */
 export async function placeLegalHold(store: EventStore, customerId: string, request: PlaceLegalHoldRequest, context: CommandContext & { tenantId: string }): Promise<LegalHoldChange> {
-  const stream = streams.customer(context.tenantId, customerId);
-  const { state, expectedRevision } = await loadAggregate(store, stream, evolveCustomer);
-  const event = decidePlaceLegalHold(state, randomUUID(), request, context.now);
-  const { position } = await store.append(stream, [toNewEvent(event, context)], expectedRevision);
-  return changed(evolveCustomer(state, event)!, event.data.legalHoldId, position);
+  const legalHoldId = randomUUID();
+  return changeLegalHolds(store, customerId, legalHoldId, context, (customer) => decidePlaceLegalHold(customer, legalHoldId, request, context.now));
 }
 
+/** Releases a hold through the one command path: a release recorded meanwhile makes this one be refused as already released. */
 export async function releaseLegalHold(store: EventStore, customerId: string, legalHoldId: string, context: CommandContext & { tenantId: string }): Promise<LegalHoldChange> {
+  return changeLegalHolds(store, customerId, legalHoldId, context, (customer) => decideReleaseLegalHold(customer, legalHoldId, context.now));
+}
+
+async function changeLegalHolds(
+  store: EventStore,
+  customerId: string,
+  legalHoldId: string,
+  context: CommandContext & { tenantId: string },
+  decide: (customer: Customer | null) => LegalHoldPlaced | LegalHoldReleased,
+): Promise<LegalHoldChange> {
   const stream = streams.customer(context.tenantId, customerId);
-  const { state, expectedRevision } = await loadAggregate(store, stream, evolveCustomer);
-  const event = decideReleaseLegalHold(state, legalHoldId, context.now);
-  const { position } = await store.append(stream, [toNewEvent(event, context)], expectedRevision);
-  return changed(evolveCustomer(state, event)!, legalHoldId, position);
+  const { result, position } = await runCommand(store, context, async (reads): Promise<Decision<Customer>> => {
+    const customer = await reads.fold(stream, evolveCustomer);
+    const event = decide(customer);
+    return { record: { streamId: stream, facts: [event] }, answer: evolveCustomer(customer, event)! };
+  });
+  return changed(result, legalHoldId, position!);
 }
 
 /** The customer's holds, in force or released, oldest first; 404 for a customer not of this tenant. */

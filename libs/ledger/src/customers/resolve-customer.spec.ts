@@ -94,6 +94,40 @@ describe('resolveCustomer against the SQLite store', () => {
     expect((refused.reason as DomainError).code).toBe('CUSTOMER_IDENTITY_CONFLICT');
   });
 
+  it('decides again on the customer when a concurrent resolution of it recorded a link after its decision, and records its own on top', async () => {
+    const { customerId } = await resolveCustomer(deps(), { userReference: 'u-1', identifiers: [rut('12.345.678-5')] }, context());
+    const email = { system: 'bank', type: 'email', value: 'ana@example.cl' };
+    const phone = { system: 'bank', type: 'phone', value: '+56912345678' };
+    let raced = false;
+    // The other resolution runs to its end between this one's decision and its fact: when this one writes its first claim.
+    const racing: typeof keyTable = Object.create(keyTable, {
+      writeClaim: {
+        value: async (...claim: Parameters<SqliteCustomerKeyTable['writeClaim']>) => {
+          if (!raced) {
+            raced = true;
+            await resolveCustomer(deps(), { userReference: 'u-1', identifiers: [rut('12.345.678-5'), phone] }, context());
+          }
+          return keyTable.writeClaim(...claim);
+        },
+      },
+    });
+
+    const resolved = await resolveCustomer({ store, protection, blindIndex: racing }, { userReference: 'u-1', identifiers: [rut('12.345.678-5'), email] }, context());
+    expect(raced).toBe(true);
+    expect(resolved).toMatchObject({
+      customerId,
+      created: false,
+      identifiers: [
+        { system: 'cl-sii', type: 'rut' },
+        { system: 'bank', type: 'phone' },
+        { system: 'bank', type: 'email' },
+      ],
+    });
+    const recorded = await store.readStream(streams.customer(tenantId, customerId));
+    expect(recorded.map((e) => e.type)).toEqual(['CustomerRegistered', 'CustomerIdentifierLinked', 'CustomerIdentifierLinked']);
+    expect(recorded.slice(1).map((e) => (e.data as { identifier: { type: string } }).identifier.type)).toEqual(['phone', 'email']);
+  });
+
   it('takes over a claim abandoned by a crashed resolution, and respects a fresh one', async () => {
     const hash = await protection.hash(tenantId, 'identifier', 'cl-sii\u0000rut\u000012345678-5');
     await keyTable.writeClaim(tenantId, 'identifier', hash, { customerId: randomUUID(), claimedAt: clock - 1_000 }, 'no_stream');

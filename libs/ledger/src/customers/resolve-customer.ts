@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
 import { conflict } from '@ledger/platform';
-import { CommandContext, toNewEvent } from '../command-context';
-import { loadAggregate } from '../load-aggregate';
+import { CommandContext } from '../command-context';
+import { CommandReads, Decision, runCommand } from '../run-command';
 import { ClaimRevision, CustomerKeyTable } from '../customer-keys/customer-key-table.port';
 import { streams } from '../streams';
 import { Customer, IdentifierOwner, decideClaims, decideResolution, evolveCustomer, publicIdentifiers } from './customer.decider';
@@ -60,8 +60,16 @@ const MAX_ATTEMPTS = 40;
  * userReference claim, then the customer fact. The customer fact is the
  * commit point: a claim is honoured only when the customer it names
  * recorded the value, so a crash in between leaves no visible half-state.
- * Any concurrent write shows up as a wrong expected revision and the whole
- * decision is taken again on fresh facts.
+ *
+ * The customer fact takes the one command path: it is appended only while
+ * the customer's stream, and the stream of every other customer a claim was
+ * judged on, is where the decision read it; otherwise the decision is taken
+ * again (409 `concurrent_change` when that keeps happening). The claims are
+ * the key table's, not the event store's: a claim written meanwhile by
+ * another resolution throws out of the command path, and the whole
+ * resolution is taken again here, as it is after waiting for a claim
+ * another resolution has not committed yet; 409
+ * `CUSTOMER_RESOLUTION_IN_PROGRESS` when that keeps happening.
  */
 export async function resolveCustomer(
   deps: CustomerIdentityDependencies,
@@ -76,20 +84,18 @@ export async function resolveCustomer(
   const identifierEntries = await Promise.all(normalized.map((i) => protection.hash(tenantId, 'identifier', identityKey(i))));
   const freshCustomerId = randomUUID();
 
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  const decide = async (reads: CommandReads): Promise<Decision<Omit<ResolveCustomerResult, 'position'> | 'wait'>> => {
     const referenceClaim = await blindIndex.readClaim(tenantId, 'user-reference', referenceEntry);
     // A userReference claimed for a customer that is not registered yet is
-    // adopted: whoever appends the customer fact first wins, the other retries.
+    // adopted: whoever appends the customer fact first wins, the other decides again.
     const customerId = referenceClaim?.customerId ?? freshCustomerId;
-    const { state: customer, expectedRevision } = await loadAggregate(store, streams.customer(tenantId, customerId), evolveCustomer);
+    const stream = streams.customer(tenantId, customerId);
+    const customer = await reads.fold(stream, evolveCustomer);
 
     const claims = await Promise.all(
-      identifierEntries.map((entry, index) => classifyIdentifierClaim(deps, tenantId, entry, identityKey(normalized[index]), customerId, now)),
+      identifierEntries.map((entry, index) => classifyIdentifierClaim(deps, reads, tenantId, entry, identityKey(normalized[index]), customerId, now)),
     );
-    if (decideClaims(claims.map((c) => c.owner)) === 'wait') {
-      await delay(PENDING_RETRY_MS);
-      continue;
-    }
+    if (decideClaims(claims.map((c) => c.owner)) === 'wait') return { answer: 'wait', position: null };
     // Under the resolved customer's key, so that the values are compared with what it holds and erased with it.
     const identifiers: CustomerIdentifier[] = await Promise.all(
       normalized.map(async (i) => ({
@@ -103,33 +109,34 @@ export async function resolveCustomer(
     const decision = decideResolution({ customerId, customer, userReference: protectedReference, identifiers, owners: claims.map((c) => c.owner), now });
     // The claims were judged above, on the same owners.
     if (decision.kind === 'wait') throw new Error('unreachable: the claims were judged on the same owners');
+    const resolved = decision.events.reduce<Customer | null>(evolveCustomer, customer)!;
+    const answer = { customerId, created: decision.created, identifiers: publicIdentifiers(resolved) };
+    if (decision.events.length === 0) return { answer, position: null };
 
+    // Written here, between the decision and the fact it commits: the claims must be held before the customer records the values.
+    for (const [index, claim] of claims.entries()) {
+      if (claim.owner === 'free') await blindIndex.writeClaim(tenantId, 'identifier', identifierEntries[index], { customerId, claimedAt: now }, claim.expectedRevision);
+    }
+    if (!referenceClaim) await blindIndex.writeClaim(tenantId, 'user-reference', referenceEntry, { customerId, claimedAt: now }, 'no_stream');
+    return { record: { streamId: stream, facts: decision.events }, answer };
+  };
+
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     try {
-      let position: number | null = null;
-      if (decision.events.length > 0) {
-        for (const [index, claim] of claims.entries()) {
-          if (claim.owner === 'free') await blindIndex.writeClaim(tenantId, 'identifier', identifierEntries[index], { customerId, claimedAt: now }, claim.expectedRevision);
-        }
-        if (!referenceClaim) await blindIndex.writeClaim(tenantId, 'user-reference', referenceEntry, { customerId, claimedAt: now }, 'no_stream');
-        const appended = await store.append(
-          streams.customer(tenantId, customerId),
-          decision.events.map((e) => toNewEvent(e, context)),
-          expectedRevision,
-        );
-        position = appended.position;
-      }
-      const resolved = decision.events.reduce<Customer | null>(evolveCustomer, customer)!;
-      return { customerId, created: decision.created, identifiers: publicIdentifiers(resolved), position };
+      const { result, position } = await runCommand(store, context, decide);
+      if (result !== 'wait') return { ...result, position };
+      await delay(PENDING_RETRY_MS);
     } catch (error) {
-      if (error instanceof WrongExpectedVersionError) continue;
-      throw error;
+      // Only a claim in the key table throws it: the command path answers a moved stream itself.
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
     }
   }
   throw conflict('CUSTOMER_RESOLUTION_IN_PROGRESS', 'another resolution of this customer is in progress; retry shortly');
 }
 
 async function classifyIdentifierClaim(
-  { store, protection, blindIndex }: CustomerIdentityDependencies,
+  { protection, blindIndex }: CustomerIdentityDependencies,
+  reads: CommandReads,
   tenantId: string,
   entry: string,
   matchKey: string,
@@ -139,7 +146,8 @@ async function classifyIdentifierClaim(
   const claim = await blindIndex.readClaim(tenantId, 'identifier', entry);
   if (!claim) return { owner: 'free', expectedRevision: 'no_stream' };
   if (claim.customerId === customerId) return { owner: 'mine', expectedRevision: claim.revision };
-  const { state: holder } = await loadAggregate(store, streams.customer(tenantId, claim.customerId), evolveCustomer);
+  // Read through the command path: the customer fact is recorded only while the holder is as judged here.
+  const holder = await reads.fold(streams.customer(tenantId, claim.customerId), evolveCustomer);
   if (holder) {
     const held = await protection.hashForCustomer(tenantId, claim.customerId, 'identifier', matchKey);
     if (holder.identifiers.some((i) => i.value.hash === held)) return { owner: 'other', expectedRevision: claim.revision };

@@ -1,18 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
-import {
-  Clock,
-  ConfigError,
-  MasterKeys,
-  TenantDataKey,
-  TenantKeySource,
-  WrappedDataKey,
-  conflict,
-  notFound,
-  unwrapDataKey,
-  wrapDataKey,
-} from '@ledger/platform';
-import { CommandContext, toNewEvent } from '../command-context';
+import { EventStore } from '@ledger/event-store';
+import { Clock, ConfigError, MasterKeys, TenantDataKey, TenantKeySource, WrappedDataKey, notFound, unwrapDataKey, wrapDataKey } from '@ledger/platform';
+import { CommandContext } from '../command-context';
+import { AggregateCache, loadAggregate } from '../load-aggregate';
+import { Decision, runCommand } from '../run-command';
 import { streams } from '../streams';
 
 /** A tenant's data key came to be, wrapped under the master key of the process that needed it first. */
@@ -56,6 +47,11 @@ export function evolveKeyring(keyring: Keyring, event: KeyringEvent): Keyring {
   }
 }
 
+/** The keyring stream folded; null before its first fact. */
+function foldKeyring(keyring: Keyring | null, event: KeyringEvent): Keyring {
+  return evolveKeyring(keyring ?? new Map(), event);
+}
+
 /** A tenant without a data key gets this one, wrapped under the current master key; a tenant that has one keeps it. */
 export function decideCreateDataKey(keyring: Keyring, dataKey: TenantDataKey, keys: MasterKeys, now: number): TenantDataKeyCreated[] {
   if (keyring.has(dataKey.tenantId)) return [];
@@ -94,19 +90,24 @@ function assertUnwrappable(entries: readonly KeyringEntry[], keys: MasterKeys): 
   );
 }
 
-const CREATE_ATTEMPTS = 20;
+/**
+ * Every command on the keyring appends to its one stream, so a lost race is
+ * always another tenant's key (or a rotation) recorded: a first use waits
+ * behind at most as many as run at once.
+ */
+const KEYRING_ATTEMPTS = 20;
 
 /**
  * The tenants' data keys, read from the keyring stream and unwrapped with the
  * master keys this process holds, each kept in memory once unwrapped (a
  * rotation re-wraps a key but never changes it). A tenant's key is created
- * the first time one is needed: the append at the keyring's revision lets one
- * process win when two create at once, and the other then reads the winner's.
+ * the first time one is needed, through the one command path: the append at
+ * the keyring's revision lets one process win when two create at once, and
+ * the other then reads the winner's.
  */
 export class TenantKeyring implements TenantKeySource {
-  private keyring: Keyring = new Map();
-  /** The keyring stream's last revision read; -1 before any. */
-  private revision = -1;
+  /** The keyring as last read: each read folds only what was recorded since. */
+  private readonly folded = new AggregateCache<Keyring>(1);
   private readonly unwrapped = new Map<string, TenantDataKey>();
   /** One load per tenant at a time, so a burst of first requests creates one key. */
   private readonly loading = new Map<string, Promise<TenantDataKey>>();
@@ -125,8 +126,8 @@ export class TenantKeyring implements TenantKeySource {
    */
   static async open(store: EventStore, keys: MasterKeys, clock: Clock): Promise<TenantKeyring> {
     const keyring = new TenantKeyring(store, keys, clock);
-    await keyring.catchUp();
-    assertUnwrappable([...keyring.keyring.values()], keys);
+    const { state } = await loadAggregate(store, streams.keyring(), foldKeyring, keyring.folded);
+    assertUnwrappable([...(state ?? new Map<string, KeyringEntry>()).values()], keys);
     return keyring;
   }
 
@@ -142,46 +143,30 @@ export class TenantKeyring implements TenantKeySource {
   }
 
   private async load(tenantId: string): Promise<TenantDataKey> {
-    for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt += 1) {
-      await this.catchUp();
-      const entry = this.keyring.get(tenantId);
-      if (entry) return this.unwrap(entry);
-      // Only a tenant that exists gets a key: tenant ids reach here from keys and recorded facts, but a guess must not grow the keyring.
-      if ((await this.store.readStream(streams.tenant(tenantId), { maxCount: 1 })).length === 0) throw notFound('tenant');
-      const dataKey = TenantDataKey.generate(tenantId);
-      // No tenantId in the metadata: the keyring is the ledger's, not a tenant's stream (see streams.keyring).
-      const context: CommandContext = { actor: 'service:keyring', correlationId: randomUUID(), now: this.clock.now() };
-      try {
-        await this.store.append(
-          streams.keyring(),
-          decideCreateDataKey(this.keyring, dataKey, this.keys, context.now).map((event) => toNewEvent(event, context)),
-          this.revision < 0 ? 'no_stream' : this.revision,
-        );
-      } catch (error) {
-        if (error instanceof WrongExpectedVersionError) continue;
-        throw error;
-      }
-      this.unwrapped.set(tenantId, dataKey);
-      return dataKey;
-    }
-    throw conflict('keyring_busy', 'The keyring is being changed concurrently; retry shortly.');
-  }
-
-  private async catchUp(): Promise<void> {
-    const recorded = await this.store.readStream(streams.keyring(), { fromRevision: this.revision + 1 });
-    for (const event of recorded) {
-      // A concurrent catch-up may have applied it already.
-      if (event.revision <= this.revision) continue;
-      this.keyring = evolveKeyring(this.keyring, event as unknown as KeyringEvent);
-      this.revision = event.revision;
-    }
+    const dataKey = TenantDataKey.generate(tenantId);
+    // No tenantId in the metadata: the keyring is the ledger's, not a tenant's stream (see streams.keyring).
+    const context: CommandContext = { actor: 'service:keyring', correlationId: randomUUID(), now: this.clock.now() };
+    const { result } = await runCommand(
+      this.store,
+      context,
+      async (reads): Promise<Decision<TenantDataKey>> => {
+        const keyring = (await reads.fold(streams.keyring(), foldKeyring, this.folded)) ?? new Map<string, KeyringEntry>();
+        const entry = keyring.get(tenantId);
+        if (entry) return { answer: this.unwrap(entry), position: null };
+        // Only a tenant that exists gets a key: tenant ids reach here from keys and recorded facts, but a guess must not grow the keyring.
+        // Its first fact is read outside the guard: a tenant, once created, stays, so no concurrent command can make this check stale.
+        if ((await this.store.readStream(streams.tenant(tenantId), { maxCount: 1 })).length === 0) throw notFound('tenant');
+        return { record: { streamId: streams.keyring(), facts: decideCreateDataKey(keyring, dataKey, this.keys, context.now) }, answer: dataKey };
+      },
+      { attempts: KEYRING_ATTEMPTS },
+    );
+    this.unwrapped.set(tenantId, result);
+    return result;
   }
 
   private unwrap(entry: KeyringEntry): TenantDataKey {
     assertUnwrappable([entry], this.keys);
-    const dataKey = new TenantDataKey(entry.tenantId, entry.dataKeyId, unwrapDataKey(this.keys, entry.tenantId, entry.dataKeyId, entry.wrappings)!);
-    this.unwrapped.set(entry.tenantId, dataKey);
-    return dataKey;
+    return new TenantDataKey(entry.tenantId, entry.dataKeyId, unwrapDataKey(this.keys, entry.tenantId, entry.dataKeyId, entry.wrappings)!);
   }
 }
 
@@ -201,28 +186,21 @@ export interface MasterKeyRotation {
  * left under an older key, so it is safe to repeat.
  */
 export async function rotateMasterKey(store: EventStore, keys: MasterKeys, context: CommandContext): Promise<MasterKeyRotation> {
-  for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt += 1) {
-    const recorded = await store.readStream(streams.keyring());
-    const keyring = recorded.reduce<Keyring>((state, event) => evolveKeyring(state, event as unknown as KeyringEvent), new Map());
-    const events = decideRewrap(keyring, keys, context.now);
-    if (events.length > 0) {
-      try {
-        await store.append(
-          streams.keyring(),
-          events.map((event) => toNewEvent(event, context)),
-          recorded[recorded.length - 1].revision,
-        );
-      } catch (error) {
-        if (error instanceof WrongExpectedVersionError) continue;
-        throw error;
-      }
-    }
-    return {
-      masterKeyId: keys.current.id,
-      previousMasterKeyIds: [...new Set(events.map((event) => event.data.previousMasterKeyId))],
-      tenantKeys: keyring.size,
-      rewrapped: events.length,
-    };
-  }
-  throw conflict('keyring_busy', 'The keyring is being changed concurrently; retry shortly.');
+  const { result } = await runCommand(
+    store,
+    context,
+    async (reads): Promise<Decision<MasterKeyRotation>> => {
+      const keyring = (await reads.fold(streams.keyring(), foldKeyring)) ?? new Map<string, KeyringEntry>();
+      const events = decideRewrap(keyring, keys, context.now);
+      const rotation = {
+        masterKeyId: keys.current.id,
+        previousMasterKeyIds: [...new Set(events.map((event) => event.data.previousMasterKeyId))],
+        tenantKeys: keyring.size,
+        rewrapped: events.length,
+      };
+      return events.length === 0 ? { answer: rotation, position: null } : { record: { streamId: streams.keyring(), facts: events }, answer: rotation };
+    },
+    { attempts: KEYRING_ATTEMPTS },
+  );
+  return result;
 }

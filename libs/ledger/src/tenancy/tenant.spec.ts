@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore } from '@ledger/event-store';
 import { DomainError } from '@ledger/platform';
 import { refusalOf } from '@ledger/platform/testing';
-import { TenantEvent, decideConfigureTenant, decideCreateTenant, evolveTenant } from './tenant';
+import { TenantEvent, configureTenant, createTenant, decideConfigureTenant, decideCreateTenant, evolveTenant, loadTenant } from './tenant';
 
 describe('tenants', () => {
   it('creates a tenant with a trimmed name', () => {
@@ -51,5 +55,27 @@ describe('tenant settings', () => {
 
   it('refuse a tenant that does not exist', () => {
     expect(refusalOf(() => decideConfigureTenant(null, { institutionCode: '0000000001' }, 9)).code).toBe('NOT_FOUND');
+  });
+});
+
+// Integration: the real SQLite store, for what the decider cannot show: concurrent changes of one tenant's settings.
+describe('tenant settings on the SQLite store', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  const operator = { actor: 'cli:test', correlationId: 'c', now: 100 };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tenant-settings-'));
+    store = new SqliteEventStore(join(dir, 'ledger.sqlite'));
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps both of two concurrent changes of different settings: the second is decided on the first', async () => {
+    const { tenantId } = await createTenant(store, 'Banco Uno', operator);
+    await Promise.all([configureTenant(store, tenantId, { institutionCode: '0000000001' }, operator), configureTenant(store, tenantId, { scheduledErasure: true }, operator)]);
+    expect((await loadTenant(store, tenantId))?.settings).toEqual({ institutionCode: '0000000001', weeklyReports: false, scheduledErasure: true });
   });
 });

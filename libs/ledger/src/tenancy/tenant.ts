@@ -3,6 +3,7 @@ import { EventStore } from '@ledger/event-store';
 import { notFound, validationError } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '../command-context';
 import { loadAggregate, loadAllAggregates } from '../load-aggregate';
+import { Decision, runCommand } from '../run-command';
 import { streams } from '../streams';
 
 /** A tenant is one integrator (a bank); every other fact belongs to one. */
@@ -86,13 +87,20 @@ export function decideConfigureTenant(tenant: Tenant | null, change: Partial<Ten
   return [{ type: 'TenantSettingsChanged', data: { tenantId: tenant.tenantId, settings, changedAt: now } }];
 }
 
-/** Changes the tenant's settings; setting what is already in force records nothing. Appended at the revision read, so two concurrent changes cannot both be kept unseen. */
+/**
+ * Changes the tenant's settings; setting what is already in force records
+ * nothing. Through the one command path, so two concurrent changes cannot
+ * both be kept unseen: the second is decided again on the first.
+ */
 export async function configureTenant(store: EventStore, tenantId: string, change: Partial<TenantSettings>, context: CommandContext): Promise<{ tenant: Tenant; position: number | null }> {
-  const { state, expectedRevision } = await loadAggregate(store, streams.tenant(tenantId), evolveTenant);
-  const events = decideConfigureTenant(state, change, context.now);
-  if (events.length === 0) return { tenant: state!, position: null };
-  const appended = await store.append(streams.tenant(tenantId), events.map((e) => toNewEvent(e, { ...context, tenantId })), expectedRevision);
-  return { tenant: events.reduce<Tenant | null>(evolveTenant, state)!, position: appended.position };
+  const stream = streams.tenant(tenantId);
+  const { result, position } = await runCommand(store, { ...context, tenantId }, async (reads): Promise<Decision<Tenant>> => {
+    const state = await reads.fold(stream, evolveTenant);
+    const events = decideConfigureTenant(state, change, context.now);
+    if (events.length === 0) return { answer: state!, position: null };
+    return { record: { streamId: stream, facts: events }, answer: events.reduce<Tenant | null>(evolveTenant, state)! };
+  });
+  return { tenant: result, position };
 }
 
 export function decideCreateTenant(tenantId: string, name: string, now: number): TenantEvent[] {

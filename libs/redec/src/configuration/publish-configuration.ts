@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
-import { CommandContext, loadAggregate, toNewEvent } from '@ledger/ledger';
-import { conflict } from '@ledger/platform';
+import { EventStore } from '@ledger/event-store';
+import { CommandContext, Decision, runCommand } from '@ledger/ledger';
 import { ProfileCatalog } from '../profiles/profile-catalog';
 import { redecStreams } from '../streams';
-import { ConfigurationTemplate, decidePublication, evolveConfigurationTemplate } from './configuration.decider';
+import { decidePublication, evolveConfigurationTemplate } from './configuration.decider';
 import { ConfigurationContent, ConfigurationPublished } from './configuration.events';
 
 export interface PublishConfigurationResult {
@@ -18,12 +17,13 @@ export interface PublishConfigurationResult {
  * publication waits behind at most as many as run at once; past this many
  * the template is being hammered and the client is told to retry.
  */
-const MAX_ATTEMPTS = 50;
+const PUBLICATION_ATTEMPTS = 50;
 
 /**
- * Publishes the next version of a template. Two concurrent publications load
- * the same latest version; the second append fails on the expected revision
- * and is decided again on the fresh stream, so they get consecutive versions.
+ * Publishes the next version of a template, through the one command path.
+ * Two concurrent publications read the same latest version; the second
+ * append fails on the expected revision and is decided again on the fresh
+ * stream, so they get consecutive versions.
  */
 export async function publishConfiguration(
   store: EventStore,
@@ -33,16 +33,15 @@ export async function publishConfiguration(
 ): Promise<PublishConfigurationResult> {
   const streamId = redecStreams.configurationTemplate(context.tenantId, content.templateKey);
   const configurationId = randomUUID();
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const { state, expectedRevision } = await loadAggregate<ConfigurationTemplate, ConfigurationPublished>(store, streamId, evolveConfigurationTemplate);
-    const [published] = decidePublication({ type: 'PublishConfiguration', data: { configurationId, content }, metadata: { now: context.now } }, state, profiles);
-    try {
-      const { position } = await store.append(streamId, [toNewEvent(published, context)], expectedRevision);
-      return { configuration: published.data, position };
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) continue;
-      throw error;
-    }
-  }
-  throw conflict('configuration_publication_contended', 'Too many publications of this template at once; retry shortly.');
+  const { result, position } = await runCommand(
+    store,
+    context,
+    async (reads): Promise<Decision<ConfigurationPublished['data']>> => {
+      const template = await reads.fold(streamId, evolveConfigurationTemplate);
+      const [published] = decidePublication({ type: 'PublishConfiguration', data: { configurationId, content }, metadata: { now: context.now } }, template, profiles);
+      return { record: { streamId, facts: [published] }, answer: published.data };
+    },
+    { attempts: PUBLICATION_ATTEMPTS },
+  );
+  return { configuration: result, position: position! };
 }

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { EventStore, WrongExpectedVersionError } from '@ledger/event-store';
-import { CommandContext, ValueProtection, loadAggregate, toNewEvent } from '@ledger/ledger';
+import { EventStore, RecordedEvent } from '@ledger/event-store';
+import { CommandContext, Decision, ValueProtection, loadAggregate, runCommand } from '@ledger/ledger';
 import { protectRut } from '../consent/protected-rut';
 import { conflict, notFound, validationError } from '@ledger/platform';
 import { BankingCalendar, initialAccessValidUntil } from '../calendar';
@@ -132,11 +132,12 @@ export const checkOnlyPreparation: Pick<GrantDependencies, 'protection' | 'blobs
 /**
  * Records a REDEC grant on its subject. The decision is taken on the facts
  * first, so an invalid grant claims nothing; then the internal code is
- * claimed in the tenant (a collision draws again) and the grant is appended
- * as the first fact of the consent's stream with `no_stream`, so two
- * concurrent grants of one subject cannot both be recorded. `receivedAt` is
- * the receipt the rules read: the request's, or for a grant derived from a
- * recorded decision, that decision's, however late it is completed.
+ * claimed in the tenant (a collision draws again) and the grant is recorded
+ * as the first fact of the consent's stream, each write through the one
+ * command path, so of two concurrent grants of one subject one is recorded
+ * and the other answered as a repeat of it. `receivedAt` is the receipt the
+ * rules read: the request's, or for a grant derived from a recorded
+ * decision, that decision's, however late it is completed.
  */
 export async function recordGrant(
   deps: GrantDependencies,
@@ -147,17 +148,18 @@ export async function recordGrant(
   options: { capture: CaptureTiming; receivedAt: number },
 ): Promise<GrantConsentResult> {
   const { store } = deps;
-  const { tenantId, now } = context;
+  const { tenantId } = context;
   const policy = grantPolicyFor(deps.profiles, subject.configuration);
   const redecConsentId = redecConsentIdFor(tenantId, subject.interactionId);
   const consentStream = redecStreams.consent(tenantId, redecConsentId);
+  const codeOf = (attempt: number) => internalConsentCodeFor(tenantId, redecConsentId, attempt);
 
-  const existingGrant = async () => {
-    const [first] = await store.readStream(consentStream, { maxCount: 1 });
-    return first ? (first.data as ConsentGranted['data']) : null;
-  };
-  const earlier = await existingGrant();
-  if (earlier) return { grant: repeatedGrant(earlier, requestSha256), position: null };
+  // The first code's claim is read beside the consent, in the same round trip: it is what claiming that code reads.
+  const [[earlier], firstClaim] = await Promise.all([
+    store.readStream(consentStream, { maxCount: 1 }),
+    store.readStream(redecStreams.internalConsentCode(tenantId, codeOf(0))),
+  ]);
+  if (earlier) return { grant: repeatedGrant(earlier.data as ConsentGranted['data'], requestSha256), position: null };
 
   const consentActionId = randomUUID();
   for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt += 1) {
@@ -169,42 +171,57 @@ export async function recordGrant(
       policy,
       existing: null,
       capture: options.capture,
-      ids: { redecConsentId, consentActionId, internalConsentCode: internalConsentCodeFor(tenantId, redecConsentId, attempt) },
+      ids: { redecConsentId, consentActionId, internalConsentCode: codeOf(attempt) },
       now: options.receivedAt,
       initialAccessValidUntil: (grantedAt) => initialAccessValidUntil(grantedAt, deps.calendar),
     });
     if (decision.kind === 'already_granted') return { grant: decision.grant, position: null };
     const { data } = decision.event;
-    if (!(await claimInternalConsentCode(store, tenantId, data.internalConsentCode, redecConsentId, context))) continue;
-    try {
-      const appended = await store.append(consentStream, [toNewEvent(decision.event, context, consentActionId)], 'no_stream');
-      return { grant: data, position: appended.position };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedVersionError)) throw error;
-      // A concurrent grant of the same subject was recorded first: answer as to a repeat.
-      const recorded = await existingGrant();
-      if (!recorded) throw error;
-      return { grant: repeatedGrant(recorded, requestSha256), position: null };
-    }
+    if (!(await claimInternalConsentCode(store, tenantId, data.internalConsentCode, redecConsentId, context, attempt === 0 ? firstClaim : undefined))) continue;
+    const { result, position } = await runCommand(
+      store,
+      context,
+      async (reads): Promise<Decision<ConsentGranted['data']>> => {
+        const [granted] = await reads.events(consentStream);
+        // A concurrent grant of the same subject was recorded first: answer as to a repeat.
+        if (granted) return { answer: repeatedGrant(granted.data as ConsentGranted['data'], requestSha256), position: null };
+        return { record: { streamId: consentStream, facts: [{ ...decision.event, id: consentActionId }] }, answer: data };
+      },
+      // Found empty above, and an empty first page is the whole stream.
+      { alreadyRead: new Map([[consentStream, []]]) },
+    );
+    return { grant: result, position };
   }
   throw conflict('internal_consent_code_unavailable', 'Could not draw an unused internalConsentCode; retry the grant.');
 }
 
 /**
- * Claims `code` for the consent in the tenant. A concurrent grant of the same
- * consent draws the same code (internalConsentCodeFor) and finds the claim
- * already its own; false only when another consent holds the code.
+ * Claims `code` for the consent in the tenant, through the one command path:
+ * the claim is recorded only on a code no consent holds. A concurrent grant
+ * of the same consent draws the same code (internalConsentCodeFor) and finds
+ * the claim already its own; false only when another consent holds the code.
+ * `claimRead`: the code's stream, when the caller read it just before.
  */
-async function claimInternalConsentCode(store: EventStore, tenantId: string, code: string, redecConsentId: string, context: CommandContext): Promise<boolean> {
+async function claimInternalConsentCode(
+  store: EventStore,
+  tenantId: string,
+  code: string,
+  redecConsentId: string,
+  context: CommandContext,
+  claimRead?: RecordedEvent[],
+): Promise<boolean> {
   const stream = redecStreams.internalConsentCode(tenantId, code);
-  try {
-    await store.append(stream, [toNewEvent({ type: 'InternalConsentCodeClaimed', data: { redecConsentId, claimedAt: context.now } }, context)], 'no_stream');
-    return true;
-  } catch (error) {
-    if (!(error instanceof WrongExpectedVersionError)) throw error;
-    const [claim] = await store.readStream(stream, { maxCount: 1 });
-    return (claim?.data as { redecConsentId?: string } | undefined)?.redecConsentId === redecConsentId;
-  }
+  const { result } = await runCommand(
+    store,
+    context,
+    async (reads): Promise<Decision<boolean>> => {
+      const [claim] = await reads.events(stream);
+      if (claim) return { answer: (claim.data as { redecConsentId?: string }).redecConsentId === redecConsentId, position: null };
+      return { record: { streamId: stream, facts: [{ type: 'InternalConsentCodeClaimed', data: { redecConsentId, claimedAt: context.now } }] }, answer: true };
+    },
+    { alreadyRead: claimRead && new Map([[stream, claimRead]]) },
+  );
+  return result;
 }
 
 /** Spec 2.4: the representative's RUT is normalized, then kept only as a keyed hash and a ciphertext. */

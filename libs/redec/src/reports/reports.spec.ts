@@ -94,3 +94,50 @@ describe('completing a report', () => {
     expect(JSON.stringify(failed)).not.toContain(grant.data.internalConsentCode);
   });
 });
+
+/** requestReport on a real store: a command decided on the tenant's settings, recording a given report once. */
+describe('requesting a report', () => {
+  let dir: string;
+  let store: SqliteEventStore;
+  const now = Date.UTC(2026, 10, 25, 12, 0, 0);
+  const operator = { actor: 'cli:test', correlationId: 'c', now };
+  const period = { kind: 'rdc30' as const, periodStart: now - 7 * 86_400_000, periodEnd: now - 1 };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'report-requests-'));
+    store = new SqliteEventStore(join(dir, 'ledger.sqlite'));
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function tenantWithInstitutionCode(institutionCode: string) {
+    const { tenantId } = await createTenant(store, 'Banco', operator);
+    await configureTenant(store, tenantId, { institutionCode }, operator);
+    return { ...operator, tenantId };
+  }
+
+  it('records a given report once: asked again, it answers the report as recorded, with no position', async () => {
+    const context = await tenantWithInstitutionCode('0000000001');
+    const first = await requestReport({ store, layouts: SHIPPED_REPORT_LAYOUTS }, period, context, 'rep-1');
+    expect(first.position).toBeGreaterThan(0);
+    const again = await requestReport({ store, layouts: SHIPPED_REPORT_LAYOUTS }, period, { ...context, now: now + 1 }, 'rep-1');
+    expect(again).toEqual({ report: first.report, position: null });
+    expect(await store.readStream(redecStreams.report(context.tenantId, 'rep-1'))).toHaveLength(1);
+  });
+
+  it("decides again on the tenant's settings when they changed between its decision and its fact", async () => {
+    const context = await tenantWithInstitutionCode('0000000001');
+    const headPosition = store.headPosition.bind(store);
+    // The settings change lands while the request reads the store's head, after it read the tenant.
+    jest.spyOn(store, 'headPosition').mockImplementationOnce(async () => {
+      await configureTenant(store, context.tenantId, { institutionCode: '0000000002' }, operator);
+      return headPosition();
+    });
+    const { report } = await requestReport({ store, layouts: SHIPPED_REPORT_LAYOUTS }, period, context, 'rep-1');
+    expect(report.request.institutionCode).toBe('0000000002');
+    const [requested] = await store.readStream(redecStreams.report(context.tenantId, 'rep-1'));
+    expect(requested.data).toMatchObject({ institutionCode: '0000000002' });
+  });
+});

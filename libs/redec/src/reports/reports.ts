@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, RecordedEvent, WrongExpectedVersionError, readAllPages } from '@ledger/event-store';
-import { CommandContext, evolveCustomer, loadAggregate, loadTenant, listTenants, streams, toNewEvent, type Customer, type CustomerEvent } from '@ledger/ledger';
+import { EventStore, RecordedEvent, readAllPages } from '@ledger/event-store';
+import { CommandContext, Decision, evolveCustomer, evolveTenant, loadAggregate, listTenants, runCommand, streams, toNewEvent, type Customer, type CustomerEvent } from '@ledger/ledger';
 import { DomainError, ReportKeySource } from '@ledger/platform';
 import { BankingCalendar } from '../calendar/banking-calendar';
 import { AccessConfirmed, AccessDecided } from '../access/access.events';
@@ -29,25 +29,36 @@ export interface ReportDependencies {
 
 type Context = CommandContext & { tenantId: string };
 
-/** Records a report request; the rendering follows in the background (reports queue). A given `reportId` is requested at most once (WrongExpectedVersionError). */
+/**
+ * Records a report request through the one command path, decided on the
+ * tenant's settings and recorded only while they are as read; the rendering
+ * follows in the background (reports queue). A given `reportId` is requested
+ * at most once: a request of one already recorded is answered with the
+ * report as recorded and a null position.
+ */
 export async function requestReport(
   deps: Pick<ReportDependencies, 'store' | 'layouts'>,
   period: { kind: ReportKind; periodStart: number; periodEnd: number },
   context: Context,
   reportId: string = randomUUID(),
-): Promise<{ report: Report; position: number }> {
+): Promise<{ report: Report; position: number | null }> {
   const { store } = deps;
-  const tenant = await loadTenant(store, context.tenantId);
-  const event = decideRequestReport({
-    ...period,
-    reportId,
-    institutionCode: tenant?.settings.institutionCode ?? null,
-    layouts: deps.layouts,
-    asOfPosition: await store.headPosition(),
-    now: context.now,
+  const stream = redecStreams.report(context.tenantId, reportId);
+  const { result, position } = await runCommand(store, context, async (reads): Promise<Decision<Report>> => {
+    // Independent reads: a store over the network answers them in one round trip's time.
+    const [tenant, requested, asOfPosition] = await Promise.all([reads.fold(streams.tenant(context.tenantId), evolveTenant), reads.fold(stream, evolveReport), store.headPosition()]);
+    if (requested) return { answer: requested, position: null };
+    const event = decideRequestReport({
+      ...period,
+      reportId,
+      institutionCode: tenant?.settings.institutionCode ?? null,
+      layouts: deps.layouts,
+      asOfPosition,
+      now: context.now,
+    });
+    return { record: { streamId: stream, facts: [event] }, answer: evolveReport(null, event)! };
   });
-  const appended = await store.append(redecStreams.report(context.tenantId, event.data.reportId), [toNewEvent(event, context)], 'no_stream');
-  return { report: evolveReport(null, event)!, position: appended.position };
+  return { report: result, position };
 }
 
 /**
@@ -70,10 +81,9 @@ export async function runWeeklyReports(
       const reportId = derivedUuid('weekly-report', tenant.tenantId, kind, String(period.periodStart));
       const context = { tenantId: tenant.tenantId, actor: 'scheduler:weekly-reports', correlationId: randomUUID(), now };
       try {
-        await requestReport(deps, { kind, ...period }, context, reportId);
-        requested += 1;
+        // A report of the week requested before (another instance, a repeated run) is answered with a null position.
+        if ((await requestReport(deps, { kind, ...period }, context, reportId)).position !== null) requested += 1;
       } catch (error) {
-        if (error instanceof WrongExpectedVersionError) continue;
         if (!(error instanceof DomainError)) throw error;
         // One tenant's refusal (its settings changed meanwhile) must not keep the others' files from being made.
         log(`weekly ${kind} of tenant ${tenant.tenantId} not requested: ${error.code}`);

@@ -147,4 +147,37 @@ describe('erasing the report contents that name an erased customer', () => {
     const [erased] = (await store.readStream(redecStreams.report(tenantId, 'rep-legacy'))).slice(2);
     expect(erased.data).not.toHaveProperty('contentSha256');
   });
+  describe('when the facts of an erasable customer change between its verdict and its fact', () => {
+    /** The dependencies, with `race` run once just as the erasure of cus-1 is decided (when it looks up its key). */
+    const racing = (race: () => Promise<unknown>) => {
+      const base = deps();
+      let raced = false;
+      const find = async (t: string, customerId: string) => {
+        if (!raced) {
+          raced = true;
+          await race();
+        }
+        return base.keyTable.find(t, customerId);
+      };
+      return { ...base, keyTable: { ...base.keyTable, find } };
+    };
+    const customerFacts = async () => (await store.readStream(streams.customer(tenantId, 'cus-1'))).map((e) => e.type);
+
+    it('judges it again on a legal hold placed meanwhile, and passes it by', async () => {
+      const hold = { type: 'LegalHoldPlaced', data: { customerId: 'cus-1', legalHoldId: 'hold-1', reason: 'litigation', reference: 'case-1', placedAt: now } };
+      const result = await eraseCustomers(racing(() => append(streams.customer(tenantId, 'cus-1'), hold)), tenantId, { dryRun: false }, context);
+      expect(result).toMatchObject({ erasedCustomers: [], skippedOnHold: ['cus-1'] });
+      expect(await customerFacts()).toEqual(['CustomerRegistered', 'LegalHoldPlaced']);
+      expect(keys.get('cus-1')?.wrappedKey).toBe('w');
+    });
+
+    it('judges it again on a consent changed meanwhile, and keeps it while the consent keeps it', async () => {
+      // A credit granted before the revocation keeps the consent (spec 3): it is no longer past its floor.
+      const extended = facts.extension('ext-1', 'op-1', revokedAt - DAY);
+      const result = await eraseCustomers(racing(() => append(redecStreams.consent(tenantId, 'con-1'), extended)), tenantId, { dryRun: false }, context);
+      expect(result).toMatchObject({ erasedCustomers: [], skippedOnHold: [] });
+      expect(await customerFacts()).toEqual(['CustomerRegistered']);
+      expect(keys.get('cus-1')?.wrappedKey).toBe('w');
+    });
+  });
 });

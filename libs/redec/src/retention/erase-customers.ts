@@ -1,6 +1,6 @@
 import { BlobCorruptedError, BlobStore } from '@ledger/artifacts';
-import { EventStore, WrongExpectedVersionError, readAllPages } from '@ledger/event-store';
-import { CommandContext, Customer, CustomerEvent, CustomerKeyTable, evolveCustomer, loadAggregate, streams, toNewEvent } from '@ledger/ledger';
+import { EventStore, readAllPages } from '@ledger/event-store';
+import { CommandContext, Customer, CustomerEvent, CustomerKeyTable, Decision, evolveCustomer, runCommand, streams } from '@ledger/ledger';
 import { ConsentEvent, GrantEvidence } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { decideReportContentErasure } from '../reports/report.decider';
@@ -142,9 +142,11 @@ export async function retentionStatus(store: EventStore, tenantId: string, now: 
 
 /**
  * Erases every erasable customer of the tenant (decision 0035). Per
- * customer, the CustomerDataErased fact is appended first, at the revision
- * its verdict was taken on (a hold placed meanwhile makes the append fail,
- * and the customer is judged again); then its evidence blobs are deleted
+ * customer, the CustomerDataErased fact is appended first, through the one
+ * command path: the verdict is taken again on the customer's stream and its
+ * consents' streams, and recorded only while none of them moved (a hold
+ * placed, or a consent changed, meanwhile makes the customer be judged
+ * again); then its evidence blobs are deleted
  * (its own copies, decision 0048) and its data key and blind index entries
  * destroyed. A run interrupted after the fact is completed by the next run,
  * which finishes every erased customer whose key still exists.
@@ -191,7 +193,7 @@ export async function eraseCustomers(
 
 /**
  * Erases the stored contents that name an erased customer (decision 0040):
- * per report, ReportContentErased first, at the revision it was decided on;
+ * per report, ReportContentErased first, through the one command path;
  * then the blobs, unless another report still keeps the same bytes (only
  * files stored before decision 0045 share a blob); then the reports' keys,
  * with which the hash of each file goes (decision 0045).
@@ -205,18 +207,16 @@ async function eraseReportContents(deps: RetentionDependencies, reports: Report[
   const deleted = reports.filter((report) => report.contentErased).map((report) => report.rendered!);
   for (const { request } of due) {
     const stream = redecStreams.report(tenantId, request.reportId);
-    const { state, expectedRevision } = await loadAggregate(deps.store, stream, evolveReport);
-    const event = state && decideReportContentErasure(state, erasedCustomers, now);
-    if (!event) continue;
-    try {
-      await deps.store.append(stream, [toNewEvent(event, context)], expectedRevision);
-    } catch (error) {
-      // Another run erased it meanwhile.
-      if (error instanceof WrongExpectedVersionError) continue;
-      throw error;
-    }
+    const { result: rendered } = await runCommand(deps.store, context, async (reads): Promise<Decision<Report['rendered']>> => {
+      const report = await reads.fold(stream, evolveReport);
+      const event = report && decideReportContentErasure(report, erasedCustomers, now);
+      // No longer due: another run erased it meanwhile.
+      if (!event) return { answer: null, position: null };
+      return { record: { streamId: stream, facts: [event] }, answer: report.rendered };
+    });
+    if (!rendered) continue;
     erased.push(request.reportId);
-    deleted.push(state.rendered!);
+    deleted.push(rendered);
   }
   for (const blob of new Set(deleted.map(contentBlobOf))) if (!kept.has(blob)) await deps.blobs.delete(tenantId, blob);
   for (const { reportId } of deleted) {
@@ -226,8 +226,6 @@ async function eraseReportContents(deps: RetentionDependencies, reports: Report[
   return erased;
 }
 
-const APPEND_ATTEMPTS = 5;
-
 async function eraseCustomer(
   deps: RetentionDependencies,
   records: CustomerRecords,
@@ -235,27 +233,24 @@ async function eraseCustomer(
   context: CommandContext & { tenantId: string },
 ): Promise<'erased' | 'on_legal_hold' | 'retained'> {
   const { tenantId, now } = context;
-  const stream = streams.customer(tenantId, records.customer.customerId);
-  for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt += 1) {
-    const { state, expectedRevision } = await loadAggregate(deps.store, stream, evolveCustomer);
-    const current = { ...records, customer: state! };
-    const key = await deps.keyTable.find(tenantId, current.customer.customerId);
+  const { customerId } = records.customer;
+  const stream = streams.customer(tenantId, customerId);
+  const evolveConsentOfTenant = (state: ConsentState | null, event: ConsentEvent) => evolveConsent(state, event, tenantId);
+  const { result } = await runCommand(deps.store, context, async (reads): Promise<Decision<CustomerRecords | 'on_legal_hold' | 'retained'>> => {
+    const [customer, consents] = await Promise.all([
+      reads.fold(stream, evolveCustomer),
+      Promise.all(records.consents.map((consent) => reads.fold(redecStreams.consent(tenantId, consent.grant.redecConsentId), evolveConsentOfTenant))),
+    ]);
+    const current = { ...records, customer: customer!, consents: consents.filter((consent): consent is ConsentState => consent !== null) };
+    const key = await deps.keyTable.find(tenantId, customerId);
     const event = decideCustomerErasure(current, key?.dataKeyId ?? null, blobsOfCustomer(current), now);
-    if (!event) {
-      const verdict = retentionVerdict(current, now);
-      return verdict === 'on_legal_hold' ? 'on_legal_hold' : 'retained';
-    }
-    try {
-      await deps.store.append(stream, [toNewEvent(event, context)], expectedRevision);
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) continue;
-      throw error;
-    }
-    await completeErasure(deps, tenantId, { ...current, customer: evolveCustomer(current.customer, event)! }, copies, now);
-    copies.erased.add(current.customer.customerId);
-    return 'erased';
-  }
-  return 'retained';
+    if (!event) return { answer: retentionVerdict(current, now) === 'on_legal_hold' ? 'on_legal_hold' : 'retained', position: null };
+    return { record: { streamId: stream, facts: [event] }, answer: { ...current, customer: evolveCustomer(current.customer, event)! } };
+  });
+  if (typeof result === 'string') return result;
+  await completeErasure(deps, tenantId, result, copies, now);
+  copies.erased.add(customerId);
+  return 'erased';
 }
 
 /** Deletes the customer's blobs and destroys its key; repeating it changes nothing. */

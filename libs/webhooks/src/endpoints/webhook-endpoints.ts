@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, ExpectedRevision, WrongExpectedVersionError } from '@ledger/event-store';
-import { CommandContext, factsOfSameRequest, toNewEvent } from '@ledger/ledger';
-import { conflict } from '@ledger/platform';
+import { EventStore, ExpectedRevision } from '@ledger/event-store';
+import { CommandContext, Decision, factsOfSameRequest, runCommand } from '@ledger/ledger';
 import { generateWebhookSecret } from '../signing';
 import { webhookStreams } from '../streams';
 import { WebhookEndpointEvent } from './webhook-endpoint.events';
@@ -36,7 +35,12 @@ export interface EndpointWithSecret {
   position: number;
 }
 
-/** Load the tenant's endpoints, decide, append at the revision read; a concurrent change decides again. */
+/**
+ * A change of the tenant's endpoints through the one command path: their
+ * stream is read, the change decided on it and appended at the revision
+ * read; a concurrent change decides again. A retry of a request whose answer
+ * was lost is answered from the fact it recorded.
+ */
 async function changeEndpoints(
   store: EventStore,
   context: Context,
@@ -44,28 +48,22 @@ async function changeEndpoints(
   decide: (endpoints: WebhookEndpoints) => WebhookEndpointEvent[],
 ): Promise<{ endpoint: WebhookEndpoint; position: number }> {
   const stream = webhookStreams.endpoints(context.tenantId);
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    const recorded = await store.readStream(stream);
+  type Changed = { endpoints: WebhookEndpoints; id: string; recordedFrom?: number };
+  const { result, position } = await runCommand(store, context, async (reads): Promise<Decision<Changed>> => {
+    const recorded = await reads.events(stream);
     const endpoints = recorded.reduce(evolveWebhookEndpoints, [] as WebhookEndpoints);
     const [earlier] = factsOfSameRequest(recorded, context);
-    if (earlier) {
-      const id = (earlier.data as { endpointId: string }).endpointId;
-      return { endpoint: findEndpoint(endpoints, id), position: earlier.position };
-    }
+    if (earlier) return { answer: { endpoints, id: (earlier.data as { endpointId: string }).endpointId }, position: earlier.position };
     const events = decide(endpoints);
     const id = endpointId(endpoints);
-    if (events.length === 0) return { endpoint: findEndpoint(endpoints, id), position: recorded[recorded.length - 1].position };
-    try {
-      const expectedRevision = recorded.length === 0 ? 'no_stream' : recorded[recorded.length - 1].revision;
-      const appended = await store.append(stream, events.map((e) => toNewEvent(e, context)), expectedRevision);
-      const after = (await store.readStream(stream, { fromRevision: recorded.length })).reduce(evolveWebhookEndpoints, endpoints);
-      return { endpoint: findEndpoint(after, id), position: appended.position };
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) continue;
-      throw error;
-    }
-  }
-  throw conflict('webhook_endpoints_busy', "The tenant's webhook endpoints are being changed concurrently; retry shortly.");
+    if (events.length === 0) return { answer: { endpoints, id }, position: recorded[recorded.length - 1].position };
+    return { record: { streamId: stream, facts: events }, answer: { endpoints, id, recordedFrom: recorded.length } };
+  });
+  const { endpoints, id, recordedFrom } = result;
+  if (recordedFrom === undefined) return { endpoint: findEndpoint(endpoints, id), position: position! };
+  // Positions are part of an endpoint's state: the facts just recorded are folded as the store recorded them.
+  const after = (await store.readStream(stream, { fromRevision: recordedFrom })).reduce(evolveWebhookEndpoints, endpoints);
+  return { endpoint: findEndpoint(after, id), position: position! };
 }
 
 /** CONTRACT.md "Webhooks": a new endpoint with its `whsec_` secret, shown only in this answer. The URL is already checked against the policy. */

@@ -33,7 +33,7 @@ export class PublishConfigurationHttpController {
       'The body may be up to 512 KiB, room for a 50,000-character text however it is escaped (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`.',
   })
   @ApiCreatedResponse({ type: ConfigurationResponseDto, description: 'The published version, readable at once with GET /v1/configurations/{configurationId}.' })
-  @ProblemResponses({ 409: ['configuration_publication_contended'] })
+  @ProblemResponses({ 409: ['concurrent_change'] })
   async publish(@Body() body: PublishConfigurationRequestDto): Promise<ConfigurationResponseDto> {
     const published = await this.commandBus.execute<PublishConfigurationCommand, ConfigurationPublished['data']>(new PublishConfigurationCommand(toContent(body)));
     return configurationResponse(published);

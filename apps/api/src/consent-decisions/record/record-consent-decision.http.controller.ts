@@ -41,7 +41,7 @@ export class RecordConsentDecisionHttpController {
       'redec_capture_is_embedded',
       'CUSTOMER_RESOLUTION_IN_PROGRESS',
       'customer_data_erased',
-      'keyring_busy',
+      'concurrent_change',
       'regulatory_profile_unavailable',
       'redec_configuration_required',
       'general_configuration_required',

@@ -30,7 +30,7 @@ export class LegalHoldsHttpController {
       'A hold changes nothing else: consents, accesses and reads behave as before. A customer may have several holds; each is released on its own. ' +
       "A hold on a customer whose data was already erased is 409 `customer_data_erased`. `reason` and `reference` stay in the ledger after an erasure: they must name the case, never the person. Scope `consent:admin`; Idempotency-Key required.",
   })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['customer_data_erased'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['customer_data_erased', 'concurrent_change'] })
   @ApiCreatedResponse({ type: LegalHoldResponseDto })
   place(@Param('customerId', new ResourceIdPipe('customer')) customerId: string, @Body() body: PlaceLegalHoldRequestDto): Promise<LegalHoldResponseDto> {
     return this.commandBus.execute(new PlaceLegalHoldCommand(customerId, { reason: body.reason, reference: body.reference }));
@@ -46,7 +46,7 @@ export class LegalHoldsHttpController {
       'The hold stays in the customer\'s history with its `releasedAt`; once no hold is in force, the customer is erased by the next `ledger retention erase` if every consent is past its floor. ' +
       'A second release is 409 `legal_hold_already_released`. Scope `consent:admin`; Idempotency-Key required.',
   })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['legal_hold_already_released'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['legal_hold_already_released', 'concurrent_change'] })
   @ApiOkResponse({ type: LegalHoldResponseDto })
   release(
     @Param('customerId', new ResourceIdPipe('customer')) customerId: string,

@@ -26,7 +26,7 @@ export class ResolveCustomerHttpController {
   })
   @ApiCreatedResponse({ type: ResolveCustomerResponseDto, description: 'First resolution: `created: true`.' })
   @ApiOkResponse({ type: ResolveCustomerResponseDto, description: 'Compatible repeat: the same customerId, `created: false`.' })
-  @ProblemResponses({ 409: ['CUSTOMER_IDENTITY_CONFLICT', 'CUSTOMER_RESOLUTION_IN_PROGRESS', 'customer_data_erased', 'keyring_busy'] })
+  @ProblemResponses({ 409: ['CUSTOMER_IDENTITY_CONFLICT', 'CUSTOMER_RESOLUTION_IN_PROGRESS', 'customer_data_erased', 'concurrent_change'] })
   async resolve(
     @Body() body: ResolveCustomerRequestDto,
     @CurrentPrincipal() principal: Principal,

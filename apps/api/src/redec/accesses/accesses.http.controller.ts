@@ -34,7 +34,7 @@ export class AccessesHttpController {
   })
   @ApiCreatedResponse({ type: AuthorizeAccessResponseDto, description: 'A new decision, recorded.' })
   @ApiOkResponse({ type: AuthorizeAccessResponseDto, description: 'The recorded decision of the same request, `replayed: true`.' })
-  @ProblemResponses({ 409: ['redec_access_request_conflict', 'keyring_busy', 'concurrent_change'] })
+  @ProblemResponses({ 409: ['redec_access_request_conflict', 'concurrent_change'] })
   async authorize(@Body() body: AuthorizeAccessRequestDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<AuthorizeAccessResponseDto> {
     const { authorizationBasis, consentAuthorizationMode, redecConsentId, dataCategoryCode, scopeId, objectiveCode, sourceSystem, sourceReference, accessPurpose, mandatary } = body;
     const { status, sourceSystem: obligationSystem, sourceReference: obligationReference, assertedAt } = body.reportingObligation;

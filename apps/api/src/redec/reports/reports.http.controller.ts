@@ -44,7 +44,7 @@ export class ReportsHttpController {
       'Idempotency-Key required. Scope `consent:report`.',
   })
   @ApiAcceptedResponse({ type: ReportRequestedDto })
-  @ProblemResponses({ 409: ['institution_code_not_configured'] })
+  @ProblemResponses({ 409: ['institution_code_not_configured', 'concurrent_change'] })
   async request(@Body() body: RequestReportDto): Promise<ReportRequestedDto> {
     const context = this.commands.context();
     const { report } = await requestReport({ store: this.store, layouts: this.layouts }, { kind: body.kind, periodStart: body.periodStart, periodEnd: body.periodEnd }, context);
@@ -61,7 +61,7 @@ export class ReportsHttpController {
       'Scope `consent:report` or `consent:read`.',
   })
   @ApiOkResponse({ type: ReportDto })
-  @ProblemResponses({ 409: ['keyring_busy'] })
+  @ProblemResponses({ 409: ['concurrent_change'] })
   async get(@Param('reportId', REPORT_ID) reportId: string, @CurrentPrincipal() principal: Principal): Promise<ReportDto> {
     const report = await this.report(principal.tenantId, reportId);
     return reportView(report, await reportContentSha256(this.reportKeys, principal.tenantId, report));
@@ -80,7 +80,7 @@ export class ReportsHttpController {
   })
   @ApiProduces('text/plain; charset=us-ascii')
   @ApiOkResponse({ description: 'The file.', schema: { type: 'string' } })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['report_not_ready', 'report_failed', 'keyring_busy'], 410: ['report_content_erased'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['report_not_ready', 'report_failed', 'concurrent_change'], 410: ['report_content_erased'] })
   async content(@Param('reportId', REPORT_ID) reportId: string, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<StreamableFile> {
     const report = await this.report(principal.tenantId, reportId);
     if (report.status === 'failed') throw conflict('report_failed', 'The report could not be rendered; see failureReason.');

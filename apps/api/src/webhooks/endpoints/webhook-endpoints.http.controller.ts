@@ -51,7 +51,7 @@ export class WebhookEndpointsHttpController {
       `${ADMIN_ONLY} An optional Idempotency-Key replays the first answer exactly, secret included.`,
   })
   @ApiCreatedResponse({ type: RegisteredWebhookEndpointDto })
-  @ProblemResponses({ 409: ['webhook_endpoint_limit_reached', 'webhook_endpoints_busy', 'keyring_busy'] })
+  @ProblemResponses({ 409: ['webhook_endpoint_limit_reached', 'concurrent_change'] })
   register(@Body() body: RegisterWebhookEndpointRequestDto): Promise<RegisteredWebhookEndpointDto> {
     return this.commandBus.execute(new RegisterWebhookEndpointCommand({ url: body.url, eventTypes: [...(body.eventTypes ?? DEFAULT_WEBHOOK_EVENT_TYPES)] }));
   }
@@ -89,7 +89,7 @@ export class WebhookEndpointsHttpController {
       `An unknown id, or one of another tenant, is 404. ${ADMIN_ONLY}`,
   })
   @ApiNoContentResponse({ description: 'The endpoint is disabled.' })
-  @ProblemResponses({ 409: ['webhook_endpoints_busy'] })
+  @ProblemResponses({ 409: ['concurrent_change'] })
   async remove(@Param('endpointId', ENDPOINT_ID) endpointId: string): Promise<void> {
     await this.commandBus.execute(new DisableWebhookEndpointCommand(endpointId));
   }
@@ -107,7 +107,7 @@ export class WebhookEndpointsHttpController {
       `Idempotency-Key required: an exact retry answers the first rotation, secret included. ${ADMIN_ONLY}`,
   })
   @ApiOkResponse({ type: RotatedWebhookSecretDto })
-  @ProblemResponses({ 409: ['webhook_endpoint_disabled', 'webhook_endpoints_busy', 'keyring_busy'] })
+  @ProblemResponses({ 409: ['webhook_endpoint_disabled', 'concurrent_change'] })
   rotate(@Param('endpointId', ENDPOINT_ID) endpointId: string, @Body() body: RotateWebhookSecretRequestDto): Promise<RotatedWebhookSecretDto> {
     const overlapSeconds = body.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS;
     return this.commandBus.execute(new RotateWebhookSecretCommand(endpointId, overlapSeconds * 1000));

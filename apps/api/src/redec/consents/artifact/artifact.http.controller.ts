@@ -74,7 +74,7 @@ export class ArtifactHttpController {
   })
   @ApiProduces(...new Set(Object.values(EVIDENCE_MEDIA_TYPES).flatMap((types) => Object.keys(types))), 'application/octet-stream')
   @ApiOkResponse({ description: 'The artifact bytes.', schema: { type: 'string', format: 'binary' } })
-  @ProblemResponses({ 409: ['artifact_not_ready', 'artifact_held_externally', 'customer_data_erased', 'keyring_busy'] })
+  @ProblemResponses({ 409: ['artifact_not_ready', 'artifact_held_externally', 'customer_data_erased', 'concurrent_change'] })
   async download(
     @Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string,
     @CurrentPrincipal() principal: Principal,

@@ -33,7 +33,7 @@ export class CreateInteractionHttpController {
       'CUSTOMER_IDENTITY_CONFLICT',
       'CUSTOMER_RESOLUTION_IN_PROGRESS',
       'customer_data_erased',
-      'keyring_busy',
+      'concurrent_change',
     ],
   })
   async create(@Body() body: CreateInteractionRequestDto, @CurrentPrincipal() principal: Principal): Promise<CreateInteractionResponseDto> {

@@ -41,7 +41,7 @@ export class GrantHttpController {
       'internal_consent_code_unavailable',
       'regulatory_profile_unavailable',
       'customer_data_erased',
-      'keyring_busy',
+      'concurrent_change',
     ],
     503: ['banking_calendar_out_of_range'],
   })
