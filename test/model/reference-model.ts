@@ -96,17 +96,31 @@ export class ReferenceModel implements Ledger {
    * Decision 0054: the extensions, weighed in the order their credits were granted. One keeps nothing alive
    * when its credit was granted at or after the revocation (spec 3 keeps a revocation without effect only for
    * a credit granted before it), or when an end in force of one weighed before it, itself keeping the consent,
-   * named its obligation as superseding (spec 2.10: the new obligation does not inherit the consent). Those
-   * ends are the consent's superseding obligations.
+   * named its obligation as superseding (spec 2.10: the new obligation does not inherit the consent). Credits
+   * of one instant are weighed together: of those still undecided, one no other names keeps the consent (in a
+   * ring of names, the first in credit order), and the obligation its end names is superseding. Those ends are
+   * the consent's superseding obligations.
    */
   private weigh(consent: ConsentNo, extensions = this.extensionsInForce(consent)): { reasons: Map<string, string | null>; superseding: Set<string> } {
     const revokedAt = this.consents.get(consent)?.revokedAt ?? null;
     const reasons = new Map<string, string | null>();
     const superseding = new Set<string>();
-    for (const x of byCredit(extensions)) {
-      const reason = revokedAt !== null && x.creditGrantedAt >= revokedAt ? 'credit_granted_after_revocation' : superseding.has(x.reference) ? 'superseding_obligation' : null;
-      reasons.set(x.id, reason);
-      if (reason === null && x.end?.supersededBy) superseding.add(x.end.supersededBy);
+    const instants = [...new Set(extensions.map((x) => x.creditGrantedAt))].sort((a, b) => a - b);
+    for (const instant of instants) {
+      let undecided = byCredit(extensions.filter((x) => x.creditGrantedAt === instant));
+      for (const x of undecided) {
+        if (revokedAt !== null && instant >= revokedAt) reasons.set(x.id, 'credit_granted_after_revocation');
+        else if (superseding.has(x.reference)) reasons.set(x.id, 'superseding_obligation');
+      }
+      undecided = undecided.filter((x) => !reasons.has(x.id));
+      while (undecided.length > 0) {
+        const keeper = undecided.find((x) => !undecided.some((y) => y.end?.supersededBy === x.reference)) ?? undecided[0];
+        reasons.set(keeper.id, null);
+        const successor = keeper.end?.supersededBy ?? null;
+        if (successor !== null) superseding.add(successor);
+        for (const x of undecided) if (x !== keeper && x.reference === successor) reasons.set(x.id, 'superseding_obligation');
+        undecided = undecided.filter((x) => !reasons.has(x.id));
+      }
     }
     return { reasons, superseding };
   }

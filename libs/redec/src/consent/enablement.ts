@@ -70,23 +70,40 @@ const effects = new WeakMap<ConsentState, ExtensionEffects>();
  * an end in force of an extension weighed before it, and itself keeping the
  * consent, named its obligation as superseding: a new obligation comes after
  * the one it replaces, and an obligation that never had the consent hands
- * nothing on. Weighing in that order gives one answer however the ends name
- * each other, whatever order they were reported in.
+ * nothing on. Credits granted at the same instant are weighed together: one
+ * keeps the consent once none of the others still in the running names it,
+ * and where they name each other in a ring, the first in credit order does.
+ * Weighed so, the ends give one answer however they name each other,
+ * whatever order they were reported in.
  */
 function effectsOf(consent: ConsentState): ExtensionEffects {
   let known = effects.get(consent);
   if (known) return known;
-  known = { reasons: new Map(), superseding: new Set() };
+  const { reasons, superseding }: ExtensionEffects = (known = { reasons: new Map(), superseding: new Set() });
   const revokedAt = consent.revocation?.revokedAt ?? null;
-  for (const extension of inCreditOrder(consent.creditExtensions)) {
-    const reason: ExtensionIneffectiveReason | null =
-      revokedAt !== null && extension.creditGrantedAt >= revokedAt
-        ? 'credit_granted_after_revocation'
-        : known.superseding.has(extension.creditOperationReference)
-          ? 'superseding_obligation'
-          : null;
-    known.reasons.set(extension.creditExtensionId, reason);
-    if (reason === null && extension.supersededByObligationReference !== null) known.superseding.add(extension.supersededByObligationReference);
+  const ordered = inCreditOrder(consent.creditExtensions);
+  for (let i = 0; i < ordered.length; ) {
+    const instant = ordered[i].creditGrantedAt;
+    const running: CreditExtension[] = [];
+    for (; i < ordered.length && ordered[i].creditGrantedAt === instant; i += 1) {
+      const extension = ordered[i];
+      if (revokedAt !== null && instant >= revokedAt) reasons.set(extension.creditExtensionId, 'credit_granted_after_revocation');
+      else if (superseding.has(extension.creditOperationReference)) reasons.set(extension.creditExtensionId, 'superseding_obligation');
+      else running.push(extension);
+    }
+    while (running.length > 0) {
+      const named = new Set(running.map((e) => e.supersededByObligationReference));
+      const keeper = running.find((e) => !named.has(e.creditOperationReference)) ?? running[0];
+      running.splice(running.indexOf(keeper), 1);
+      reasons.set(keeper.creditExtensionId, null);
+      const successor = keeper.supersededByObligationReference;
+      if (successor === null) continue;
+      superseding.add(successor);
+      for (const superseded of running.filter((e) => e.creditOperationReference === successor)) {
+        running.splice(running.indexOf(superseded), 1);
+        reasons.set(superseded.creditExtensionId, 'superseding_obligation');
+      }
+    }
   }
   effects.set(consent, known);
   return known;

@@ -169,6 +169,18 @@ describe('supersession weighed in the order the credits were granted', () => {
     expect(answers(olderLast)).toEqual(answers(olderFirst));
   });
 
+  it('takes an obligation whose credit was granted at the same instant as the one whose end names it for the new one, whatever the references', () => {
+    for (const [old, successor] of [
+      ['op-A', 'op-B'],
+      ['op-B', 'op-A'],
+    ]) {
+      const together = [registerCredit(old, now - 4 * DAY), endOf(`x-${old}`, { endReason: 'superseded_by_new_obligation', supersededByObligationReference: successor, occurredAt: now - DAY })];
+      givenConsent(...together.reduce(record, [])).when(registerCredit(successor, now - 4 * DAY)).thenRefused('redec_superseding_obligation_does_not_inherit_consent');
+      const registeredFirst = givenConsent(...[registerCredit(successor, now - 4 * DAY), ...together].reduce(record, [])).state!;
+      expect(regulatoryRepresentation(registeredFirst, now).creditExtensions.find((e) => e.creditOperationReference === successor)).toMatchObject({ effective: false, ineffectiveReason: 'superseding_obligation' });
+    }
+  });
+
   it('settles two ends that name each other by the earlier credit, whichever was reported first', () => {
     const credits = [registerCredit('op-A', now - 4 * DAY), registerCredit('op-B', now - 3 * DAY)];
     const endA = endOf('x-op-A', { endReason: 'superseded_by_new_obligation', supersededByObligationReference: 'op-B', occurredAt: now - DAY });
