@@ -46,16 +46,19 @@ export async function listObligationsToReconcile(
   const keys = [...new Set([...own.entries, ...notAnswered.entries].map((e) => e.sortKey!))].sort().filter((key) => bound === null || key <= bound).slice(0, page.limit);
 
   const documents = new Map(own.entries.map((e) => [e.sortKey!, e.document]));
-  const items: ObligationToReconcile[] = [];
-  for (const key of keys) {
-    const document = documents.get(key) ?? (await readModel.getDocument<ObligationDocument>(OBLIGATIONS_PROJECTION, obligationDocumentIdOfKey(tenantId, key)));
-    if (!document) continue;
-    const { result } = lookupOf(document, await readConsentsOf(readModel, tenantId, document));
-    if (result !== 'unresolved' && result !== 'ambiguous') continue;
-    const consents = [...bindingsOf(document).map((b) => b.redecConsentId), ...document.supersededExtensions.map((s) => s.redecConsentId)];
-    const { sourceSystem, obligationReference } = document;
-    items.push({ sourceSystem, obligationReference, result, redecConsentIds: [...new Set(consents.filter((id): id is string => id !== null))] });
-  }
+  // Each candidate is read as the lookup route reads it, all at once.
+  const candidates = await Promise.all(
+    keys.map(async (key): Promise<ObligationToReconcile | null> => {
+      const document = documents.get(key) ?? (await readModel.getDocument<ObligationDocument>(OBLIGATIONS_PROJECTION, obligationDocumentIdOfKey(tenantId, key)));
+      if (!document) return null;
+      const { result } = lookupOf(document, await readConsentsOf(readModel, tenantId, document));
+      if (result !== 'unresolved' && result !== 'ambiguous') return null;
+      const consents = [...bindingsOf(document).map((b) => b.redecConsentId), ...document.supersededExtensions.map((s) => s.redecConsentId)];
+      const { sourceSystem, obligationReference } = document;
+      return { sourceSystem, obligationReference, result, redecConsentIds: [...new Set(consents.filter((id): id is string => id !== null))] };
+    }),
+  );
+  const items = candidates.filter((item): item is ObligationToReconcile => item !== null);
   const exhausted = bound === null && keys.length === new Set([...own.entries, ...notAnswered.entries].map((e) => e.sortKey)).size;
   // Just past the last key read: every entry of that key in either index sorts before it.
   return { items, nextCursor: exhausted || keys.length === 0 ? null : cursorBeforeSortKey(`${keys[keys.length - 1]} `) };
