@@ -1,0 +1,3 @@
+export * from './merkle';
+export * from './signed-note';
+export * from './checkpoint';

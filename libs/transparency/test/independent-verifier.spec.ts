@@ -1,0 +1,73 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  Subtree,
+  assembleProof,
+  checkpointText,
+  consistencyProofPlan,
+  ed25519Signer,
+  foldSubtrees,
+  inclusionProofPlan,
+  leafHash,
+  nodeHash,
+  rootPlan,
+  signNote,
+} from '../src';
+
+/**
+ * The ledger's checkpoints and proofs, checked by an implementation nobody
+ * here wrote: Go's golang.org/x/mod/sumdb note and tlog (go-verifier/),
+ * from Debian's golang-go and golang-golang-x-mod-dev, offline (GOPATH mode
+ * over /usr/share/gocode). The program is built once per run.
+ */
+const GO_ENV = { ...process.env, GO111MODULE: 'off', GOPATH: '/usr/share/gocode', GOCACHE: join(tmpdir(), 'ledger-go-cache') };
+
+describe("Go's sumdb note and tlog", () => {
+  let verifier: string;
+
+  beforeAll(() => {
+    verifier = join(mkdtempSync(join(tmpdir(), 'go-verifier-')), 'go-verifier');
+    execFileSync('go', ['build', '-o', verifier, '.'], { cwd: join(__dirname, 'go-verifier'), env: GO_ENV });
+  }, 120_000);
+
+  const run = (input: unknown) => {
+    try {
+      return { ok: true, out: execFileSync(verifier, { input: JSON.stringify(input) }).toString() };
+    } catch (error) {
+      return { ok: false, out: String((error as { stderr?: Buffer }).stderr ?? error) };
+    }
+  };
+
+  const leaves = Array.from({ length: 37 }, (_, i) => Buffer.from(`leaf ${i}`));
+  const hashes = leaves.map(leafHash);
+  const subtree = ({ level, index }: Subtree): Buffer =>
+    level === 0 ? hashes[index] : nodeHash(subtree({ level: level - 1, index: 2 * index }), subtree({ level: level - 1, index: 2 * index + 1 }));
+  const root = (size: number) => foldSubtrees(rootPlan(size).map(subtree));
+  const log = ed25519Signer('ledger.example/consent-ledger', randomBytes(32));
+  const checkpoint = (size: number) => signNote(checkpointText({ origin: log.name, size, root: root(size) }), [log]);
+  const b64 = (hash: Buffer) => hash.toString('base64');
+  const record = (index: number, size: number) => ({ index, leaf: leaves[index].toString('base64'), proof: assembleProof(inclusionProofPlan(index, size), subtree).map(b64) });
+
+  it('verify a signed checkpoint, inclusion proofs of every leaf, and consistency with every earlier size', () => {
+    const size = leaves.length;
+    const answer = run({ vkey: log.verifierKey, checkpoint: checkpoint(size), records: leaves.map((_, i) => record(i, size)) });
+    expect(answer).toEqual({ ok: true, out: `verified ${size} records in ${log.name} at size ${size}\n` });
+    for (const older of [1, 2, 3, 8, 16, 17, 36]) {
+      const proof = assembleProof(consistencyProofPlan(older, size), subtree).map(b64);
+      expect(run({ vkey: log.verifierKey, checkpoint: checkpoint(size), records: [], older: { size: older, root: b64(root(older)), proof } })).toMatchObject({ ok: true });
+    }
+  });
+
+  it('refuse what the ledger would refuse: another key, a changed leaf, a history that was rewritten', () => {
+    const size = leaves.length;
+    const stranger = ed25519Signer('ledger.example/consent-ledger', randomBytes(32));
+    expect(run({ vkey: stranger.verifierKey, checkpoint: checkpoint(size), records: [] })).toMatchObject({ ok: false });
+    expect(run({ vkey: log.verifierKey, checkpoint: checkpoint(size), records: [{ ...record(5, size), leaf: Buffer.from('leaf 5, changed').toString('base64') }] })).toMatchObject({ ok: false });
+    const proof = assembleProof(consistencyProofPlan(20, size), subtree).map(b64);
+    const rewritten = nodeHash(root(20), Buffer.alloc(32));
+    expect(run({ vkey: log.verifierKey, checkpoint: checkpoint(size), records: [], older: { size: 20, root: b64(rewritten), proof } })).toMatchObject({ ok: false });
+  });
+});
