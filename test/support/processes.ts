@@ -46,13 +46,28 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
   });
 }
 
+/** Below Linux's ephemeral range (32768 and up by default): ports no socket bound to port 0 is ever handed. */
+const CHOSEN_PORTS = { from: 20_000, to: 32_000 };
+
+/**
+ * A port a service started later can bind: free now, and drawn from below
+ * the kernel's ephemeral range. Between this answer and the service's bind,
+ * a listener of another suite (a webhook receiver binds port 0) would
+ * otherwise be handed the same port, and the service's readiness checks
+ * would land on it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (;;) {
+    const port = CHOSEN_PORTS.from + Math.floor(Math.random() * (CHOSEN_PORTS.to - CHOSEN_PORTS.from));
+    if (await isFree(port)) return port;
+  }
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
