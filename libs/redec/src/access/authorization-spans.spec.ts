@@ -1,23 +1,17 @@
 import { facts, given, grantedAt } from '../consent/testing/consent-fixtures';
 import { AccessDecided } from './access.events';
+import { accessRequest } from './testing/access-fixtures';
 import { AuthorizationSpan, contradictsAuthorizations, withAuthorization } from './authorization-spans';
 
 const DAY = 86_400_000;
 const decided = (decidedAt: number, mode: 'initial_window' | 'manage', reference = 'op-1'): AccessDecided['data'] => ({
   redecAccessId: `a-${decidedAt}`,
   redecConsentId: 'con-1',
-  request: {
-    authorizationBasis: 'consent',
-    consentAuthorizationMode: mode === 'initial_window' ? 'initial_window' : 'credit_lifecycle_extension',
-    ...(mode === 'manage' ? { accessPurpose: 'manage_existing_obligation' as const } : {}),
-    redecConsentId: 'con-1',
-    dataCategoryCode: 'redec.consolidated_debt_record',
-    scopeId: 'redec-debt',
-    objectiveCode: '02',
+  request: accessRequest({
+    ...(mode === 'manage' ? { consentAuthorizationMode: 'credit_lifecycle_extension', accessPurpose: 'manage_existing_obligation' } : {}),
     reportingObligation: { status: 'granted', sourceSystem: 'core-loans', sourceReference: reference, assertedAt: decidedAt },
-    sourceSystem: 'origination',
     sourceReference: `r-${decidedAt}`,
-  },
+  }),
   requestSha256: 'h',
   status: 'authorized',
   denyReasonCode: null,

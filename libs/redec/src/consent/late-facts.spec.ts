@@ -1,4 +1,5 @@
 import { decideAccess } from '../access/access.decider';
+import { accessRequest } from '../access/testing/access-fixtures';
 import { BASELINE_PROFILE } from '../profiles/profile-catalog';
 import { ConsentEvent } from './consent.events';
 import { ConsentState } from './consent.state';
@@ -33,18 +34,12 @@ const registerCredit = (reference: string, creditGrantedAt: number, id = `x-${re
 const endOf = (id: string, request: Parameters<typeof decideEndExtension>[3], at = now) => (consent: ConsentState | null) =>
   decideEndExtension(consent, BASELINE_PROFILE, id, request, at);
 const manage = (reference: string) =>
-  ({
-    authorizationBasis: 'consent',
+  accessRequest({
     consentAuthorizationMode: 'credit_lifecycle_extension',
     accessPurpose: 'manage_existing_obligation',
-    redecConsentId: 'con-1',
-    dataCategoryCode: 'redec.consolidated_debt_record',
-    scopeId: 'redec-debt',
-    objectiveCode: '02',
     reportingObligation: { status: 'granted', sourceSystem: 'core-loans', sourceReference: reference, assertedAt: now },
-    sourceSystem: 'origination',
     sourceReference: `access-${reference}`,
-  }) as const;
+  });
 
 /** What a bank and an auditor can observe of a consent, without the instants at which the service learned each fact. */
 function answers(consent: ConsentState, at = now) {
