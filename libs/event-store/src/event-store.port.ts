@@ -142,7 +142,72 @@ export interface EventStore {
   /** The position of the last committed event, 0 when the store is empty. */
   headPosition(): Promise<number>;
 
+  /**
+   * The ledger's Merkle tree and its checkpoints (decision 0058), kept by the
+   * stores that enter each event in it in the transaction that appends it
+   * (SQLite, PostgreSQL); undefined for the EventStoreDB adapter.
+   */
+  readonly log?: LedgerLog;
+
   close(): Promise<void>;
+}
+
+/** An event's leaf in the ledger's Merkle tree. */
+export interface LogLeaf {
+  leafIndex: number;
+  eventId: string;
+  /** The stored leaf bytes (ledger-leaf.ts), which the leaf hash covers. */
+  leaf: Buffer;
+}
+
+/** A checkpoint the ledger issued: the signed note, and what it states. */
+export interface StoredCheckpoint {
+  size: number;
+  root: Buffer;
+  /** The C2SP signed note as issued (the log's signature only). */
+  note: string;
+  /** The service clock when it was issued (epoch ms). */
+  issuedAt: number;
+}
+
+/** A witness's cosignature of the checkpoint of one tree size. */
+export interface StoredCosignature {
+  size: number;
+  /** The witness's verifier key. */
+  witness: string;
+  /** The cosignature line, as appended to the checkpoint note. */
+  line: string;
+  /** The time the witness signed (seconds since the epoch, from the cosignature). */
+  cosignedAt: number;
+}
+
+/**
+ * The Merkle tree over every event (RFC 6962), in the order events were
+ * committed, and the checkpoints issued over it. Leaves are appended by the
+ * store with their events, never here; checkpoints and cosignatures are
+ * kept append-only, the first one of a tree size standing.
+ */
+export interface LedgerLog {
+  /** The number of leaves: every committed event's. */
+  size(): Promise<number>;
+  /** The hashes of complete subtrees within the tree (RFC 6962 MTH of each). */
+  subtreeHashes(subtrees: readonly { level: number; index: number }[]): Promise<Buffer[]>;
+  /** The leaves [start, end) that exist, in leaf order. */
+  leaves(start: number, end: number): Promise<LogLeaf[]>;
+  /** The leaves of the events with these ids that exist, in leaf order. */
+  leavesOf(eventIds: readonly string[]): Promise<LogLeaf[]>;
+  /** Keeps a checkpoint; false when one of that size was kept already (that one stands). */
+  addCheckpoint(checkpoint: StoredCheckpoint): Promise<boolean>;
+  /** The checkpoint of the largest tree size kept. */
+  latestCheckpoint(): Promise<StoredCheckpoint | undefined>;
+  /** Every checkpoint kept, by tree size. */
+  checkpoints(): Promise<StoredCheckpoint[]>;
+  /** Keeps a witness's cosignature; the first one of a size and witness stands. */
+  addCosignature(cosignature: StoredCosignature): Promise<void>;
+  /** The cosignatures of the checkpoint of a tree size. */
+  cosignatures(size: number): Promise<StoredCosignature[]>;
+  /** The largest tree size a witness cosigned, 0 when none. */
+  lastCosignedSize(witness: string): Promise<number>;
 }
 
 /** A stream is not at the revision an append expected. */

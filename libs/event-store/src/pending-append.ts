@@ -1,6 +1,7 @@
 import { AppendOptions, AppendResult, ExpectedRevision, NewEvent, StreamExpectation, WrongExpectedVersionError } from './event-store.port';
 import { satisfies } from './expected-revision';
 import { storedJson } from './integrity';
+import { leafRecordedAt } from './ledger-leaf';
 import { assertAppendable, expectationsOf } from './new-events';
 
 /**
@@ -26,6 +27,8 @@ export interface SerializedEvent {
   type: string;
   data: string;
   metadata: string;
+  /** The metadata's recordedAt, which the event's leaf in the ledger's tree states. */
+  recordedAt: number;
 }
 
 /** One queued append; the group's pass writes its outcome here, callers learn it after the commit. */
@@ -73,7 +76,7 @@ export function serializeAppend(
   const serialized = new Array<SerializedEvent>(events.length);
   for (let i = 0; i < events.length; i += 1) {
     const { id, type, data, metadata } = events[i];
-    serialized[i] = { id, type, data: storedJson(data), metadata: storedJson(metadata) };
+    serialized[i] = { id, type, data: storedJson(data), metadata: storedJson(metadata), recordedAt: leafRecordedAt(metadata.recordedAt) };
   }
   return { streamId, events: serialized, expectedRevision, expect, resolve, reject, result: undefined, failed: false, error: undefined };
 }

@@ -1,3 +1,5 @@
 export * from './merkle';
 export * from './signed-note';
 export * from './checkpoint';
+export * from './compact-range';
+export * from './stored-subtrees';

@@ -4,8 +4,11 @@ import { hashEventText, verifyStream } from '../integrity';
 import { createTestDatabase, describeEventStoreContract, newEvent, readEveryEvent, TestDatabase } from '../testing';
 import { runTestScript, spawnTestScript } from '../testing/child-processes';
 import { describeGroupCommit } from '../testing/group-commit.contract';
+import { writePostgresLedgerBeforeTheTree } from '../testing/ledger-before-the-tree';
+import { describeLedgerLogContract } from '../testing/ledger-log.contract';
 import { STOP_EVENT_TYPE } from '../testing/subscribe-in-child-process';
 import { PostgresEventStore } from './postgres-event-store';
+import { EVENT_STORE_MIGRATIONS } from './schema';
 
 // Runs on every test run against the server in testing/postgres-database.ts
 // (CI starts one on 127.0.0.1:5432), each suite in a database of its own.
@@ -25,6 +28,52 @@ describeEventStoreContract('PostgreSQL', async () => {
 describeGroupCommit('PostgreSQL', async () => {
   const database = await createTestDatabase();
   return { open: () => new PostgresEventStore(database.url), target: database.url, dispose: () => database.drop() };
+});
+
+describeLedgerLogContract('PostgreSQL', {
+  open: async () => {
+    const database = await createTestDatabase();
+    const store = new PostgresEventStore(database.url);
+    await store.opened();
+    return {
+      store,
+      dispose: async () => {
+        await store.close();
+        await database.drop();
+      },
+    };
+  },
+  oldLedger: async (streams) => {
+    const database = await createTestDatabase();
+    const events = await writePostgresLedgerBeforeTheTree(database.url, streams);
+    return {
+      events,
+      open: async ({ batch, onBuild }) => {
+        const store = new PostgresEventStore(database.url, { logBuildBatch: batch, onLogBuild: onBuild });
+        try {
+          await store.opened();
+        } catch (error) {
+          await store.close();
+          throw error;
+        }
+        return store;
+      },
+      insertWithoutLeaf: async (streamId, revision) => {
+        const client = new Client({ connectionString: database.url });
+        await client.connect();
+        try {
+          const { id, type, data, metadata } = newEvent();
+          await client.query(
+            `INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash) VALUES ($1, $2, $3, $4, $5, $6, 0, $7, NULL)`,
+            [id, streamId, revision, type, JSON.stringify(data), JSON.stringify(metadata), 'f'.repeat(64)],
+          );
+        } finally {
+          await client.end();
+        }
+      },
+      dispose: () => database.drop(),
+    };
+  },
 });
 
 describe('PostgresEventStore', () => {
@@ -106,7 +155,7 @@ describe('PostgresEventStore', () => {
       await client.connect();
       try {
         const versions = await client.query(`SELECT component, version FROM schema_versions`);
-        expect(versions.rows).toEqual([{ component: 'event-store', version: 1 }]);
+        expect(versions.rows).toEqual([{ component: 'event-store', version: EVENT_STORE_MIGRATIONS.steps.length }]);
         expect((await client.query('SELECT count(*)::int AS n FROM events')).rows[0].n).toBe(4);
       } finally {
         await client.end();
@@ -183,7 +232,7 @@ describe('PostgresEventStore', () => {
     expect(event).toMatchObject({ streamId: 'from-child', type: 'child.appended', position: appended.position });
   });
 
-  it('delivers every event exactly once and in position order to subscribers in other processes while several processes write', async () => {
+  it('delivers every event exactly once and in position order to subscribers in other processes while several processes write, and enters them in the tree in that order without a gap', async () => {
     const WRITERS = 4;
     const SUBSCRIBERS = 2;
     const APPENDS = 300;
@@ -203,6 +252,9 @@ describe('PostgresEventStore', () => {
       const delivered = JSON.parse(output.trim().split('\n').pop() as string) as number[];
       expect(delivered).toEqual(positions);
     }
+    const leaves = await store.log.leaves(0, all.length + 1);
+    expect(leaves.map((l) => l.leafIndex)).toEqual(all.map((_, i) => i));
+    expect(leaves.map((l) => l.eventId)).toEqual(all.map((e) => e.id));
   });
 });
 

@@ -14,6 +14,8 @@ import {
 } from '../event-store.port';
 import { firstRevisionOf, isSameBatch } from '../expected-revision';
 import { hashEventText } from '../integrity';
+import { ledgerLeaf, leafOfStored } from '../ledger-leaf';
+import { LogBuildProgress, TreeAppender } from '../log-tree';
 import { RecentEvents, SubscriptionPage } from '../recent-events';
 import {
   GroupCommitStats,
@@ -26,6 +28,7 @@ import {
   type PendingAppend,
   type StreamHead,
 } from '../pending-append';
+import { PostgresLedgerLog, rangeOn, storeKeptOn } from './postgres-ledger-log';
 import { EVENT_ID_UNIQUE, EVENT_STORE_MIGRATIONS, EVENTS_CHANNEL } from './schema';
 
 export interface PostgresEventStoreOptions {
@@ -35,6 +38,10 @@ export interface PostgresEventStoreOptions {
   pollIntervalMs?: number;
   /** Connections in the pool (10 by default). */
   poolSize?: number;
+  /** Hears the progress of entering events written before the ledger's tree into it, when the store opens. */
+  onLogBuild?: (progress: LogBuildProgress) => void;
+  /** Events entered per transaction by that build (20,000 by default). */
+  logBuildBatch?: number;
 }
 
 interface EventRow {
@@ -61,6 +68,8 @@ class StagedRows {
   readonly created: number[] = [];
   readonly hashes: string[] = [];
   readonly previousHashes: Array<string | null> = [];
+  readonly leafIndexes: number[] = [];
+  readonly leaves: Buffer[] = [];
   /** The appends whose events these are, each with the id of its last event. */
   readonly owners: Array<{ pending: PendingAppend; lastEventId: string }> = [];
 
@@ -78,6 +87,8 @@ const DEFAULT_POLL_INTERVAL_MS = 250;
 const RELISTEN_DELAY_MS = 1_000;
 /** Thrown inside the fast path's transaction to roll it back and redo the group on the slow path. */
 const REDO_ON_SLOW_PATH = Symbol('redo on slow path');
+/** Events written before the ledger's tree are entered in it this many per transaction, so other writers wait little. */
+const DEFAULT_LOG_BUILD_BATCH = 20_000;
 
 const COLUMNS = 'position, event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash';
 /**
@@ -86,14 +97,16 @@ const COLUMNS = 'position, event_id, stream_id, revision, type, data, metadata, 
  * (simple protocol), as do the notification and the commit: a lone writer
  * waits for every round trip.
  */
-const BEGIN_AND_LOCK = `BEGIN; SELECT pg_advisory_xact_lock(hashtext('ledger-event-store-append'))`;
+const BEGIN_AND_LOCK = `BEGIN; SELECT pg_advisory_xact_lock(hashtext('ledger-event-store-append'));
+  SELECT COALESCE(MAX(leaf_index) + 1, 0) AS size, EXISTS (SELECT 1 FROM events WHERE leaf_index IS NULL) AS unleaved FROM events`;
 /** The notification is delivered at commit, and only if the transaction commits. */
 const NOTIFY_AND_COMMIT = `SELECT pg_notify('${EVENTS_CHANNEL}', ''); COMMIT`;
 const INSERT_EVENTS = `
-  INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash)
-  SELECT event_id, stream_id, revision, type, data::json, metadata::json, created, hash, previous_hash
-  FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[])
-       WITH ORDINALITY AS staged (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash, n)
+  INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash, leaf_index, leaf)
+  SELECT event_id, stream_id, revision, type, data::json, metadata::json, created, hash, previous_hash, leaf_index, leaf
+  FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[],
+              $10::bigint[], $11::bytea[])
+       WITH ORDINALITY AS staged (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash, leaf_index, leaf, n)
   ORDER BY n
   RETURNING event_id, position`;
 const SELECT_HEADS = `
@@ -108,6 +121,13 @@ const SELECT_FROM_EVENT = `
   FROM events first JOIN events e ON e.stream_id = first.stream_id AND e.revision >= first.revision
   WHERE first.event_id = $1 AND first.stream_id = $2
   ORDER BY e.revision LIMIT $3`;
+const SELECT_UNLEAVED = `
+  SELECT position, event_id, stream_id, revision, type, metadata::text AS metadata, hash
+  FROM events WHERE leaf_index IS NULL ORDER BY position LIMIT $1`;
+const SET_LEAVES = `
+  UPDATE events e SET leaf_index = u.leaf_index, leaf = u.leaf
+  FROM unnest($1::bigint[], $2::bigint[], $3::bytea[]) AS u (position, leaf_index, leaf)
+  WHERE e.position = u.position`;
 /**
  * Only transactions that have all ended are read: below the snapshot's xmin
  * no transaction can still commit, so what a subscription reads there is
@@ -144,6 +164,7 @@ const SELECT_SETTLED_AFTER = `
  * Schema migrations run when the store opens; every call waits for them.
  */
 export class PostgresEventStore implements EventStore {
+  readonly log: PostgresLedgerLog;
   private readonly pool: Pool;
   private readonly clock: Clock;
   private readonly pollIntervalMs: number;
@@ -159,6 +180,13 @@ export class PostgresEventStore implements EventStore {
   private relisten: NodeJS.Timeout | undefined;
   private readonly counters = { appends: 0, transactions: 0, slowPathGroups: 0 };
   private readonly recent: RecentEvents;
+  /**
+   * The ledger's tree as this process last committed it. Appends of every
+   * process take the append lock and grow the tree, so it is still the
+   * database's exactly when the size read under the lock is its size; it is
+   * forgotten whenever a group does not commit.
+   */
+  private tree: TreeAppender | undefined;
   private readonly readSubscriptionPage = async (after: number) =>
     (await this.pool.query<EventRow>(SELECT_SETTLED_AFTER, [after, PAGE_SIZE])).rows.map(toRecordedEvent);
 
@@ -170,7 +198,8 @@ export class PostgresEventStore implements EventStore {
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.recent = new RecentEvents(PAGE_SIZE, this.pollIntervalMs);
     this.pool = createPostgresPool(connectionString, 'ledger-event-store', options.poolSize);
-    this.ready = migratePostgres(this.pool, EVENT_STORE_MIGRATIONS);
+    this.ready = migratePostgres(this.pool, EVENT_STORE_MIGRATIONS).then(() => this.buildLog(options.logBuildBatch ?? DEFAULT_LOG_BUILD_BATCH, options.onLogBuild));
+    this.log = new PostgresLedgerLog(this.pool, this.ready);
     // Every call awaits `ready` and reports its failure; this only keeps it from being unhandled meanwhile.
     this.ready.catch(() => undefined);
   }
@@ -277,6 +306,7 @@ export class PostgresEventStore implements EventStore {
       try {
         await this.runFast(client, group);
       } catch (error) {
+        this.tree = undefined;
         await client.query('ROLLBACK');
         if (error !== REDO_ON_SLOW_PATH) throw error;
         resetOutcomes(group);
@@ -285,6 +315,7 @@ export class PostgresEventStore implements EventStore {
       }
     } catch (error) {
       // The group did not commit (or its commit was not confirmed): every caller fails, and may retry the same ids.
+      this.tree = undefined;
       if (client !== undefined) {
         await client.query('ROLLBACK').catch(() => undefined);
         client.release(true);
@@ -306,7 +337,7 @@ export class PostgresEventStore implements EventStore {
    * the table, so what the group has staged so far is inserted first.
    */
   private async runFast(client: PoolClient, group: PendingAppend[]): Promise<void> {
-    await client.query(BEGIN_AND_LOCK);
+    const tree = await this.beginAndLock(client);
     const streamIds = new Set<string>();
     for (const pending of group) {
       streamIds.add(pending.streamId);
@@ -325,10 +356,70 @@ export class PostgresEventStore implements EventStore {
       }
       if (!admits(pending, actual, retried)) continue;
       if (pending.expect !== undefined && !meetsExpectations(pending, pending.expect, revisionIn(heads))) continue;
-      heads.set(pending.streamId, this.stage(staged, pending, head));
+      heads.set(pending.streamId, this.stage(staged, pending, head, tree));
     }
     await this.insertOrRedo(client, staged);
+    await storeKeptOn(client, tree.finished.splice(0));
     await client.query(NOTIFY_AND_COMMIT);
+    this.tree = tree;
+  }
+
+  /**
+   * Begins a group's transaction under the append lock and returns the tree
+   * as it stands, every event not yet in it entered first (a ledger written
+   * before the tree, or an event a writer left out), so leaves keep the
+   * events' order.
+   */
+  private async beginAndLock(client: PoolClient): Promise<TreeAppender> {
+    const results = (await client.query(BEGIN_AND_LOCK)) as unknown as Array<{ rows: Array<{ size: string; unleaved: boolean }> }>;
+    const { size, unleaved } = results[results.length - 1].rows[0];
+    if (this.tree !== undefined && this.tree.range.size === Number(size) && !unleaved) return this.tree;
+    this.tree = undefined;
+    const tree = new TreeAppender(await rangeOn(client, Number(size)));
+    if (unleaved) await this.enterUnleaved(client, tree, null);
+    return tree;
+  }
+
+  /** Enters up to `limit` (all: null) events that have no leaf, in position order; returns how many. */
+  private async enterUnleaved(client: PoolClient, tree: TreeAppender, limit: number | null): Promise<number> {
+    const { rows } = await client.query<{ position: string; event_id: string; stream_id: string; revision: string; type: string; metadata: string; hash: string }>(
+      SELECT_UNLEAVED,
+      [limit],
+    );
+    const leaves = rows.map((row) => leafOfStored(row.stream_id, Number(row.revision), row.event_id, row.type, row.metadata, row.hash));
+    await client.query(SET_LEAVES, [rows.map((row) => row.position), leaves.map((leaf) => tree.enter(leaf)), leaves]);
+    await storeKeptOn(client, tree.finished.splice(0));
+    return rows.length;
+  }
+
+  /**
+   * Enters the events of a ledger written before its tree, in position
+   * order, a batch per transaction under the append lock: resumable (a batch
+   * is committed whole or not at all), and a no-op once done.
+   */
+  private async buildLog(batchSize: number, onProgress: ((progress: LogBuildProgress) => void) | undefined): Promise<void> {
+    const { rows } = await this.pool.query<{ remaining: string }>('SELECT COUNT(*) AS remaining FROM events WHERE leaf_index IS NULL');
+    let remaining = Number(rows[0].remaining);
+    if (remaining === 0) return;
+    const client = await this.pool.connect();
+    try {
+      let entered = 0;
+      for (;;) {
+        const results = (await client.query(BEGIN_AND_LOCK)) as unknown as Array<{ rows: Array<{ size: string }> }>;
+        const tree = new TreeAppender(await rangeOn(client, Number(results[results.length - 1].rows[0].size)));
+        const done = await this.enterUnleaved(client, tree, batchSize);
+        await client.query('COMMIT');
+        if (done === 0) break;
+        entered += done;
+        remaining = Math.max(0, remaining - done);
+        onProgress?.({ entered, remaining });
+      }
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   private async insertOrRedo(client: PoolClient, staged: StagedRows): Promise<void> {
@@ -343,7 +434,7 @@ export class PostgresEventStore implements EventStore {
 
   /** The slow path: one savepoint per append, so a failing insert is undone alone. */
   private async runSlow(client: PoolClient, group: PendingAppend[]): Promise<void> {
-    await client.query(BEGIN_AND_LOCK);
+    const tree = await this.beginAndLock(client);
     for (const pending of group) {
       const { expect } = pending;
       // A guarded append's expected streams are read with its own, in one round trip.
@@ -354,13 +445,17 @@ export class PostgresEventStore implements EventStore {
       if (!admits(pending, actual, retried)) continue;
       if (expect !== undefined && !meetsExpectations(pending, expect, revisionIn(heads))) continue;
       const staged = new StagedRows();
-      this.stage(staged, pending, head);
+      const before = tree.range;
+      this.stage(staged, pending, head, tree);
       await client.query('SAVEPOINT append');
       try {
         await this.insert(client, staged);
+        await storeKeptOn(client, tree.finished.splice(0));
         await client.query('RELEASE SAVEPOINT append');
       } catch (error) {
         await client.query('ROLLBACK TO SAVEPOINT append');
+        tree.range = before;
+        tree.finished.length = 0;
         pending.failed = true;
         pending.error = isUniqueViolation(error, EVENT_ID_UNIQUE)
           ? new DuplicateEventIdError(pending.streamId, duplicateEventId(error) ?? pending.events[0].id)
@@ -368,16 +463,20 @@ export class PostgresEventStore implements EventStore {
       }
     }
     await client.query(NOTIFY_AND_COMMIT);
+    this.tree = tree;
   }
 
-  /** Stages the append's events after `head`, chaining their hashes; returns the stream's new head. */
-  private stage(staged: StagedRows, pending: PendingAppend, head: StreamHead | null): StreamHead {
+  /** Stages the append's events after `head`, chaining their hashes and entering their leaves; returns the stream's new head. */
+  private stage(staged: StagedRows, pending: PendingAppend, head: StreamHead | null, tree: TreeAppender): StreamHead {
     const { streamId, events } = pending;
     const created = this.clock.now();
     let previousHash = head === null ? null : head.hash;
     let revision = head === null ? 0 : head.revision + 1;
-    for (const { id, type, data, metadata } of events) {
+    for (const { id, type, data, metadata, recordedAt } of events) {
       const hash = hashEventText(previousHash, streamId, revision, id, type, data, metadata);
+      const leaf = ledgerLeaf({ streamId, revision, eventId: id, type, recordedAt, hash });
+      staged.leafIndexes.push(tree.enter(leaf));
+      staged.leaves.push(leaf);
       staged.eventIds.push(id);
       staged.streamIds.push(streamId);
       staged.revisions.push(revision);
@@ -408,6 +507,8 @@ export class PostgresEventStore implements EventStore {
       staged.created,
       staged.hashes,
       staged.previousHashes,
+      staged.leafIndexes,
+      staged.leaves,
     ]);
     const positions = new Map(rows.map((row) => [row.event_id, Number(row.position)]));
     for (const { pending, lastEventId } of staged.owners) {

@@ -32,6 +32,37 @@ export const EVENT_STORE_MIGRATIONS: PostgresMigrations = {
        previous_hash  text,
        CONSTRAINT events_stream_revision_unique UNIQUE (stream_id, revision)
      );`,
+    // The ledger's Merkle tree (decision 0058), as on SQLite: each event's leaf entered under the append lock in the
+    // transaction that appends it, so leaf order is commit order across processes; kept subtrees are every eighth
+    // level's; checkpoints and cosignatures are append-only.
+    `ALTER TABLE events ADD COLUMN leaf_index bigint, ADD COLUMN leaf bytea;
+     CREATE UNIQUE INDEX events_leaf_index ON events (leaf_index);
+     CREATE INDEX events_unleaved ON events (position) WHERE leaf_index IS NULL;
+     CREATE TABLE log_subtrees (
+       level integer NOT NULL,
+       idx   bigint  NOT NULL,
+       hash  bytea   NOT NULL,
+       PRIMARY KEY (level, idx)
+     );
+     CREATE TABLE log_checkpoints (
+       size      bigint PRIMARY KEY,
+       root      bytea  NOT NULL,
+       note      text   NOT NULL,
+       issued_at bigint NOT NULL
+     );
+     CREATE TABLE log_cosignatures (
+       size        bigint NOT NULL,
+       witness     text   NOT NULL,
+       line        text   NOT NULL,
+       cosigned_at bigint NOT NULL,
+       PRIMARY KEY (size, witness)
+     );
+     CREATE FUNCTION log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN RAISE EXCEPTION '% is append-only', TG_TABLE_NAME; END $$;
+     CREATE TRIGGER log_checkpoints_append_only BEFORE UPDATE OR DELETE ON log_checkpoints
+       FOR EACH ROW EXECUTE FUNCTION log_append_only();
+     CREATE TRIGGER log_cosignatures_append_only BEFORE UPDATE OR DELETE ON log_cosignatures
+       FOR EACH ROW EXECUTE FUNCTION log_append_only();`,
   ],
 };
 

@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3';
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
 /** Applied in order; a database records how many it has applied. Never edit one that shipped. */
-const MIGRATIONS: readonly string[] = [
+export const EVENT_STORE_SCHEMA: readonly string[] = [
   `CREATE TABLE events (
      position      INTEGER PRIMARY KEY AUTOINCREMENT,
      event_id      TEXT    NOT NULL UNIQUE,
@@ -34,6 +34,36 @@ const MIGRATIONS: readonly string[] = [
   // (stream_id, revision) index: as cheap as the streams table to read and
   // one write less per append.
   `DROP TABLE streams;`,
+  // The ledger's Merkle tree (decision 0058): each event's leaf, entered in the transaction that appends it;
+  // events written before the tree have none until the store's build leaves them, in position order.
+  // Kept subtrees are every eighth level's; checkpoints and cosignatures are append-only.
+  `ALTER TABLE events ADD COLUMN leaf_index INTEGER;
+   ALTER TABLE events ADD COLUMN leaf BLOB;
+   CREATE UNIQUE INDEX events_leaf_index ON events (leaf_index);
+   CREATE INDEX events_unleaved ON events (position) WHERE leaf_index IS NULL;
+   CREATE TABLE log_subtrees (
+     level INTEGER NOT NULL,
+     idx   INTEGER NOT NULL,
+     hash  BLOB    NOT NULL,
+     PRIMARY KEY (level, idx)
+   ) WITHOUT ROWID;
+   CREATE TABLE log_checkpoints (
+     size      INTEGER PRIMARY KEY,
+     root      BLOB    NOT NULL,
+     note      TEXT    NOT NULL,
+     issued_at INTEGER NOT NULL
+   );
+   CREATE TABLE log_cosignatures (
+     size        INTEGER NOT NULL,
+     witness     TEXT    NOT NULL,
+     line        TEXT    NOT NULL,
+     cosigned_at INTEGER NOT NULL,
+     PRIMARY KEY (size, witness)
+   ) WITHOUT ROWID;
+   CREATE TRIGGER log_checkpoints_kept BEFORE UPDATE ON log_checkpoints BEGIN SELECT RAISE(ABORT, 'checkpoints are append-only'); END;
+   CREATE TRIGGER log_checkpoints_not_deleted BEFORE DELETE ON log_checkpoints BEGIN SELECT RAISE(ABORT, 'checkpoints are append-only'); END;
+   CREATE TRIGGER log_cosignatures_kept BEFORE UPDATE ON log_cosignatures BEGIN SELECT RAISE(ABORT, 'cosignatures are append-only'); END;
+   CREATE TRIGGER log_cosignatures_not_deleted BEFORE DELETE ON log_cosignatures BEGIN SELECT RAISE(ABORT, 'cosignatures are append-only'); END;`,
 ];
 
 export function openDatabase(db: Database.Database, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): void {
@@ -41,7 +71,7 @@ export function openDatabase(db: Database.Database, busyTimeoutMs = DEFAULT_BUSY
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('temp_store = MEMORY');
-  migrateSchema(db, MIGRATIONS, 'event store');
+  migrateSchema(db, EVENT_STORE_SCHEMA, 'event store');
 }
 
 /**

@@ -7,8 +7,11 @@ import { RecordedEvent } from '../event-store.port';
 import { verifyStream } from '../integrity';
 import { describeEventStoreContract, newEvent } from '../testing';
 import { describeGroupCommit } from '../testing/group-commit.contract';
+import { describeLedgerLogContract } from '../testing/ledger-log.contract';
 import { runTestScript } from '../testing/child-processes';
 import { SqliteEventStore } from './sqlite-event-store';
+import { EVENT_STORE_SCHEMA } from './schema';
+import { writeLedgerAtVersion } from '../testing/ledger-before-the-tree';
 
 const dirs: string[] = [];
 function tempFile(): string {
@@ -30,6 +33,33 @@ describeGroupCommit('SQLite', async () => {
   return { open: () => new SqliteEventStore(file), target: file, dispose: async () => undefined };
 });
 
+describeLedgerLogContract('SQLite', {
+  open: async () => {
+    const store = new SqliteEventStore(tempFile());
+    return { store, dispose: () => store.close() };
+  },
+  oldLedger: async (streams) => {
+    const file = tempFile();
+    const events = writeLedgerAtVersion(file, 2, streams);
+    return {
+      events,
+      open: async ({ batch, onBuild }) => new SqliteEventStore(file, { logBuildBatch: batch, onLogBuild: onBuild }),
+      insertWithoutLeaf: async (streamId, revision) => {
+        const db = new Database(file);
+        try {
+          const { id, type, data, metadata } = newEvent();
+          db.prepare(
+            'INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash) VALUES (?, ?, ?, ?, ?, ?, 0, ?, NULL)',
+          ).run(id, streamId, revision, type, JSON.stringify(data), JSON.stringify(metadata), 'f'.repeat(64));
+        } finally {
+          db.close();
+        }
+      },
+      dispose: async () => undefined,
+    };
+  },
+});
+
 describe('SqliteEventStore', () => {
   let file: string;
   let store: SqliteEventStore;
@@ -42,24 +72,19 @@ describe('SqliteEventStore', () => {
   });
 
   it('drops the streams table of a file made by the first schema version', async () => {
-    await store.append('before-upgrade', [newEvent()], 'no_stream');
-    await store.close();
-    const old = new Database(file);
-    old.exec(`CREATE TABLE streams (
-                stream_id TEXT PRIMARY KEY, last_revision INTEGER NOT NULL, last_hash TEXT NOT NULL
-              ) WITHOUT ROWID;
-              UPDATE schema_version SET version = 1;`);
-    old.close();
-    store = new SqliteEventStore(file);
-    const reader = new Database(file, { readonly: true });
+    const first = tempFile();
+    writeLedgerAtVersion(first, 1, [{ streamId: 'before-upgrade', events: 1 }]);
+    const upgraded = new SqliteEventStore(first);
+    const reader = new Database(first, { readonly: true });
     try {
-      expect(reader.prepare('SELECT version FROM schema_version').pluck().get()).toBe(2);
+      expect(reader.prepare('SELECT version FROM schema_version').pluck().get()).toBe(EVENT_STORE_SCHEMA.length);
       expect(reader.prepare(`SELECT name FROM sqlite_master WHERE name = 'streams'`).all()).toEqual([]);
+      await expect(upgraded.append('before-upgrade', [newEvent()], 0)).resolves.toMatchObject({ nextRevision: 1 });
+      expect(verifyStream(await upgraded.readStream('before-upgrade'))).toBeNull();
     } finally {
       reader.close();
+      await upgraded.close();
     }
-    await expect(store.append('before-upgrade', [newEvent()], 0)).resolves.toMatchObject({ nextRevision: 1 });
-    expect(verifyStream(await store.readStream('before-upgrade'))).toBeNull();
   });
 
   it('keeps stream heads in the events table only', () => {

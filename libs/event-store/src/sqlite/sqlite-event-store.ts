@@ -14,6 +14,8 @@ import {
 } from '../event-store.port';
 import { firstRevisionOf, isSameBatch } from '../expected-revision';
 import { hashEventText } from '../integrity';
+import { ledgerLeaf, leafOfStored } from '../ledger-leaf';
+import { LogBuildProgress, TreeAppender } from '../log-tree';
 import { RecentEvents } from '../recent-events';
 import {
   GroupCommitStats,
@@ -27,6 +29,7 @@ import {
   type SerializedEvent,
   type StreamHead,
 } from '../pending-append';
+import { SqliteLedgerLog } from './sqlite-ledger-log';
 import { openDatabase } from './schema';
 
 export interface SqliteEventStoreOptions {
@@ -38,6 +41,10 @@ export interface SqliteEventStoreOptions {
   busyTimeoutMs?: number;
   /** Open an existing file only, never create one (better-sqlite3 `fileMustExist`). */
   fileMustExist?: boolean;
+  /** Hears the progress of entering events written before the ledger's tree into it, when the store opens. */
+  onLogBuild?: (progress: LogBuildProgress) => void;
+  /** Events entered per transaction by that build (20,000 by default). */
+  logBuildBatch?: number;
 }
 
 interface EventRow {
@@ -60,6 +67,9 @@ const PAGE_SIZE = 500;
 const DEFAULT_POLL_INTERVAL_MS = 150;
 /** SQLite reads `LIMIT -1` as "no limit". */
 const NO_LIMIT = -1;
+
+/** Events written before the ledger's tree are entered in it this many per transaction, so other writers wait little. */
+const DEFAULT_LOG_BUILD_BATCH = 20_000;
 
 /** Stream heads kept between groups at most; beyond it the cache starts afresh. */
 const MAX_CACHED_HEADS = 10_000;
@@ -91,13 +101,14 @@ const REDO_ON_SLOW_PATH = Symbol('redo on slow path');
  * write lock, up to the busy timeout) blocks the event loop while it runs.
  */
 export class SqliteEventStore implements EventStore {
+  readonly log: SqliteLedgerLog;
   private readonly db: Database.Database;
   private readonly clock: Clock;
   private readonly pollIntervalMs: number;
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly fastGroup: (group: PendingAppend[]) => void;
   private readonly slowGroup: (group: PendingAppend[]) => void;
-  private readonly appendInSavepoint: (pending: PendingAppend, head: StreamHead | null) => StreamHead;
+  private readonly appendInSavepoint: (pending: PendingAppend, head: StreamHead | null, tree: TreeAppender) => StreamHead;
   private queue: PendingAppend[] = [];
   private flushScheduled = false;
   private closed = false;
@@ -113,6 +124,8 @@ export class SqliteEventStore implements EventStore {
   private readonly heads = new Map<string, StreamHead | null>();
   /** PRAGMA data_version when `heads` was last known valid; undefined when it is not. */
   private headsVersion: number | undefined;
+  /** The ledger's tree as this connection last committed it; valid and forgotten with `heads`. */
+  private tree: TreeAppender | undefined;
   private readonly counters = { appends: 0, transactions: 0, slowPathGroups: 0 };
   /** Where the fast pass stands on a stream: its tracked head. */
   private readonly trackedRevision = (streamId: string) => revisionAt(this.trackedHead(streamId));
@@ -136,14 +149,21 @@ export class SqliteEventStore implements EventStore {
     restrictToOwner(filePath, `${filePath}-wal`, `${filePath}-shm`);
     openDatabase(this.db, options.busyTimeoutMs);
     this.statements = prepareStatements(this.db);
+    this.log = new SqliteLedgerLog(this.db);
     const fast = this.db.transaction((group: PendingAppend[]) => this.runFast(group));
     this.fastGroup = fast.immediate;
     // A transaction function called inside another becomes a savepoint.
-    this.appendInSavepoint = this.db.transaction((pending: PendingAppend, head: StreamHead | null) =>
-      this.write(pending, head),
+    this.appendInSavepoint = this.db.transaction((pending: PendingAppend, head: StreamHead | null, tree: TreeAppender) =>
+      this.write(pending, head, tree),
     );
     const slow = this.db.transaction((group: PendingAppend[]) => this.runSlow(group));
     this.slowGroup = slow.immediate;
+    try {
+      this.buildLog(options.logBuildBatch ?? DEFAULT_LOG_BUILD_BATCH, options.onLogBuild);
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
   }
 
   append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
@@ -252,11 +272,12 @@ export class SqliteEventStore implements EventStore {
     const version = this.statements.dataVersion.get() as number;
     if (version !== this.headsVersion || this.heads.size > MAX_CACHED_HEADS) this.forgetHeads();
     this.headsVersion = version;
+    const tree = (this.tree ??= this.treeNow());
     for (const pending of group) {
       const head = this.trackedHead(pending.streamId);
       if (!this.accepts(pending, head, this.trackedRevision)) continue;
       try {
-        this.heads.set(pending.streamId, this.write(pending, head));
+        this.heads.set(pending.streamId, this.write(pending, head, tree));
       } catch {
         // Rows of this append may be in the transaction: roll back everything, redo with savepoints.
         throw REDO_ON_SLOW_PATH;
@@ -276,19 +297,64 @@ export class SqliteEventStore implements EventStore {
   private forgetHeads(): void {
     this.heads.clear();
     this.headsVersion = undefined;
+    this.tree = undefined;
+  }
+
+  /**
+   * The tree as the file holds it, inside a write transaction, with every
+   * event not yet in it entered first (a ledger written before the tree, or
+   * an event another writer left out), so leaves keep the events' order.
+   */
+  private treeNow(): TreeAppender {
+    const tree = new TreeAppender(this.log.rangeNow());
+    this.enterUnleaved(tree, NO_LIMIT);
+    return tree;
+  }
+
+  /** Enters up to `limit` events that have no leaf, in position order; returns how many. */
+  private enterUnleaved(tree: TreeAppender, limit: number): number {
+    const rows = this.statements.selectUnleaved.all(limit) as Array<Pick<EventRow, 'position' | 'event_id' | 'stream_id' | 'revision' | 'type' | 'metadata' | 'hash'>>;
+    for (const row of rows) {
+      const leaf = leafOfStored(row.stream_id, row.revision, row.event_id, row.type, row.metadata, row.hash);
+      this.statements.setLeaf.run(tree.enter(leaf), leaf, row.position);
+    }
+    this.log.storeKept(tree.finished.splice(0));
+    return rows.length;
+  }
+
+  /**
+   * Enters the events of a ledger written before its tree, in position
+   * order, a batch per transaction: resumable (a batch is committed whole or
+   * not at all), and a no-op once done. Appends meanwhile enter what is left
+   * before their own events (treeNow).
+   */
+  private buildLog(batchSize: number, onProgress: ((progress: LogBuildProgress) => void) | undefined): void {
+    let remaining = this.statements.countUnleaved.get() as number;
+    if (remaining === 0) return;
+    const batch = this.db.transaction(() => this.enterUnleaved(new TreeAppender(this.log.rangeNow()), batchSize)).immediate;
+    let entered = 0;
+    for (let done = batch(); done > 0; done = batch()) {
+      entered += done;
+      remaining = Math.max(0, remaining - done);
+      onProgress?.({ entered, remaining });
+    }
   }
 
   /** The slow path: one savepoint per append, so a failing insert is undone alone. */
   private runSlow(group: PendingAppend[]): void {
+    const tree = this.treeNow();
     for (const pending of group) {
       const head = this.readHead(pending.streamId);
       if (!this.accepts(pending, head, this.currentRevision)) continue;
+      const before = tree.range;
       try {
-        this.appendInSavepoint(pending, head);
+        this.appendInSavepoint(pending, head, tree);
       } catch (error) {
         // Some failures (disk full, I/O) make SQLite roll back the whole
         // transaction; then the group must fail rather than go on outside it.
         if (!this.db.inTransaction) throw error;
+        tree.range = before;
+        tree.finished.length = 0;
         pending.failed = true;
         pending.error = error;
       }
@@ -306,8 +372,8 @@ export class SqliteEventStore implements EventStore {
     return pending.expect === undefined || meetsExpectations(pending, pending.expect, revisionOf);
   }
 
-  /** Inserts the append's events after `head`; returns the stream's new head. */
-  private write(pending: PendingAppend, head: StreamHead | null): StreamHead {
+  /** Inserts the append's events after `head`, each with its leaf in the tree; returns the stream's new head. */
+  private write(pending: PendingAppend, head: StreamHead | null, tree: TreeAppender): StreamHead {
     const { streamId, events } = pending;
     const insert = this.statements.insertEvent;
     const created = this.clock.now();
@@ -315,10 +381,11 @@ export class SqliteEventStore implements EventStore {
     let revision = head === null ? 0 : head.revision + 1;
     let position = 0;
     for (let i = 0; i < events.length; i += 1) {
-      const { id, type, data, metadata } = events[i];
+      const { id, type, data, metadata, recordedAt } = events[i];
       const hash = hashEventText(previousHash, streamId, revision, id, type, data, metadata);
+      const leaf = ledgerLeaf({ streamId, revision, eventId: id, type, recordedAt, hash });
       try {
-        const info = insert.run(id, streamId, revision, type, data, metadata, created, hash, previousHash);
+        const info = insert.run(id, streamId, revision, type, data, metadata, created, hash, previousHash, tree.enter(leaf), leaf);
         position = Number(info.lastInsertRowid);
       } catch (error) {
         if (isUniqueViolation(error, 'events.event_id')) throw new DuplicateEventIdError(streamId, id);
@@ -327,6 +394,7 @@ export class SqliteEventStore implements EventStore {
       previousHash = hash;
       revision += 1;
     }
+    this.log.storeKept(tree.finished.splice(0));
     pending.result = { nextRevision: revision - 1, position };
     return { revision: revision - 1, hash: previousHash as string };
   }
@@ -395,9 +463,14 @@ function prepareStatements(db: Database.Database) {
     ),
     selectEventById: db.prepare('SELECT stream_id, revision FROM events WHERE event_id = ?'),
     insertEvent: db.prepare(
-      `INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash, leaf_index, leaf)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    selectUnleaved: db.prepare(
+      'SELECT position, event_id, stream_id, revision, type, metadata, hash FROM events WHERE leaf_index IS NULL ORDER BY position LIMIT ?',
+    ),
+    countUnleaved: db.prepare('SELECT COUNT(*) FROM events WHERE leaf_index IS NULL').pluck(),
+    setLeaf: db.prepare('UPDATE events SET leaf_index = ?, leaf = ? WHERE position = ?'),
     // Whole-stream reads (every command's) get statements without a LIMIT: a bound LIMIT makes
     // SQLite's lookup of a short stream about twice as slow (decision 0037).
     readForwards: db.prepare(`SELECT ${columns} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC`),

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The record each event is entered in the ledger's Merkle tree as (decision
+ * 0058). Its bytes are stored beside the event when it is appended and are
+ * what the leaf hash covers, so a verifier hashes the stored bytes and never
+ * re-serializes anything. UTF-8 text, seven lines each ending in "\n":
+ *
+ *     consent-ledger/leaf/v1
+ *     <SHA-256 of the stream id, lowercase hex>
+ *     <revision, decimal>
+ *     <event id, as a JSON string literal>
+ *     <event type, as a JSON string literal>
+ *     <recordedAt, epoch milliseconds, decimal>
+ *     <the event's chain hash, lowercase hex>
+ *
+ * The chain hash covers the event's data and metadata (integrity.ts), so the
+ * leaf commits to the whole event without holding any of it. The stream id is
+ * hashed because stream ids carry tenant ids and integrators' references;
+ * the event id is a random uuid and the type a name from this code. Nothing
+ * here identifies a person, so destroying a customer's key (erasure) leaves
+ * every leaf and every proof as valid as before.
+ */
+export const LEAF_VERSION = 'consent-ledger/leaf/v1';
+
+export interface LeafContent {
+  streamId: string;
+  revision: number;
+  eventId: string;
+  type: string;
+  recordedAt: number;
+  /** The event's chain hash (`integrity.hash`). */
+  hash: string;
+}
+
+/** The leaf's fields as written; `streamIdHash` stands for the stream id. */
+export interface ParsedLeaf extends Omit<LeafContent, 'streamId'> {
+  streamIdHash: string;
+}
+
+export function streamIdHash(streamId: string): string {
+  return createHash('sha256').update(streamId, 'utf8').digest('hex');
+}
+
+export function ledgerLeaf({ streamId, revision, eventId, type, recordedAt, hash }: LeafContent): Buffer {
+  return Buffer.from(
+    `${LEAF_VERSION}\n${streamIdHash(streamId)}\n${revision}\n${JSON.stringify(eventId)}\n${JSON.stringify(type)}\n${recordedAt}\n${hash}\n`,
+    'utf8',
+  );
+}
+
+/** The leaf an event's stored columns make; the recordedAt is the metadata's, which the chain hash covers. */
+export function leafOfStored(streamId: string, revision: number, eventId: string, type: string, metadataText: string, hash: string): Buffer {
+  return ledgerLeaf({ streamId, revision, eventId, type, recordedAt: recordedAtOf(metadataText), hash });
+}
+
+function recordedAtOf(metadataText: string): number {
+  return leafRecordedAt((JSON.parse(metadataText) as { recordedAt?: unknown }).recordedAt);
+}
+
+/** The recordedAt a leaf states for an event's metadata.recordedAt: 0 for metadata without a whole, non-negative one. */
+export function leafRecordedAt(recordedAt: unknown): number {
+  return typeof recordedAt === 'number' && Number.isSafeInteger(recordedAt) && recordedAt >= 0 ? recordedAt : 0;
+}
+
+/** The fields of leaf bytes, or an Error saying why they are not a v1 leaf. */
+export function parseLedgerLeaf(leaf: Uint8Array): ParsedLeaf {
+  const lines = Buffer.from(leaf).toString('utf8').split('\n');
+  const [version, stream, revision, eventId, type, recordedAt, hash, end] = lines;
+  if (lines.length !== 8 || end !== '' || version !== LEAF_VERSION) throw new Error(`not a ${LEAF_VERSION} leaf`);
+  if (!/^[0-9a-f]{64}$/.test(stream) || !/^[0-9a-f]{64}$/.test(hash) || !/^(0|[1-9][0-9]*)$/.test(revision) || !/^(0|[1-9][0-9]*)$/.test(recordedAt)) {
+    throw new Error(`not a ${LEAF_VERSION} leaf`);
+  }
+  return { streamIdHash: stream, revision: Number(revision), eventId: JSON.parse(eventId), type: JSON.parse(type), recordedAt: Number(recordedAt), hash };
+}

@@ -1,0 +1,148 @@
+import type { Pool, PoolClient } from 'pg';
+import { CompactRange, Subtree } from '@ledger/transparency';
+import type { LedgerLog, LogLeaf, StoredCheckpoint, StoredCosignature } from '../event-store.port';
+import { KeptHashes, KeptSubtree, addKept, foldKept, keptRangesFor, rangeSubtrees } from '../log-tree';
+
+type Queryable = Pool | PoolClient;
+
+/** Every kept hash of the ranges asked for, leaves (level 0) and kept subtrees alike, in one round trip. */
+const SELECT_KEPT = `
+  SELECT 0 AS level, e.leaf_index AS idx, e.leaf AS hash
+  FROM unnest($1::bigint[], $2::bigint[]) AS r (first, after)
+  JOIN events e ON e.leaf_index >= r.first AND e.leaf_index < r.after
+  UNION ALL
+  SELECT k.level, k.idx, k.hash
+  FROM unnest($3::int[], $4::bigint[], $5::bigint[]) AS r (level, first, after)
+  JOIN log_subtrees k ON k.level = r.level AND k.idx >= r.first AND k.idx < r.after`;
+const INSERT_KEPT = `INSERT INTO log_subtrees (level, idx, hash) SELECT * FROM unnest($1::int[], $2::bigint[], $3::bytea[])`;
+const SIZE = 'SELECT COALESCE(MAX(leaf_index) + 1, 0) AS size FROM events';
+
+interface CheckpointRow {
+  size: string;
+  root: Buffer;
+  note: string;
+  issued_at: string;
+}
+
+/**
+ * The ledger's tree and checkpoints in PostgreSQL (decision 0058). The
+ * store's writer uses the same reads on its transaction's connection.
+ */
+export class PostgresLedgerLog implements LedgerLog {
+  constructor(
+    private readonly pool: Pool,
+    private readonly ready: Promise<void>,
+  ) {}
+
+  async size(): Promise<number> {
+    await this.ready;
+    return sizeOn(this.pool);
+  }
+
+  async subtreeHashes(subtrees: readonly Subtree[]): Promise<Buffer[]> {
+    await this.ready;
+    return subtreeHashesOn(this.pool, subtrees);
+  }
+
+  async leaves(start: number, end: number): Promise<LogLeaf[]> {
+    await this.ready;
+    const { rows } = await this.pool.query<{ leaf_index: string; event_id: string; leaf: Buffer }>(
+      'SELECT leaf_index, event_id, leaf FROM events WHERE leaf_index >= $1 AND leaf_index < $2 ORDER BY leaf_index',
+      [start, end],
+    );
+    return rows.map(toLeaf);
+  }
+
+  async leavesOf(eventIds: readonly string[]): Promise<LogLeaf[]> {
+    await this.ready;
+    const { rows } = await this.pool.query<{ leaf_index: string; event_id: string; leaf: Buffer }>(
+      'SELECT leaf_index, event_id, leaf FROM events WHERE event_id = ANY($1) AND leaf_index IS NOT NULL ORDER BY leaf_index',
+      [eventIds],
+    );
+    return rows.map(toLeaf);
+  }
+
+  async addCheckpoint({ size, root, note, issuedAt }: StoredCheckpoint): Promise<boolean> {
+    await this.ready;
+    const { rowCount } = await this.pool.query(
+      'INSERT INTO log_checkpoints (size, root, note, issued_at) VALUES ($1, $2, $3, $4) ON CONFLICT (size) DO NOTHING',
+      [size, root, note, issuedAt],
+    );
+    return rowCount === 1;
+  }
+
+  async latestCheckpoint(): Promise<StoredCheckpoint | undefined> {
+    await this.ready;
+    const { rows } = await this.pool.query<CheckpointRow>('SELECT size, root, note, issued_at FROM log_checkpoints ORDER BY size DESC LIMIT 1');
+    return rows.length === 0 ? undefined : toCheckpoint(rows[0]);
+  }
+
+  async checkpoints(): Promise<StoredCheckpoint[]> {
+    await this.ready;
+    const { rows } = await this.pool.query<CheckpointRow>('SELECT size, root, note, issued_at FROM log_checkpoints ORDER BY size');
+    return rows.map(toCheckpoint);
+  }
+
+  async addCosignature({ size, witness, line, cosignedAt }: StoredCosignature): Promise<void> {
+    await this.ready;
+    await this.pool.query(
+      'INSERT INTO log_cosignatures (size, witness, line, cosigned_at) VALUES ($1, $2, $3, $4) ON CONFLICT (size, witness) DO NOTHING',
+      [size, witness, line, cosignedAt],
+    );
+  }
+
+  async cosignatures(size: number): Promise<StoredCosignature[]> {
+    await this.ready;
+    const { rows } = await this.pool.query<{ size: string; witness: string; line: string; cosigned_at: string }>(
+      'SELECT size, witness, line, cosigned_at FROM log_cosignatures WHERE size = $1 ORDER BY witness',
+      [size],
+    );
+    return rows.map((row) => ({ size: Number(row.size), witness: row.witness, line: row.line, cosignedAt: Number(row.cosigned_at) }));
+  }
+
+  async lastCosignedSize(witness: string): Promise<number> {
+    await this.ready;
+    const { rows } = await this.pool.query<{ size: string }>('SELECT COALESCE(MAX(size), 0) AS size FROM log_cosignatures WHERE witness = $1', [witness]);
+    return Number(rows[0].size);
+  }
+}
+
+export async function sizeOn(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ size: string }>(SIZE);
+  return Number(rows[0].size);
+}
+
+export async function subtreeHashesOn(db: Queryable, subtrees: readonly Subtree[]): Promise<Buffer[]> {
+  const ranges = keptRangesFor(subtrees);
+  if (ranges.length === 0) return [];
+  const leaves = ranges.filter((r) => r.level === 0);
+  const kept = ranges.filter((r) => r.level > 0);
+  const { rows } = await db.query<{ level: number; idx: string; hash: Buffer }>(SELECT_KEPT, [
+    leaves.map((r) => r.start),
+    leaves.map((r) => r.end),
+    kept.map((r) => r.level),
+    kept.map((r) => r.start),
+    kept.map((r) => r.end),
+  ]);
+  const hashes: KeptHashes = new Map();
+  for (const row of rows) addKept(hashes, row.level, [[Number(row.idx), row.hash]]);
+  return foldKept(subtrees, hashes);
+}
+
+/** The tree as the database holds it at `size`: its compact range. */
+export async function rangeOn(db: Queryable, size: number): Promise<CompactRange> {
+  return CompactRange.of(size, await subtreeHashesOn(db, rangeSubtrees(size)));
+}
+
+export async function storeKeptOn(db: Queryable, subtrees: readonly KeptSubtree[]): Promise<void> {
+  if (subtrees.length === 0) return;
+  await db.query(INSERT_KEPT, [subtrees.map((s) => s.level), subtrees.map((s) => s.index), subtrees.map((s) => s.hash)]);
+}
+
+function toLeaf(row: { leaf_index: string; event_id: string; leaf: Buffer }): LogLeaf {
+  return { leafIndex: Number(row.leaf_index), eventId: row.event_id, leaf: row.leaf };
+}
+
+function toCheckpoint(row: CheckpointRow): StoredCheckpoint {
+  return { size: Number(row.size), root: row.root, note: row.note, issuedAt: Number(row.issued_at) };
+}
