@@ -273,6 +273,8 @@ export class PostgresEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Opening (migrations, the tree's build) uses the pool: let it end first.
+    await this.ready.catch(() => undefined);
     await this.draining;
     this.wakeAll();
     clearTimeout(this.relisten);
