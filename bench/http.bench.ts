@@ -362,6 +362,7 @@ async function startService(options: { redisUrl: string; dataDir?: string; maste
     LEDGER_DATA_DIR: dataDir,
     LEDGER_REDIS_PREFIX: prefix,
     LEDGER_MASTER_KEY: options.masterKey ?? randomBytes(32).toString('hex'),
+    LEDGER_LOG_SIGNING_KEY: randomBytes(32).toString('hex'),
     LEDGER_PUBLIC_URL: 'https://consents.bench.example',
     REDIS_URL: options.redisUrl,
     // One key drives every request of the run: the limit must not be what the figures measure; its cost still is.

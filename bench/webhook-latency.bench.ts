@@ -136,6 +136,7 @@ export async function runWebhookLatencyBench(log: (line: string) => void, option
       LEDGER_DATA_DIR: dataDir,
       LEDGER_REDIS_PREFIX: prefix,
       LEDGER_MASTER_KEY: randomBytes(32).toString('hex'),
+      LEDGER_LOG_SIGNING_KEY: randomBytes(32).toString('hex'),
       REDIS_URL: redisUrl,
       LOG_LEVEL: 'info',
       LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',

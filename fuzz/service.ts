@@ -44,6 +44,7 @@ export async function serviceEnvironment(): Promise<ServiceEnvironment> {
     LEDGER_DATA_DIR: dataDir,
     LEDGER_REDIS_PREFIX: prefix,
     LEDGER_MASTER_KEY: masterKey,
+    LEDGER_LOG_SIGNING_KEY: randomBytes(32).toString('hex'),
     LEDGER_WORKERS: 'external',
     LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     LEDGER_RATE_LIMIT_PER_MINUTE: '1000000',

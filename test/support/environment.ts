@@ -40,6 +40,7 @@ export function testEnvironment(overrides: Record<string, string> = {}): TestEnv
     LEDGER_DATA_DIR: dataDir,
     LEDGER_REDIS_PREFIX: prefix,
     LEDGER_MASTER_KEY: randomBytes(32).toString('hex'),
+    LEDGER_LOG_SIGNING_KEY: randomBytes(32).toString('hex'),
     REDIS_URL,
     LOG_LEVEL: 'warn',
     LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from './config';
 
 // A random key: production refuses a weak one.
-const base = { LEDGER_MASTER_KEY: randomBytes(32).toString('hex'), LEDGER_DATA_DIR: '/tmp/ledger-config-spec' };
+const base = { LEDGER_MASTER_KEY: randomBytes(32).toString('hex'), LEDGER_LOG_SIGNING_KEY: randomBytes(32).toString('hex'), LEDGER_DATA_DIR: '/tmp/ledger-config-spec' };
 
 describe('LEDGER_PUBLIC_URL', () => {
   it('defaults to the address the service listens on', () => {
@@ -102,5 +102,35 @@ describe('LEDGER_WORKER_METRICS_PORT', () => {
     expect(loadConfig({ ...base }).workerMetricsPort).toBeUndefined();
     expect(loadConfig({ ...base, LEDGER_WORKER_METRICS_PORT: '9464' }).workerMetricsPort).toBe(9464);
     for (const value of ['0', '65536', 'http', '94.64']) expect(() => loadConfig({ ...base, LEDGER_WORKER_METRICS_PORT: value })).toThrow(ConfigError);
+  });
+});
+
+describe('the verifiable ledger settings', () => {
+  it("names the log after LEDGER_PUBLIC_URL's host unless LEDGER_LOG_ORIGIN says otherwise, and refuses an origin a note cannot carry", () => {
+    expect(loadConfig({ ...base, LEDGER_PUBLIC_URL: 'https://consent.bank.example:8443/ledger' }).logOrigin).toBe('consent.bank.example:8443/consent-ledger');
+    expect(loadConfig({ ...base, LEDGER_LOG_ORIGIN: 'ledger.bank.example/redec' }).logOrigin).toBe('ledger.bank.example/redec');
+    for (const origin of ['two words', 'a+b']) expect(() => loadConfig({ ...base, LEDGER_LOG_ORIGIN: origin })).toThrow(ConfigError);
+  });
+
+  it('requires LEDGER_LOG_SIGNING_KEY in production and reads it as hex or base64', () => {
+    const key = randomBytes(32);
+    const production = { ...base, NODE_ENV: 'production' };
+    expect(() => loadConfig({ ...production, LEDGER_LOG_SIGNING_KEY: undefined })).toThrow(/LEDGER_LOG_SIGNING_KEY is required/);
+    expect(loadConfig({ ...production, LEDGER_LOG_SIGNING_KEY: key.toString('base64') }).logSigningKey.equals(key)).toBe(true);
+    expect(() => loadConfig({ ...production, LEDGER_LOG_SIGNING_KEY: '00'.repeat(32) })).toThrow(/LEDGER_LOG_SIGNING_KEY is refused/);
+  });
+
+  it('reads LEDGER_WITNESSES as comma-separated <verifier key>@<url>, and LEDGER_CHECKPOINT_INTERVAL_MS', () => {
+    const vkey = 'witness.example+1a2b3c4d+AQ+/=';
+    const config = loadConfig({ ...base, LEDGER_WITNESSES: `${vkey}@https://witness.example/, other+00000000+AQ==@http://127.0.0.1:9000`, LEDGER_CHECKPOINT_INTERVAL_MS: '2500' });
+    expect(config.witnesses).toEqual([
+      { verifierKey: vkey, url: 'https://witness.example' },
+      { verifierKey: 'other+00000000+AQ==', url: 'http://127.0.0.1:9000' },
+    ]);
+    expect(config.checkpointIntervalMs).toBe(2500);
+    expect(loadConfig({ ...base }).checkpointIntervalMs).toBe(10_000);
+    for (const witnesses of ['https://witness.example', 'not-a-key@https://w.example', `${vkey}@ftp://w.example`]) {
+      expect(() => loadConfig({ ...base, LEDGER_WITNESSES: witnesses })).toThrow(ConfigError);
+    }
   });
 });

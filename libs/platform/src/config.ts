@@ -65,6 +65,22 @@ export interface LedgerConfig {
    * worker opens no port.
    */
   workerMetricsPort: number | undefined;
+  /** The verifiable ledger (decision 0058): the name its checkpoints carry, LEDGER_LOG_ORIGIN. */
+  logOrigin: string;
+  /** LEDGER_LOG_SIGNING_KEY: the 32-byte Ed25519 seed checkpoints are signed with. */
+  logSigningKey: Buffer;
+  /** LEDGER_LOG_PREVIOUS_VERIFIER_KEYS: verifier keys of signing keys rotated out; checkpoints they signed still verify. */
+  logPreviousVerifierKeys: string[];
+  /** LEDGER_CHECKPOINT_INTERVAL_MS: the least time between two checkpoints issued on the service's own. */
+  checkpointIntervalMs: number;
+  /** LEDGER_WITNESSES: the witnesses each new checkpoint is sent to. */
+  witnesses: WitnessConfig[];
+}
+
+/** A witness of the ledger's checkpoints: its verifier key and where it takes them. */
+export interface WitnessConfig {
+  verifierKey: string;
+  url: string;
 }
 
 export class ConfigError extends Error {
@@ -91,6 +107,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
   }
   const production = env.NODE_ENV === 'production';
   const dataDir = resolve(env.LEDGER_DATA_DIR ?? './data');
+  const publicUrl = parsePublicUrl(env.LEDGER_PUBLIC_URL ?? `http://${formatHost(env.HOST ?? '127.0.0.1')}:${env.PORT ?? '3000'}`);
   const clockOffsetMs = parseInteger('LEDGER_CLOCK_OFFSET_MS', env.LEDGER_CLOCK_OFFSET_MS ?? '0');
   if (production && env.LEDGER_CLOCK_OFFSET_MS !== undefined) {
     throw new ConfigError('LEDGER_CLOCK_OFFSET_MS is refused when NODE_ENV=production');
@@ -104,7 +121,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: env.LEDGER_REDIS_PREFIX ?? 'ledger',
-    masterKey: loadMasterKey(env.LEDGER_MASTER_KEY, production, dataDir, warn),
+    masterKey: loadSecretKey({ variable: 'LEDGER_MASTER_KEY', file: 'master.key', raw: env.LEDGER_MASTER_KEY }, production, dataDir, warn),
     previousMasterKeys: listOf(env.LEDGER_PREVIOUS_MASTER_KEYS).map((raw) => decodeKey('LEDGER_PREVIOUS_MASTER_KEYS', raw)),
     clockOffsetMs,
     inProcessWorkers: (env.LEDGER_WORKERS ?? 'in-process') !== 'external',
@@ -114,11 +131,29 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     reportLayoutsFile: env.LEDGER_REPORT_LAYOUTS_FILE ? resolve(env.LEDGER_REPORT_LAYOUTS_FILE) : undefined,
     // Exactly `true`: anything else (`1`, `yes`, `TRUE`, a typo) keeps egress strict.
     webhookAllowPrivateNetworks: env.LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
-    publicUrl: parsePublicUrl(env.LEDGER_PUBLIC_URL ?? `http://${formatHost(env.HOST ?? '127.0.0.1')}:${env.PORT ?? '3000'}`),
+    publicUrl,
     rateLimitPerMinute: parsePositiveInteger('LEDGER_RATE_LIMIT_PER_MINUTE', env.LEDGER_RATE_LIMIT_PER_MINUTE ?? String(DEFAULT_RATE_LIMIT_PER_MINUTE)),
     retentionEraseSchedule: parseCronPattern('LEDGER_RETENTION_ERASE_SCHEDULE', env.LEDGER_RETENTION_ERASE_SCHEDULE),
     workerMetricsPort: env.LEDGER_WORKER_METRICS_PORT ? parsePort('LEDGER_WORKER_METRICS_PORT', env.LEDGER_WORKER_METRICS_PORT) : undefined,
+    logOrigin: parseLogOrigin(env.LEDGER_LOG_ORIGIN || `${new URL(publicUrl).host}/consent-ledger`),
+    logSigningKey: loadSecretKey({ variable: 'LEDGER_LOG_SIGNING_KEY', file: 'log-signing.key', raw: env.LEDGER_LOG_SIGNING_KEY }, production, dataDir, warn),
+    logPreviousVerifierKeys: listOf(env.LEDGER_LOG_PREVIOUS_VERIFIER_KEYS),
+    checkpointIntervalMs: parsePositiveInteger('LEDGER_CHECKPOINT_INTERVAL_MS', env.LEDGER_CHECKPOINT_INTERVAL_MS ?? '10000'),
+    witnesses: listOf(env.LEDGER_WITNESSES).map(parseWitness),
   };
+}
+
+/** A C2SP origin: the log's name, also its key's name, so no spaces and no "+". */
+function parseLogOrigin(origin: string): string {
+  if (/[\s+]/u.test(origin)) throw new ConfigError('LEDGER_LOG_ORIGIN must have neither spaces nor "+", e.g. "ledger.bank.example/consent-ledger"');
+  return origin;
+}
+
+/** `<verifier key>@<url>`: a verifier key is `<name>+<8 hex>+<base64>`, which has no "@". */
+function parseWitness(raw: string): WitnessConfig {
+  const match = /^([^\s+@]+\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+)@(https?:\/\/\S+)$/.exec(raw);
+  if (!match) throw new ConfigError('LEDGER_WITNESSES must be comma-separated <witness verifier key>@<http(s) URL>');
+  return { verifierKey: match[1], url: match[2].replace(/\/+$/, '') };
 }
 
 /** Five fields (minute to weekday) or six (seconds first); a pattern the scheduler cannot read is logged as an error at start. */
@@ -174,28 +209,35 @@ function parsePositiveInteger(name: string, raw: string): number {
 }
 
 /**
- * LEDGER_MASTER_KEY is 32 bytes as 64 hex characters or base64. Outside
- * production a key is generated once into the data directory so a fresh
- * machine starts without set-up; losing that file makes stored ciphertext
- * unreadable and identifier hashes unmatchable, hence the warning. In
- * production a key that is not random-looking (zeros, a repeated pattern, a
- * typed phrase) is refused: it would protect nothing.
+ * A 32-byte secret (LEDGER_MASTER_KEY, LEDGER_LOG_SIGNING_KEY) as 64 hex
+ * characters or base64. Outside production it is generated once into the
+ * data directory so a fresh machine starts without set-up; losing that file
+ * loses what the key protects (the master key: stored ciphertext and
+ * identifier hashes; the signing key: the identity checkpoints were signed
+ * under), hence the warning. In production a key that is not random-looking
+ * (zeros, a repeated pattern, a typed phrase) is refused: it would protect
+ * nothing.
  */
-function loadMasterKey(raw: string | undefined, production: boolean, dataDir: string, warn: Warn): Buffer {
+function loadSecretKey(
+  { variable, file: fileName, raw }: { variable: string; file: string; raw: string | undefined },
+  production: boolean,
+  dataDir: string,
+  warn: Warn,
+): Buffer {
   if (raw) {
-    const key = decodeKey('LEDGER_MASTER_KEY', raw);
+    const key = decodeKey(variable, raw);
     const weakness = production ? weakMasterKeyReason(key) : null;
-    if (weakness) throw new ConfigError(`LEDGER_MASTER_KEY is refused when NODE_ENV=production: ${weakness}. Generate one with \`openssl rand -hex 32\``);
+    if (weakness) throw new ConfigError(`${variable} is refused when NODE_ENV=production: ${weakness}. Generate one with \`openssl rand -hex 32\``);
     return key;
   }
-  if (production) throw new ConfigError('LEDGER_MASTER_KEY is required when NODE_ENV=production');
-  const file = join(dataDir, 'master.key');
+  if (production) throw new ConfigError(`${variable} is required when NODE_ENV=production`);
+  const file = join(dataDir, fileName);
   if (existsSync(file)) return decodeKey(file, readFileSync(file, 'utf8').trim());
   ensurePrivateDirectory(dataDir);
   const generated = randomBytes(32).toString('hex');
   writeFileSync(file, `${generated}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
   chmodSync(file, PRIVATE_FILE_MODE);
-  warn(`warning: LEDGER_MASTER_KEY is not set; generated one into ${file}. Set LEDGER_MASTER_KEY in production.`);
+  warn(`warning: ${variable} is not set; generated one into ${file}. Set ${variable} in production.`);
   return Buffer.from(generated, 'hex');
 }
 

@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const target = resolve(process.argv[2] ?? 'openapi/openapi.json');
   // The defaults, not this shell's environment: the committed copy must not depend on who wrote it.
   // A key is passed only so that loading the configuration writes none; preview mode never uses it.
-  const document = await describeApi(loadConfig({ LEDGER_MASTER_KEY: randomBytes(32).toString('hex') }, () => undefined));
+  const document = await describeApi(loadConfig({ LEDGER_MASTER_KEY: randomBytes(32).toString('hex'), LEDGER_LOG_SIGNING_KEY: randomBytes(32).toString('hex') }, () => undefined));
   if (existsSync(target)) assertCompatible(JSON.parse(readFileSync(target, 'utf8')), document);
   writeFileSync(target, `${JSON.stringify(document, null, 2)}\n`);
   process.stderr.write(`wrote ${target}\n`);
