@@ -11,3 +11,6 @@ export { createEventStore, LedgerNotFoundError, SQLITE_FILE_NAME } from './creat
 export { PostgresEventStore } from './postgres/postgres-event-store';
 export type { PostgresEventStoreOptions } from './postgres/postgres-event-store';
 export { readAllPages } from './read-all-pages';
+export { LEAF_VERSION, ledgerLeaf, leafOfEvent, leafRecordedAt, parseLedgerLeaf, streamIdHash } from './ledger-leaf';
+export type { LeafContent, ParsedLeaf } from './ledger-leaf';
+export type { LogBuildProgress } from './log-tree';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { RecordedEvent } from './event-store.port';
 
 /**
  * The record each event is entered in the ledger's Merkle tree as (decision
@@ -47,6 +48,18 @@ export function ledgerLeaf({ streamId, revision, eventId, type, recordedAt, hash
     `${LEAF_VERSION}\n${streamIdHash(streamId)}\n${revision}\n${JSON.stringify(eventId)}\n${JSON.stringify(type)}\n${recordedAt}\n${hash}\n`,
     'utf8',
   );
+}
+
+/** The leaf an event makes, from the event as read: what a verifier recomputes. */
+export function leafOfEvent(event: RecordedEvent): Buffer {
+  return ledgerLeaf({
+    streamId: event.streamId,
+    revision: event.revision,
+    eventId: event.id,
+    type: event.type,
+    recordedAt: leafRecordedAt(event.metadata.recordedAt),
+    hash: event.integrity.hash,
+  });
 }
 
 /** The leaf an event's stored columns make; the recordedAt is the metadata's, which the chain hash covers. */

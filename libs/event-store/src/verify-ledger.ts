@@ -1,5 +1,5 @@
 import { Clock, systemClock } from '@ledger/platform';
-import type { EventStore } from './event-store.port';
+import type { EventStore, RecordedEvent } from './event-store.port';
 import { ChainHead, IntegrityBreak, verifyLink } from './integrity';
 import { readAllPages } from './read-all-pages';
 
@@ -34,6 +34,12 @@ export interface VerifyLedgerOptions {
   progressEvery?: number;
   /** Times the progress rate; the system clock by default. */
   clock?: Clock;
+  /**
+   * Hears every page read, in position order, every tenant's events
+   * included, before the next is read: another check made in the same pass
+   * over the ledger (the Merkle tree's, `ledger audit verify`).
+   */
+  onPage?: (page: RecordedEvent[]) => Promise<void>;
 }
 
 const DEFAULT_PAGE_SIZE = 1_000;
@@ -93,6 +99,7 @@ export async function verifyLedger(
   let firstBreak: IntegrityBreak | null = null;
 
   for await (const page of readAllPages(store, { pageSize, upTo: head })) {
+    await options.onPage?.(page);
     for (const event of page) {
       read += 1;
       let entry = entries.get(event.streamId);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Subtree, assembleProof, inclusionProofPlan, leafHash, nodeHash, rootPlan, subtreesNeeded, verifyInclusion } from '@ledger/transparency';
-import type { EventStore, LedgerLog, RecordedEvent } from '../event-store.port';
-import { LEAF_VERSION, ledgerLeaf, leafRecordedAt } from '../ledger-leaf';
+import type { EventStore, LedgerLog } from '../event-store.port';
+import { LEAF_VERSION, leafOfEvent } from '../ledger-leaf';
 import type { LogBuildProgress } from '../log-tree';
 import { newEvent, readEveryEvent } from './event-store.contract';
 import type { OldEvent } from './ledger-before-the-tree';
@@ -29,18 +29,6 @@ export function referenceRoot(leafHashes: readonly Buffer[]): Buffer {
   let k = 1;
   while (k * 2 < leafHashes.length) k *= 2;
   return nodeHash(referenceRoot(leafHashes.slice(0, k)), referenceRoot(leafHashes.slice(k)));
-}
-
-/** The leaf an event makes, from the event as read. */
-export function leafOfRecorded(event: RecordedEvent): Buffer {
-  return ledgerLeaf({
-    streamId: event.streamId,
-    revision: event.revision,
-    eventId: event.id,
-    type: event.type,
-    recordedAt: leafRecordedAt(event.metadata.recordedAt),
-    hash: event.integrity.hash,
-  });
 }
 
 /** The ledger's Merkle tree as the SQLite and PostgreSQL stores keep it (decision 0058). */
@@ -73,7 +61,7 @@ export function describeLedgerLogContract(name: string, fixture: LedgerLogFixtur
       expect(await log.size()).toBe(events.length);
       expect(leaves.map((l) => l.leafIndex)).toEqual(events.map((_, i) => i));
       expect(leaves.map((l) => l.eventId)).toEqual(events.map((e) => e.id));
-      leaves.forEach((leaf, i) => expect(leaf.leaf.equals(leafOfRecorded(events[i]))).toBe(true));
+      leaves.forEach((leaf, i) => expect(leaf.leaf.equals(leafOfEvent(events[i]))).toBe(true));
       return leaves;
     };
 
@@ -170,7 +158,7 @@ export function describeLedgerLogContract(name: string, fixture: LedgerLogFixtur
           const leaves = await store.log!.leaves(0, 100);
           expect(leaves.map((l) => l.eventId)).toEqual(old.events.map((e) => e.id));
           const events = await readEveryEvent(store);
-          leaves.forEach((leaf, i) => expect(leaf.leaf.equals(leafOfRecorded(events[i]))).toBe(true));
+          leaves.forEach((leaf, i) => expect(leaf.leaf.equals(leafOfEvent(events[i]))).toBe(true));
           const [root] = await rootOf(store.log!, leaves.length);
           expect(root.equals(referenceRoot(leaves.map((l) => leafHash(l.leaf))))).toBe(true);
         } finally {

@@ -1,4 +1,4 @@
-import type { EventStore } from '@ledger/event-store';
+import type { EventStore, RecordedEvent } from '@ledger/event-store';
 import { streams } from '@ledger/ledger';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
@@ -35,12 +35,30 @@ export interface ConsentHistory {
 }
 
 /**
- * Every fact of a consent in store order: its own stream, and the facts of
- * its accesses and of its obligations' bindings (`referencedStreams`, from
- * the references index). Everything shown is read from the store; with `at`,
- * only what was recorded by then. Null when the consent does not exist in the
- * tenant (by then).
+ * Every fact of a consent in store order, as recorded: its own stream, and
+ * the facts of its accesses and of its obligations' bindings that name it
+ * (`referencedStreams`, from the references index); with `at`, only what was
+ * recorded by then. Null when the consent does not exist in the tenant (by
+ * then). What an auditor replays (the history) and verifies (the audit
+ * bundle) alike.
  */
+export async function consentFacts(
+  store: EventStore,
+  tenantId: string,
+  redecConsentId: string,
+  referencedStreams: readonly string[],
+  at?: number,
+): Promise<RecordedEvent[] | null> {
+  const own = await store.readStream(redecStreams.consent(tenantId, redecConsentId));
+  if (own.length === 0) return null;
+  const referenced = (await Promise.all(referencedStreams.map((stream) => store.readStream(stream)))).flat();
+  const facts = [...own, ...referenced.filter((e) => e.metadata.tenantId === tenantId && referencedConsent(e) === redecConsentId)]
+    .filter((e) => at === undefined || e.metadata.recordedAt <= at)
+    .sort((a, b) => a.position - b.position);
+  return facts.length === 0 || facts[0].streamId !== own[0].streamId ? null : facts;
+}
+
+/** The consent's facts (`consentFacts`) as an auditor reads them, each with the representation derived after it. */
 export async function consentHistory(
   store: EventStore,
   tenantId: string,
@@ -49,19 +67,14 @@ export async function consentHistory(
   when: { at?: number; now: number },
 ): Promise<ConsentHistory | null> {
   const { at } = when;
-  const own = await store.readStream(redecStreams.consent(tenantId, redecConsentId));
-  if (own.length === 0) return null;
-  const referenced = (await Promise.all(referencedStreams.map((stream) => store.readStream(stream)))).flat();
-  const facts = [...own, ...referenced.filter((e) => e.metadata.tenantId === tenantId && referencedConsent(e) === redecConsentId)]
-    .filter((e) => at === undefined || e.metadata.recordedAt <= at)
-    .sort((a, b) => a.position - b.position);
-  if (facts.length === 0 || facts[0].streamId !== own[0].streamId) return null;
-
-  const { customerId } = (own[0].data as { customerId: string });
+  const facts = await consentFacts(store, tenantId, redecConsentId, referencedStreams, at);
+  if (facts === null) return null;
+  const ownStream = facts[0].streamId;
+  const { customerId } = facts[0].data as { customerId: string };
   const erasedAt = await customerErasedAt(store, tenantId, customerId);
   let consent: ConsentState | null = null;
   const events = facts.map((event): HistoryEntry => {
-    if (event.streamId === own[0].streamId) consent = evolveConsent(consent, event as unknown as ConsentEvent, tenantId);
+    if (event.streamId === ownStream) consent = evolveConsent(consent, event as unknown as ConsentEvent, tenantId);
     return {
       position: event.position,
       stream: event.streamId,
