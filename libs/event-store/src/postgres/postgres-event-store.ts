@@ -42,6 +42,12 @@ export interface PostgresEventStoreOptions {
   onLogBuild?: (progress: LogBuildProgress) => void;
   /** Events entered per transaction by that build (20,000 by default). */
   logBuildBatch?: number;
+  /**
+   * false: append without entering events in the ledger's tree, as the store
+   * did before it had one; the benchmark's baseline. The next store opened
+   * with the tree (the default) enters them.
+   */
+  merkleTree?: boolean;
 }
 
 interface EventRow {
@@ -68,8 +74,8 @@ class StagedRows {
   readonly created: number[] = [];
   readonly hashes: string[] = [];
   readonly previousHashes: Array<string | null> = [];
-  readonly leafIndexes: number[] = [];
-  readonly leaves: Buffer[] = [];
+  readonly leafIndexes: Array<number | null> = [];
+  readonly leaves: Array<Buffer | null> = [];
   /** The appends whose events these are, each with the id of its last event. */
   readonly owners: Array<{ pending: PendingAppend; lastEventId: string }> = [];
 
@@ -97,7 +103,9 @@ const COLUMNS = 'position, event_id, stream_id, revision, type, data, metadata, 
  * (simple protocol), as do the notification and the commit: a lone writer
  * waits for every round trip.
  */
-const BEGIN_AND_LOCK = `BEGIN; SELECT pg_advisory_xact_lock(hashtext('ledger-event-store-append'));
+const BEGIN_AND_LOCK_ONLY = `BEGIN; SELECT pg_advisory_xact_lock(hashtext('ledger-event-store-append'))`;
+/** The same, with where the ledger's tree stands under the lock. */
+const BEGIN_AND_LOCK = `${BEGIN_AND_LOCK_ONLY};
   SELECT COALESCE(MAX(leaf_index) + 1, 0) AS size, EXISTS (SELECT 1 FROM events WHERE leaf_index IS NULL) AS unleaved FROM events`;
 /** The notification is delivered at commit, and only if the transaction commits. */
 const NOTIFY_AND_COMMIT = `SELECT pg_notify('${EVENTS_CHANNEL}', ''); COMMIT`;
@@ -187,6 +195,7 @@ export class PostgresEventStore implements EventStore {
    * forgotten whenever a group does not commit.
    */
   private tree: TreeAppender | undefined;
+  private readonly merkleTree: boolean;
   private readonly readSubscriptionPage = async (after: number) =>
     (await this.pool.query<EventRow>(SELECT_SETTLED_AFTER, [after, PAGE_SIZE])).rows.map(toRecordedEvent);
 
@@ -197,8 +206,9 @@ export class PostgresEventStore implements EventStore {
     this.clock = options.clock ?? systemClock();
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.recent = new RecentEvents(PAGE_SIZE, this.pollIntervalMs);
+    this.merkleTree = options.merkleTree ?? true;
     this.pool = createPostgresPool(connectionString, 'ledger-event-store', options.poolSize);
-    this.ready = migratePostgres(this.pool, EVENT_STORE_MIGRATIONS).then(() => this.buildLog(options.logBuildBatch ?? DEFAULT_LOG_BUILD_BATCH, options.onLogBuild));
+    this.ready = migratePostgres(this.pool, EVENT_STORE_MIGRATIONS).then(() => (this.merkleTree ? this.buildLog(options.logBuildBatch ?? DEFAULT_LOG_BUILD_BATCH, options.onLogBuild) : undefined));
     this.log = new PostgresLedgerLog(this.pool, this.ready);
     // Every call awaits `ready` and reports its failure; this only keeps it from being unhandled meanwhile.
     this.ready.catch(() => undefined);
@@ -361,7 +371,7 @@ export class PostgresEventStore implements EventStore {
       heads.set(pending.streamId, this.stage(staged, pending, head, tree));
     }
     await this.insertOrRedo(client, staged);
-    await storeKeptOn(client, tree.finished.splice(0));
+    if (tree !== undefined) await storeKeptOn(client, tree.finished.splice(0));
     await client.query(NOTIFY_AND_COMMIT);
     this.tree = tree;
   }
@@ -372,7 +382,11 @@ export class PostgresEventStore implements EventStore {
    * before the tree, or an event a writer left out), so leaves keep the
    * events' order.
    */
-  private async beginAndLock(client: PoolClient): Promise<TreeAppender> {
+  private async beginAndLock(client: PoolClient): Promise<TreeAppender | undefined> {
+    if (!this.merkleTree) {
+      await client.query(BEGIN_AND_LOCK_ONLY);
+      return undefined;
+    }
     const results = (await client.query(BEGIN_AND_LOCK)) as unknown as Array<{ rows: Array<{ size: string; unleaved: boolean }> }>;
     const { size, unleaved } = results[results.length - 1].rows[0];
     if (this.tree !== undefined && this.tree.range.size === Number(size) && !unleaved) return this.tree;
@@ -447,17 +461,19 @@ export class PostgresEventStore implements EventStore {
       if (!admits(pending, actual, retried)) continue;
       if (expect !== undefined && !meetsExpectations(pending, expect, revisionIn(heads))) continue;
       const staged = new StagedRows();
-      const before = tree.range;
+      const before = tree?.range;
       this.stage(staged, pending, head, tree);
       await client.query('SAVEPOINT append');
       try {
         await this.insert(client, staged);
-        await storeKeptOn(client, tree.finished.splice(0));
+        if (tree !== undefined) await storeKeptOn(client, tree.finished.splice(0));
         await client.query('RELEASE SAVEPOINT append');
       } catch (error) {
         await client.query('ROLLBACK TO SAVEPOINT append');
-        tree.range = before;
-        tree.finished.length = 0;
+        if (tree !== undefined && before !== undefined) {
+          tree.range = before;
+          tree.finished.length = 0;
+        }
         pending.failed = true;
         pending.error = isUniqueViolation(error, EVENT_ID_UNIQUE)
           ? new DuplicateEventIdError(pending.streamId, duplicateEventId(error) ?? pending.events[0].id)
@@ -469,16 +485,16 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** Stages the append's events after `head`, chaining their hashes and entering their leaves; returns the stream's new head. */
-  private stage(staged: StagedRows, pending: PendingAppend, head: StreamHead | null, tree: TreeAppender): StreamHead {
+  private stage(staged: StagedRows, pending: PendingAppend, head: StreamHead | null, tree: TreeAppender | undefined): StreamHead {
     const { streamId, events } = pending;
     const created = this.clock.now();
     let previousHash = head === null ? null : head.hash;
     let revision = head === null ? 0 : head.revision + 1;
     for (const { id, type, data, metadata, recordedAt } of events) {
       const hash = hashEventText(previousHash, streamId, revision, id, type, data, metadata);
-      const leaf = ledgerLeaf({ streamId, revision, eventId: id, type, recordedAt, hash });
-      staged.leafIndexes.push(tree.enter(leaf));
-      staged.leaves.push(leaf);
+      const leaf = tree && ledgerLeaf({ streamId, revision, eventId: id, type, recordedAt, hash });
+      staged.leafIndexes.push(leaf ? tree!.enter(leaf) : null);
+      staged.leaves.push(leaf ?? null);
       staged.eventIds.push(id);
       staged.streamIds.push(streamId);
       staged.revisions.push(revision);

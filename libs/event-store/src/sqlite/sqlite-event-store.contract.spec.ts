@@ -87,6 +87,20 @@ describe('SqliteEventStore', () => {
     }
   });
 
+  it('appends without the tree when asked (the benchmark baseline), and the next store with it enters those events', async () => {
+    const file = tempFile();
+    const without = new SqliteEventStore(file, { merkleTree: false });
+    await without.append('no-tree', [newEvent(), newEvent(), newEvent()], 'no_stream');
+    expect(await without.log.size()).toBe(0);
+    await without.close();
+    const withTree = new SqliteEventStore(file);
+    try {
+      expect((await withTree.log.leaves(0, 10)).map((l) => l.eventId)).toEqual((await withTree.readStream('no-tree')).map((e) => e.id));
+    } finally {
+      await withTree.close();
+    }
+  });
+
   it('keeps stream heads in the events table only', () => {
     const reader = new Database(file, { readonly: true });
     try {

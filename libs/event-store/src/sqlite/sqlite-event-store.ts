@@ -45,6 +45,12 @@ export interface SqliteEventStoreOptions {
   onLogBuild?: (progress: LogBuildProgress) => void;
   /** Events entered per transaction by that build (20,000 by default). */
   logBuildBatch?: number;
+  /**
+   * false: append without entering events in the ledger's tree, as the store
+   * did before it had one; the benchmark's baseline. The next store opened
+   * with the tree (the default) enters them.
+   */
+  merkleTree?: boolean;
 }
 
 interface EventRow {
@@ -108,7 +114,8 @@ export class SqliteEventStore implements EventStore {
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly fastGroup: (group: PendingAppend[]) => void;
   private readonly slowGroup: (group: PendingAppend[]) => void;
-  private readonly appendInSavepoint: (pending: PendingAppend, head: StreamHead | null, tree: TreeAppender) => StreamHead;
+  private readonly appendInSavepoint: (pending: PendingAppend, head: StreamHead | null, tree: TreeAppender | undefined) => StreamHead;
+  private readonly merkleTree: boolean;
   private queue: PendingAppend[] = [];
   private flushScheduled = false;
   private closed = false;
@@ -153,13 +160,14 @@ export class SqliteEventStore implements EventStore {
     const fast = this.db.transaction((group: PendingAppend[]) => this.runFast(group));
     this.fastGroup = fast.immediate;
     // A transaction function called inside another becomes a savepoint.
-    this.appendInSavepoint = this.db.transaction((pending: PendingAppend, head: StreamHead | null, tree: TreeAppender) =>
+    this.merkleTree = options.merkleTree ?? true;
+    this.appendInSavepoint = this.db.transaction((pending: PendingAppend, head: StreamHead | null, tree: TreeAppender | undefined) =>
       this.write(pending, head, tree),
     );
     const slow = this.db.transaction((group: PendingAppend[]) => this.runSlow(group));
     this.slowGroup = slow.immediate;
     try {
-      this.buildLog(options.logBuildBatch ?? DEFAULT_LOG_BUILD_BATCH, options.onLogBuild);
+      if (this.merkleTree) this.buildLog(options.logBuildBatch ?? DEFAULT_LOG_BUILD_BATCH, options.onLogBuild);
     } catch (error) {
       this.db.close();
       throw error;
@@ -272,7 +280,7 @@ export class SqliteEventStore implements EventStore {
     const version = this.statements.dataVersion.get() as number;
     if (version !== this.headsVersion || this.heads.size > MAX_CACHED_HEADS) this.forgetHeads();
     this.headsVersion = version;
-    const tree = (this.tree ??= this.treeNow());
+    const tree = this.merkleTree ? (this.tree ??= this.treeNow()) : undefined;
     for (const pending of group) {
       const head = this.trackedHead(pending.streamId);
       if (!this.accepts(pending, head, this.trackedRevision)) continue;
@@ -342,19 +350,21 @@ export class SqliteEventStore implements EventStore {
 
   /** The slow path: one savepoint per append, so a failing insert is undone alone. */
   private runSlow(group: PendingAppend[]): void {
-    const tree = this.treeNow();
+    const tree = this.merkleTree ? this.treeNow() : undefined;
     for (const pending of group) {
       const head = this.readHead(pending.streamId);
       if (!this.accepts(pending, head, this.currentRevision)) continue;
-      const before = tree.range;
+      const before = tree?.range;
       try {
         this.appendInSavepoint(pending, head, tree);
       } catch (error) {
         // Some failures (disk full, I/O) make SQLite roll back the whole
         // transaction; then the group must fail rather than go on outside it.
         if (!this.db.inTransaction) throw error;
-        tree.range = before;
-        tree.finished.length = 0;
+        if (tree !== undefined && before !== undefined) {
+          tree.range = before;
+          tree.finished.length = 0;
+        }
         pending.failed = true;
         pending.error = error;
       }
@@ -373,7 +383,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** Inserts the append's events after `head`, each with its leaf in the tree; returns the stream's new head. */
-  private write(pending: PendingAppend, head: StreamHead | null, tree: TreeAppender): StreamHead {
+  private write(pending: PendingAppend, head: StreamHead | null, tree: TreeAppender | undefined): StreamHead {
     const { streamId, events } = pending;
     const insert = this.statements.insertEvent;
     const created = this.clock.now();
@@ -383,9 +393,9 @@ export class SqliteEventStore implements EventStore {
     for (let i = 0; i < events.length; i += 1) {
       const { id, type, data, metadata, recordedAt } = events[i];
       const hash = hashEventText(previousHash, streamId, revision, id, type, data, metadata);
-      const leaf = ledgerLeaf({ streamId, revision, eventId: id, type, recordedAt, hash });
+      const leaf = tree && ledgerLeaf({ streamId, revision, eventId: id, type, recordedAt, hash });
       try {
-        const info = insert.run(id, streamId, revision, type, data, metadata, created, hash, previousHash, tree.enter(leaf), leaf);
+        const info = insert.run(id, streamId, revision, type, data, metadata, created, hash, previousHash, leaf ? tree!.enter(leaf) : null, leaf ?? null);
         position = Number(info.lastInsertRowid);
       } catch (error) {
         if (isUniqueViolation(error, 'events.event_id')) throw new DuplicateEventIdError(streamId, id);
@@ -394,7 +404,7 @@ export class SqliteEventStore implements EventStore {
       previousHash = hash;
       revision += 1;
     }
-    this.log.storeKept(tree.finished.splice(0));
+    if (tree !== undefined) this.log.storeKept(tree.finished.splice(0));
     pending.result = { nextRevision: revision - 1, position };
     return { revision: revision - 1, hash: previousHash as string };
   }
