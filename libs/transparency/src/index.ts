@@ -1,3 +1,4 @@
 export * from './merkle';
 export * from './signed-note';
 export * from './checkpoint';
+export * from './cosignature';
