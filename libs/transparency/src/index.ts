@@ -2,3 +2,4 @@ export * from './merkle';
 export * from './signed-note';
 export * from './checkpoint';
 export * from './cosignature';
+export * from './tiles';

@@ -1,8 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   Subtree,
   assembleProof,
@@ -18,21 +15,18 @@ import {
   rootPlan,
   signNote,
 } from '../src';
+import { buildGoProgram } from './go';
 
 /**
- * The ledger's checkpoints and proofs, checked by an implementation nobody
- * here wrote: Go's golang.org/x/mod/sumdb note and tlog (go-verifier/),
- * from Debian's golang-go and golang-golang-x-mod-dev, offline (GOPATH mode
- * over /usr/share/gocode). The program is built once per run.
+ * The ledger's checkpoints, proofs and cosignatures, checked by an
+ * implementation nobody here wrote: Go's golang.org/x/mod/sumdb note and
+ * tlog, and crypto/ed25519 (go-verifier/). The program is built once per run.
  */
-const GO_ENV = { ...process.env, GO111MODULE: 'off', GOPATH: '/usr/share/gocode', GOCACHE: join(tmpdir(), 'ledger-go-cache') };
-
 describe("Go's sumdb note and tlog", () => {
   let verifier: string;
 
   beforeAll(() => {
-    verifier = join(mkdtempSync(join(tmpdir(), 'go-verifier-')), 'go-verifier');
-    execFileSync('go', ['build', '-o', verifier, '.'], { cwd: join(__dirname, 'go-verifier'), env: GO_ENV });
+    verifier = buildGoProgram('go-verifier');
   }, 120_000);
 
   const run = (input: unknown) => {
