@@ -3,3 +3,4 @@ export * from './signed-note';
 export * from './checkpoint';
 export * from './cosignature';
 export * from './tiles';
+export * from './proof-file';
