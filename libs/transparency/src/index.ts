@@ -4,3 +4,5 @@ export * from './checkpoint';
 export * from './cosignature';
 export * from './tiles';
 export * from './proof-file';
+export * from './witness';
+export * from './witness-client';
