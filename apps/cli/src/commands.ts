@@ -14,6 +14,7 @@ import { declaredQueues } from '../../worker/src/declared-queues';
 import { CommandError, UsageError } from './cli-error';
 import { CliOutput } from './cli-output';
 import { CliOption, instant, keyId, onOff, oneOf, scopeList, uuidOf } from './options';
+import { witnessCommands } from './witness';
 
 export interface CliDependencies {
   store: EventStore;
@@ -38,15 +39,31 @@ export interface CliDependencies {
 /** The options as parsed and checked (options.ts), by commander's camelCase names. */
 export type Options = Record<string, any>;
 
-export interface CliCommand {
+interface CommandShape {
   description: string;
   options: CliOption[];
-  /** Only a command that creates may open a ledger that does not exist yet (creating it); every other one refuses. */
-  createsLedger?: true;
   /** What the options must say together, checked like each option before anything is opened. */
   validate?: (options: Options) => void;
+}
+
+/** A command on the ledger: main.ts loads the configuration and opens the store (and Redis, the key table, blobs when asked). */
+export interface LedgerCommand extends CommandShape {
+  opensLedger?: true;
+  /** Only a command that creates may open a ledger that does not exist yet (creating it); every other one refuses. */
+  createsLedger?: true;
   run: (options: Options, deps: CliDependencies) => Promise<unknown>;
 }
+
+/** What a command that opens no ledger gets: stderr for progress, stdout for a document written as it goes. */
+export type StandaloneDependencies = Pick<CliDependencies, 'progress' | 'write'>;
+
+/** A command that needs neither the ledger, nor Redis, nor the service's configuration (a witness): main.ts opens nothing for it. */
+export interface StandaloneCommand extends CommandShape {
+  opensLedger: false;
+  run: (options: Options, deps: StandaloneDependencies) => Promise<unknown>;
+}
+
+export type CliCommand = LedgerCommand | StandaloneCommand;
 
 const tenantOption: CliOption = { flags: '--tenant <TENANT_ID>', description: 'the tenant id (`tenant list` shows them)', required: true, parse: uuidOf('tenant') };
 
@@ -188,6 +205,7 @@ export const commands: Record<string, CliCommand> = {
     options: [{ ...tenantOption, required: undefined, description: "only this tenant's streams" }],
     run: (o, d) => auditVerify(o.tenant, d),
   },
+  ...witnessCommands,
 };
 
 const EXPORT_PAGE = 200;

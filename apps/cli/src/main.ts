@@ -45,6 +45,8 @@ function usageMistake(error: CommanderError, argv: string[]): string {
 
 /** Opens what the command needs, runs it, prints its document, and closes everything it opened. */
 async function execute(command: CliCommand, options: Options): Promise<number> {
+  // A witness works beside a ledger, maybe on another machine: it needs no configuration, store or Redis.
+  if (command.opensLedger === false) return print(await command.run(options, { progress, write }));
   const config = loadConfig();
   // Only a command that creates may start a ledger; the others read one that must exist.
   const store = createEventStore(config, { create: command.createsLedger === true });
@@ -72,12 +74,10 @@ async function execute(command: CliCommand, options: Options): Promise<number> {
         if (!queues.has(name)) queues.set(name, new Queue(name, { connection: connection(), prefix: queuePrefix(config.redisPrefix) }));
         return queues.get(name)!;
       },
-      progress: (line) => process.stderr.write(`${line}\n`),
-      write: (chunk) => new Promise<void>((resolve, reject) => process.stdout.write(chunk, (error) => (error ? reject(error) : resolve()))),
+      progress,
+      write,
     });
-    const output = result instanceof CliOutput ? result : CliOutput.json(result);
-    if (output !== CliOutput.streamed) process.stdout.write(output.stdout.endsWith('\n') ? output.stdout : `${output.stdout}\n`);
-    return output.status;
+    return print(result);
   } finally {
     await Promise.all([...queues.values()].map((queue) => queue.close()));
     await store.close();
@@ -85,6 +85,21 @@ async function execute(command: CliCommand, options: Options): Promise<number> {
     await blobs?.close();
     redis?.disconnect();
   }
+}
+
+function progress(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+function write(chunk: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => process.stdout.write(chunk, (error) => (error ? reject(error) : resolve())));
+}
+
+/** Prints a command's document (unless it wrote its output as it went) and returns the status to exit with. */
+function print(result: unknown): number {
+  const output = result instanceof CliOutput ? result : CliOutput.json(result);
+  if (output !== CliOutput.streamed) process.stdout.write(output.stdout.endsWith('\n') ? output.stdout : `${output.stdout}\n`);
+  return output.status;
 }
 
 /** ioredis prints each failed connection attempt with its stack unless the connection has a listener: say once, on one line, what is unreachable. */

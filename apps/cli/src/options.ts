@@ -78,3 +78,10 @@ export function scopeList(value: string): string[] {
   if (scopes.length === 0) throw new InvalidArgumentError('must name at least one scope');
   return scopes;
 }
+
+/** A TCP port; 0 asks the system for a free one. */
+export function port(value: string): number {
+  const port = /^(0|[1-9][0-9]*)$/.test(value) ? Number(value) : NaN;
+  if (!(port >= 0 && port <= 65535)) throw new InvalidArgumentError('must be a port number, 0 to 65535');
+  return port;
+}

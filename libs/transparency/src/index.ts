@@ -3,3 +3,8 @@ export * from './signed-note';
 export * from './checkpoint';
 export * from './compact-range';
 export * from './stored-subtrees';
+export * from './cosignature';
+export * from './tiles';
+export * from './proof-file';
+export * from './witness';
+export * from './witness-client';

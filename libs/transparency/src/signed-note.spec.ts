@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { checkpointText, parseCheckpoint } from './checkpoint';
-import { NoteError, ed25519Signer, noteVerifier, openNote, parseNote, signNote } from './signed-note';
+import { NoteError, ed25519Signer, noteVerifier, openNote, parseNote, parseVerifierKey, signNote, signatureLine, verifierKeyOf } from './signed-note';
 
 // The example of c2sp.org/signed-note, section "Verifier keys".
 const SPEC_VKEY = 'example.com/foo+530d903a+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k';
@@ -35,6 +35,21 @@ describe('C2SP signed notes', () => {
   it('read a verifier key whose base64 holds "+"', () => {
     const signer = [...Array(256).keys()].map((i) => ed25519Signer('ledger.example/log', Buffer.alloc(32, i))).find((s) => s.verifierKey.split('+').length > 3)!;
     expect(noteVerifier(signer.verifierKey).publicKey).toEqual(signer.publicKey);
+  });
+
+  it('write and read vkeys of any signature type of an Ed25519 key, refusing one of another type', () => {
+    const { name, keyId, publicKey } = parseVerifierKey(SPEC_VKEY, 0x01);
+    expect({ name, keyId: keyId.toString('hex') }).toEqual({ name: 'example.com/foo', keyId: '530d903a' });
+    expect(verifierKeyOf(name, 0x01, publicKey)).toBe(SPEC_VKEY);
+    const typed = verifierKeyOf(name, 0x04, publicKey);
+    expect(parseVerifierKey(typed, 0x04).publicKey).toEqual(publicKey);
+    expect(() => parseVerifierKey(typed, 0x01)).toThrow('signature type 0x01');
+    expect(() => parseVerifierKey(SPEC_VKEY, 0x04)).toThrow('signature type 0x04');
+  });
+
+  it('write a signature line as a note carries it', () => {
+    const [signature] = parseNote(SPEC_NOTE).signatures;
+    expect(signatureLine(signature)).toBe(SPEC_NOTE.slice(SPEC_NOTE.indexOf('\u2014')));
   });
 
   it('refuse malformed keys and notes', () => {

@@ -5,7 +5,8 @@ import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyOb
  * blank line, then one line per signature, `— <key name> base64(key ID ||
  * signature)`. Only Ed25519 (signature type 0x01) is used here; signatures
  * of other types or unknown keys are kept and ignored, as the format
- * requires, so witnesses' cosignatures ride along.
+ * requires, so witnesses' cosignatures ride along. The vkey helpers serve
+ * other signature types of an Ed25519 key too (cosignature.ts).
  */
 
 const ED25519 = 0x01;
@@ -55,30 +56,51 @@ export function ed25519Signer(name: string, seed: Uint8Array): NoteSigner & { pu
   if (seed.length !== 32) throw new NoteError('an Ed25519 seed is 32 bytes');
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' });
   const publicKey = createPublicKey(privateKey).export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519.length);
-  const keyId = keyIdOf(name, ED25519, publicKey);
   return {
     name,
-    keyId,
+    keyId: keyIdOf(name, ED25519, publicKey),
     publicKey,
-    verifierKey: `${name}+${keyId.toString('hex')}+${Buffer.concat([Buffer.from([ED25519]), publicKey]).toString('base64')}`,
+    verifierKey: verifierKeyOf(name, ED25519, publicKey),
     sign: (text) => sign(null, text, privateKey),
   };
 }
 
-/** A verifier from a vkey, `<name>+<8 hex key ID>+<base64(0x01 || 32-byte public key)>`. */
-export function noteVerifier(verifierKey: string): NoteVerifier & { publicKey: Buffer } {
+/** A vkey, `<name>+<8 hex key ID>+<base64(signature type || public key)>`. */
+export function verifierKeyOf(name: string, type: number, publicKey: Uint8Array): string {
+  return `${name}+${keyIdOf(name, type, publicKey).toString('hex')}+${Buffer.concat([Buffer.from([type]), publicKey]).toString('base64')}`;
+}
+
+/**
+ * The name, key ID and 32-byte public key of a vkey of an Ed25519 key used
+ * with signature type `type` (0x01 for note signatures; other types, such as
+ * cosignatures, reuse the key with another key ID).
+ */
+export function parseVerifierKey(verifierKey: string, type: number): { name: string; keyId: Buffer; publicKey: Buffer } {
   // The key's base64 may itself hold "+": the name ends at the first, the key ID at the second.
   const [name, id, ...rest] = verifierKey.split('+');
   const encoded = rest.join('+');
   if (id === undefined || rest.length === 0) throw new NoteError('a verifier key is <name>+<key ID>+<key>');
   checkKeyName(name);
   const key = Buffer.from(encoded, 'base64');
-  if (!/^[0-9a-f]{8}$/.test(id) || key.toString('base64') !== encoded || key.length !== 33 || key[0] !== ED25519) throw new NoteError('not an Ed25519 verifier key');
+  if (!/^[0-9a-f]{8}$/.test(id) || key.toString('base64') !== encoded || key.length !== 33 || key[0] !== type) {
+    throw new NoteError(`not an Ed25519 verifier key of signature type 0x${type.toString(16).padStart(2, '0')}`);
+  }
   const publicKey = key.subarray(1);
   const keyId = Buffer.from(id, 'hex');
-  if (!keyId.equals(keyIdOf(name, ED25519, publicKey))) throw new NoteError("the verifier key's ID does not match its name and key");
-  const publicKeyObject: KeyObject = createPublicKey({ key: Buffer.concat([SPKI_ED25519, publicKey]), format: 'der', type: 'spki' });
-  return { name, keyId, publicKey, verify: (text, signature) => signature.length === 64 && verify(null, text, publicKeyObject, signature) };
+  if (!keyId.equals(keyIdOf(name, type, publicKey))) throw new NoteError("the verifier key's ID does not match its name and key");
+  return { name, keyId, publicKey };
+}
+
+/** Checks Ed25519 signatures by a 32-byte public key. */
+export function ed25519Verifier(publicKey: Uint8Array): (message: Uint8Array, signature: Uint8Array) => boolean {
+  const key: KeyObject = createPublicKey({ key: Buffer.concat([SPKI_ED25519, publicKey]), format: 'der', type: 'spki' });
+  return (message, signature) => signature.length === 64 && verify(null, message, key, signature);
+}
+
+/** A verifier from a vkey, `<name>+<8 hex key ID>+<base64(0x01 || 32-byte public key)>`. */
+export function noteVerifier(verifierKey: string): NoteVerifier & { publicKey: Buffer } {
+  const { name, keyId, publicKey } = parseVerifierKey(verifierKey, ED25519);
+  return { name, keyId, publicKey, verify: ed25519Verifier(publicKey) };
 }
 
 /** Signs `text` (which ends in a newline) with each signer, after the signatures it already carries, if any. */
@@ -89,7 +111,8 @@ export function signNote(text: string, signers: readonly NoteSigner[], existing:
   return `${text}\n${lines.join('')}`;
 }
 
-function signatureLine({ name, keyId, signature }: NoteSignature): string {
+/** `— <key name> base64(key ID || signature)` and a newline: how a signature is written in a note, and how a witness answers. */
+export function signatureLine({ name, keyId, signature }: NoteSignature): string {
   return `${SIGNATURE_PREFIX}${name} ${Buffer.concat([keyId, signature]).toString('base64')}\n`;
 }
 

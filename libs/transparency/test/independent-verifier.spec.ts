@@ -1,36 +1,32 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   Subtree,
   assembleProof,
   checkpointText,
   consistencyProofPlan,
+  cosignatureSigner,
   ed25519Signer,
   foldSubtrees,
   inclusionProofPlan,
   leafHash,
   nodeHash,
+  parseNote,
   rootPlan,
   signNote,
 } from '../src';
+import { buildGoProgram } from './go';
 
 /**
- * The ledger's checkpoints and proofs, checked by an implementation nobody
- * here wrote: Go's golang.org/x/mod/sumdb note and tlog (go-verifier/),
- * from Debian's golang-go and golang-golang-x-mod-dev, offline (GOPATH mode
- * over /usr/share/gocode). The program is built once per run.
+ * The ledger's checkpoints, proofs and cosignatures, checked by an
+ * implementation nobody here wrote: Go's golang.org/x/mod/sumdb note and
+ * tlog, and crypto/ed25519 (go-verifier/). The program is built once per run.
  */
-const GO_ENV = { ...process.env, GO111MODULE: 'off', GOPATH: '/usr/share/gocode', GOCACHE: join(tmpdir(), 'ledger-go-cache') };
-
 describe("Go's sumdb note and tlog", () => {
   let verifier: string;
 
   beforeAll(() => {
-    verifier = join(mkdtempSync(join(tmpdir(), 'go-verifier-')), 'go-verifier');
-    execFileSync('go', ['build', '-o', verifier, '.'], { cwd: join(__dirname, 'go-verifier'), env: GO_ENV });
+    verifier = buildGoProgram('go-verifier');
   }, 120_000);
 
   const run = (input: unknown) => {
@@ -69,5 +65,25 @@ describe("Go's sumdb note and tlog", () => {
     const proof = assembleProof(consistencyProofPlan(20, size), subtree).map(b64);
     const rewritten = nodeHash(root(20), Buffer.alloc(32));
     expect(run({ vkey: log.verifierKey, checkpoint: checkpoint(size), records: [], older: { size: 20, root: b64(rewritten), proof } })).toMatchObject({ ok: false });
+  });
+
+  it("verify witnesses' cosignatures on a checkpoint with crypto/ed25519 over the specification's message, and refuse a missing or altered one", () => {
+    const size = leaves.length;
+    const signed = checkpoint(size);
+    const { text, signatures } = parseNote(signed);
+    const [w1, w2] = [cosignatureSigner('witness.example/w1', randomBytes(32)), cosignatureSigner('witness.example/w2', randomBytes(32))];
+    const cosigned = signNote(text, [], [...signatures, w1.cosign(text, 1700000000), w2.cosign(text, 1700000007)]);
+    const answer = run({ vkey: log.verifierKey, checkpoint: cosigned, records: [], witnesses: [{ vkey: w1.verifierKey }, { vkey: w2.verifierKey }] });
+    expect(answer).toEqual({ ok: true, out: `verified 0 records in ${log.name} at size ${size}\ncosigned by witness.example/w1 at 1700000000\ncosigned by witness.example/w2 at 1700000007\n` });
+    // Without the witnesses listed, the input of the earlier cases still reads as it did.
+    expect(run({ vkey: log.verifierKey, checkpoint: cosigned, records: [] })).toEqual({ ok: true, out: `verified 0 records in ${log.name} at size ${size}\n` });
+    const onlyW1 = signNote(text, [], [...signatures, w1.cosign(text, 1700000000)]);
+    expect(run({ vkey: log.verifierKey, checkpoint: onlyW1, records: [], witnesses: [{ vkey: w2.verifierKey }] })).toMatchObject({ ok: false, out: expect.stringContaining('no cosignature') });
+    const retimed = w1.cosign(text, 1700000000);
+    retimed.signature.writeBigUInt64BE(1700000001n);
+    expect(run({ vkey: log.verifierKey, checkpoint: signNote(text, [], [...signatures, retimed]), records: [], witnesses: [{ vkey: w1.verifierKey }] })).toMatchObject({
+      ok: false,
+      out: expect.stringContaining('does not verify'),
+    });
   });
 });

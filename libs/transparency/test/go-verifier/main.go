@@ -1,19 +1,29 @@
 // Command go-verifier checks the ledger's checkpoints and proofs with an
 // implementation nobody on the project wrote: Go's golang.org/x/mod/sumdb
 // note (C2SP signed notes) and tlog (RFC 6962 proofs), as Debian packages them.
+// That note package knows only note signatures (type 0x01), so witnesses'
+// cosignatures (c2sp.org/tlog-cosignature, type 0x04) are checked here with
+// crypto/ed25519 over the message the specification defines.
 //
 // It reads one JSON document on stdin:
 //
 //	{ "vkey": "<verifier key>", "checkpoint": "<signed note>",
 //	  "records": [{ "index": 0, "leaf": "<base64 leaf bytes>", "proof": ["<base64>", ...] }],
-//	  "older": { "size": 1, "root": "<base64>", "proof": ["<base64>", ...] } }
+//	  "older": { "size": 1, "root": "<base64>", "proof": ["<base64>", ...] },
+//	  "witnesses": [{ "vkey": "<cosigner verifier key>" }] }
 //
-// and prints "verified <n> records in <origin> at size <size>" on success;
-// on any failure it prints the reason on stderr and exits 1.
+// "older" and "witnesses" are optional; each witness listed must have a
+// valid cosignature on the checkpoint. It prints "verified <n> records in
+// <origin> at size <size>" on success, then "cosigned by <name> at <time>"
+// for each witness; on any failure it prints the reason on stderr and exits 1.
 package main
 
 import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -37,6 +47,9 @@ type input struct {
 		Root  string   `json:"root"`
 		Proof []string `json:"proof"`
 	} `json:"older"`
+	Witnesses []struct {
+		VKey string `json:"vkey"`
+	} `json:"witnesses"`
 }
 
 func main() {
@@ -98,7 +111,53 @@ func run() error {
 		}
 	}
 	fmt.Printf("verified %d records in %s at size %d\n", len(in.Records), lines[0], size)
+	for _, witness := range in.Witnesses {
+		name, timestamp, err := checkCosignature(witness.VKey, opened)
+		if err != nil {
+			return fmt.Errorf("witness %s: %v", witness.VKey, err)
+		}
+		fmt.Printf("cosigned by %s at %d\n", name, timestamp)
+	}
 	return nil
+}
+
+const cosignatureV1 = 0x04
+
+// checkCosignature finds the cosignature of the witness with verifier key
+// vkey (<name>+<hex key ID>+base64(0x04 || public key)) among the note's
+// signatures, which note.Open left unverified, and checks it.
+func checkCosignature(vkey string, n *note.Note) (string, uint64, error) {
+	parts := strings.SplitN(vkey, "+", 3)
+	if len(parts) != 3 {
+		return "", 0, fmt.Errorf("malformed verifier key")
+	}
+	name := parts[0]
+	key, err := base64.StdEncoding.DecodeString(parts[2])
+	if err != nil || len(key) != 1+ed25519.PublicKeySize || key[0] != cosignatureV1 {
+		return "", 0, fmt.Errorf("not an Ed25519 cosignature verifier key")
+	}
+	id := sha256.Sum256(append([]byte(name+"\n"), key...))
+	keyID := binary.BigEndian.Uint32(id[:4])
+	if parts[1] != fmt.Sprintf("%08x", keyID) {
+		return "", 0, fmt.Errorf("the key ID does not match the name and key")
+	}
+	for _, sig := range n.UnverifiedSigs {
+		if sig.Name != name || sig.Hash != keyID {
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(sig.Base64)
+		if err != nil || len(raw) != 4+8+ed25519.SignatureSize {
+			return "", 0, fmt.Errorf("malformed cosignature")
+		}
+		timestamp := binary.BigEndian.Uint64(raw[4:12])
+		var message bytes.Buffer
+		fmt.Fprintf(&message, "cosignature/v1\ntime %d\n%s", timestamp, n.Text)
+		if !ed25519.Verify(ed25519.PublicKey(key[1:]), message.Bytes(), raw[12:]) {
+			return "", 0, fmt.Errorf("the cosignature does not verify")
+		}
+		return name, timestamp, nil
+	}
+	return "", 0, fmt.Errorf("no cosignature")
 }
 
 func hashOf(text string) (tlog.Hash, error) {
