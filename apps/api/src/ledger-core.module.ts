@@ -1,6 +1,6 @@
-import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { BLOB_STORE, BlobStore, createBlobStore } from '@ledger/artifacts';
-import { EVENT_STORE, EventStore, createEventStore } from '@ledger/event-store';
+import { EVENT_STORE, EventStore, LogBuildProgress, createEventStore } from '@ledger/event-store';
 import { API_KEY_VERIFIER, ApiKeyVerifier } from '@ledger/http';
 import { CUSTOMER_KEY_TABLE, CustomerKeyTable, CustomerKeyring, ReportKeyring, TenantKeyring, VerifiedApiKeys, openCustomerKeyTable } from '@ledger/ledger';
 import { BlobProtection, CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, masterKeys, systemClock } from '@ledger/platform';
@@ -49,7 +49,14 @@ export class LedgerCoreModule {
       providers: [
         { provide: LEDGER_CONFIG, useValue: config },
         { provide: CLOCK, useValue: systemClock(config.clockOffsetMs) },
-        { provide: EVENT_STORE, useFactory: () => traceEventStore(createEventStore(config)) },
+        {
+          provide: EVENT_STORE,
+          useFactory: () => {
+            const logger = new Logger('LedgerLog');
+            const onLogBuild = ({ entered, remaining }: LogBuildProgress) => logger.log(`entered ${entered} events written before the tree into it, ${remaining} to go`);
+            return traceEventStore(createEventStore(config, { onLogBuild }));
+          },
+        },
         {
           provide: TenantKeyring,
           inject: [EVENT_STORE, CLOCK],

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import type { BlobStore } from '@ledger/artifacts';
-import { EventStore, verifyLedger } from '@ledger/event-store';
+import { EventStore, LedgerLog, verifyLedger } from '@ledger/event-store';
+import { LogAudit, LogIdentity, openCheckpoint } from '@ledger/ledger-log';
+import { NoteError } from '@ledger/transparency';
+import { readFileSync } from 'node:fs';
 import { CommandContext, CustomerKeyTable, configureTenant, createTenant, issueApiKey, listApiKeys, listTenants, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
 import { Clock, MasterKeys, notFound } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
@@ -15,6 +18,7 @@ import { CommandError, UsageError } from './cli-error';
 import { CliOutput } from './cli-output';
 import { CliOption, instant, keyId, onOff, oneOf, scopeList, uuidOf } from './options';
 import { witnessCommands } from './witness';
+import { ledgerLogCommands, logOf } from './ledger-log-commands';
 
 export interface CliDependencies {
   store: EventStore;
@@ -31,6 +35,8 @@ export interface CliDependencies {
   blobs: () => Promise<BlobStore>;
   /** The BullMQ queue of a declared queue, under the service's prefix; built on first use. */
   queue: (name: string) => Queue;
+  /** Who signs the ledger's checkpoints (LEDGER_LOG_ORIGIN, LEDGER_LOG_SIGNING_KEY, LEDGER_LOG_PREVIOUS_VERIFIER_KEYS). */
+  logIdentity: () => LogIdentity;
   progress: (line: string) => void;
   /** Writes to stdout as a command goes, for output too long to hold (NDJSON); resolves once written, so a slow reader slows the export. */
   write: (chunk: string) => Promise<void>;
@@ -201,10 +207,14 @@ export const commands: Record<string, CliCommand> = {
     run: auditReplay,
   },
   'audit verify': {
-    description: 'recompute every hash chain (or the tenant\'s); exit status 1 when not intact',
-    options: [{ ...tenantOption, required: undefined, description: "only this tenant's streams" }],
-    run: (o, d) => auditVerify(o.tenant, d),
+    description: "recompute every hash chain (or the tenant's) and the Merkle tree over every event, and check the tree against every checkpoint kept or given; exit status 1 when not intact",
+    options: [
+      { ...tenantOption, required: undefined, description: "only this tenant's streams (the tree is always checked whole)" },
+      { flags: '--checkpoint <FILE>', description: 'a checkpoint you kept (a signed note, e.g. from GET /v1/ledger/checkpoint); repeat for each', repeatable: true },
+    ],
+    run: (o, d) => auditVerify(o.tenant, o.checkpoint ?? [], d),
   },
+  ...ledgerLogCommands,
   ...witnessCommands,
 };
 
@@ -283,18 +293,57 @@ async function existingTenant(tenantId: string, d: CliDependencies): Promise<str
  * CONTRACT.md's document, with `reason` added inside firstBreak. Not intact,
  * it still prints the document, and exits with status 1.
  */
-async function auditVerify(tenantId: string | undefined, d: CliDependencies): Promise<CliOutput> {
+async function auditVerify(tenantId: string | undefined, checkpointFiles: string[], d: CliDependencies): Promise<CliOutput> {
   // Nothing verified is not intact: an empty ledger is a wrong LEDGER_DATA_DIR far more often than a new deployment.
   if ((await d.store.headPosition()) === 0) throw new CommandError('EMPTY_LEDGER', 'the ledger holds no events, so there is nothing to verify: check that LEDGER_DATA_DIR or EVENTSTORE_CONNECTION_STRING names the ledger to audit');
   // A mistyped tenant would otherwise read as an intact ledger of 0 streams.
   if (tenantId !== undefined && (await d.store.readStream(streams.tenant(tenantId), { maxCount: 1 })).length === 0) throw notFound('tenant');
+  const tree = d.store.log === undefined ? undefined : await treeAudit(logOf(d.store), checkpointFiles, d);
   const { intact, streams: streamCount, events, firstBreak } = await verifyLedger(d.store, {
     tenantId,
     progress: (p) => d.progress(`audit verify: ${p.events} events, position ${p.position}/${p.head}, ${Math.round(p.ratePerSecond)} events/s`),
+    onPage: tree && ((page) => tree.page(page)),
   });
+  const log = tree?.finish();
+  const logIntact = log === undefined || log.firstMismatch === null;
   // CONTRACT.md's member order, `reason` last.
   const at = firstBreak && { stream: firstBreak.stream, revision: firstBreak.revision, expected: firstBreak.expected, found: firstBreak.found, reason: firstBreak.reason };
-  return CliOutput.json({ intact, streams: streamCount, events, firstBreak: at }, intact ? 0 : 1);
+  const mismatch = log?.firstMismatch && { leafIndex: log.firstMismatch.leafIndex, reason: log.firstMismatch.reason };
+  const summary = log && { size: log.size, root: log.root, checkpointsChecked: log.checkpointsChecked, firstMismatch: mismatch ?? null };
+  return CliOutput.json({ intact: intact && logIntact, streams: streamCount, events, firstBreak: at, log: summary ?? null }, intact && logIntact ? 0 : 1);
+}
+
+/**
+ * The tree's audit over the checkpoints held: every one the log kept and
+ * every one given, each opened with the log's verifier keys. A given one
+ * that is not the log's is the auditor's mistake; a kept one that is not is
+ * a mismatch at its size (someone wrote it into the database).
+ */
+async function treeAudit(log: LedgerLog, files: string[], d: CliDependencies) {
+  const { origin, verifiers } = d.logIdentity();
+  const given = files.map((file) => {
+    try {
+      return openCheckpoint(readFileSync(file, 'utf8'), origin, verifiers);
+    } catch (error) {
+      if (error instanceof NoteError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new CommandError('CHECKPOINT_REFUSED', `${file} is not a checkpoint of this log signed by its key: ${(error as Error).message}`);
+      }
+      throw error;
+    }
+  });
+  const kept = await log.checkpoints();
+  const held = kept.filter((checkpoint) => {
+    try {
+      const opened = openCheckpoint(checkpoint.note, origin, verifiers);
+      return opened.size === checkpoint.size && opened.root.equals(checkpoint.root);
+    } catch (error) {
+      if (error instanceof NoteError) return false;
+      throw error;
+    }
+  });
+  const audit = new LogAudit(log, [...held, ...given]);
+  for (const checkpoint of kept) if (!held.includes(checkpoint)) audit.unsigned(checkpoint.size);
+  return audit;
 }
 
 /** `audit replay`: the consent's history from the store, as JSON or as a timeline; `--at` for what the ledger stated then. */

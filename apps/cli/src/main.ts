@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { LedgerNotFoundError, createEventStore } from '@ledger/event-store';
+import { LedgerNotFoundError, LogBuildProgress, createEventStore } from '@ledger/event-store';
 import { BlobStore, createBlobStore } from '@ledger/artifacts';
 import { CustomerKeyTable, CustomerKeyring, TenantKeyring, openCustomerKeyTable } from '@ledger/ledger';
 import { BlobProtection, DomainError, buildInfo, createRedis, loadConfig, masterKeys, systemClock } from '@ledger/platform';
@@ -7,6 +7,7 @@ import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queuePrefix } from '@ledger/queues';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { logIdentity } from '@ledger/ledger-log';
 import { PROJECTIONS } from '../../api/src/projections';
 import { CommandError, UsageError } from './cli-error';
 import { CliOutput } from './cli-output';
@@ -49,7 +50,7 @@ async function execute(command: CliCommand, options: Options): Promise<number> {
   if (command.opensLedger === false) return print(await command.run(options, { progress, write }));
   const config = loadConfig();
   // Only a command that creates may start a ledger; the others read one that must exist.
-  const store = createEventStore(config, { create: command.createsLedger === true });
+  const store = createEventStore(config, { create: command.createsLedger === true, onLogBuild: (p) => progress(logBuildLine(p)) });
   let redis: ReturnType<typeof createRedis> | undefined;
   const connection = () => (redis ??= reportUnreachable(createRedis(config.redisUrl, 'ledger-cli', { maxRetriesPerRequest: 3 }), config.redisUrl));
   const queues = new Map<string, Queue>();
@@ -63,6 +64,7 @@ async function execute(command: CliCommand, options: Options): Promise<number> {
       clock,
       masterKeys: keys,
       keyTable: () => (keyTable ??= openCustomerKeyTable(config)),
+      logIdentity: () => logIdentity({ origin: config.logOrigin, signingKey: config.logSigningKey, previousVerifierKeys: config.logPreviousVerifierKeys }),
       blobs: async () => {
         // Opened only by the commands that need blobs: unwrapping the tenants' keys needs the master key that wrapped them.
         const tenantKeys = await TenantKeyring.open(store, keys, clock);
@@ -85,6 +87,10 @@ async function execute(command: CliCommand, options: Options): Promise<number> {
     await blobs?.close();
     redis?.disconnect();
   }
+}
+
+function logBuildLine({ entered, remaining }: LogBuildProgress): string {
+  return `ledger tree: entered ${entered} events written before it, ${remaining} to go`;
 }
 
 function progress(line: string): void {

@@ -14,6 +14,8 @@ export interface CliOption {
   required?: true;
   /** Turns the text given into the value the command receives, or throws InvalidArgumentError. */
   parse?: (value: string) => unknown;
+  /** May be given several times: the command receives the values in the order given. */
+  repeatable?: true;
 }
 
 export function toCommanderOption(option: CliOption): Option {
@@ -24,9 +26,9 @@ export function toCommanderOption(option: CliOption): Option {
   const parse = option.parse ?? nonBlank;
   return built.argParser((value: string, previous: unknown) => {
     // Commander keeps the last of a repeated option; a second value is more likely a mistake than an intent.
-    if (previous !== undefined) throw new UsageError(`${built.long} is given more than once; give it once`);
+    if (previous !== undefined && !option.repeatable) throw new UsageError(`${built.long} is given more than once; give it once`);
     try {
-      return parse(value);
+      return option.repeatable ? [...((previous as unknown[] | undefined) ?? []), parse(value)] : parse(value);
     } catch (error) {
       // Commander's own message quotes the value, and a value typed in the wrong place can be a secret (an API key for --key).
       if (error instanceof InvalidArgumentError) throw new UsageError(`${built.long} ${error.message}`);

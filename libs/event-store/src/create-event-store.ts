@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDirectory, type LedgerConfig } from '@ledger/platform';
 import type { EventStore } from './event-store.port';
+import type { LogBuildProgress } from './log-tree';
 import { PostgresEventStore } from './postgres/postgres-event-store';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
 
@@ -23,21 +24,22 @@ export class LedgerNotFoundError extends Error {
  * the ledger) a missing SQLite file is LedgerNotFoundError: a mistyped
  * LEDGER_DATA_DIR must not become a new, empty ledger that reads as intact.
  * A database named by a URL is never created by the service (an operator
- * creates it), so a mistyped URL fails to connect.
+ * creates it), so a mistyped URL fails to connect. `onLogBuild` hears the
+ * progress of entering a ledger written before the Merkle tree into it.
  */
 export function createEventStore(
   config: Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString' | 'databaseUrl'>,
-  { create = true }: { create?: boolean } = {},
+  { create = true, onLogBuild }: { create?: boolean; onLogBuild?: (progress: LogBuildProgress) => void } = {},
 ): EventStore {
   if (config.eventStoreConnectionString) {
     // Loaded only when chosen: the EventStoreDB client and its gRPC stack would stay in every process's memory (decision 0037).
     const { EsdbEventStore } = require('./esdb/esdb-event-store') as typeof import('./esdb/esdb-event-store');
     return new EsdbEventStore(config.eventStoreConnectionString);
   }
-  if (config.databaseUrl) return new PostgresEventStore(config.databaseUrl);
+  if (config.databaseUrl) return new PostgresEventStore(config.databaseUrl, { onLogBuild });
   const file = join(config.dataDir, SQLITE_FILE_NAME);
   if (create) ensurePrivateDirectory(config.dataDir);
   else if (!existsSync(file)) throw new LedgerNotFoundError(file);
   // fileMustExist as well: a file removed since the check above is still not created.
-  return new SqliteEventStore(file, { fileMustExist: !create });
+  return new SqliteEventStore(file, { fileMustExist: !create, onLogBuild });
 }

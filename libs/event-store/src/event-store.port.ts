@@ -194,8 +194,8 @@ export interface LedgerLog {
   subtreeHashes(subtrees: readonly { level: number; index: number }[]): Promise<Buffer[]>;
   /** The leaves [start, end) that exist, in leaf order. */
   leaves(start: number, end: number): Promise<LogLeaf[]>;
-  /** The leaves of the events with these ids that exist, in leaf order. */
-  leavesOf(eventIds: readonly string[]): Promise<LogLeaf[]>;
+  /** The leaves of the events with these ids that exist, in leaf order, each with its event's tenant (metadata.tenantId). */
+  leavesOf(eventIds: readonly string[]): Promise<Array<LogLeaf & { tenantId: string | null }>>;
   /** Keeps a checkpoint; false when one of that size was kept already (that one stands). */
   addCheckpoint(checkpoint: StoredCheckpoint): Promise<boolean>;
   /** The checkpoint of the largest tree size kept. */

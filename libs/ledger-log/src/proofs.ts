@@ -1,5 +1,5 @@
 import type { LedgerLog } from '@ledger/event-store';
-import { ProofItem, Subtree, assembleProof, consistencyProofPlan, inclusionProofPlan, rootPlan, subtreesNeeded } from '@ledger/transparency';
+import { ProofItem, Subtree, Tile, assembleProof, consistencyProofPlan, inclusionProofPlan, rootPlan, subtreesNeeded, tileSpan, tileWidthAt } from '@ledger/transparency';
 
 /**
  * Proofs over the ledger's tree, from the log's kept hashes: each plan names
@@ -29,4 +29,16 @@ export function inclusionProof(log: LedgerLog, leafIndex: number, size: number):
 
 export function consistencyProof(log: LedgerLog, size1: number, size2: number): Promise<Buffer[]> {
   return proofOf(log, consistencyProofPlan(size1, size2));
+}
+
+/**
+ * The hashes of a tlog-tiles hash tile of a tree of `size`, concatenated, or
+ * undefined when that tree has no such tile (a full tile once the tree
+ * covers it; a partial one only at the width the tree has).
+ */
+export async function hashTile(log: LedgerLog, tile: Tile, size: number): Promise<Buffer | undefined> {
+  if (tileWidthAt(tile.level, tile.index, size) !== tile.width) return undefined;
+  const { level, start, end } = tileSpan(tile);
+  const subtrees = Array.from({ length: end - start }, (_, i) => ({ level, index: start + i }));
+  return Buffer.concat(await log.subtreeHashes(subtrees));
 }

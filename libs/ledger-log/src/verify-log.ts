@@ -24,7 +24,9 @@ export type LogMismatchReason =
   /** A checkpoint has more leaves than the rebuilt tree: the ledger's tail was removed. */
   | 'truncated'
   /** The event was entered after a checkpoint issued later than the time it states: it was recorded with a past time. */
-  | 'backdated';
+  | 'backdated'
+  /** A checkpoint the log kept is not signed by the log's keys (its leaf index is its size): it was written into the database. */
+  | 'checkpoint_unsigned';
 
 export interface LogMismatch {
   leafIndex: number;
@@ -42,7 +44,9 @@ export interface LogVerification {
 }
 
 /** A checkpoint to compare, and the time it was issued when the log kept it (for backdating). */
-interface HeldCheckpoint extends Checkpoint {
+export interface HeldCheckpoint {
+  size: number;
+  root: Buffer;
   issuedAt?: number;
 }
 
@@ -97,6 +101,11 @@ export class LogAudit {
       this.range = this.range.append([leafHash(leaf)]);
       this.passCheckpoints();
     }
+  }
+
+  /** A checkpoint the log kept that its keys did not sign: compared with nothing, reported. */
+  unsigned(size: number): void {
+    this.found(size, 'checkpoint_unsigned');
   }
 
   /** The verification, once every event was fed. */

@@ -1,4 +1,5 @@
 import { Subtree, nodeHash } from './merkle';
+import { TILE_HEIGHT } from './tiles';
 
 /**
  * Which complete subtrees a log keeps, and how any other is computed from
@@ -9,11 +10,9 @@ import { Subtree, nodeHash } from './merkle';
  * beneath it, and a proof's subtrees at one such level lie in at most a few
  * runs of them, so a proof is a few range reads whatever the tree's size.
  */
-export const STORED_LEVEL_STEP = 8;
-
 /** Whether a writer keeps the subtree (level 0, the leaves, are kept as leaves). */
 export function isStoredLevel(level: number): boolean {
-  return level > 0 && level % STORED_LEVEL_STEP === 0;
+  return level > 0 && level % TILE_HEIGHT === 0;
 }
 
 /** A run of kept hashes at one kept level (0 for leaves): indexes [start, end). */
@@ -25,7 +24,7 @@ export interface StoredRange {
 
 /** The kept level a subtree is folded from. */
 function baseOf(level: number): number {
-  return level - (level % STORED_LEVEL_STEP);
+  return level - (level % TILE_HEIGHT);
 }
 
 /** The kept hashes the subtrees are computed from, as few runs as touch them (adjacent runs merged). */

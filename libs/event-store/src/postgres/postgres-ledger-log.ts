@@ -53,13 +53,14 @@ export class PostgresLedgerLog implements LedgerLog {
     return rows.map(toLeaf);
   }
 
-  async leavesOf(eventIds: readonly string[]): Promise<LogLeaf[]> {
+  async leavesOf(eventIds: readonly string[]): Promise<Array<LogLeaf & { tenantId: string | null }>> {
     await this.ready;
-    const { rows } = await this.pool.query<{ leaf_index: string; event_id: string; leaf: Buffer }>(
-      'SELECT leaf_index, event_id, leaf FROM events WHERE event_id = ANY($1) AND leaf_index IS NOT NULL ORDER BY leaf_index',
+    const { rows } = await this.pool.query<{ leaf_index: string; event_id: string; leaf: Buffer; tenant_id: string | null }>(
+      `SELECT leaf_index, event_id, leaf, metadata->>'tenantId' AS tenant_id FROM events
+       WHERE event_id = ANY($1) AND leaf_index IS NOT NULL ORDER BY leaf_index`,
       [eventIds],
     );
-    return rows.map(toLeaf);
+    return rows.map((row) => ({ ...toLeaf(row), tenantId: row.tenant_id }));
   }
 
   async addCheckpoint({ size, root, note, issuedAt }: StoredCheckpoint): Promise<boolean> {

@@ -63,8 +63,11 @@ export class SqliteLedgerLog implements LedgerLog {
     return (this.statements.leaves.all(start, end) as LeafRow[]).map(toLeaf);
   }
 
-  async leavesOf(eventIds: readonly string[]): Promise<LogLeaf[]> {
-    return (this.statements.leavesOf.all(JSON.stringify(eventIds)) as LeafRow[]).map(toLeaf);
+  async leavesOf(eventIds: readonly string[]): Promise<Array<LogLeaf & { tenantId: string | null }>> {
+    return (this.statements.leavesOf.all(JSON.stringify(eventIds)) as Array<LeafRow & { tenant_id: string | null }>).map((row) => ({
+      ...toLeaf(row),
+      tenantId: row.tenant_id,
+    }));
   }
 
   async addCheckpoint({ size, root, note, issuedAt }: StoredCheckpoint): Promise<boolean> {
@@ -106,7 +109,8 @@ function prepareStatements(db: Database.Database) {
     insertKept: db.prepare('INSERT INTO log_subtrees (level, idx, hash) VALUES (?, ?, ?)'),
     leaves: db.prepare('SELECT leaf_index, event_id, leaf FROM events WHERE leaf_index >= ? AND leaf_index < ? ORDER BY leaf_index'),
     leavesOf: db.prepare(
-      'SELECT leaf_index, event_id, leaf FROM events WHERE event_id IN (SELECT value FROM json_each(?)) AND leaf_index IS NOT NULL ORDER BY leaf_index',
+      `SELECT leaf_index, event_id, leaf, json_extract(metadata, '$.tenantId') AS tenant_id FROM events
+       WHERE event_id IN (SELECT value FROM json_each(?)) AND leaf_index IS NOT NULL ORDER BY leaf_index`,
     ),
     insertCheckpoint: db.prepare('INSERT INTO log_checkpoints (size, root, note, issued_at) VALUES (?, ?, ?, ?) ON CONFLICT (size) DO NOTHING'),
     latestCheckpoint: db.prepare('SELECT size, root, note, issued_at FROM log_checkpoints ORDER BY size DESC LIMIT 1'),
