@@ -13,6 +13,7 @@ import { CustomersModule } from './customers/customers.module';
 import { EmbedModule } from './embed/embed.module';
 import { HealthController } from './health/health.controller';
 import { LedgerCoreModule } from './ledger-core.module';
+import { LedgerLogModule } from './ledger-log/ledger-log.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { PROJECTIONS } from './projections';
 import { RedecModule } from './redec/redec.module';
@@ -39,6 +40,7 @@ export class AppModule {
         EmbedModule.forRoot(config),
         ConsentDecisionsModule.forRoot(config),
         AuditModule,
+        LedgerLogModule,
         TenantSettingsModule,
         ReportsModule.forRoot(config),
         WebhookEndpointsModule,

@@ -70,7 +70,11 @@ export function IssuedId(): PropertyDecorator {
   return applyDecorators(UuidInLowerCase(), IsUUID());
 }
 
-/** A query-string integer: digits only become a number; anything else stays text and fails `must_be_integer`. */
-export function QueryInteger(): PropertyDecorator {
-  return Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value));
+/**
+ * A query-string integer: up to `maxDigits` digits (9 by default: limits and
+ * counts) become a number; anything else stays text and fails `must_be_integer`.
+ */
+export function QueryInteger(maxDigits = 9): PropertyDecorator {
+  const digits = new RegExp(`^\\d{1,${maxDigits}}$`);
+  return Transform(({ value }: { value: unknown }) => (typeof value === 'string' && digits.test(value) ? Number(value) : value));
 }

@@ -12,9 +12,10 @@ export type WitnessOutcome = { witness: string } & (
 /**
  * Sends a checkpoint to a witness (C2SP tlog-witness), with a consistency
  * proof from the last checkpoint it cosigned, and keeps its cosignature. A
- * witness that last cosigned another size (a conflict: another process of
- * the service, or a witness state restored from a backup) is asked once
- * more from its size, so long as that is one this log's tree extends.
+ * witness that last cosigned another, smaller size (a conflict: another
+ * process of the service, or this log's record of cosignatures behind) is
+ * asked once more from its size; one that cosigned a larger one needs
+ * nothing from this checkpoint.
  */
 export async function witnessCheckpoint(log: LedgerLog, checkpoint: StoredCheckpoint, witness: WitnessEndpoint, fetchFn?: typeof fetch): Promise<WitnessOutcome> {
   const named = { witness: witness.verifierKey };
@@ -27,7 +28,11 @@ export async function witnessCheckpoint(log: LedgerLog, checkpoint: StoredCheckp
       await log.addCosignature({ size: checkpoint.size, witness: witness.verifierKey, line: signatureLine(answer.signature), cosignedAt: answer.timestamp });
       return { ...named, outcome: 'cosigned', size: checkpoint.size };
     }
-    if (answer.outcome === 'conflict' && attempt === 0 && answer.witnessSize !== oldSize && answer.witnessSize <= checkpoint.size) {
+    if (answer.outcome === 'conflict' && answer.witnessSize > checkpoint.size) {
+      // Another process of the service had a later checkpoint cosigned first: nothing to ask for this one.
+      return { ...named, outcome: 'already', size: answer.witnessSize };
+    }
+    if (answer.outcome === 'conflict' && attempt === 0 && answer.witnessSize !== oldSize) {
       oldSize = answer.witnessSize;
       continue;
     }

@@ -14,6 +14,9 @@ import {
   parseNote,
   rootPlan,
   signNote,
+  tilePath,
+  tileSpan,
+  tilesForSize,
 } from '../src';
 import { buildGoProgram } from './go';
 
@@ -85,5 +88,28 @@ describe("Go's sumdb note and tlog", () => {
       ok: false,
       out: expect.stringContaining('does not verify'),
     });
+  });
+
+  it("read the tree from hash tiles with tlog's own tile reader: its root and proofs are the log's, and a changed hash is refused", () => {
+    const tiledLeaves = Array.from({ length: 300 }, (_, i) => Buffer.from(`tiled ${i}`));
+    const many = tiledLeaves.map(leafHash);
+    const node = ({ level, index }: Subtree): Buffer => (level === 0 ? many[index] : nodeHash(node({ level: level - 1, index: 2 * index }), node({ level: level - 1, index: 2 * index + 1 })));
+    const size = many.length;
+    const signed = signNote(checkpointText({ origin: log.name, size, root: foldSubtrees(rootPlan(size).map(node)) }), [log]);
+    const tiles: Record<string, string> = {};
+    for (const { level, fullTiles, partialWidth } of tilesForSize(size)) {
+      const widths = [...Array.from({ length: fullTiles }, () => 256), ...(partialWidth > 0 ? [partialWidth] : [])];
+      widths.forEach((width, index) => {
+        const span = tileSpan({ level, index, width });
+        const hashes = Array.from({ length: span.end - span.start }, (_, i) => node({ level: span.level, index: span.start + i }));
+        tiles[tilePath({ level, index, width })] = Buffer.concat(hashes).toString('base64');
+      });
+    }
+    const records = [0, 255, 256, 299].map((index) => ({ index, leaf: tiledLeaves[index].toString('base64'), proof: assembleProof(inclusionProofPlan(index, size), node).map(b64) }));
+    const input = { vkey: log.verifierKey, checkpoint: signed, records, tiles };
+    expect(run(input)).toEqual({ ok: true, out: `verified 4 records in ${log.name} at size ${size}\n` });
+    const changed = Buffer.from(tiles['tile/0/001.p/44'], 'base64');
+    changed[0] ^= 1;
+    expect(run({ ...input, tiles: { ...tiles, 'tile/0/001.p/44': changed.toString('base64') } })).toMatchObject({ ok: false, out: expect.stringContaining('tiles') });
   });
 });

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { MetricsModule } from '../metrics/metrics.module';
+import { AuditBundleHttpController } from './audit-bundle.http.controller';
+import { LedgerLogHttpController } from './ledger-log.http.controller';
+import { LedgerLogService } from './ledger-log.service';
+
+/** The verifiable ledger (decision 0058): checkpoints, witnesses, proofs and audit bundles. */
+@Module({
+  imports: [MetricsModule],
+  controllers: [LedgerLogHttpController, AuditBundleHttpController],
+  providers: [LedgerLogService],
+})
+export class LedgerLogModule {}
