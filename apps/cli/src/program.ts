@@ -12,6 +12,7 @@ const GROUPS: Record<string, string> = {
   retention: "customers' data past its retention",
   export: 'exports for an integrator',
   audit: 'integrity and history, for auditors',
+  log: "the ledger's Merkle tree: checkpoints and the key that signs them",
   witness: "a C2SP witness of another log's checkpoints; opens no ledger",
 };
 

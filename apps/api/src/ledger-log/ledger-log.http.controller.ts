@@ -71,7 +71,7 @@ export class LedgerLogHttpController {
     return `${this.ledgerLog.identity.verifierKey}\n`;
   }
 
-  @Get('tile/*path')
+  @Get('tile/*')
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({
     summary: 'A hash tile (C2SP tlog-tiles)',
