@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ScenarioResult, runEventStoreBench, runPostgresEventStoreBench } from './event-store.bench';
+import { ScenarioResult, TARGET_TREE_RATIO_64_WRITERS, runEventStoreBench, runPostgresEventStoreBench } from './event-store.bench';
 import { HttpBenchResult, REFERENCES, RouteFigures, runHttpBench } from './http.bench';
 import { DIGEST_ALLOWANCE, ProjectionRebuildResult, REBUILD_STORES, runProjectionRebuildBench } from './projection-rebuild.bench';
 import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyBench } from './webhook-latency.bench';
@@ -105,12 +105,23 @@ function eventStoreSummary(title: string, results: ScenarioResult[], beside?: Sc
       `cpu/event store ${r.storeCpuMicrosPerEvent.toFixed(0)} us, raw ${r.rawCpuMicrosPerEvent.toFixed(0)} us` +
       relativeTo(r, beside),
   );
+  const treeLines = results.map(
+    (r) =>
+      `${r.name.padEnd(36)} with tree ${format(r.storeEventsPerSecond)} ev/s   without ${format(r.withoutTreeEventsPerSecond)} ev/s   ` +
+      `with tree / without tree ${r.treeRatio.toFixed(2)}   appends/tx ${r.appendsPerTransaction.toFixed(1)} / ${r.withoutTreeAppendsPerTransaction.toFixed(1)}   ` +
+      `cpu/event ${r.storeCpuMicrosPerEvent.toFixed(0)} / ${r.withoutTreeCpuMicrosPerEvent.toFixed(0)} us`,
+  );
   const writers64 = results.find((r) => r.writers === 64 && r.batchSize === 1);
   const met = writers64 !== undefined && writers64.ratio >= TARGET_RATIO_64_WRITERS;
+  const treeMet = writers64 !== undefined && writers64.treeRatio >= TARGET_TREE_RATIO_64_WRITERS;
   return [
     title,
     ...lines,
     `target: 64 writers >= ${TARGET_RATIO_64_WRITERS.toFixed(2)} of raw: ${met ? 'met' : 'NOT met'}` + (writers64 ? ` (${writers64.ratio.toFixed(2)})` : ''),
+    "the ledger's Merkle tree: the store (with it, the default) beside the same store with merkleTree: false, same run",
+    ...treeLines,
+    `target: 64 writers, with tree / without tree >= ${TARGET_TREE_RATIO_64_WRITERS.toFixed(2)}: ${treeMet ? 'met' : 'NOT met'}` +
+      (writers64 ? ` (${writers64.treeRatio.toFixed(2)})` : ''),
     '',
   ].join('\n');
 }
