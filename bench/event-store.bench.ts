@@ -12,7 +12,8 @@ import { openDatabase } from '../libs/event-store/src/sqlite/schema';
 
 /**
  * Durable appends to the event stores, each scenario beside its raw
- * baseline. SQLite: plain better-sqlite3 INSERTs of rows of the same shape
+ * baseline and beside the same store appending without the ledger's Merkle
+ * tree (`merkleTree: false`, decision 0058), measured in the same run. SQLite: plain better-sqlite3 INSERTs of rows of the same shape
  * and size, into the same table with the same settings, committed in
  * transactions as large as the store's group commit can at best make them.
  * PostgreSQL: plain `pg` INSERTs of the same rows into the same table, one
@@ -42,7 +43,16 @@ export interface ScenarioResult extends Scenario {
   ratio: number;
   /** Appends committed per transaction by the store, on average. */
   appendsPerTransaction: number;
+  /** The same store appending without the tree (`merkleTree: false`): medians over the same rounds. */
+  withoutTreeEventsPerSecond: number;
+  withoutTreeCpuMicrosPerEvent: number;
+  withoutTreeAppendsPerTransaction: number;
+  /** With the tree / without it (store / store without the tree). */
+  treeRatio: number;
 }
+
+/** The tree's cost at 64 writers: with it / without it, on each store (decision 0058). */
+export const TARGET_TREE_RATIO_64_WRITERS = 0.85;
 
 const SCENARIOS: readonly Scenario[] = [
   { name: '1 writer, single-event appends', writers: 1, batchSize: 1, events: 1_000 },
@@ -67,18 +77,18 @@ interface Measurement {
 /** Where one measurement runs: a fresh SQLite file or a fresh PostgreSQL database, and the store and raw writer for it. */
 interface Target {
   fresh<T>(measure: (where: string) => Promise<T>): Promise<T>;
-  open(where: string): StoreWithStats;
+  open(where: string, options: { merkleTree: boolean }): StoreWithStats;
   raw(where: string, scenario: Scenario): Promise<Measurement>;
 }
 
 type StoreWithStats = SqliteEventStore | PostgresEventStore;
 
-const SQLITE: Target = { fresh: inTempDir, open: (file) => new SqliteEventStore(file), raw: measureRaw };
+const SQLITE: Target = { fresh: inTempDir, open: (file, options) => new SqliteEventStore(file, options), raw: measureRaw };
 
 /** The server the PostgreSQL figures are measured on (BENCH_POSTGRES_URL, else DATABASE_URL's, else the local one). */
 export const POSTGRES_SERVER = process.env.BENCH_POSTGRES_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
-const POSTGRES: Target = { fresh: inTempDatabase, open: (url) => new PostgresEventStore(url), raw: measureRawPostgres };
+const POSTGRES: Target = { fresh: inTempDatabase, open: (url, options) => new PostgresEventStore(url, options), raw: measureRawPostgres };
 
 export async function runEventStoreBench(log: (line: string) => void): Promise<ScenarioResult[]> {
   return runScenarios('SQLite', SQLITE, log);
@@ -95,12 +105,23 @@ async function runScenarios(label: string, target: Target, log: (line: string) =
     log(`event store (${label}): ${scenario.name} (${scenario.events} events)...`);
     const raws: Measurement[] = [];
     const stores: Array<Measurement & { appendsPerTransaction: number }> = [];
+    const withoutTree: Array<Measurement & { appendsPerTransaction: number }> = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       raws.push(await target.fresh((where) => target.raw(where, scenario)));
-      stores.push(await target.fresh((where) => measureStore(target.open(where), scenario)));
+      // With and without the tree in turn, each first in every other round, so neither always follows the raw run.
+      const withTree = () => target.fresh((where) => measureStore(target.open(where, { merkleTree: true }), scenario));
+      const without = () => target.fresh((where) => measureStore(target.open(where, { merkleTree: false }), scenario));
+      if (round % 2 === 0) {
+        stores.push(await withTree());
+        withoutTree.push(await without());
+      } else {
+        withoutTree.push(await without());
+        stores.push(await withTree());
+      }
     }
     const store = median(stores.map((m) => m.eventsPerSecond));
     const raw = median(raws.map((m) => m.eventsPerSecond));
+    const bare = median(withoutTree.map((m) => m.eventsPerSecond));
     results.push({
       ...scenario,
       storeEventsPerSecond: store,
@@ -109,6 +130,10 @@ async function runScenarios(label: string, target: Target, log: (line: string) =
       rawCpuMicrosPerEvent: median(raws.map((m) => m.cpuMicrosPerEvent)),
       ratio: store / raw,
       appendsPerTransaction: median(stores.map((m) => m.appendsPerTransaction)),
+      withoutTreeEventsPerSecond: bare,
+      withoutTreeCpuMicrosPerEvent: median(withoutTree.map((m) => m.cpuMicrosPerEvent)),
+      withoutTreeAppendsPerTransaction: median(withoutTree.map((m) => m.appendsPerTransaction)),
+      treeRatio: store / bare,
     });
   }
   return results;
@@ -180,6 +205,9 @@ async function measureRaw(file: string, scenario: Scenario): Promise<Measurement
  */
 async function measureRawPostgres(url: string, scenario: Scenario): Promise<Measurement> {
   const pool = new Pool({ connectionString: url, max: scenario.writers, options: '-c synchronous_commit=on' });
+  // pool.end() resolves before its connections have closed; the database's drop (WITH FORCE) right after may
+  // terminate one still closing, whose error would otherwise be unhandled and end the run.
+  pool.on('error', () => undefined);
   try {
     await migratePostgres(pool, EVENT_STORE_MIGRATIONS);
     const rows = sampleRows(scenario);

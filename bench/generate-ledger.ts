@@ -93,7 +93,7 @@ import {
  * so the customers' values in a generated ledger open under no key, as after
  * an erasure.
  *
- *     node dist/bench/generate-ledger.js --events 1000000 --file /tmp/ledger.sqlite [--seed 1]
+ *     node dist/bench/generate-ledger.js --events 1000000 --file /tmp/ledger.sqlite [--seed 1] [--without-tree]
  */
 
 export interface GenerateLedgerOptions {
@@ -103,6 +103,12 @@ export interface GenerateLedgerOptions {
   file: string;
   /** Seeds every random choice (1). */
   seed?: number;
+  /**
+   * false: append without the ledger's Merkle tree (`merkleTree: false`), as
+   * a ledger written before the tree: every event's leaf_index NULL, for the
+   * benchmark of the tree's build (ledger-log.bench.ts). true by default.
+   */
+  merkleTree?: boolean;
   /** Called every `progressEvery` events written. */
   onProgress?: (written: number, total: number) => void;
   progressEvery?: number;
@@ -395,7 +401,7 @@ class LedgerGenerator {
     const seed = options.seed ?? 1;
     this.random = new Random(seed);
     this.masterKeys = masterKeys(createHash('sha256').update(`bench-ledger-master-key:${seed}`).digest());
-    this.store = new SqliteEventStore(options.file, { clock: { now: () => this.now } });
+    this.store = new SqliteEventStore(options.file, { clock: { now: () => this.now }, merkleTree: options.merkleTree ?? true });
     this.arrivalsPerDay = Math.max(20, target / EVENTS_PER_ARRIVAL / SIMULATED_DAYS);
     this.nextProgress = options.progressEvery ?? 100_000;
   }
@@ -1037,10 +1043,13 @@ function parseArgs(argv: string[]): GenerateLedgerOptions {
     if (flag === '--events') options.events = Number(value.replace(/_/g, ''));
     else if (flag === '--file') options.file = value;
     else if (flag === '--seed') options.seed = Number(value);
-    else throw new Error(`unknown argument ${flag}`);
+    else if (flag === '--without-tree') {
+      options.merkleTree = false;
+      continue;
+    } else throw new Error(`unknown argument ${flag}`);
     i++;
   }
-  if (!options.file) throw new Error('usage: generate-ledger --file PATH [--events N] [--seed S]');
+  if (!options.file) throw new Error('usage: generate-ledger --file PATH [--events N] [--seed S] [--without-tree]');
   return options as GenerateLedgerOptions;
 }
 

@@ -223,7 +223,7 @@ export async function runProjectionRebuildBench(
  * The generated ledger, row for row (positions, hashes, the exact JSON text),
  * into the PostgreSQL store's own table. Not part of any figure.
  */
-async function copyToPostgres(file: string, url: string, log: (line: string) => void): Promise<void> {
+export async function copyToPostgres(file: string, url: string, log: (line: string) => void, label = 'projection rebuild'): Promise<void> {
   const source = new Database(file, { readonly: true });
   const pool = new Pool({ connectionString: url, max: 1 });
   try {
@@ -241,7 +241,7 @@ async function copyToPostgres(file: string, url: string, log: (line: string) => 
       );
       after = rows[rows.length - 1][0] as number;
       copied += rows.length;
-      if (copied % 100_000 < rows.length) log(`projection rebuild: copied ${copied.toLocaleString('en-US')} events into PostgreSQL`);
+      if (copied % 100_000 < rows.length) log(`${label}: copied ${copied.toLocaleString('en-US')} events into PostgreSQL`);
     }
     await pool.query(`SELECT setval(pg_get_serial_sequence('events', 'position'), (SELECT max(position) FROM events))`);
     await pool.query('VACUUM ANALYZE events');
@@ -271,12 +271,18 @@ async function prepareLedger(file: string, events: number, keep: boolean, log: (
  * The generator's own command (generate-ledger.ts), in a process of its own:
  * the heap and allocations it leaves behind (a million events' worth) would
  * otherwise slow down every measurement made after it in this process.
+ * `merkleTree: false` writes a ledger as before the tree (`--without-tree`).
  */
-function generateInChildProcess(file: string, events: number, log: (line: string) => void): Promise<GeneratedLedger> {
+export function generateInChildProcess(
+  file: string,
+  events: number,
+  log: (line: string) => void,
+  { label = 'projection rebuild', merkleTree = true }: { label?: string; merkleTree?: boolean } = {},
+): Promise<GeneratedLedger> {
   const extension = extname(__filename);
   // Under ts-node (development) the child needs the same loaders; compiled, the aliases are already resolved.
   const loaders = extension === '.ts' ? ['--require', 'ts-node/register/transpile-only', '--require', 'tsconfig-paths/register'] : [];
-  const child = spawn(process.execPath, [...loaders, join(__dirname, `generate-ledger${extension}`), '--events', String(events), '--file', file], {
+  const child = spawn(process.execPath, [...loaders, join(__dirname, `generate-ledger${extension}`), '--events', String(events), '--file', file, ...(merkleTree ? [] : ['--without-tree'])], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -284,7 +290,7 @@ function generateInChildProcess(file: string, events: number, log: (line: string
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
-    for (const line of chunk.split('\n').filter((l) => l.includes(' / '))) log(`projection rebuild: generated ${line.trim()}`);
+    for (const line of chunk.split('\n').filter((l) => l.includes(' / '))) log(`${label}: generated ${line.trim()}`);
   });
   return new Promise((resolvePromise, reject) => {
     child.on('error', reject);

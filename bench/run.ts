@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ScenarioResult, runEventStoreBench, runPostgresEventStoreBench } from './event-store.bench';
+import { ScenarioResult, TARGET_TREE_RATIO_64_WRITERS, runEventStoreBench, runPostgresEventStoreBench } from './event-store.bench';
+import { BuildFigures, LedgerLogBenchResult, runLedgerLogBench } from './ledger-log.bench';
 import { HttpBenchResult, REFERENCES, RouteFigures, runHttpBench } from './http.bench';
 import { DIGEST_ALLOWANCE, ProjectionRebuildResult, REBUILD_STORES, runProjectionRebuildBench } from './projection-rebuild.bench';
 import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyBench } from './webhook-latency.bench';
@@ -11,7 +12,7 @@ import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyB
  * `--` run only those benchmarks: `npm run bench -- webhook-latency`.
  */
 const TARGET_RATIO_64_WRITERS = 0.7;
-const BENCHMARKS = ['event-store', 'webhook-latency', 'projection-rebuild', 'http'] as const;
+const BENCHMARKS = ['event-store', 'ledger-log', 'webhook-latency', 'projection-rebuild', 'http'] as const;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -27,6 +28,13 @@ async function main(): Promise<void> {
     const postgres = await runPostgresEventStoreBench(log);
     process.stdout.write(eventStoreSummary('PostgreSQL event store, durable appends (synchronous_commit=on; raw: pg, one connection per writer)', postgres, results));
     writeResults('event-store.json', { scenarios: results, postgres });
+  }
+  if (runs('ledger-log')) {
+    const result = await runLedgerLogBench(log);
+    process.stdout.write(ledgerLogSummary(result));
+    writeResults('ledger-log.json', result);
+    // A tree whose root is not the one of the same leaves, or a proof that does not verify, is a failure of the run.
+    if (!result.proofs.verified || result.builds.some((b) => !b.rootEqual)) process.exitCode = 1;
   }
   if (runs('webhook-latency')) {
     const result = await runWebhookLatencyBench(log);
@@ -105,12 +113,23 @@ function eventStoreSummary(title: string, results: ScenarioResult[], beside?: Sc
       `cpu/event store ${r.storeCpuMicrosPerEvent.toFixed(0)} us, raw ${r.rawCpuMicrosPerEvent.toFixed(0)} us` +
       relativeTo(r, beside),
   );
+  const treeLines = results.map(
+    (r) =>
+      `${r.name.padEnd(36)} with tree ${format(r.storeEventsPerSecond)} ev/s   without ${format(r.withoutTreeEventsPerSecond)} ev/s   ` +
+      `with tree / without tree ${r.treeRatio.toFixed(2)}   appends/tx ${r.appendsPerTransaction.toFixed(1)} / ${r.withoutTreeAppendsPerTransaction.toFixed(1)}   ` +
+      `cpu/event ${r.storeCpuMicrosPerEvent.toFixed(0)} / ${r.withoutTreeCpuMicrosPerEvent.toFixed(0)} us`,
+  );
   const writers64 = results.find((r) => r.writers === 64 && r.batchSize === 1);
   const met = writers64 !== undefined && writers64.ratio >= TARGET_RATIO_64_WRITERS;
+  const treeMet = writers64 !== undefined && writers64.treeRatio >= TARGET_TREE_RATIO_64_WRITERS;
   return [
     title,
     ...lines,
     `target: 64 writers >= ${TARGET_RATIO_64_WRITERS.toFixed(2)} of raw: ${met ? 'met' : 'NOT met'}` + (writers64 ? ` (${writers64.ratio.toFixed(2)})` : ''),
+    "the ledger's Merkle tree: the store (with it, the default) beside the same store with merkleTree: false, same run",
+    ...treeLines,
+    `target: 64 writers, with tree / without tree >= ${TARGET_TREE_RATIO_64_WRITERS.toFixed(2)}: ${treeMet ? 'met' : 'NOT met'}` +
+      (writers64 ? ` (${writers64.treeRatio.toFixed(2)})` : ''),
     '',
   ].join('\n');
 }
@@ -118,6 +137,41 @@ function eventStoreSummary(title: string, results: ScenarioResult[], beside?: Sc
 function relativeTo(r: ScenarioResult, beside: ScenarioResult[] | undefined): string {
   const other = beside?.find((b) => b.name === r.name);
   return other ? `   store / SQLite store ${(r.storeEventsPerSecond / other.storeEventsPerSecond).toFixed(2)}` : '';
+}
+
+function ledgerLogSummary(r: LedgerLogBenchResult): string {
+  const s = (seconds: number) => `${seconds.toFixed(1)} s`.padStart(8);
+  const build = (b: BuildFigures) => [
+    ...b.rounds.map(
+      (run, i) =>
+        `build (${b.store}), round ${i + 1}: ${s(run.seconds)}  ${format(run.leavesPerSecond)} leaves/s   CPU this process ${s(run.processCpuSeconds).trim()}, ${run.batches} transactions`,
+    ),
+    ...b.baselineRounds.map(
+      (run, i) =>
+        `baseline (${b.store}), round ${i + 1}: ${s(run.seconds)}  ${format(run.eventsPerSecond)} events/s   (readAll ${s(run.readSeconds).trim()}, ` +
+        `leaves made and hashed ${s(run.hashSeconds).trim()}; CPU ${s(run.processCpuSeconds).trim()})`,
+    ),
+    `ratio (${b.store}): build / baseline = ${b.ratio.toFixed(2)}   (${format(b.leavesPerSecond).trim()} leaves/s / ${format(b.baselineEventsPerSecond).trim()} events/s; medians of ${b.rounds.length} rounds)`,
+    `root (${b.store}): the built tree's size and root equal those of the baseline's leaves: ${b.rootEqual ? 'yes' : 'NO (the run fails)'}`,
+    `target (${b.store}): build >= ${format(b.target).trim()} leaves/s: ${b.targetMet ? 'met' : 'NOT met'} (${format(b.leavesPerSecond).trim()})`,
+  ];
+  const p = r.proofs;
+  const latency = (label: string, l: LedgerLogBenchResult['proofs']['proof']) =>
+    `${label.padEnd(44)} median ${ms(l.medianMs).padStart(9)}   p99 ${ms(l.p99Ms).padStart(9)}   max ${ms(l.maxMs).padStart(9)}   (${l.count})`;
+  return [
+    '',
+    `Ledger log (decision 0058): the Merkle tree's build over ${r.ledger.events.toLocaleString('en-US')} events written before it, when the store opens, ` +
+      'beside readAll pages with every leaf made and hashed (the bare work of a build); inclusion proofs over the whole tree beside readStream',
+    `ledger: ${r.ledger.reused ? `reused (${r.ledger.file})` : `generated without the tree in ${s(r.ledger.generatedSeconds ?? 0).trim()} (not part of any figure)`}; ` +
+      (r.maxSemiSpaceMb === null ? "node: V8's default young generation" : `node: --max-semi-space-size=${r.maxSemiSpaceMb}`),
+    ...r.builds.flatMap(build),
+    `inclusion proofs over ${p.size.toLocaleString('en-US')} leaves, random events, ${p.proofLength.toFixed(1)} hashes each on average:`,
+    latency('  inclusionProof(store.log, i, size)', p.proof),
+    latency(`  baseline: readStream (${p.streamLength.toFixed(1)} events on average)`, p.readStream),
+    `  ratio: proof median / readStream median = ${p.ratio.toFixed(2)}; every proof verified against rootAt(size): ${p.verified ? 'yes' : 'NO (the run fails)'}`,
+    `target: inclusion proof < ${p.target} ms (median and p99): ${p.targetMet ? 'met' : 'NOT met'} (median ${ms(p.proof.medianMs)}, p99 ${ms(p.proof.p99Ms)})`,
+    '',
+  ].join('\n');
 }
 
 function webhookLatencySummary(r: WebhookLatencyResult): string {
