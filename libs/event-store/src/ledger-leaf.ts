@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 import type { RecordedEvent } from './event-store.port';
 
 /**
@@ -40,14 +40,39 @@ export interface ParsedLeaf extends Omit<LeafContent, 'streamId'> {
 }
 
 export function streamIdHash(streamId: string): string {
-  return createHash('sha256').update(streamId, 'utf8').digest('hex');
+  return oneShotHash('sha256', streamId, 'hex');
 }
 
 export function ledgerLeaf({ streamId, revision, eventId, type, recordedAt, hash }: LeafContent): Buffer {
-  return Buffer.from(
-    `${LEAF_VERSION}\n${streamIdHash(streamId)}\n${revision}\n${JSON.stringify(eventId)}\n${JSON.stringify(type)}\n${recordedAt}\n${hash}\n`,
-    'utf8',
-  );
+  return leafOfStream(leafPrefix(streamId), revision, eventId, type, recordedAt, hash);
+}
+
+/** The lines every leaf of a stream's events starts with: a writer computes them once per append. */
+export function leafPrefix(streamId: string): string {
+  return `${LEAF_VERSION}\n${streamIdHash(streamId)}\n`;
+}
+
+/** Streams' leaf prefixes a writer keeps at most; beyond it the cache starts afresh. */
+const MAX_CACHED_PREFIXES = 10_000;
+
+/** The `leafPrefix` of streams a writer appends to, each hashed once while it is kept. */
+export class LeafPrefixes {
+  private readonly prefixes = new Map<string, string>();
+
+  of(streamId: string): string {
+    let prefix = this.prefixes.get(streamId);
+    if (prefix === undefined) {
+      if (this.prefixes.size >= MAX_CACHED_PREFIXES) this.prefixes.clear();
+      prefix = leafPrefix(streamId);
+      this.prefixes.set(streamId, prefix);
+    }
+    return prefix;
+  }
+}
+
+/** The leaf of one of the stream's events, after the stream's `leafPrefix`. */
+export function leafOfStream(prefix: string, revision: number, eventId: string, type: string, recordedAt: number, hash: string): Buffer {
+  return Buffer.from(`${prefix}${revision}\n${JSON.stringify(eventId)}\n${JSON.stringify(type)}\n${recordedAt}\n${hash}\n`, 'utf8');
 }
 
 /** The leaf an event makes, from the event as read: what a verifier recomputes. */

@@ -20,16 +20,32 @@ export type KeptHashes = Map<number, Map<number, Buffer>>;
 export class TreeAppender {
   /** The kept subtrees the entered leaves finished, for the writer to store. */
   readonly finished: KeptSubtree[] = [];
+  private readonly keep = (subtree: Subtree, hash: Buffer) => {
+    if (isStoredLevel(subtree.level)) this.finished.push({ ...subtree, hash });
+  };
 
-  constructor(public range: CompactRange) {}
+  constructor(private range: CompactRange) {}
+
+  /** The number of leaves. */
+  get size(): number {
+    return this.range.size;
+  }
 
   /** Enters a leaf; returns its leaf index. */
   enter(leaf: Buffer): number {
     const leafIndex = this.range.size;
-    this.range = this.range.append([leafHash(leaf)], (subtree, hash) => {
-      if (isStoredLevel(subtree.level)) this.finished.push({ ...subtree, hash });
-    });
+    this.range.append(leafHash(leaf), this.keep);
     return leafIndex;
+  }
+
+  /** Where it stands, for `restore` when the append that follows is undone (a savepoint rolled back). */
+  mark(): { range: CompactRange; finished: number } {
+    return { range: this.range.clone(), finished: this.finished.length };
+  }
+
+  restore(mark: { range: CompactRange; finished: number }): void {
+    this.range = mark.range;
+    this.finished.length = mark.finished;
   }
 }
 

@@ -69,7 +69,7 @@ export function openCheckpoint(note: string, origin: string, verifiers: readonly
  * (verifyLedger's `onPage`), then `finish` reports.
  */
 export class LogAudit {
-  private range = CompactRange.empty;
+  private readonly range = CompactRange.empty();
   private mismatch: LogMismatch | null = null;
   /** Checkpoints by size, not yet reached by the rebuild. */
   private readonly pending: HeldCheckpoint[];
@@ -98,7 +98,7 @@ export class LogAudit {
       else if (kept.eventId !== event.id) this.found(leafIndex, 'leaf_order');
       else if (!kept.leaf.equals(leaf)) this.found(leafIndex, 'leaf_differs');
       if (event.metadata.recordedAt < this.passedIssuedAt - RECORDED_AT_ALLOWANCE_MS) this.found(leafIndex, 'backdated');
-      this.range = this.range.append([leafHash(leaf)]);
+      this.range.append(leafHash(leaf));
       this.passCheckpoints();
     }
   }

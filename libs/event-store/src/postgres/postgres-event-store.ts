@@ -14,7 +14,7 @@ import {
 } from '../event-store.port';
 import { firstRevisionOf, isSameBatch } from '../expected-revision';
 import { hashEventText } from '../integrity';
-import { ledgerLeaf, leafOfStored } from '../ledger-leaf';
+import { LeafPrefixes, leafOfStored, leafOfStream } from '../ledger-leaf';
 import { LogBuildProgress, TreeAppender } from '../log-tree';
 import { RecentEvents, SubscriptionPage } from '../recent-events';
 import {
@@ -196,6 +196,7 @@ export class PostgresEventStore implements EventStore {
    */
   private tree: TreeAppender | undefined;
   private readonly merkleTree: boolean;
+  private readonly leafPrefixes = new LeafPrefixes();
   private readonly readSubscriptionPage = async (after: number) =>
     (await this.pool.query<EventRow>(SELECT_SETTLED_AFTER, [after, PAGE_SIZE])).rows.map(toRecordedEvent);
 
@@ -389,7 +390,7 @@ export class PostgresEventStore implements EventStore {
     }
     const results = (await client.query(BEGIN_AND_LOCK)) as unknown as Array<{ rows: Array<{ size: string; unleaved: boolean }> }>;
     const { size, unleaved } = results[results.length - 1].rows[0];
-    if (this.tree !== undefined && this.tree.range.size === Number(size) && !unleaved) return this.tree;
+    if (this.tree !== undefined && this.tree.size === Number(size) && !unleaved) return this.tree;
     this.tree = undefined;
     const tree = new TreeAppender(await rangeOn(client, Number(size)));
     if (unleaved) await this.enterUnleaved(client, tree, null);
@@ -461,7 +462,7 @@ export class PostgresEventStore implements EventStore {
       if (!admits(pending, actual, retried)) continue;
       if (expect !== undefined && !meetsExpectations(pending, expect, revisionIn(heads))) continue;
       const staged = new StagedRows();
-      const before = tree?.range;
+      const before = tree?.mark();
       this.stage(staged, pending, head, tree);
       await client.query('SAVEPOINT append');
       try {
@@ -470,10 +471,7 @@ export class PostgresEventStore implements EventStore {
         await client.query('RELEASE SAVEPOINT append');
       } catch (error) {
         await client.query('ROLLBACK TO SAVEPOINT append');
-        if (tree !== undefined && before !== undefined) {
-          tree.range = before;
-          tree.finished.length = 0;
-        }
+        if (tree !== undefined && before !== undefined) tree.restore(before);
         pending.failed = true;
         pending.error = isUniqueViolation(error, EVENT_ID_UNIQUE)
           ? new DuplicateEventIdError(pending.streamId, duplicateEventId(error) ?? pending.events[0].id)
@@ -490,9 +488,10 @@ export class PostgresEventStore implements EventStore {
     const created = this.clock.now();
     let previousHash = head === null ? null : head.hash;
     let revision = head === null ? 0 : head.revision + 1;
+    const prefix = tree === undefined ? undefined : this.leafPrefixes.of(streamId);
     for (const { id, type, data, metadata, recordedAt } of events) {
       const hash = hashEventText(previousHash, streamId, revision, id, type, data, metadata);
-      const leaf = tree && ledgerLeaf({ streamId, revision, eventId: id, type, recordedAt, hash });
+      const leaf = prefix === undefined ? undefined : leafOfStream(prefix, revision, id, type, recordedAt, hash);
       staged.leafIndexes.push(leaf ? tree!.enter(leaf) : null);
       staged.leaves.push(leaf ?? null);
       staged.eventIds.push(id);

@@ -14,7 +14,7 @@ import {
 } from '../event-store.port';
 import { firstRevisionOf, isSameBatch } from '../expected-revision';
 import { hashEventText } from '../integrity';
-import { ledgerLeaf, leafOfStored } from '../ledger-leaf';
+import { LeafPrefixes, leafOfStored, leafOfStream } from '../ledger-leaf';
 import { LogBuildProgress, TreeAppender } from '../log-tree';
 import { RecentEvents } from '../recent-events';
 import {
@@ -116,6 +116,7 @@ export class SqliteEventStore implements EventStore {
   private readonly slowGroup: (group: PendingAppend[]) => void;
   private readonly appendInSavepoint: (pending: PendingAppend, head: StreamHead | null, tree: TreeAppender | undefined) => StreamHead;
   private readonly merkleTree: boolean;
+  private readonly leafPrefixes = new LeafPrefixes();
   private queue: PendingAppend[] = [];
   private flushScheduled = false;
   private closed = false;
@@ -354,17 +355,14 @@ export class SqliteEventStore implements EventStore {
     for (const pending of group) {
       const head = this.readHead(pending.streamId);
       if (!this.accepts(pending, head, this.currentRevision)) continue;
-      const before = tree?.range;
+      const before = tree?.mark();
       try {
         this.appendInSavepoint(pending, head, tree);
       } catch (error) {
         // Some failures (disk full, I/O) make SQLite roll back the whole
         // transaction; then the group must fail rather than go on outside it.
         if (!this.db.inTransaction) throw error;
-        if (tree !== undefined && before !== undefined) {
-          tree.range = before;
-          tree.finished.length = 0;
-        }
+        if (tree !== undefined && before !== undefined) tree.restore(before);
         pending.failed = true;
         pending.error = error;
       }
@@ -390,10 +388,11 @@ export class SqliteEventStore implements EventStore {
     let previousHash = head === null ? null : head.hash;
     let revision = head === null ? 0 : head.revision + 1;
     let position = 0;
+    const prefix = tree === undefined ? undefined : this.leafPrefixes.of(streamId);
     for (let i = 0; i < events.length; i += 1) {
       const { id, type, data, metadata, recordedAt } = events[i];
       const hash = hashEventText(previousHash, streamId, revision, id, type, data, metadata);
-      const leaf = tree && ledgerLeaf({ streamId, revision, eventId: id, type, recordedAt, hash });
+      const leaf = prefix === undefined ? undefined : leafOfStream(prefix, revision, id, type, recordedAt, hash);
       try {
         const info = insert.run(id, streamId, revision, type, data, metadata, created, hash, previousHash, leaf ? tree!.enter(leaf) : null, leaf ?? null);
         position = Number(info.lastInsertRowid);
