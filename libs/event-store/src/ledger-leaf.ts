@@ -87,13 +87,9 @@ export function leafOfEvent(event: RecordedEvent): Buffer {
   });
 }
 
-/** The leaf an event's stored columns make; the recordedAt is the metadata's, which the chain hash covers. */
-export function leafOfStored(streamId: string, revision: number, eventId: string, type: string, metadataText: string, hash: string): Buffer {
-  return ledgerLeaf({ streamId, revision, eventId, type, recordedAt: recordedAtOf(metadataText), hash });
-}
-
-function recordedAtOf(metadataText: string): number {
-  return leafRecordedAt((JSON.parse(metadataText) as { recordedAt?: unknown }).recordedAt);
+/** The leaf a stored event's columns make (`recordedAt` as its metadata holds it), the stream's prefix from `prefixes`. */
+export function leafOfColumns(prefixes: LeafPrefixes, streamId: string, revision: number, eventId: string, type: string, recordedAt: unknown, hash: string): Buffer {
+  return leafOfStream(prefixes.of(streamId), revision, eventId, type, leafRecordedAt(recordedAt), hash);
 }
 
 /** The recordedAt a leaf states for an event's metadata.recordedAt: 0 for metadata without a whole, non-negative one. */

@@ -14,7 +14,7 @@ import {
 } from '../event-store.port';
 import { firstRevisionOf, isSameBatch } from '../expected-revision';
 import { hashEventText } from '../integrity';
-import { LeafPrefixes, leafOfStored, leafOfStream } from '../ledger-leaf';
+import { LeafPrefixes, leafOfColumns, leafOfStream } from '../ledger-leaf';
 import { LogBuildProgress, TreeAppender } from '../log-tree';
 import { RecentEvents, SubscriptionPage } from '../recent-events';
 import {
@@ -75,7 +75,7 @@ class StagedRows {
   readonly hashes: string[] = [];
   readonly previousHashes: Array<string | null> = [];
   readonly leafIndexes: Array<number | null> = [];
-  readonly leaves: Array<Buffer | null> = [];
+  readonly leaves: Array<string | null> = [];
   /** The appends whose events these are, each with the id of its last event. */
   readonly owners: Array<{ pending: PendingAppend; lastEventId: string }> = [];
 
@@ -106,17 +106,30 @@ const COLUMNS = 'position, event_id, stream_id, revision, type, data, metadata, 
 const BEGIN_AND_LOCK_ONLY = `BEGIN; SELECT pg_advisory_xact_lock(hashtext('ledger-event-store-append'))`;
 /** The same, with where the ledger's tree stands under the lock. */
 const BEGIN_AND_LOCK = `${BEGIN_AND_LOCK_ONLY};
-  SELECT COALESCE(MAX(leaf_index) + 1, 0) AS size, EXISTS (SELECT 1 FROM events WHERE leaf_index IS NULL) AS unleaved FROM events`;
+  SELECT COALESCE(MAX(leaf_index) + 1, 0) AS size, COALESCE(MAX(position), 0) AS last_leaf_position,
+         EXISTS (SELECT 1 FROM events WHERE position > (SELECT COALESCE(MAX(position), 0) FROM log_leaves)) AS unleaved
+  FROM log_leaves`;
 /** The notification is delivered at commit, and only if the transaction commits. */
 const NOTIFY_AND_COMMIT = `SELECT pg_notify('${EVENTS_CHANNEL}', ''); COMMIT`;
+/**
+ * The group's events and their leaves, in one statement: positions are given
+ * in the staged order, and each leaf is stored with its event's position.
+ * Leaves travel as text (they are UTF-8) and become bytes in the database.
+ */
 const INSERT_EVENTS = `
-  INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash, leaf_index, leaf)
-  SELECT event_id, stream_id, revision, type, data::json, metadata::json, created, hash, previous_hash, leaf_index, leaf
-  FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[],
-              $10::bigint[], $11::bytea[])
-       WITH ORDINALITY AS staged (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash, leaf_index, leaf, n)
-  ORDER BY n
-  RETURNING event_id, position`;
+  WITH staged AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[],
+                         $10::bigint[], $11::text[])
+         WITH ORDINALITY AS s (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash, leaf_index, leaf, n)
+  ), inserted AS (
+    INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash)
+    SELECT event_id, stream_id, revision, type, data::json, metadata::json, created, hash, previous_hash FROM staged ORDER BY n
+    RETURNING event_id, position
+  ), leaves AS (
+    INSERT INTO log_leaves (leaf_index, position, leaf)
+    SELECT s.leaf_index, i.position, convert_to(s.leaf, 'UTF8') FROM inserted i JOIN staged s USING (event_id) WHERE s.leaf_index IS NOT NULL
+  )
+  SELECT event_id, position FROM inserted`;
 const SELECT_HEADS = `
   SELECT s.stream_id, h.revision, h.hash
   FROM unnest($1::text[]) AS s (stream_id)
@@ -129,13 +142,12 @@ const SELECT_FROM_EVENT = `
   FROM events first JOIN events e ON e.stream_id = first.stream_id AND e.revision >= first.revision
   WHERE first.event_id = $1 AND first.stream_id = $2
   ORDER BY e.revision LIMIT $3`;
+/** Leaves are the events' in position order: the events after the last leaf's position have none yet. */
 const SELECT_UNLEAVED = `
-  SELECT position, event_id, stream_id, revision, type, metadata::text AS metadata, hash
-  FROM events WHERE leaf_index IS NULL ORDER BY position LIMIT $1`;
-const SET_LEAVES = `
-  UPDATE events e SET leaf_index = u.leaf_index, leaf = u.leaf
-  FROM unnest($1::bigint[], $2::bigint[], $3::bytea[]) AS u (position, leaf_index, leaf)
-  WHERE e.position = u.position`;
+  SELECT position, event_id, stream_id, revision, type, metadata->'recordedAt' AS recorded_at, hash
+  FROM events WHERE position > $1 ORDER BY position LIMIT $2`;
+const INSERT_LEAVES = `
+  INSERT INTO log_leaves (leaf_index, position, leaf) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bytea[])`;
 /**
  * Only transactions that have all ended are read: below the snapshot's xmin
  * no transaction can still commit, so what a subscription reads there is
@@ -388,23 +400,29 @@ export class PostgresEventStore implements EventStore {
       await client.query(BEGIN_AND_LOCK_ONLY);
       return undefined;
     }
-    const results = (await client.query(BEGIN_AND_LOCK)) as unknown as Array<{ rows: Array<{ size: string; unleaved: boolean }> }>;
-    const { size, unleaved } = results[results.length - 1].rows[0];
-    if (this.tree !== undefined && this.tree.size === Number(size) && !unleaved) return this.tree;
+    const { size, lastLeafPosition, unleaved } = await this.lockAndReadTree(client);
+    if (this.tree !== undefined && this.tree.size === size && !unleaved) return this.tree;
     this.tree = undefined;
-    const tree = new TreeAppender(await rangeOn(client, Number(size)));
-    if (unleaved) await this.enterUnleaved(client, tree, null);
+    const tree = new TreeAppender(await rangeOn(client, size));
+    if (unleaved) await this.enterUnleaved(client, tree, lastLeafPosition, null);
     return tree;
   }
 
-  /** Enters up to `limit` (all: null) events that have no leaf, in position order; returns how many. */
-  private async enterUnleaved(client: PoolClient, tree: TreeAppender, limit: number | null): Promise<number> {
-    const { rows } = await client.query<{ position: string; event_id: string; stream_id: string; revision: string; type: string; metadata: string; hash: string }>(
+  /** Begins a transaction under the append lock, and reads where the tree stands. */
+  private async lockAndReadTree(client: PoolClient): Promise<{ size: number; lastLeafPosition: number; unleaved: boolean }> {
+    const results = (await client.query(BEGIN_AND_LOCK)) as unknown as Array<{ rows: Array<{ size: string; last_leaf_position: string; unleaved: boolean }> }>;
+    const row = results[results.length - 1].rows[0];
+    return { size: Number(row.size), lastLeafPosition: Number(row.last_leaf_position), unleaved: row.unleaved };
+  }
+
+  /** Enters up to `limit` (all: null) events after the last leaf's position, in position order; returns how many. */
+  private async enterUnleaved(client: PoolClient, tree: TreeAppender, lastLeafPosition: number, limit: number | null): Promise<number> {
+    const { rows } = await client.query<{ position: string; event_id: string; stream_id: string; revision: string; type: string; recorded_at: unknown; hash: string }>(
       SELECT_UNLEAVED,
-      [limit],
+      [lastLeafPosition, limit],
     );
-    const leaves = rows.map((row) => leafOfStored(row.stream_id, Number(row.revision), row.event_id, row.type, row.metadata, row.hash));
-    await client.query(SET_LEAVES, [rows.map((row) => row.position), leaves.map((leaf) => tree.enter(leaf)), leaves]);
+    const leaves = rows.map((row) => leafOfColumns(this.leafPrefixes, row.stream_id, Number(row.revision), row.event_id, row.type, row.recorded_at, row.hash));
+    await client.query(INSERT_LEAVES, [leaves.map((leaf) => tree.enter(leaf)), rows.map((row) => row.position), leaves]);
     await storeKeptOn(client, tree.finished.splice(0));
     return rows.length;
   }
@@ -415,16 +433,17 @@ export class PostgresEventStore implements EventStore {
    * is committed whole or not at all), and a no-op once done.
    */
   private async buildLog(batchSize: number, onProgress: ((progress: LogBuildProgress) => void) | undefined): Promise<void> {
-    const { rows } = await this.pool.query<{ remaining: string }>('SELECT COUNT(*) AS remaining FROM events WHERE leaf_index IS NULL');
+    const { rows } = await this.pool.query<{ remaining: string }>(
+      'SELECT COUNT(*) AS remaining FROM events WHERE position > (SELECT COALESCE(MAX(position), 0) FROM log_leaves)',
+    );
     let remaining = Number(rows[0].remaining);
     if (remaining === 0) return;
     const client = await this.pool.connect();
     try {
       let entered = 0;
       for (;;) {
-        const results = (await client.query(BEGIN_AND_LOCK)) as unknown as Array<{ rows: Array<{ size: string }> }>;
-        const tree = new TreeAppender(await rangeOn(client, Number(results[results.length - 1].rows[0].size)));
-        const done = await this.enterUnleaved(client, tree, batchSize);
+        const { size, lastLeafPosition } = await this.lockAndReadTree(client);
+        const done = await this.enterUnleaved(client, new TreeAppender(await rangeOn(client, size)), lastLeafPosition, batchSize);
         await client.query('COMMIT');
         if (done === 0) break;
         entered += done;
@@ -493,7 +512,7 @@ export class PostgresEventStore implements EventStore {
       const hash = hashEventText(previousHash, streamId, revision, id, type, data, metadata);
       const leaf = prefix === undefined ? undefined : leafOfStream(prefix, revision, id, type, recordedAt, hash);
       staged.leafIndexes.push(leaf ? tree!.enter(leaf) : null);
-      staged.leaves.push(leaf ?? null);
+      staged.leaves.push(leaf ? leaf.toString('utf8') : null);
       staged.eventIds.push(id);
       staged.streamIds.push(streamId);
       staged.revisions.push(revision);

@@ -7,15 +7,15 @@ type Queryable = Pool | PoolClient;
 
 /** Every kept hash of the ranges asked for, leaves (level 0) and kept subtrees alike, in one round trip. */
 const SELECT_KEPT = `
-  SELECT 0 AS level, e.leaf_index AS idx, e.leaf AS hash
+  SELECT 0 AS level, l.leaf_index AS idx, l.leaf AS hash
   FROM unnest($1::bigint[], $2::bigint[]) AS r (first, after)
-  JOIN events e ON e.leaf_index >= r.first AND e.leaf_index < r.after
+  JOIN log_leaves l ON l.leaf_index >= r.first AND l.leaf_index < r.after
   UNION ALL
   SELECT k.level, k.idx, k.hash
   FROM unnest($3::int[], $4::bigint[], $5::bigint[]) AS r (level, first, after)
   JOIN log_subtrees k ON k.level = r.level AND k.idx >= r.first AND k.idx < r.after`;
 const INSERT_KEPT = `INSERT INTO log_subtrees (level, idx, hash) SELECT * FROM unnest($1::int[], $2::bigint[], $3::bytea[])`;
-const SIZE = 'SELECT COALESCE(MAX(leaf_index) + 1, 0) AS size FROM events';
+const SIZE = 'SELECT COALESCE(MAX(leaf_index) + 1, 0) AS size FROM log_leaves';
 
 interface CheckpointRow {
   size: string;
@@ -47,7 +47,9 @@ export class PostgresLedgerLog implements LedgerLog {
   async leaves(start: number, end: number): Promise<LogLeaf[]> {
     await this.ready;
     const { rows } = await this.pool.query<{ leaf_index: string; event_id: string; leaf: Buffer }>(
-      'SELECT leaf_index, event_id, leaf FROM events WHERE leaf_index >= $1 AND leaf_index < $2 ORDER BY leaf_index',
+      // A leaf whose event is no longer there is not answered: no event holds it.
+      `SELECT l.leaf_index, e.event_id, l.leaf FROM log_leaves l JOIN events e ON e.position = l.position
+       WHERE l.leaf_index >= $1 AND l.leaf_index < $2 ORDER BY l.leaf_index`,
       [start, end],
     );
     return rows.map(toLeaf);
@@ -56,8 +58,9 @@ export class PostgresLedgerLog implements LedgerLog {
   async leavesOf(eventIds: readonly string[]): Promise<Array<LogLeaf & { tenantId: string | null }>> {
     await this.ready;
     const { rows } = await this.pool.query<{ leaf_index: string; event_id: string; leaf: Buffer; tenant_id: string | null }>(
-      `SELECT leaf_index, event_id, leaf, metadata->>'tenantId' AS tenant_id FROM events
-       WHERE event_id = ANY($1) AND leaf_index IS NOT NULL ORDER BY leaf_index`,
+      `SELECT l.leaf_index, e.event_id, l.leaf, e.metadata->>'tenantId' AS tenant_id
+       FROM events e JOIN log_leaves l ON l.position = e.position
+       WHERE e.event_id = ANY($1) ORDER BY l.leaf_index`,
       [eventIds],
     );
     return rows.map((row) => ({ ...toLeaf(row), tenantId: row.tenant_id }));

@@ -33,11 +33,14 @@ export const EVENT_STORE_MIGRATIONS: PostgresMigrations = {
        CONSTRAINT events_stream_revision_unique UNIQUE (stream_id, revision)
      );`,
     // The ledger's Merkle tree (decision 0058), as on SQLite: each event's leaf entered under the append lock in the
-    // transaction that appends it, so leaf order is commit order across processes; kept subtrees are every eighth
+    // transaction that appends it, so leaf order is commit order across processes, in a table of its own (a ledger
+    // written before the tree gets leaves inserted, not every event row rewritten); kept subtrees are every eighth
     // level's; checkpoints and cosignatures are append-only.
-    `ALTER TABLE events ADD COLUMN leaf_index bigint, ADD COLUMN leaf bytea;
-     CREATE UNIQUE INDEX events_leaf_index ON events (leaf_index);
-     CREATE INDEX events_unleaved ON events (position) WHERE leaf_index IS NULL;
+    `CREATE TABLE log_leaves (
+       leaf_index bigint PRIMARY KEY,
+       position   bigint NOT NULL UNIQUE,
+       leaf       bytea  NOT NULL
+     );
      CREATE TABLE log_subtrees (
        level integer NOT NULL,
        idx   bigint  NOT NULL,

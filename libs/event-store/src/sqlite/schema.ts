@@ -34,13 +34,15 @@ export const EVENT_STORE_SCHEMA: readonly string[] = [
   // (stream_id, revision) index: as cheap as the streams table to read and
   // one write less per append.
   `DROP TABLE streams;`,
-  // The ledger's Merkle tree (decision 0058): each event's leaf, entered in the transaction that appends it;
-  // events written before the tree have none until the store's build leaves them, in position order.
+  // The ledger's Merkle tree (decision 0058): each event's leaf, entered in the transaction that appends it, in
+  // a table of its own (a ledger written before the tree gets its leaves inserted, not its events rewritten);
+  // leaves are the events' in position order, so the events after the last leaf's position have none yet.
   // Kept subtrees are every eighth level's; checkpoints and cosignatures are append-only.
-  `ALTER TABLE events ADD COLUMN leaf_index INTEGER;
-   ALTER TABLE events ADD COLUMN leaf BLOB;
-   CREATE UNIQUE INDEX events_leaf_index ON events (leaf_index);
-   CREATE INDEX events_unleaved ON events (position) WHERE leaf_index IS NULL;
+  `CREATE TABLE log_leaves (
+     leaf_index INTEGER PRIMARY KEY,
+     position   INTEGER NOT NULL UNIQUE,
+     leaf       BLOB    NOT NULL
+   );
    CREATE TABLE log_subtrees (
      level INTEGER NOT NULL,
      idx   INTEGER NOT NULL,

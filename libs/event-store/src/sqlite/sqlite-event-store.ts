@@ -14,7 +14,7 @@ import {
 } from '../event-store.port';
 import { firstRevisionOf, isSameBatch } from '../expected-revision';
 import { hashEventText } from '../integrity';
-import { LeafPrefixes, leafOfStored, leafOfStream } from '../ledger-leaf';
+import { LeafPrefixes, leafOfColumns, leafOfStream } from '../ledger-leaf';
 import { LogBuildProgress, TreeAppender } from '../log-tree';
 import { RecentEvents } from '../recent-events';
 import {
@@ -51,6 +51,17 @@ export interface SqliteEventStoreOptions {
    * with the tree (the default) enters them.
    */
   merkleTree?: boolean;
+}
+
+/** An event without a leaf yet: what its leaf states. */
+interface UnleavedRow {
+  position: number;
+  event_id: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  recorded_at: unknown;
+  hash: string;
 }
 
 interface EventRow {
@@ -322,10 +333,10 @@ export class SqliteEventStore implements EventStore {
 
   /** Enters up to `limit` events that have no leaf, in position order; returns how many. */
   private enterUnleaved(tree: TreeAppender, limit: number): number {
-    const rows = this.statements.selectUnleaved.all(limit) as Array<Pick<EventRow, 'position' | 'event_id' | 'stream_id' | 'revision' | 'type' | 'metadata' | 'hash'>>;
+    const rows = this.statements.selectUnleaved.all(this.log.lastLeafPosition(), limit) as UnleavedRow[];
     for (const row of rows) {
-      const leaf = leafOfStored(row.stream_id, row.revision, row.event_id, row.type, row.metadata, row.hash);
-      this.statements.setLeaf.run(tree.enter(leaf), leaf, row.position);
+      const leaf = leafOfColumns(this.leafPrefixes, row.stream_id, row.revision, row.event_id, row.type, row.recorded_at, row.hash);
+      this.log.storeLeaf(tree.enter(leaf), row.position, leaf);
     }
     this.log.storeKept(tree.finished.splice(0));
     return rows.length;
@@ -338,7 +349,7 @@ export class SqliteEventStore implements EventStore {
    * before their own events (treeNow).
    */
   private buildLog(batchSize: number, onProgress: ((progress: LogBuildProgress) => void) | undefined): void {
-    let remaining = this.statements.countUnleaved.get() as number;
+    let remaining = this.statements.countUnleaved.get(this.log.lastLeafPosition()) as number;
     if (remaining === 0) return;
     const batch = this.db.transaction(() => this.enterUnleaved(new TreeAppender(this.log.rangeNow()), batchSize)).immediate;
     let entered = 0;
@@ -392,10 +403,13 @@ export class SqliteEventStore implements EventStore {
     for (let i = 0; i < events.length; i += 1) {
       const { id, type, data, metadata, recordedAt } = events[i];
       const hash = hashEventText(previousHash, streamId, revision, id, type, data, metadata);
-      const leaf = prefix === undefined ? undefined : leafOfStream(prefix, revision, id, type, recordedAt, hash);
       try {
-        const info = insert.run(id, streamId, revision, type, data, metadata, created, hash, previousHash, leaf ? tree!.enter(leaf) : null, leaf ?? null);
+        const info = insert.run(id, streamId, revision, type, data, metadata, created, hash, previousHash);
         position = Number(info.lastInsertRowid);
+        if (prefix !== undefined) {
+          const leaf = leafOfStream(prefix, revision, id, type, recordedAt, hash);
+          this.log.storeLeaf(tree!.enter(leaf), position, leaf);
+        }
       } catch (error) {
         if (isUniqueViolation(error, 'events.event_id')) throw new DuplicateEventIdError(streamId, id);
         throw error;
@@ -472,14 +486,15 @@ function prepareStatements(db: Database.Database) {
     ),
     selectEventById: db.prepare('SELECT stream_id, revision FROM events WHERE event_id = ?'),
     insertEvent: db.prepare(
-      `INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash, leaf_index, leaf)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    // recordedAt read by SQLite's JSON functions: parsing each event's metadata in JavaScript would cost a build more.
     selectUnleaved: db.prepare(
-      'SELECT position, event_id, stream_id, revision, type, metadata, hash FROM events WHERE leaf_index IS NULL ORDER BY position LIMIT ?',
+      `SELECT position, event_id, stream_id, revision, type, json_extract(metadata, '$.recordedAt') AS recorded_at, hash
+       FROM events WHERE position > ? ORDER BY position LIMIT ?`,
     ),
-    countUnleaved: db.prepare('SELECT COUNT(*) FROM events WHERE leaf_index IS NULL').pluck(),
-    setLeaf: db.prepare('UPDATE events SET leaf_index = ?, leaf = ? WHERE position = ?'),
+    countUnleaved: db.prepare('SELECT COUNT(*) FROM events WHERE position > ?').pluck(),
     // Whole-stream reads (every command's) get statements without a LIMIT: a bound LIMIT makes
     // SQLite's lookup of a short stream about twice as slow (decision 0037).
     readForwards: db.prepare(`SELECT ${columns} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC`),

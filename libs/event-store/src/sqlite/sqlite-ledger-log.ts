@@ -55,6 +55,15 @@ export class SqliteLedgerLog implements LedgerLog {
     return CompactRange.of(size, this.subtreeHashesNow(rangeSubtrees(size)));
   }
 
+  /** The position of the last event with a leaf (0 when none): every later event has none yet. */
+  lastLeafPosition(): number {
+    return this.statements.lastLeafPosition.get() as number;
+  }
+
+  storeLeaf(leafIndex: number, position: number, leaf: Buffer): void {
+    this.statements.insertLeaf.run(leafIndex, position, leaf);
+  }
+
   storeKept(subtrees: readonly KeptSubtree[]): void {
     for (const { level, index, hash } of subtrees) this.statements.insertKept.run(level, index, hash);
   }
@@ -103,14 +112,21 @@ export class SqliteLedgerLog implements LedgerLog {
 
 function prepareStatements(db: Database.Database) {
   return {
-    size: db.prepare('SELECT COALESCE(MAX(leaf_index) + 1, 0) FROM events').pluck(),
-    leafRange: db.prepare('SELECT leaf_index, leaf FROM events WHERE leaf_index >= ? AND leaf_index < ?').raw(),
+    size: db.prepare('SELECT COALESCE(MAX(leaf_index) + 1, 0) FROM log_leaves').pluck(),
+    lastLeafPosition: db.prepare('SELECT COALESCE(MAX(position), 0) FROM log_leaves').pluck(),
+    insertLeaf: db.prepare('INSERT INTO log_leaves (leaf_index, position, leaf) VALUES (?, ?, ?)'),
+    leafRange: db.prepare('SELECT leaf_index, leaf FROM log_leaves WHERE leaf_index >= ? AND leaf_index < ?').raw(),
     keptRange: db.prepare('SELECT idx, hash FROM log_subtrees WHERE level = ? AND idx >= ? AND idx < ?').raw(),
     insertKept: db.prepare('INSERT INTO log_subtrees (level, idx, hash) VALUES (?, ?, ?)'),
-    leaves: db.prepare('SELECT leaf_index, event_id, leaf FROM events WHERE leaf_index >= ? AND leaf_index < ? ORDER BY leaf_index'),
+    // A leaf whose event is no longer there is not answered: no event holds it.
+    leaves: db.prepare(
+      `SELECT l.leaf_index, e.event_id, l.leaf FROM log_leaves l JOIN events e ON e.position = l.position
+       WHERE l.leaf_index >= ? AND l.leaf_index < ? ORDER BY l.leaf_index`,
+    ),
     leavesOf: db.prepare(
-      `SELECT leaf_index, event_id, leaf, json_extract(metadata, '$.tenantId') AS tenant_id FROM events
-       WHERE event_id IN (SELECT value FROM json_each(?)) AND leaf_index IS NOT NULL ORDER BY leaf_index`,
+      `SELECT l.leaf_index, e.event_id, l.leaf, json_extract(e.metadata, '$.tenantId') AS tenant_id
+       FROM events e JOIN log_leaves l ON l.position = e.position
+       WHERE e.event_id IN (SELECT value FROM json_each(?)) ORDER BY l.leaf_index`,
     ),
     insertCheckpoint: db.prepare('INSERT INTO log_checkpoints (size, root, note, issued_at) VALUES (?, ?, ?, ?) ON CONFLICT (size) DO NOTHING'),
     latestCheckpoint: db.prepare('SELECT size, root, note, issued_at FROM log_checkpoints ORDER BY size DESC LIMIT 1'),
