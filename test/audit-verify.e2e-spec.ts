@@ -68,6 +68,9 @@ describe('audit verify', () => {
       .all(consent.redecConsentId) as Row[];
   }
 
+  /** The Merkle tree's part of the document (decision 0058): the whole ledger's, whatever the tenant. */
+  const log = (firstMismatch: unknown = null) => ({ size: expect.any(Number), root: expect.any(String), checkpointsChecked: expect.any(Number), firstMismatch });
+
   /** The CLI's one JSON document on stdout, and its exit status (stdout and stderr in the comparison so that a failure shows them). */
   function expectDocument(result: CliResult, status: number, document: unknown) {
     expect({ status: result.status, json: result.json, stderr: result.stderr }).toEqual({ status, json: document, stderr: expect.any(String) });
@@ -130,9 +133,11 @@ describe('audit verify', () => {
     expect(ledger.events).toBeGreaterThanOrEqual(30);
     expect(ledgerOfA.streams).toBeLessThan(ledger.streams);
     const [whole, ofA, unknownTenant] = await Promise.all([cli(), cli('--tenant', tenantA), cli('--tenant', randomUUID())]);
-    expectDocument(whole, 0, { intact: true, ...ledger, firstBreak: null });
-    expect(Object.keys(whole.json)).toEqual(['intact', 'streams', 'events', 'firstBreak']);
-    expectDocument(ofA, 0, { intact: true, ...ledgerOfA, firstBreak: null });
+    expectDocument(whole, 0, { intact: true, ...ledger, firstBreak: null, log: log() });
+    expect(Object.keys(whole.json)).toEqual(['intact', 'streams', 'events', 'firstBreak', 'log']);
+    expect(whole.json.log.size).toBe(ledger.events);
+    expectDocument(ofA, 0, { intact: true, ...ledgerOfA, firstBreak: null, log: log() });
+    expect(ofA.json.log).toEqual(whole.json.log);
     // A tenant that does not exist is an error, not an intact ledger of nothing.
     expect(unknownTenant.status).toBe(1);
     expect(unknownTenant.json).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
@@ -152,26 +157,28 @@ describe('audit verify', () => {
     try {
       const [whole, ofA, ofB] = await Promise.all([cli(), cli('--tenant', tenantA), cli('--tenant', tenantB)]);
       const firstBreak = { stream: edited.stream_id, revision: 0, expected: recomputed(edited), found: original.hash, reason: 'hash' };
-      expectDocument(whole, 1, { intact: false, ...ledger, firstBreak });
+      // The tree is built from the facts' chain hashes, which the edit left as they were: only the chain shows it.
+      expectDocument(whole, 1, { intact: false, ...ledger, firstBreak, log: log() });
       expect(firstBreak.expected).toMatch(HEX64);
       expect(firstBreak.expected).not.toBe(firstBreak.found);
       // The stored hash is the one the untouched row hashes to.
       expect(recomputed(original)).toBe(original.hash);
-      expectDocument(ofA, 1, { intact: false, ...ledgerOfA, firstBreak });
+      expectDocument(ofA, 1, { intact: false, ...ledgerOfA, firstBreak, log: log() });
       // Another tenant's ledger is not affected by it; the keyring is the ledger's, neither tenant's (decision 0028).
-      expectDocument(ofB, 0, { intact: true, streams: expect.any(Number), events: expect.any(Number), firstBreak: null });
+      expectDocument(ofB, 0, { intact: true, streams: expect.any(Number), events: expect.any(Number), firstBreak: null, log: log() });
       expect(ofB.json.streams).toBe(ledger.streams - ledgerOfA.streams - 1);
     } finally {
       tamper((db) => db.prepare('UPDATE events SET data = ? WHERE position = ?').run(original.data, original.position));
     }
   }, SLOW);
 
-  it('reports an event deleted from the middle of a stream at the event after it; exit 1', async () => {
-    const rows = tamper((db) => {
+  it('reports an event deleted from the middle of a stream at the event after it, and in the tree at its leaf; exit 1', async () => {
+    const { rows, leafIndex } = tamper((db) => {
       const facts = consentRows(db, revoked);
       expect(facts.map((r) => r.type)).toEqual(['ConsentGranted', 'CreditExtensionRegistered', 'RevocationRecorded']);
+      const deletedLeaf = db.prepare('SELECT leaf_index FROM log_leaves WHERE position = ?').pluck().get(facts[1].position) as number;
       db.prepare('DELETE FROM events WHERE position = ?').run(facts[1].position);
-      return facts;
+      return { rows: facts, leafIndex: deletedLeaf };
     });
     const whole = await cli();
     expectDocument(whole, 1, {
@@ -179,6 +186,7 @@ describe('audit verify', () => {
       streams: ledger.streams,
       events: ledger.events - 1,
       firstBreak: { stream: rows[2].stream_id, revision: 2, expected: '1', found: '2', reason: 'revision' },
+      log: log({ leafIndex, reason: 'leaf_missing' }),
     });
   }, SLOW);
 });

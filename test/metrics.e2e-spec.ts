@@ -131,6 +131,7 @@ describe('GET /metrics', () => {
       'ledger_webhook_delivery_latency_seconds',
       'ledger_webhook_delivery_responses_total',
       'ledger_webhook_receiver_response_seconds',
+      'ledger_witness_refusals_total',
     ]);
     for (const family of families.values()) expect(family.help).not.toBe('');
     for (const outcome of ['delivered', 'failed', 'skipped']) {

@@ -81,20 +81,20 @@ describe('the verifiable ledger over HTTP', () => {
   it("serves the latest checkpoint signed by the log's key, which Go opens, and the consent's bundle, every proof of which Go accepts", async () => {
     const vkey = await text('/v1/ledger/verifier-key');
     expect(vkey).toMatchObject({ status: 200, type: expect.stringContaining('text/plain') });
-    expect(vkey.body).toMatch(/^127\.0\.0\.1:3000\/consent-ledger\+[0-9a-f]{8}\+[A-Za-z0-9+/]+=*\n$/);
+    expect(vkey.body).toMatch(/^ledger\.test\/consent-ledger\+[0-9a-f]{8}\+[A-Za-z0-9+/]+=*\n$/);
     const bundle = await get(`/v1/redec/consents/${revoked.redecConsentId}/audit-bundle`);
     expect(bundle.status).toBe(200);
     expect(bundle.body.verifierKey).toBe(vkey.body.trim());
     expect(bundle.body.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['ConsentGranted', 'RevocationRecorded']));
     const records = bundle.body.events.map((e: { leafIndex: number; leaf: string; inclusionProof: string[] }) => ({ index: e.leafIndex, leaf: e.leaf, proof: e.inclusionProof }));
     const answer = goVerify({ vkey: vkey.body.trim(), checkpoint: bundle.body.checkpoint, records });
-    expect(answer).toEqual({ ok: true, out: expect.stringMatching(new RegExp(`^verified ${records.length} records in 127.0.0.1:3000/consent-ledger at size \\d+\\n$`)) });
+    expect(answer).toEqual({ ok: true, out: expect.stringMatching(new RegExp(`^verified ${records.length} records in ledger.test/consent-ledger at size \\d+\\n$`)) });
 
     const checkpoint = await text('/v1/ledger/checkpoint');
     expect(checkpoint).toMatchObject({ status: 200, type: expect.stringContaining('text/plain') });
     expect(goVerify({ vkey: vkey.body.trim(), checkpoint: checkpoint.body, records: [] })).toMatchObject({ ok: true });
     // Another key of the same name: Go refuses the checkpoint.
-    const stranger = ed25519Signer('127.0.0.1:3000/consent-ledger', randomBytes(32));
+    const stranger = ed25519Signer('ledger.test/consent-ledger', randomBytes(32));
     expect(goVerify({ vkey: stranger.verifierKey, checkpoint: checkpoint.body, records: [] })).toMatchObject({ ok: false, out: expect.stringContaining('checkpoint') });
   }, SLOW);
 

@@ -41,6 +41,8 @@ export function testEnvironment(overrides: Record<string, string> = {}): TestEnv
     LEDGER_REDIS_PREFIX: prefix,
     LEDGER_MASTER_KEY: randomBytes(32).toString('hex'),
     LEDGER_LOG_SIGNING_KEY: randomBytes(32).toString('hex'),
+    // One name for the log in every process of the suite, as one LEDGER_PUBLIC_URL gives production's (each process's own port would not).
+    LEDGER_LOG_ORIGIN: 'ledger.test/consent-ledger',
     REDIS_URL,
     LOG_LEVEL: 'warn',
     LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',

@@ -25,7 +25,9 @@ export function servedRoutes(api: ApiApp): ServedRoute[] {
         if (typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
         const path = `/${[base, Reflect.getMetadata(PATH_METADATA, handler) as string].filter((p) => p && p !== '/').join('/')}`
           .replace(/\/+/g, '/')
-          .replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+          .replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+          // A trailing wildcard (the hash tiles' paths) is one parameter, `path`, to OpenAPI.
+          .replace(/\/\*$/, '/{path}');
         routes.push({ method: RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number].toLowerCase(), path, handler, controller: controller.name, name });
       }
     }

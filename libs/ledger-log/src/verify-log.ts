@@ -70,7 +70,10 @@ export function openCheckpoint(note: string, origin: string, verifiers: readonly
  */
 export class LogAudit {
   private readonly range = CompactRange.empty();
-  private mismatch: LogMismatch | null = null;
+  /** The first leaf found to differ from what was kept for it (or to break a rule), with its index. */
+  private exact: LogMismatch | null = null;
+  /** The first checkpoint the rebuilt tree disagrees with, and where the leaves stop being covered by one that agrees. */
+  private disagreement: (LogMismatch & { size: number }) | null = null;
   /** Checkpoints by size, not yet reached by the rebuild. */
   private readonly pending: HeldCheckpoint[];
   /** The latest issue time of a checkpoint the rebuild has passed. */
@@ -97,13 +100,13 @@ export class LogAudit {
       if (kept === undefined) this.found(leafIndex, 'leaf_missing');
       else if (kept.eventId !== event.id) this.found(leafIndex, 'leaf_order');
       else if (!kept.leaf.equals(leaf)) this.found(leafIndex, 'leaf_differs');
-      if (event.metadata.recordedAt < this.passedIssuedAt - RECORDED_AT_ALLOWANCE_MS) this.found(leafIndex, 'backdated');
+      else if (event.metadata.recordedAt < this.passedIssuedAt - RECORDED_AT_ALLOWANCE_MS) this.found(leafIndex, 'backdated');
       this.range.append(leafHash(leaf));
       this.passCheckpoints();
     }
   }
 
-  /** A checkpoint the log kept that its keys did not sign: compared with nothing, reported. */
+  /** A checkpoint the log kept that its keys did not sign: compared with nothing, reported at its size. */
   unsigned(size: number): void {
     this.found(size, 'checkpoint_unsigned');
   }
@@ -112,8 +115,19 @@ export class LogAudit {
   finish(): LogVerification {
     this.passCheckpoints();
     // Checkpoints of more leaves than the ledger holds now: its tail went.
-    if (this.pending.length > 0) this.found(this.range.size, 'truncated');
-    return { size: this.range.size, root: this.range.root().toString('base64'), checkpointsChecked: this.checked, firstMismatch: this.mismatch };
+    if (this.pending.length > 0) this.disagrees(this.range.size, 'truncated', this.pending[0].size);
+    return { size: this.range.size, root: this.range.root().toString('base64'), checkpointsChecked: this.checked, firstMismatch: this.firstMismatch() };
+  }
+
+  /**
+   * A leaf found to differ is exact; a checkpoint that disagrees only bounds
+   * where (at or after the last one that agrees). A leaf found below the
+   * disagreeing checkpoint's size explains it, and is reported instead.
+   */
+  private firstMismatch(): LogMismatch | null {
+    const { exact, disagreement } = this;
+    if (disagreement === null || (exact !== null && exact.leafIndex < disagreement.size)) return exact;
+    return { leafIndex: disagreement.leafIndex, reason: disagreement.reason };
   }
 
   private passCheckpoints(): void {
@@ -121,7 +135,7 @@ export class LogAudit {
       // Fed one event at a time, the rebuild stops at every size: a checkpoint is met at its own.
       const checkpoint = this.pending.shift() as HeldCheckpoint;
       if (this.range.root().equals(checkpoint.root)) this.lastMatchedSize = checkpoint.size;
-      else this.found(this.lastMatchedSize, 'checkpoint_root');
+      else this.disagrees(this.lastMatchedSize, 'checkpoint_root', checkpoint.size);
       if (checkpoint.issuedAt !== undefined) this.passedIssuedAt = Math.max(this.passedIssuedAt, checkpoint.issuedAt);
     }
   }
@@ -130,6 +144,10 @@ export class LogAudit {
   private lastMatchedSize = 0;
 
   private found(leafIndex: number, reason: LogMismatchReason): void {
-    if (this.mismatch === null || leafIndex < this.mismatch.leafIndex) this.mismatch = { leafIndex, reason };
+    if (this.exact === null || leafIndex < this.exact.leafIndex) this.exact = { leafIndex, reason };
+  }
+
+  private disagrees(leafIndex: number, reason: LogMismatchReason, size: number): void {
+    this.disagreement ??= { leafIndex, reason, size };
   }
 }

@@ -22,7 +22,7 @@ describe('ProjectionsModule', () => {
 
   /** An application that provides the store and the configuration globally, as the API does. */
   function createApp(redisUrl = REDIS_URL, logger: LoggerService | false = false) {
-    const config = loadConfig({ REDIS_URL: redisUrl, LEDGER_REDIS_PREFIX: env.prefix, LEDGER_MASTER_KEY: '00'.repeat(32), LEDGER_DATA_DIR: env.dir });
+    const config = loadConfig({ REDIS_URL: redisUrl, LEDGER_REDIS_PREFIX: env.prefix, LEDGER_MASTER_KEY: '00'.repeat(32), LEDGER_LOG_SIGNING_KEY: '11'.repeat(32), LEDGER_DATA_DIR: env.dir });
 
     @Global()
     @Module({

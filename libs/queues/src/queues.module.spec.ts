@@ -31,7 +31,7 @@ function declare(name: string, extra: Partial<QueueDeclaration<Payload, string>>
 }
 
 function configWith(env: Record<string, string> = {}): LedgerConfig {
-  return loadConfig({ LEDGER_REDIS_PREFIX: PREFIX, LEDGER_MASTER_KEY: MASTER_KEY, ...env });
+  return loadConfig({ LEDGER_REDIS_PREFIX: PREFIX, LEDGER_MASTER_KEY: MASTER_KEY, LEDGER_LOG_SIGNING_KEY: MASTER_KEY, ...env });
 }
 
 @Module({})
@@ -306,6 +306,7 @@ it('keeps a worker process alive through a Redis outage, logging the errors, and
     REDIS_URL: `redis://127.0.0.1:${relay.port}`,
     LEDGER_REDIS_PREFIX: PREFIX,
     LEDGER_MASTER_KEY: MASTER_KEY,
+    LEDGER_LOG_SIGNING_KEY: MASTER_KEY,
   });
   try {
     await worker.waitForOutput('outage worker started');

@@ -7,6 +7,7 @@ import { Principal, Scopes, notFound } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { consentFacts, readConsentReferences } from '@ledger/redec';
 import { ResourceIdPipe } from '../resource-id.pipe';
+import { ProblemResponses } from '../openapi/problem-responses';
 import { LedgerLogService } from './ledger-log.service';
 
 class BundledEventDto {
@@ -35,7 +36,7 @@ class AuditBundleDto {
  * A consent's audit bundle (decision 0058): what an auditor keeps and checks
  * offline with `ledger audit verify-bundle` or any RFC 6962 implementation.
  */
-@ApiTags('verifiable ledger')
+@ApiTags('audit')
 @ApiBearerAuth()
 @Controller('v1/redec/consents')
 export class AuditBundleHttpController {
@@ -46,6 +47,7 @@ export class AuditBundleHttpController {
   ) {}
 
   @Get(':redecConsentId/audit-bundle')
+  @ProblemResponses({ 503: ['ledger_log_unavailable'] })
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({
     summary: "A consent's audit bundle",

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiProperty, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IsInt, Min } from 'class-validator';
 import { consistencyProof, cosignedNote, hashTile, inclusionProof } from '@ledger/ledger-log';
@@ -8,6 +8,7 @@ import { Principal, Scopes, notFound, validationError } from '@ledger/platform';
 import { TilePathError, formatProofFile, parseTilePath } from '@ledger/transparency';
 import { QueryInteger } from '../dto-fields';
 import { ResourceIdPipe } from '../resource-id.pipe';
+import { ProblemResponses } from '../openapi/problem-responses';
 import { LedgerLogService } from './ledger-log.service';
 
 const TILE_ROUTE = '/v1/ledger/tile/';
@@ -39,13 +40,14 @@ class ConsistencyProofDto {
  * and consistency proofs between tree sizes. Hashes reveal nothing of an
  * event; a leaf is only ever given for the key's own tenant's event.
  */
-@ApiTags('verifiable ledger')
+@ApiTags('audit')
 @ApiBearerAuth()
 @Controller('v1/ledger')
 export class LedgerLogHttpController {
   constructor(private readonly ledgerLog: LedgerLogService) {}
 
   @Get('checkpoint')
+  @ProblemResponses({ 503: ['ledger_log_unavailable'] })
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({
     summary: "The latest checkpoint of the ledger's Merkle tree",
@@ -72,6 +74,8 @@ export class LedgerLogHttpController {
   }
 
   @Get('tile/*')
+  @ProblemResponses({ 404: ['NOT_FOUND'], 503: ['ledger_log_unavailable'] })
+  @ApiParam({ name: 'path', description: 'The tile\'s path after `tile/`: `<L>/<N>[.p/<W>]`, N in tlog-tiles\' 3-digit groups (`x001/x234/067`).', schema: { type: 'string' } })
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({
     summary: 'A hash tile (C2SP tlog-tiles)',
@@ -97,6 +101,7 @@ export class LedgerLogHttpController {
   }
 
   @Get('events/:eventId/proof')
+  @ProblemResponses({ 503: ['ledger_log_unavailable'] })
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({
     summary: "An inclusion proof of one of the tenant's events",
@@ -120,6 +125,7 @@ export class LedgerLogHttpController {
   }
 
   @Get('consistency')
+  @ProblemResponses({ 503: ['ledger_log_unavailable'] })
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({
     summary: 'A consistency proof between two tree sizes',

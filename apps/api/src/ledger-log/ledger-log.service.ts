@@ -52,8 +52,26 @@ export class LedgerLogService implements OnApplicationBootstrap, OnApplicationSh
 
   onApplicationBootstrap(): void {
     if (this.store.log === undefined) return;
+    void this.checkOrigin();
     this.timer = setInterval(() => this.tick(), this.config.checkpointIntervalMs);
     this.timer.unref();
+  }
+
+  /**
+   * The origin is the log's name and must never change: a process started
+   * with another (LEDGER_LOG_ORIGIN, or LEDGER_PUBLIC_URL's host, unset and so
+   * taken from its own port) would sign checkpoints no auditor's key opens.
+   */
+  private async checkOrigin(): Promise<void> {
+    try {
+      const latest = await this.store.log!.latestCheckpoint();
+      const origin = latest?.note.slice(0, latest.note.indexOf('\n'));
+      if (origin !== undefined && origin !== this.identity.origin) {
+        this.logger.error(`this process signs checkpoints as ${this.identity.origin}, but the ledger's are ${origin}: set LEDGER_LOG_ORIGIN (or LEDGER_PUBLIC_URL) as the other processes have it`);
+      }
+    } catch (error) {
+      this.logger.warn(`the ledger's checkpoints could not be read: ${(error as Error).message}`);
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -23,6 +23,18 @@ const CREDIT_EXTENSION_ID = 'b8a7c6d5-e4f3-4a2b-9c1d-0e9f8a7b6c5d';
 const BINDING_ID = '9e8d7c6b-5a49-4382-a716-0f1e2d3c4b5a';
 const ENDPOINT_ID = '2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f';
 
+const LEDGER_EVENT_ID = 'd1c2b3a4-9e8f-4a7b-8c6d-5e4f3a2b1c0d';
+const LEDGER_VERIFIER_KEY = 'ledger.bank.example/consent-ledger+5a1d3c2b+AdmP4kJ5yR0Qq2n3Xv6t8WbZcLeHfUg7sKo9pNi1MjAy';
+const LEDGER_CHECKPOINT =
+  'ledger.bank.example/consent-ledger\n48213\npU7mZ9yq3F0rKJ2bX1cV8nHs4tLwQeRoA6iDgY5uBfM=\n\n' +
+  '\u2014 ledger.bank.example/consent-ledger WlHTK3V0c2lnbmF0dXJlLWJ5dGVzLW9mLXRoZS1sb2ctb24tdGhlLWNoZWNrcG9pbnQtdGV4dC1hYmNkZWY=\n';
+const PROOF_HASHES = [
+  'xJ3n8Yb0lq9W2mZ4cR7tV1pK6sH5dF0gA8eU3iO2wQk=',
+  'Qm4t9Zx2bN7cV1kL0pR8sH3jD6fG5aW2eY9uI4oT1yE=',
+  'Zc2Fh7Qe1Wr9Ty4Ui0Op3As6Df8Gh5Jk2Lz7Xc1Vb0N=',
+  'Ar5Bs8Ct1Du4Ev7Fw0Gx3Hy6Iz9Ja2Kb5Lc8Md1Ne4O=',
+];
+
 const GENERAL_CONSENT_ID = '4b3a2918-0706-4f5e-9d4c-3b2a19080706';
 const GENERAL_CONFIGURATION_ID = '8f7e6d5c-4b3a-4291-8807-f6e5d4c3b2a1';
 const DECISION_ID = '6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d';
@@ -197,6 +209,36 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       representation: null,
       reportableObligation: null,
       notifications: [],
+    },
+  },
+  'GET /v1/ledger/events/{eventId}/proof': { parameters: { eventId: LEDGER_EVENT_ID } },
+  'GET /v1/ledger/tile/{path}': { parameters: { path: '0/188.p/85' } },
+  'GET /v1/ledger/consistency': {
+    parameters: { from: 48000, to: 48213 },
+    response: { size1: 48000, size2: 48213, proof: [PROOF_HASHES[0], PROOF_HASHES[1], PROOF_HASHES[2]] },
+  },
+  'GET /v1/redec/consents/{redecConsentId}/audit-bundle': {
+    parameters: { redecConsentId: REDEC_CONSENT_ID },
+    response: {
+      redecConsentId: REDEC_CONSENT_ID,
+      checkpoint: LEDGER_CHECKPOINT,
+      verifierKey: LEDGER_VERIFIER_KEY,
+      events: [
+        {
+          eventId: LEDGER_EVENT_ID,
+          streamId: `redec-consent-${TENANT_ID}-${REDEC_CONSENT_ID}`,
+          revision: 0,
+          type: 'ConsentGranted',
+          recordedAt: GRANTED_AT + 60_000,
+          data: { redecConsentId: REDEC_CONSENT_ID, customerId: CUSTOMER_ID, grantedAt: GRANTED_AT },
+          metadata: { tenantId: TENANT_ID, correlationId: 'req-4f1a', actor: 'key_7f3a', recordedAt: GRANTED_AT + 60_000, schemaVersion: 1 },
+          hash: '9c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d',
+          previousHash: null,
+          leafIndex: 47123,
+          leaf: 'Y29uc2VudC1sZWRnZXIvbGVhZi92MQozODVlMjcwN2E1YjBmNzM0NzJjZDYwMmI5OGY4ZjY5NjIwM2MyZjc4YTc4YzE2NGJjZGU1YzE2YjZiNTM3YjgwCjAKImQxYzJiM2E0LTllOGYtNGE3Yi04YzZkLTVlNGYzYTJiMWMwZCIKIkNvbnNlbnRHcmFudGVkIgoxNzYzODAwMDYwMDAwCjljMWQwZTlmOGE3YjZjNWQ0ZTNmMmExYjBjOWQ4ZTdmNmE1YjRjM2QyZTFmMGE5YjhjN2Q2ZTVmNGEzYjJjMWQK',
+          inclusionProof: PROOF_HASHES,
+        },
+      ],
     },
   },
   'GET /v1/redec/consents/{redecConsentId}/history': {

@@ -39,7 +39,7 @@ const TAGS: ReadonlyArray<readonly [name: string, description: string]> = [
   ['redec', 'REDEC capture and lifecycle: interactions, grant, revocation, credit extensions, notification evidence, access decisions, obligation bindings, operator lists.'],
   ['consents', 'General (non-REDEC) consents and Multi-Consent decisions.'],
   ['embed', "Embed sessions on the service's own consent page."],
-  ['audit', "A consent's full event history and integrity proofs."],
+  ['audit', "A consent's full event history and integrity proofs; the verifiable ledger's checkpoints, proofs, hash tiles and audit bundles."],
   ['tenant', 'Tenant settings.'],
   ['reports', 'RDC30 and RDC31 regulatory reports.'],
   ['webhooks', 'Webhook endpoints, deliveries and redelivery.'],
@@ -50,7 +50,7 @@ const TAGS: ReadonlyArray<readonly [name: string, description: string]> = [
  * the committed openapi/openapi.json must raise its major part
  * (docs/decisions/0041-openapi-document-and-reference-page.md).
  */
-export const OPENAPI_DOCUMENT_VERSION = '2.0.0';
+export const OPENAPI_DOCUMENT_VERSION = '2.1.0';
 
 /**
  * OpenAPI 3.1 description of every /v1 operation, built from the
