@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,9 @@ import Database from 'better-sqlite3';
 import { Client } from 'pg';
 import { SQLITE_FILE_NAME, hashEventText, ledgerLeaf } from '@ledger/event-store';
 import { TEST_DATABASE_PREFIX, TEST_POSTGRES_URL, createTestDatabase } from '@ledger/event-store/testing';
+import { logIdentity } from '@ledger/ledger-log';
 import { databaseUrlFor, dropDatabase } from '@ledger/platform';
+import { NoteError, noteVerifier, openNote } from '@ledger/transparency';
 import { startApiApp } from './support/api-app';
 import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
 import { runCli } from './support/processes';
@@ -138,7 +140,10 @@ const postgres: Store = {
   },
 };
 
-describe.each([sqlite, postgres])('tampering caught by `ledger audit verify` against a checkpoint saved before it: %s', (store: Store) => {
+describe.each([
+  [sqlite.name, sqlite],
+  [postgres.name, postgres],
+])('tampering caught by `ledger audit verify` against a checkpoint saved before it: %s', (_name: string, store: Store) => {
   let environment: TestEnvironment;
   let disposeEnvironment: () => Promise<void>;
   let checkpointFile: string;
@@ -292,5 +297,32 @@ describe.each([sqlite, postgres])('tampering caught by `ledger audit verify` aga
       expect((await runCli(['log', 'checkpoint'], copy.env)).status).toBe(0);
     });
     expect(backdated).toMatchObject({ status: 1, mismatch: { leafIndex: events.length, reason: 'backdated' } });
+  }, SLOW);
+
+  it('keeps the checkpoints signed before a key rotation verifiable with LEDGER_LOG_PREVIOUS_VERIFIER_KEYS, and only with it', async () => {
+    const copy = await store.copy(environment);
+    try {
+      const previous = logIdentity({ origin: copy.env.LEDGER_LOG_ORIGIN, signingKey: Buffer.from(copy.env.LEDGER_LOG_SIGNING_KEY, 'hex') });
+      const seed = randomBytes(32).toString('hex');
+      const rotated = { ...copy.env, LEDGER_LOG_SIGNING_KEY: seed, LEDGER_LOG_PREVIOUS_VERIFIER_KEYS: previous.verifierKey };
+      const newVkey = (await runCli(['log', 'verifier-key'], rotated)).json.verifierKey as string;
+      expect(newVkey).not.toBe(previous.verifierKey);
+      // The ledger grows, and its next checkpoint is signed with the new key only.
+      expect((await runCli(['tenant', 'create', '--name', 'Banco Rotado'], rotated)).status).toBe(0);
+      const issued = await runCli(['log', 'checkpoint'], rotated);
+      expect(() => openNote(issued.json.checkpoint, [noteVerifier(newVkey)])).not.toThrow();
+      expect(() => openNote(issued.json.checkpoint, [noteVerifier(previous.verifierKey)])).toThrow(NoteError);
+      const verified = await runCli(['audit', 'verify', '--checkpoint', checkpointFile], rotated);
+      expect({ status: verified.status, mismatch: verified.json.log.firstMismatch }).toEqual({ status: 0, mismatch: null });
+      expect(verified.json.log.checkpointsChecked).toBeGreaterThanOrEqual(3);
+      // Without the previous verifier key, the checkpoints it signed are no longer the log's.
+      const forgetful = { ...copy.env, LEDGER_LOG_SIGNING_KEY: seed };
+      const refusedFile = await runCli(['audit', 'verify', '--checkpoint', checkpointFile], forgetful);
+      expect({ status: refusedFile.status, code: refusedFile.json.error?.code }).toEqual({ status: 1, code: 'CHECKPOINT_REFUSED' });
+      const unsigned = await runCli(['audit', 'verify'], forgetful);
+      expect({ status: unsigned.status, reason: unsigned.json.log.firstMismatch?.reason }).toEqual({ status: 1, reason: 'checkpoint_unsigned' });
+    } finally {
+      await copy.dispose();
+    }
   }, SLOW);
 });

@@ -30,7 +30,9 @@ export async function witnessCheckpoint(log: LedgerLog, checkpoint: StoredCheckp
     }
     if (answer.outcome === 'conflict' && answer.witnessSize > checkpoint.size) {
       // Another process of the service had a later checkpoint cosigned first: nothing to ask for this one.
-      return { ...named, outcome: 'already', size: answer.witnessSize };
+      // A witness that saw more leaves than this log holds saw another log's history: a fork.
+      if (answer.witnessSize <= (await log.size())) return { ...named, outcome: 'already', size: answer.witnessSize };
+      return { ...named, ...answer };
     }
     if (answer.outcome === 'conflict' && attempt === 0 && answer.witnessSize !== oldSize) {
       oldSize = answer.witnessSize;
