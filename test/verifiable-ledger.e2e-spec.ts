@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ed25519Signer, parseProofFile, tilePath, tilesForSize } from '@ledger/transparency';
@@ -195,5 +195,23 @@ describe('the verifiable ledger over HTTP', () => {
     const witness = await runCli(['witness', 'key', '--key-file', join(dir, 'witness.key')], {});
     const unwitnessed = await check(bundle, '--witness-vkey', witness.json.verifierKey);
     expect({ status: unwitnessed.status, reason: unwitnessed.json.reason }).toEqual({ status: 1, reason: expect.stringContaining('no cosignature') });
+  }, SLOW);
+
+  it("checks a bundle with docs/auditing.md's recipe for Go's sumdb, as written there", async () => {
+    const recipe = /cat > main\.go <<'GO'\n([\s\S]*?)\nGO\n/.exec(readFileSync(join(__dirname, '..', 'docs', 'auditing.md'), 'utf8'));
+    expect(recipe).not.toBeNull();
+    const program = mkdtempSync(join(tmpdir(), 'ledger-recipe-'));
+    writeFileSync(join(program, 'main.go'), `${recipe![1]}\n`);
+    const bundle = await get(`/v1/redec/consents/${revoked.redecConsentId}/audit-bundle`);
+    const file = join(program, 'bundle.json');
+    writeFileSync(file, JSON.stringify(bundle.body));
+    const goEnv = { ...process.env, GO111MODULE: 'off', GOPATH: '/usr/share/gocode', GOCACHE: join(tmpdir(), 'ledger-go-cache') };
+    const out = execFileSync('go', ['run', 'main.go', file, bundle.body.verifierKey], { cwd: program, env: goEnv }).toString();
+    expect(out).toBe(`${bundle.body.events.length} facts included in ledger.test/consent-ledger at size ${bundle.body.checkpoint.split('\n')[1]}\n`);
+    // A proof changed: the recipe refuses the bundle (exits non-zero).
+    const changed = structuredClone(bundle.body);
+    changed.events[0].inclusionProof[0] = Buffer.alloc(32).toString('base64');
+    writeFileSync(file, JSON.stringify(changed));
+    expect(() => execFileSync('go', ['run', 'main.go', file, bundle.body.verifierKey], { cwd: program, env: goEnv, stdio: 'pipe' })).toThrow();
   }, SLOW);
 });
