@@ -99,9 +99,15 @@ export async function runPostgresEventStoreBench(log: (line: string) => void): P
   return runScenarios('PostgreSQL', POSTGRES, log);
 }
 
+/** BENCH_EVENT_STORE_SCENARIOS: comma-separated starts of scenario names (`64 writers`) to run only those, while tuning. */
+function scenariosAsked(): readonly Scenario[] {
+  const asked = (process.env.BENCH_EVENT_STORE_SCENARIOS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return asked.length === 0 ? SCENARIOS : SCENARIOS.filter((scenario) => asked.some((start) => scenario.name.startsWith(start)));
+}
+
 async function runScenarios(label: string, target: Target, log: (line: string) => void): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
-  for (const scenario of SCENARIOS) {
+  for (const scenario of scenariosAsked()) {
     log(`event store (${label}): ${scenario.name} (${scenario.events} events)...`);
     const raws: Measurement[] = [];
     const stores: Array<Measurement & { appendsPerTransaction: number }> = [];

@@ -23,10 +23,12 @@ async function main(): Promise<void> {
   const runs = (name: (typeof BENCHMARKS)[number]) => asked.length === 0 || asked.includes(name);
 
   if (runs('event-store')) {
-    const results = await runEventStoreBench(log);
-    process.stdout.write(eventStoreSummary('SQLite event store, durable appends (WAL, synchronous=FULL)', results));
-    const postgres = await runPostgresEventStoreBench(log);
-    process.stdout.write(eventStoreSummary('PostgreSQL event store, durable appends (synchronous_commit=on; raw: pg, one connection per writer)', postgres, results));
+    // BENCH_EVENT_STORE_STORES=PostgreSQL (or SQLite) measures one store only, while tuning.
+    const stores = process.env.BENCH_EVENT_STORE_STORES ?? 'SQLite,PostgreSQL';
+    const results = stores.includes('SQLite') ? await runEventStoreBench(log) : [];
+    if (results.length > 0) process.stdout.write(eventStoreSummary('SQLite event store, durable appends (WAL, synchronous=FULL)', results));
+    const postgres = stores.includes('PostgreSQL') ? await runPostgresEventStoreBench(log) : [];
+    if (postgres.length > 0) process.stdout.write(eventStoreSummary('PostgreSQL event store, durable appends (synchronous_commit=on; raw: pg, one connection per writer)', postgres, results));
     writeResults('event-store.json', { scenarios: results, postgres });
   }
   if (runs('ledger-log')) {

@@ -43,14 +43,14 @@ describe('CompactRange', () => {
 });
 
 describe('kept subtrees', () => {
-  it('keeps leaves and every eighth level only', () => {
-    expect([0, 1, 7, 8, 9, 15, 16, 24].filter(isStoredLevel)).toEqual([8, 16, 24]);
+  it('keeps leaves and every fourth level only, among them every level a hash tile holds', () => {
+    expect([0, 1, 3, 4, 7, 8, 9, 12, 15, 16, 24].filter(isStoredLevel)).toEqual([4, 8, 12, 16, 24]);
   });
 
   it('computes any complete subtree from the kept hashes it names, in few runs', () => {
-    // Kept: the leaves (level 0) and level 8 (indexes 0..3 of 1,024 leaves); level 16 needs 65,536.
+    // Kept: the leaves (level 0), level 4 and level 8 (indexes 0..3 of 1,024 leaves); level 12 needs 4,096.
     const kept = (level: number, index: number) => {
-      if (level !== 0 && level !== 8) throw new Error(`level ${level} is not kept`);
+      if (level !== 0 && level !== 4 && level !== 8) throw new Error(`level ${level} is not kept`);
       return subtreeHash({ level, index });
     };
     const subtrees: Subtree[] = [
@@ -65,7 +65,7 @@ describe('kept subtrees', () => {
     expect(storedRangesFor(subtrees)).toEqual([
       { level: 0, start: 5, end: 6 },
       { level: 0, start: 16, end: 24 },
-      { level: 0, start: 128, end: 256 },
+      { level: 4, start: 8, end: 16 },
       { level: 8, start: 0, end: 4 },
     ]);
   });

@@ -3,16 +3,19 @@ import { TILE_HEIGHT } from './tiles';
 
 /**
  * Which complete subtrees a log keeps, and how any other is computed from
- * them. A log keeps its leaves and the subtrees of every eighth level (8,
- * 16, ...), the levels tlog-tiles serves: one stored hash per 256 of the
- * level below, so the tree costs a writer one extra row per 256 leaves. A
- * subtree in between is folded from at most 128 stored ones of the level
- * beneath it, and a proof's subtrees at one such level lie in at most a few
- * runs of them, so a proof is a few range reads whatever the tree's size.
+ * them. A log keeps its leaves and the subtrees of every fourth level (4, 8,
+ * 12, ...), among them every level tlog-tiles serves (every eighth): one
+ * stored hash per 16 of the level below, so the tree costs a writer one
+ * extra row per 16 leaves. A subtree in between is folded from at most 8
+ * kept ones beneath it, and a proof's subtrees at one kept level lie in at
+ * most a few runs of them, so a proof is a few short range reads and about a
+ * hundred hashes, whatever the tree's size.
  */
+export const KEPT_LEVEL_STEP = TILE_HEIGHT / 2;
+
 /** Whether a writer keeps the subtree (level 0, the leaves, are kept as leaves). */
 export function isStoredLevel(level: number): boolean {
-  return level > 0 && level % TILE_HEIGHT === 0;
+  return level > 0 && level % KEPT_LEVEL_STEP === 0;
 }
 
 /** A run of kept hashes at one kept level (0 for leaves): indexes [start, end). */
@@ -24,7 +27,7 @@ export interface StoredRange {
 
 /** The kept level a subtree is folded from. */
 function baseOf(level: number): number {
-  return level - (level % TILE_HEIGHT);
+  return level - (level % KEPT_LEVEL_STEP);
 }
 
 /** The kept hashes the subtrees are computed from, as few runs as touch them (adjacent runs merged). */

@@ -15,7 +15,7 @@ import {
 import { firstRevisionOf, isSameBatch } from '../expected-revision';
 import { hashEventText } from '../integrity';
 import { LeafPrefixes, leafOfColumns, leafOfStream } from '../ledger-leaf';
-import { LogBuildProgress, TreeAppender } from '../log-tree';
+import { KeptSubtree, LogBuildProgress, TreeAppender } from '../log-tree';
 import { RecentEvents, SubscriptionPage } from '../recent-events';
 import {
   GroupCommitStats,
@@ -76,6 +76,8 @@ class StagedRows {
   readonly previousHashes: Array<string | null> = [];
   readonly leafIndexes: Array<number | null> = [];
   readonly leaves: Array<string | null> = [];
+  /** The kept subtrees the staged leaves finished. */
+  readonly kept: KeptSubtree[] = [];
   /** The appends whose events these are, each with the id of its last event. */
   readonly owners: Array<{ pending: PendingAppend; lastEventId: string }> = [];
 
@@ -104,11 +106,15 @@ const COLUMNS = 'position, event_id, stream_id, revision, type, data, metadata, 
  * waits for every round trip.
  */
 const BEGIN_AND_LOCK_ONLY = `BEGIN; SELECT pg_advisory_xact_lock(hashtext('ledger-event-store-append'))`;
-/** The same, with where the ledger's tree stands under the lock. */
+/**
+ * The same, with where the ledger's tree stands under the lock: its size, and
+ * whether an event follows the last leaf's (each read from the end of an
+ * index, so it costs the same at any size).
+ */
 const BEGIN_AND_LOCK = `${BEGIN_AND_LOCK_ONLY};
-  SELECT COALESCE(MAX(leaf_index) + 1, 0) AS size, COALESCE(MAX(position), 0) AS last_leaf_position,
-         EXISTS (SELECT 1 FROM events WHERE position > (SELECT COALESCE(MAX(position), 0) FROM log_leaves)) AS unleaved
-  FROM log_leaves`;
+  SELECT COALESCE(l.leaf_index + 1, 0) AS size, COALESCE(l.position, 0) AS last_leaf_position,
+         COALESCE((SELECT position FROM events ORDER BY position DESC LIMIT 1), 0) AS last_position
+  FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT leaf_index, position FROM log_leaves ORDER BY leaf_index DESC LIMIT 1) l ON true`;
 /** The notification is delivered at commit, and only if the transaction commits. */
 const NOTIFY_AND_COMMIT = `SELECT pg_notify('${EVENTS_CHANNEL}', ''); COMMIT`;
 /**
@@ -128,6 +134,8 @@ const INSERT_EVENTS = `
   ), leaves AS (
     INSERT INTO log_leaves (leaf_index, position, leaf)
     SELECT s.leaf_index, i.position, convert_to(s.leaf, 'UTF8') FROM inserted i JOIN staged s USING (event_id) WHERE s.leaf_index IS NOT NULL
+  ), kept AS (
+    INSERT INTO log_subtrees (level, idx, hash) SELECT * FROM unnest($12::int[], $13::bigint[], $14::bytea[])
   )
   SELECT event_id, position FROM inserted`;
 const SELECT_HEADS = `
@@ -384,7 +392,6 @@ export class PostgresEventStore implements EventStore {
       heads.set(pending.streamId, this.stage(staged, pending, head, tree));
     }
     await this.insertOrRedo(client, staged);
-    if (tree !== undefined) await storeKeptOn(client, tree.finished.splice(0));
     await client.query(NOTIFY_AND_COMMIT);
     this.tree = tree;
   }
@@ -410,9 +417,10 @@ export class PostgresEventStore implements EventStore {
 
   /** Begins a transaction under the append lock, and reads where the tree stands. */
   private async lockAndReadTree(client: PoolClient): Promise<{ size: number; lastLeafPosition: number; unleaved: boolean }> {
-    const results = (await client.query(BEGIN_AND_LOCK)) as unknown as Array<{ rows: Array<{ size: string; last_leaf_position: string; unleaved: boolean }> }>;
+    const results = (await client.query(BEGIN_AND_LOCK)) as unknown as Array<{ rows: Array<{ size: string; last_leaf_position: string; last_position: string }> }>;
     const row = results[results.length - 1].rows[0];
-    return { size: Number(row.size), lastLeafPosition: Number(row.last_leaf_position), unleaved: row.unleaved };
+    const lastLeafPosition = Number(row.last_leaf_position);
+    return { size: Number(row.size), lastLeafPosition, unleaved: Number(row.last_position) > lastLeafPosition };
   }
 
   /** Enters up to `limit` (all: null) events after the last leaf's position, in position order; returns how many. */
@@ -434,7 +442,7 @@ export class PostgresEventStore implements EventStore {
    */
   private async buildLog(batchSize: number, onProgress: ((progress: LogBuildProgress) => void) | undefined): Promise<void> {
     const { rows } = await this.pool.query<{ remaining: string }>(
-      'SELECT COUNT(*) AS remaining FROM events WHERE position > (SELECT COALESCE(MAX(position), 0) FROM log_leaves)',
+      'SELECT COUNT(*) AS remaining FROM events WHERE position > COALESCE((SELECT position FROM log_leaves ORDER BY leaf_index DESC LIMIT 1), 0)',
     );
     let remaining = Number(rows[0].remaining);
     if (remaining === 0) return;
@@ -486,7 +494,6 @@ export class PostgresEventStore implements EventStore {
       await client.query('SAVEPOINT append');
       try {
         await this.insert(client, staged);
-        if (tree !== undefined) await storeKeptOn(client, tree.finished.splice(0));
         await client.query('RELEASE SAVEPOINT append');
       } catch (error) {
         await client.query('ROLLBACK TO SAVEPOINT append');
@@ -513,6 +520,7 @@ export class PostgresEventStore implements EventStore {
       const leaf = prefix === undefined ? undefined : leafOfStream(prefix, revision, id, type, recordedAt, hash);
       staged.leafIndexes.push(leaf ? tree!.enter(leaf) : null);
       staged.leaves.push(leaf ? leaf.toString('utf8') : null);
+      if (tree !== undefined) staged.kept.push(...tree.finished.splice(0));
       staged.eventIds.push(id);
       staged.streamIds.push(streamId);
       staged.revisions.push(revision);
@@ -545,6 +553,9 @@ export class PostgresEventStore implements EventStore {
       staged.previousHashes,
       staged.leafIndexes,
       staged.leaves,
+      staged.kept.map((k) => k.level),
+      staged.kept.map((k) => k.index),
+      staged.kept.map((k) => k.hash),
     ]);
     const positions = new Map(rows.map((row) => [row.event_id, Number(row.position)]));
     for (const { pending, lastEventId } of staged.owners) {

@@ -38,9 +38,10 @@ export const EVENT_STORE_SCHEMA: readonly string[] = [
   // a table of its own (a ledger written before the tree gets its leaves inserted, not its events rewritten);
   // leaves are the events' in position order, so the events after the last leaf's position have none yet.
   // Kept subtrees are every eighth level's; checkpoints and cosignatures are append-only.
+  // No index on position: leaves are in position order, so an event's leaf is found by bisecting leaf indexes.
   `CREATE TABLE log_leaves (
      leaf_index INTEGER PRIMARY KEY,
-     position   INTEGER NOT NULL UNIQUE,
+     position   INTEGER NOT NULL,
      leaf       BLOB    NOT NULL
    );
    CREATE TABLE log_subtrees (

@@ -145,6 +145,8 @@ export class SqliteEventStore implements EventStore {
   private headsVersion: number | undefined;
   /** The ledger's tree as this connection last committed it; valid and forgotten with `heads`. */
   private tree: TreeAppender | undefined;
+  /** Leaves entered and not yet stored, flat (`[leafIndex, position, leaf, ...]`): stored together before the commit. */
+  private readonly leaves: unknown[] = [];
   private readonly counters = { appends: 0, transactions: 0, slowPathGroups: 0 };
   /** Where the fast pass stands on a stream: its tracked head. */
   private readonly trackedRevision = (streamId: string) => revisionAt(this.trackedHead(streamId));
@@ -173,9 +175,11 @@ export class SqliteEventStore implements EventStore {
     this.fastGroup = fast.immediate;
     // A transaction function called inside another becomes a savepoint.
     this.merkleTree = options.merkleTree ?? true;
-    this.appendInSavepoint = this.db.transaction((pending: PendingAppend, head: StreamHead | null, tree: TreeAppender | undefined) =>
-      this.write(pending, head, tree),
-    );
+    this.appendInSavepoint = this.db.transaction((pending: PendingAppend, head: StreamHead | null, tree: TreeAppender | undefined) => {
+      const written = this.write(pending, head, tree);
+      this.storeLeaves(tree);
+      return written;
+    });
     const slow = this.db.transaction((group: PendingAppend[]) => this.runSlow(group));
     this.slowGroup = slow.immediate;
     try {
@@ -263,8 +267,9 @@ export class SqliteEventStore implements EventStore {
       try {
         this.fastGroup(group);
       } catch (error) {
-        // Whatever the fast pass put in `heads` was rolled back with it.
+        // Whatever the fast pass put in `heads` and `leaves` was rolled back with it.
         this.forgetHeads();
+        this.leaves.length = 0;
         if (error !== REDO_ON_SLOW_PATH) throw error;
         // Rolled back: nothing of the fast pass was kept, so start the outcomes afresh.
         resetOutcomes(group);
@@ -273,6 +278,8 @@ export class SqliteEventStore implements EventStore {
       }
     } catch (error) {
       // The group did not commit: nothing in it is durable, so every caller fails.
+      this.forgetHeads();
+      this.leaves.length = 0;
       for (const pending of group) pending.reject(error);
       return;
     }
@@ -303,6 +310,15 @@ export class SqliteEventStore implements EventStore {
         throw REDO_ON_SLOW_PATH;
       }
     }
+    this.storeLeaves(tree);
+  }
+
+  /** Stores the leaves entered and the kept subtrees they finished, in the transaction that appends their events. */
+  private storeLeaves(tree: TreeAppender | undefined): void {
+    if (tree === undefined) return;
+    this.log.storeLeaves(this.leaves);
+    this.leaves.length = 0;
+    this.log.storeKept(tree.finished.splice(0));
   }
 
   private trackedHead(streamId: string): StreamHead | null {
@@ -336,9 +352,9 @@ export class SqliteEventStore implements EventStore {
     const rows = this.statements.selectUnleaved.all(this.log.lastLeafPosition(), limit) as UnleavedRow[];
     for (const row of rows) {
       const leaf = leafOfColumns(this.leafPrefixes, row.stream_id, row.revision, row.event_id, row.type, row.recorded_at, row.hash);
-      this.log.storeLeaf(tree.enter(leaf), row.position, leaf);
+      this.leaves.push(tree.enter(leaf), row.position, leaf);
     }
-    this.log.storeKept(tree.finished.splice(0));
+    this.storeLeaves(tree);
     return rows.length;
   }
 
@@ -374,6 +390,7 @@ export class SqliteEventStore implements EventStore {
         // transaction; then the group must fail rather than go on outside it.
         if (!this.db.inTransaction) throw error;
         if (tree !== undefined && before !== undefined) tree.restore(before);
+        this.leaves.length = 0;
         pending.failed = true;
         pending.error = error;
       }
@@ -408,7 +425,7 @@ export class SqliteEventStore implements EventStore {
         position = Number(info.lastInsertRowid);
         if (prefix !== undefined) {
           const leaf = leafOfStream(prefix, revision, id, type, recordedAt, hash);
-          this.log.storeLeaf(tree!.enter(leaf), position, leaf);
+          this.leaves.push(tree!.enter(leaf), position, leaf);
         }
       } catch (error) {
         if (isUniqueViolation(error, 'events.event_id')) throw new DuplicateEventIdError(streamId, id);
@@ -417,7 +434,6 @@ export class SqliteEventStore implements EventStore {
       previousHash = hash;
       revision += 1;
     }
-    if (tree !== undefined) this.log.storeKept(tree.finished.splice(0));
     pending.result = { nextRevision: revision - 1, position };
     return { revision: revision - 1, hash: previousHash as string };
   }

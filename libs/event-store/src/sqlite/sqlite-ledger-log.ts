@@ -3,6 +3,9 @@ import { CompactRange, Subtree } from '@ledger/transparency';
 import type { LedgerLog, LogLeaf, StoredCheckpoint, StoredCosignature } from '../event-store.port';
 import { KeptHashes, KeptSubtree, addKept, foldKept, keptRangesFor, rangeSubtrees } from '../log-tree';
 
+/** Leaves inserted by one statement at most (3 parameters each, far below SQLite's limit). */
+const LEAVES_PER_INSERT = 100;
+
 interface LeafRow {
   leaf_index: number;
   event_id: string;
@@ -23,8 +26,10 @@ interface CheckpointRow {
  */
 export class SqliteLedgerLog implements LedgerLog {
   private readonly statements: ReturnType<typeof prepareStatements>;
+  /** Multi-row leaf inserts, by row count. */
+  private readonly leafInserts = new Map<number, Database.Statement>();
 
-  constructor(db: Database.Database) {
+  constructor(private readonly db: Database.Database) {
     this.statements = prepareStatements(db);
   }
 
@@ -60,8 +65,25 @@ export class SqliteLedgerLog implements LedgerLog {
     return this.statements.lastLeafPosition.get() as number;
   }
 
-  storeLeaf(leafIndex: number, position: number, leaf: Buffer): void {
-    this.statements.insertLeaf.run(leafIndex, position, leaf);
+  /**
+   * Stores leaves given flat, `[leafIndex, position, leaf, ...]`, up to
+   * LEAVES_PER_INSERT a statement: one call per event would cost an append
+   * as much again as the leaf's own work.
+   */
+  storeLeaves(flat: readonly unknown[]): void {
+    for (let at = 0; at < flat.length; at += 3 * LEAVES_PER_INSERT) {
+      const chunk = flat.slice(at, at + 3 * LEAVES_PER_INSERT);
+      this.insertLeaves(chunk.length / 3).run(...chunk);
+    }
+  }
+
+  private insertLeaves(rows: number): Database.Statement {
+    let statement = this.leafInserts.get(rows);
+    if (statement === undefined) {
+      statement = this.db.prepare(`INSERT INTO log_leaves (leaf_index, position, leaf) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?)').join(', ')}`);
+      this.leafInserts.set(rows, statement);
+    }
+    return statement;
   }
 
   storeKept(subtrees: readonly KeptSubtree[]): void {
@@ -73,10 +95,30 @@ export class SqliteLedgerLog implements LedgerLog {
   }
 
   async leavesOf(eventIds: readonly string[]): Promise<Array<LogLeaf & { tenantId: string | null }>> {
-    return (this.statements.leavesOf.all(JSON.stringify(eventIds)) as Array<LeafRow & { tenant_id: string | null }>).map((row) => ({
-      ...toLeaf(row),
-      tenantId: row.tenant_id,
-    }));
+    const events = this.statements.eventsOf.all(JSON.stringify(eventIds)) as Array<{ position: number; event_id: string; tenant_id: string | null }>;
+    const size = this.sizeNow();
+    const found: Array<LogLeaf & { tenantId: string | null }> = [];
+    for (const event of events) {
+      const leafIndex = this.leafIndexAt(event.position, size);
+      if (leafIndex === undefined) continue;
+      found.push({ leafIndex, eventId: event.event_id, leaf: this.statements.leafAt.get(leafIndex) as Buffer, tenantId: event.tenant_id });
+    }
+    return found.sort((a, b) => a.leafIndex - b.leafIndex);
+  }
+
+  /** The leaf index of the event at `position`, bisecting the leaves (in position order); undefined when it has none. */
+  private leafIndexAt(position: number, size: number): number | undefined {
+    let low = 0;
+    let high = size - 1;
+    while (low <= high) {
+      const middle = Math.floor((low + high) / 2);
+      const at = this.statements.positionAt.get(middle) as number | undefined;
+      if (at === undefined) return undefined;
+      if (at === position) return middle;
+      if (at < position) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
   }
 
   async addCheckpoint({ size, root, note, issuedAt }: StoredCheckpoint): Promise<boolean> {
@@ -113,8 +155,12 @@ export class SqliteLedgerLog implements LedgerLog {
 function prepareStatements(db: Database.Database) {
   return {
     size: db.prepare('SELECT COALESCE(MAX(leaf_index) + 1, 0) FROM log_leaves').pluck(),
-    lastLeafPosition: db.prepare('SELECT COALESCE(MAX(position), 0) FROM log_leaves').pluck(),
-    insertLeaf: db.prepare('INSERT INTO log_leaves (leaf_index, position, leaf) VALUES (?, ?, ?)'),
+    lastLeafPosition: db.prepare('SELECT COALESCE((SELECT position FROM log_leaves ORDER BY leaf_index DESC LIMIT 1), 0)').pluck(),
+    positionAt: db.prepare('SELECT position FROM log_leaves WHERE leaf_index = ?').pluck(),
+    leafAt: db.prepare('SELECT leaf FROM log_leaves WHERE leaf_index = ?').pluck(),
+    eventsOf: db.prepare(
+      `SELECT position, event_id, json_extract(metadata, '$.tenantId') AS tenant_id FROM events WHERE event_id IN (SELECT value FROM json_each(?))`,
+    ),
     leafRange: db.prepare('SELECT leaf_index, leaf FROM log_leaves WHERE leaf_index >= ? AND leaf_index < ?').raw(),
     keptRange: db.prepare('SELECT idx, hash FROM log_subtrees WHERE level = ? AND idx >= ? AND idx < ?').raw(),
     insertKept: db.prepare('INSERT INTO log_subtrees (level, idx, hash) VALUES (?, ?, ?)'),
@@ -122,11 +168,6 @@ function prepareStatements(db: Database.Database) {
     leaves: db.prepare(
       `SELECT l.leaf_index, e.event_id, l.leaf FROM log_leaves l JOIN events e ON e.position = l.position
        WHERE l.leaf_index >= ? AND l.leaf_index < ? ORDER BY l.leaf_index`,
-    ),
-    leavesOf: db.prepare(
-      `SELECT l.leaf_index, e.event_id, l.leaf, json_extract(e.metadata, '$.tenantId') AS tenant_id
-       FROM events e JOIN log_leaves l ON l.position = e.position
-       WHERE e.event_id IN (SELECT value FROM json_each(?)) ORDER BY l.leaf_index`,
     ),
     insertCheckpoint: db.prepare('INSERT INTO log_checkpoints (size, root, note, issued_at) VALUES (?, ?, ?, ?) ON CONFLICT (size) DO NOTHING'),
     latestCheckpoint: db.prepare('SELECT size, root, note, issued_at FROM log_checkpoints ORDER BY size DESC LIMIT 1'),
