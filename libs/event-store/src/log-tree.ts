@@ -3,7 +3,7 @@ import { CompactRange, StoredRange, Subtree, isStoredLevel, leafHash, storedRang
 /**
  * What the SQLite and PostgreSQL stores share of keeping the ledger's tree
  * (decision 0058): entering leaves as events are appended, and computing any
- * complete subtree from the hashes kept (leaves, and every eighth level).
+ * complete subtree from the hashes kept (leaves, and every fourth level).
  */
 
 /** A kept subtree hash a writer stores. */

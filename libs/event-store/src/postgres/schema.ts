@@ -34,7 +34,7 @@ export const EVENT_STORE_MIGRATIONS: PostgresMigrations = {
      );`,
     // The ledger's Merkle tree (decision 0058), as on SQLite: each event's leaf entered under the append lock in the
     // transaction that appends it, so leaf order is commit order across processes, in a table of its own (a ledger
-    // written before the tree gets leaves inserted, not every event row rewritten); kept subtrees are every eighth
+    // written before the tree gets leaves inserted, not every event row rewritten); kept subtrees are every fourth
     // level's; checkpoints and cosignatures are append-only.
     `CREATE TABLE log_leaves (
        leaf_index bigint PRIMARY KEY,

@@ -37,7 +37,7 @@ export const EVENT_STORE_SCHEMA: readonly string[] = [
   // The ledger's Merkle tree (decision 0058): each event's leaf, entered in the transaction that appends it, in
   // a table of its own (a ledger written before the tree gets its leaves inserted, not its events rewritten);
   // leaves are the events' in position order, so the events after the last leaf's position have none yet.
-  // Kept subtrees are every eighth level's; checkpoints and cosignatures are append-only.
+  // Kept subtrees are every fourth level's; checkpoints and cosignatures are append-only.
   // No index on position: leaves are in position order, so an event's leaf is found by bisecting leaf indexes.
   `CREATE TABLE log_leaves (
      leaf_index INTEGER PRIMARY KEY,
