@@ -105,7 +105,7 @@ export interface GenerateLedgerOptions {
   seed?: number;
   /**
    * false: append without the ledger's Merkle tree (`merkleTree: false`), as
-   * a ledger written before the tree: every event's leaf_index NULL, for the
+   * a ledger written before the tree: no event has a leaf, for the
    * benchmark of the tree's build (ledger-log.bench.ts). true by default.
    */
   merkleTree?: boolean;

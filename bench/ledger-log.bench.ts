@@ -162,8 +162,8 @@ async function prepareLedger(file: string, events: number, keep: boolean, log: (
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
       const head = (db.prepare('SELECT COALESCE(MAX(position), 0) FROM events').pluck().get() as number) ?? 0;
-      const hasLeaves = (db.prepare("SELECT COUNT(*) FROM pragma_table_info('events') WHERE name = 'leaf_index'").pluck().get() as number) > 0;
-      const leaved = hasLeaves ? (db.prepare('SELECT COUNT(*) FROM events WHERE leaf_index IS NOT NULL').pluck().get() as number) : 0;
+      const hasLeaves = (db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'log_leaves'").pluck().get() as number) > 0;
+      const leaved = hasLeaves ? (db.prepare('SELECT COUNT(*) FROM log_leaves').pluck().get() as number) : 0;
       if (head !== events) throw new Error(`${file} holds ${head} events, not BENCH_LEDGER_LOG_EVENTS=${events}; delete it or change one of them`);
       if (leaved > 0) {
         throw new Error(`${file} has ${leaved} events in the tree already (a store with the tree opened it); the build needs a ledger written before the tree`);
@@ -357,9 +357,9 @@ async function measurePostgresBuild(source: string, events: number, rounds: numb
 async function forgetPostgresTree(url: string): Promise<void> {
   const pool = new Pool({ connectionString: url, max: 1 });
   try {
-    await pool.query('UPDATE events SET leaf_index = NULL, leaf = NULL');
+    await pool.query('DELETE FROM log_leaves');
     await pool.query('DELETE FROM log_subtrees');
-    await pool.query('VACUUM ANALYZE events');
+    await pool.query('VACUUM ANALYZE log_leaves');
   } finally {
     await pool.end();
   }
