@@ -103,7 +103,7 @@ export class LedgerLogService implements OnApplicationBootstrap, OnApplicationSh
         return;
       case 'conflict':
         this.refusals.inc({ witness: outcome.witness });
-        this.logger.error(`witness ${outcome.witness} has cosigned a checkpoint of size ${outcome.witnessSize}, which the log's checkpoint of size ${size} does not extend`);
+        this.logger.error(`witness ${outcome.witness} refused the checkpoint of size ${size}: it cosigned a tree of ${outcome.witnessSize} leaves, which this log's does not extend`);
         return;
       case 'refused':
         this.refusals.inc({ witness: outcome.witness });
