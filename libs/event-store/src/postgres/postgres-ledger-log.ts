@@ -111,7 +111,7 @@ export class PostgresLedgerLog implements LedgerLog {
   }
 }
 
-export async function sizeOn(db: Queryable): Promise<number> {
+async function sizeOn(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ size: string }>(SIZE);
   return Number(rows[0].size);
 }
