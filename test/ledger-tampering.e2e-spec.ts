@@ -10,6 +10,7 @@ import { logIdentity } from '@ledger/ledger-log';
 import { databaseUrlFor, dropDatabase } from '@ledger/platform';
 import { NoteError, noteVerifier, openNote } from '@ledger/transparency';
 import { startApiApp } from './support/api-app';
+import { textBody } from './support/text-body';
 import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
 import { runCli } from './support/processes';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
@@ -183,12 +184,7 @@ describe.each([
       expect(revocation.status).toBe(201);
       await grants.grant();
       consents = { revoked, deleted, rewritten };
-      const checkpoint = await api.http.get('/v1/ledger/checkpoint').set('Authorization', `Bearer ${a.apiKey}`).buffer(true).parse((res, done) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => done(null, body));
-      });
+      const checkpoint = await api.http.get('/v1/ledger/checkpoint').set('Authorization', `Bearer ${a.apiKey}`).buffer(true).parse(textBody);
       checkpointFile = join(mkdtempSync(join(tmpdir(), 'ledger-checkpoint-')), 'checkpoint.txt');
       writeFileSync(checkpointFile, checkpoint.body as string);
       const all = await api.store.readAll();

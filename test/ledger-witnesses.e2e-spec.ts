@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { logIdentity } from '@ledger/ledger-log';
 import { buildGoProgram } from '../libs/transparency/test/go';
 import { ApiApp, startApiApp } from './support/api-app';
+import { textBody } from './support/text-body';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { ensureBuilt, runCli } from './support/processes';
 import { redecConsents } from './support/redec-consents';
@@ -51,12 +52,7 @@ describe('witnesses of the ledger', () => {
         .get('/v1/ledger/checkpoint')
         .set('Authorization', `Bearer ${apiKey}`)
         .buffer(true)
-        .parse((res, done) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (body += chunk));
-          res.on('end', () => done(null, body));
-        })
+        .parse(textBody)
     ).body as string;
 
   async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {

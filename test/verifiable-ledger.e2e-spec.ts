@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { ed25519Signer, parseProofFile, tilePath, tilesForSize } from '@ledger/transparency';
 import { buildGoProgram } from '../libs/transparency/test/go';
 import { ApiApp, startApiApp } from './support/api-app';
+import { textBody } from './support/text-body';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { runCli } from './support/processes';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
@@ -31,12 +32,7 @@ describe('the verifiable ledger over HTTP', () => {
 
   const get = (path: string, key = a.apiKey) => api.http.get(path).set('Authorization', `Bearer ${key}`).buffer(true);
   const text = async (path: string, key = a.apiKey) => {
-    const response = await get(path, key).parse((res, done) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => done(null, body));
-    });
+    const response = await get(path, key).parse(textBody);
     return { status: response.status, body: response.body as string, type: response.headers['content-type'] as string };
   };
   const binary = async (path: string) => {
