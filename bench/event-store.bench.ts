@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Pool } from 'pg';
-import { NewEvent, PostgresEventStore, SqliteEventStore, hashEventText, storedJson } from '@ledger/event-store';
+import { NewEvent, PostgresEventStore, SqliteEventStore, hashEventText, ledgerLeaf, leafRecordedAt, storedJson } from '@ledger/event-store';
 import { createDatabase, databaseUrlFor, dropDatabase, migratePostgres } from '@ledger/platform';
 // The stores' own schemas: the raw ceilings get exactly their tables (and, for SQLite, pragmas).
 import { EVENT_STORE_MIGRATIONS } from '../libs/event-store/src/postgres/schema';
@@ -49,6 +49,15 @@ export interface ScenarioResult extends Scenario {
   withoutTreeAppendsPerTransaction: number;
   /** With the tree / without it (store / store without the tree). */
   treeRatio: number;
+  /**
+   * The integration that hashes the appended leaves into the tree (as the
+   * checkpoint issuer does), timed after the appends: leaves per second and
+   * CPU per leaf, medians over the rounds.
+   */
+  integrationLeavesPerSecond: number;
+  integrationCpuMicrosPerLeaf: number;
+  /** With the tree, appends and their integration both timed, / without it: all the tree costs. */
+  treeRatioWithIntegration: number;
 }
 
 /** The tree's cost at 64 writers: with it / without it, on each store (decision 0058). */
@@ -110,13 +119,13 @@ async function runScenarios(label: string, target: Target, log: (line: string) =
   for (const scenario of scenariosAsked()) {
     log(`event store (${label}): ${scenario.name} (${scenario.events} events)...`);
     const raws: Measurement[] = [];
-    const stores: Array<Measurement & { appendsPerTransaction: number }> = [];
+    const stores: Array<Measurement & { appendsPerTransaction: number; integration?: Measurement }> = [];
     const withoutTree: Array<Measurement & { appendsPerTransaction: number }> = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       raws.push(await target.fresh((where) => target.raw(where, scenario)));
       // With and without the tree in turn, each first in every other round, so neither always follows the raw run.
-      const withTree = () => target.fresh((where) => measureStore(target.open(where, { merkleTree: true }), scenario));
-      const without = () => target.fresh((where) => measureStore(target.open(where, { merkleTree: false }), scenario));
+      const withTree = () => target.fresh((where) => measureStore(target.open(where, { merkleTree: true }), scenario, true));
+      const without = () => target.fresh((where) => measureStore(target.open(where, { merkleTree: false }), scenario, false));
       if (round % 2 === 0) {
         stores.push(await withTree());
         withoutTree.push(await without());
@@ -128,6 +137,9 @@ async function runScenarios(label: string, target: Target, log: (line: string) =
     const store = median(stores.map((m) => m.eventsPerSecond));
     const raw = median(raws.map((m) => m.eventsPerSecond));
     const bare = median(withoutTree.map((m) => m.eventsPerSecond));
+    const integrations = stores.map((m) => m.integration as Measurement);
+    // Appends then integration, one after the other: the seconds of both per event.
+    const withIntegration = median(stores.map((m, i) => 1 / (1 / m.eventsPerSecond + 1 / integrations[i].eventsPerSecond)));
     results.push({
       ...scenario,
       storeEventsPerSecond: store,
@@ -140,12 +152,15 @@ async function runScenarios(label: string, target: Target, log: (line: string) =
       withoutTreeCpuMicrosPerEvent: median(withoutTree.map((m) => m.cpuMicrosPerEvent)),
       withoutTreeAppendsPerTransaction: median(withoutTree.map((m) => m.appendsPerTransaction)),
       treeRatio: store / bare,
+      integrationLeavesPerSecond: median(integrations.map((m) => m.eventsPerSecond)),
+      integrationCpuMicrosPerLeaf: median(integrations.map((m) => m.cpuMicrosPerEvent)),
+      treeRatioWithIntegration: withIntegration / bare,
     });
   }
   return results;
 }
 
-async function measureStore(store: StoreWithStats, scenario: Scenario) {
+async function measureStore(store: StoreWithStats, scenario: Scenario, withTree: boolean) {
   // Opening (migrations) is not timed.
   await store.headPosition();
   const appendsPerWriter = scenario.events / scenario.writers / scenario.batchSize;
@@ -169,14 +184,21 @@ async function measureStore(store: StoreWithStats, scenario: Scenario) {
   await Promise.all(Array.from({ length: scenario.writers }, (_, w) => writer(w)));
   const measurement = clock.stop(scenario.events);
   const stats = store.stats();
+  let integration: Measurement | undefined;
+  if (withTree) {
+    const integrating = startClock();
+    await store.log.integrate();
+    integration = integrating.stop(scenario.events);
+  }
   await store.close();
-  return { ...measurement, appendsPerTransaction: stats.appends / stats.transactions };
+  return { ...measurement, appendsPerTransaction: stats.appends / stats.transactions, integration };
 }
 
 /**
  * The ceiling: the same rows the store writes (an event of the same size,
- * its JSON, a SHA-256 hash and link), prepared before the clock starts, so
- * only SQLite's work and the fsyncs are timed. The file is opened by the
+ * its JSON, a SHA-256 hash and link, and its leaf in the ledger's tree),
+ * prepared before the clock starts, so only SQLite's work and the fsyncs are
+ * timed. The file is opened by the
  * store's own `openDatabase`, so the events table (columns, unique indexes,
  * AUTOINCREMENT) and the pragmas (WAL, synchronous=FULL, temp_store, busy
  * timeout) are the store's, and each transaction is `BEGIN IMMEDIATE` as a
@@ -189,22 +211,25 @@ async function measureRaw(file: string, scenario: Scenario): Promise<Measurement
     `INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const insertLeaf = db.prepare('INSERT INTO log_leaves (leaf_index, position, leaf) VALUES (?, ?, ?)');
   // One writer commits one append per transaction; N writers at best N appends per transaction.
   const rowsPerTransaction = scenario.writers * scenario.batchSize;
   const rows = sampleRows(scenario);
-  const commit = db.transaction((chunk: unknown[][]) => {
-    for (const row of chunk) insert.run(...row);
+  const leaves = rows.map(leafOfRow);
+  const commit = db.transaction((first: number, end: number) => {
+    for (let i = first; i < end; i += 1) insertLeaf.run(i, insert.run(...rows[i]).lastInsertRowid, leaves[i]);
   }).immediate;
   const clock = startClock();
-  for (let i = 0; i < rows.length; i += rowsPerTransaction) commit(rows.slice(i, i + rowsPerTransaction));
+  for (let i = 0; i < rows.length; i += rowsPerTransaction) commit(i, Math.min(rows.length, i + rowsPerTransaction));
   const measurement = clock.stop(scenario.events);
   db.close();
   return measurement;
 }
 
 /**
- * The PostgreSQL baseline: the same rows, into the store's own table, with
- * `pg` alone. Each writer has its own connection and commits each of its
+ * The PostgreSQL baseline: the same rows, into the store's own tables, with
+ * `pg` alone (each leaf indexed by its event's position: without the
+ * store's lock there is no gap-free order to give it). Each writer has its own connection and commits each of its
  * appends as one transaction (one multi-row insert, like the store's), with
  * synchronous_commit=on like the store: the durability is the same, and
  * concurrent writers share WAL flushes only as far as the server groups them.
@@ -216,7 +241,7 @@ async function measureRawPostgres(url: string, scenario: Scenario): Promise<Meas
   pool.on('error', () => undefined);
   try {
     await migratePostgres(pool, EVENT_STORE_MIGRATIONS);
-    const rows = sampleRows(scenario);
+    const rows = sampleRows(scenario).map((row) => [...row, leafOfRow(row)]);
     const appends: unknown[][][][] = Array.from({ length: scenario.writers }, () => []);
     for (let i = 0; i < rows.length; i += scenario.batchSize) {
       appends[Math.floor(i / scenario.batchSize) % scenario.writers].push(rows.slice(i, i + scenario.batchSize));
@@ -227,10 +252,17 @@ async function measureRawPostgres(url: string, scenario: Scenario): Promise<Meas
     await Promise.all(
       appends.map(async (writerAppends) => {
         for (const batch of writerAppends) {
-          const columns = Array.from({ length: 9 }, (_, c) => batch.map((row) => row[c]));
+          const columns = Array.from({ length: 10 }, (_, c) => batch.map((row) => row[c]));
           await pool.query(
-            `INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash)
-             SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::json[], $6::json[], $7::bigint[], $8::text[], $9::text[])`,
+            `WITH staged AS (
+               SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::json[], $6::json[], $7::bigint[], $8::text[], $9::text[], $10::bytea[])
+                 AS s (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash, leaf)
+             ), inserted AS (
+               INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash)
+               SELECT event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash FROM staged
+               RETURNING event_id, position
+             )
+             INSERT INTO log_leaves (leaf_index, position, leaf) SELECT i.position, i.position, s.leaf FROM inserted i JOIN staged s USING (event_id)`,
             columns,
           );
         }
@@ -293,6 +325,12 @@ function sampleRows(scenario: Scenario): unknown[][] {
     rows.push([event.id, streamId, revision, event.type, data, metadata, Date.now(), hash, previousHash]);
   }
   return rows;
+}
+
+/** The leaf the store would store for a row of `sampleRows`. */
+function leafOfRow([eventId, streamId, revision, type, , metadata, , hash]: unknown[]): Buffer {
+  const recordedAt = leafRecordedAt((JSON.parse(metadata as string) as { recordedAt?: unknown }).recordedAt);
+  return ledgerLeaf({ streamId: streamId as string, revision: revision as number, eventId: eventId as string, type: type as string, recordedAt, hash: hash as string });
 }
 
 async function inTempDir<T>(measure: (file: string) => Promise<T>): Promise<T> {

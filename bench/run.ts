@@ -119,7 +119,9 @@ function eventStoreSummary(title: string, results: ScenarioResult[], beside?: Sc
     (r) =>
       `${r.name.padEnd(36)} with tree ${format(r.storeEventsPerSecond)} ev/s   without ${format(r.withoutTreeEventsPerSecond)} ev/s   ` +
       `with tree / without tree ${r.treeRatio.toFixed(2)}   appends/tx ${r.appendsPerTransaction.toFixed(1)} / ${r.withoutTreeAppendsPerTransaction.toFixed(1)}   ` +
-      `cpu/event ${r.storeCpuMicrosPerEvent.toFixed(0)} / ${r.withoutTreeCpuMicrosPerEvent.toFixed(0)} us`,
+      `cpu/event ${r.storeCpuMicrosPerEvent.toFixed(0)} / ${r.withoutTreeCpuMicrosPerEvent.toFixed(0)} us\n` +
+      `${''.padEnd(36)} integration afterwards ${format(r.integrationLeavesPerSecond)} leaves/s, cpu/leaf ${r.integrationCpuMicrosPerLeaf.toFixed(1)} us; ` +
+      `appends and integration / without tree ${r.treeRatioWithIntegration.toFixed(2)}`,
   );
   const writers64 = results.find((r) => r.writers === 64 && r.batchSize === 1);
   const met = writers64 !== undefined && writers64.ratio >= TARGET_RATIO_64_WRITERS;

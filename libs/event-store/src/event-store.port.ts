@@ -183,13 +183,21 @@ export interface StoredCosignature {
 
 /**
  * The Merkle tree over every event (RFC 6962), in the order events were
- * committed, and the checkpoints issued over it. Leaves are appended by the
- * store with their events, never here; checkpoints and cosignatures are
- * kept append-only, the first one of a tree size standing.
+ * committed, and the checkpoints issued over it. Leaves are stored by the
+ * store with their events, never here, and hashed into the tree afterwards
+ * by `integrate` (decision 0058); checkpoints and cosignatures are kept
+ * append-only, the first one of a tree size standing.
  */
 export interface LedgerLog {
-  /** The number of leaves: every committed event's. */
+  /** The tree's size: the leaves integrated into it, every hash a proof over it needs kept. */
   size(): Promise<number>;
+  /**
+   * Integrates every leaf stored since the last integration (in batches, each
+   * committed whole) and returns the tree's size after it: every committed
+   * event's leaf, when no append runs meanwhile. Safe to call from several
+   * processes at once.
+   */
+  integrate(): Promise<number>;
   /** The hashes of complete subtrees within the tree (RFC 6962 MTH of each). */
   subtreeHashes(subtrees: readonly { level: number; index: number }[]): Promise<Buffer[]>;
   /** The leaves [start, end) that exist, in leaf order. */

@@ -2,11 +2,12 @@ import { CompactRange, StoredRange, Subtree, isStoredLevel, leafHash, storedRang
 
 /**
  * What the SQLite and PostgreSQL stores share of keeping the ledger's tree
- * (decision 0058): entering leaves as events are appended, and computing any
- * complete subtree from the hashes kept (leaves, and every fourth level).
+ * (decision 0058): integrating the leaves appenders stored into the tree,
+ * and computing any complete subtree from the hashes kept (leaves, and every
+ * fourth level).
  */
 
-/** A kept subtree hash a writer stores. */
+/** A kept subtree hash integration stores. */
 export interface KeptSubtree {
   level: number;
   index: number;
@@ -16,38 +17,22 @@ export interface KeptSubtree {
 /** Kept hashes as read, by level then index (level 0: leaf hashes). */
 export type KeptHashes = Map<number, Map<number, Buffer>>;
 
-/** Enters leaves in the tree in the order a writer appends them. */
-export class TreeAppender {
-  /** The kept subtrees the entered leaves finished, for the writer to store. */
-  readonly finished: KeptSubtree[] = [];
-  private readonly keep = (subtree: Subtree, hash: Buffer) => {
-    if (isStoredLevel(subtree.level)) this.finished.push({ ...subtree, hash });
+/**
+ * Integrates leaves into the tree whose compact range is `range` (changed in
+ * place): hashes each, in leaf order, and returns the kept subtrees they
+ * finish, for the log to store with its new size.
+ */
+export function integrateLeaves(range: CompactRange, leaves: readonly Buffer[]): KeptSubtree[] {
+  const finished: KeptSubtree[] = [];
+  const keep = (subtree: Subtree, hash: Buffer) => {
+    if (isStoredLevel(subtree.level)) finished.push({ ...subtree, hash });
   };
-
-  constructor(private range: CompactRange) {}
-
-  /** The number of leaves. */
-  get size(): number {
-    return this.range.size;
-  }
-
-  /** Enters a leaf; returns its leaf index. */
-  enter(leaf: Buffer): number {
-    const leafIndex = this.range.size;
-    this.range.append(leafHash(leaf), this.keep);
-    return leafIndex;
-  }
-
-  /** Where it stands, for `restore` when the append that follows is undone (a savepoint rolled back). */
-  mark(): { range: CompactRange; finished: number } {
-    return { range: this.range.clone(), finished: this.finished.length };
-  }
-
-  restore(mark: { range: CompactRange; finished: number }): void {
-    this.range = mark.range;
-    this.finished.length = mark.finished;
-  }
+  for (const leaf of leaves) range.append(leafHash(leaf), keep);
+  return finished;
 }
+
+/** Leaves integrated per transaction: each holds the writers back (SQLite) or the event loop (both) a few milliseconds. */
+export const INTEGRATION_BATCH = 4_096;
 
 /** The kept hashes to read for these subtrees. */
 export function keptRangesFor(subtrees: readonly Subtree[]): StoredRange[] {
@@ -76,7 +61,7 @@ export function rangeSubtrees(size: number): Subtree[] {
   return subtreesOf(0, size);
 }
 
-/** How far a store's build of the tree over events written before it has come. */
+/** How far a store's build of the tree over events written before it has come: events given their leaves. */
 export interface LogBuildProgress {
   entered: number;
   remaining: number;

@@ -4,13 +4,14 @@ import type { LogIdentity } from './log-identity';
 import { rootAt } from './proofs';
 
 /**
- * Issues a checkpoint of the tree as it stands when the tree has grown
- * since the latest one (or none was issued yet), and keeps it; otherwise
- * the latest stands. Several processes may issue at once: the first
- * checkpoint kept for a size is the one every reader gets.
+ * Integrates the leaves appended since the last checkpoint, then issues a
+ * checkpoint of the tree when it has grown since the latest one (or none
+ * was issued yet), and keeps it; otherwise the latest stands. Several
+ * processes may issue at once: the first checkpoint kept for a size is the
+ * one every reader gets.
  */
 export async function issueCheckpoint(log: LedgerLog, identity: LogIdentity, now: number): Promise<StoredCheckpoint> {
-  const [size, latest] = await Promise.all([log.size(), log.latestCheckpoint()]);
+  const [size, latest] = await Promise.all([log.integrate(), log.latestCheckpoint()]);
   if (latest !== undefined && latest.size >= size) return latest;
   const root = await rootAt(log, size);
   const note = signNote(checkpointText({ origin: identity.origin, size, root }), [identity.signer]);

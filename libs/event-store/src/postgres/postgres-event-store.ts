@@ -15,7 +15,7 @@ import {
 import { firstRevisionOf, isSameBatch } from '../expected-revision';
 import { hashEventText } from '../integrity';
 import { LeafPrefixes, leafOfColumns, leafOfStream } from '../ledger-leaf';
-import { KeptSubtree, LogBuildProgress, TreeAppender } from '../log-tree';
+import type { LogBuildProgress } from '../log-tree';
 import { RecentEvents, SubscriptionPage } from '../recent-events';
 import {
   GroupCommitStats,
@@ -28,7 +28,7 @@ import {
   type PendingAppend,
   type StreamHead,
 } from '../pending-append';
-import { PostgresLedgerLog, rangeOn, storeKeptOn } from './postgres-ledger-log';
+import { PostgresLedgerLog, integrateOn } from './postgres-ledger-log';
 import { EVENT_ID_UNIQUE, EVENT_STORE_MIGRATIONS, EVENTS_CHANNEL } from './schema';
 
 export interface PostgresEventStoreOptions {
@@ -63,6 +63,11 @@ interface EventRow {
   previous_hash: string | null;
 }
 
+/** Where a group's leaves go: the index the next one gets, handed out in the order events are staged. */
+interface LeafIndexes {
+  next: number;
+}
+
 /** Rows staged by a group's pass, column by column, for one multi-row insert. */
 class StagedRows {
   readonly eventIds: string[] = [];
@@ -76,8 +81,6 @@ class StagedRows {
   readonly previousHashes: Array<string | null> = [];
   readonly leafIndexes: Array<number | null> = [];
   readonly leaves: Array<string | null> = [];
-  /** The kept subtrees the staged leaves finished. */
-  readonly kept: KeptSubtree[] = [];
   /** The appends whose events these are, each with the id of its last event. */
   readonly owners: Array<{ pending: PendingAppend; lastEventId: string }> = [];
 
@@ -107,12 +110,12 @@ const COLUMNS = 'position, event_id, stream_id, revision, type, data, metadata, 
  */
 const BEGIN_AND_LOCK_ONLY = `BEGIN; SELECT pg_advisory_xact_lock(hashtext('ledger-event-store-append'))`;
 /**
- * The same, with where the ledger's tree stands under the lock: its size, and
- * whether an event follows the last leaf's (each read from the end of an
- * index, so it costs the same at any size).
+ * The same, with where the ledger's leaves stand under the lock: the next
+ * leaf's index, and whether an event follows the last leaf's (each read from
+ * the end of an index, so it costs the same at any size).
  */
 const BEGIN_AND_LOCK = `${BEGIN_AND_LOCK_ONLY};
-  SELECT COALESCE(l.leaf_index + 1, 0) AS size, COALESCE(l.position, 0) AS last_leaf_position,
+  SELECT COALESCE(l.leaf_index + 1, 0) AS next_leaf, COALESCE(l.position, 0) AS last_leaf_position,
          COALESCE((SELECT position FROM events ORDER BY position DESC LIMIT 1), 0) AS last_position
   FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT leaf_index, position FROM log_leaves ORDER BY leaf_index DESC LIMIT 1) l ON true`;
 /** The notification is delivered at commit, and only if the transaction commits. */
@@ -134,8 +137,6 @@ const INSERT_EVENTS = `
   ), leaves AS (
     INSERT INTO log_leaves (leaf_index, position, leaf)
     SELECT s.leaf_index, i.position, convert_to(s.leaf, 'UTF8') FROM inserted i JOIN staged s USING (event_id) WHERE s.leaf_index IS NOT NULL
-  ), kept AS (
-    INSERT INTO log_subtrees (level, idx, hash) SELECT * FROM unnest($12::int[], $13::bigint[], $14::bytea[])
   )
   SELECT event_id, position FROM inserted`;
 const SELECT_HEADS = `
@@ -208,13 +209,6 @@ export class PostgresEventStore implements EventStore {
   private relisten: NodeJS.Timeout | undefined;
   private readonly counters = { appends: 0, transactions: 0, slowPathGroups: 0 };
   private readonly recent: RecentEvents;
-  /**
-   * The ledger's tree as this process last committed it. Appends of every
-   * process take the append lock and grow the tree, so it is still the
-   * database's exactly when the size read under the lock is its size; it is
-   * forgotten whenever a group does not commit.
-   */
-  private tree: TreeAppender | undefined;
   private readonly merkleTree: boolean;
   private readonly leafPrefixes = new LeafPrefixes();
   private readonly readSubscriptionPage = async (after: number) =>
@@ -339,7 +333,6 @@ export class PostgresEventStore implements EventStore {
       try {
         await this.runFast(client, group);
       } catch (error) {
-        this.tree = undefined;
         await client.query('ROLLBACK');
         if (error !== REDO_ON_SLOW_PATH) throw error;
         resetOutcomes(group);
@@ -348,7 +341,6 @@ export class PostgresEventStore implements EventStore {
       }
     } catch (error) {
       // The group did not commit (or its commit was not confirmed): every caller fails, and may retry the same ids.
-      this.tree = undefined;
       if (client !== undefined) {
         await client.query('ROLLBACK').catch(() => undefined);
         client.release(true);
@@ -370,7 +362,7 @@ export class PostgresEventStore implements EventStore {
    * the table, so what the group has staged so far is inserted first.
    */
   private async runFast(client: PoolClient, group: PendingAppend[]): Promise<void> {
-    const tree = await this.beginAndLock(client);
+    const leaves = await this.beginAndLock(client);
     const streamIds = new Set<string>();
     for (const pending of group) {
       streamIds.add(pending.streamId);
@@ -389,81 +381,81 @@ export class PostgresEventStore implements EventStore {
       }
       if (!admits(pending, actual, retried)) continue;
       if (pending.expect !== undefined && !meetsExpectations(pending, pending.expect, revisionIn(heads))) continue;
-      heads.set(pending.streamId, this.stage(staged, pending, head, tree));
+      heads.set(pending.streamId, this.stage(staged, pending, head, leaves));
     }
     await this.insertOrRedo(client, staged);
     await client.query(NOTIFY_AND_COMMIT);
-    this.tree = tree;
   }
 
   /**
-   * Begins a group's transaction under the append lock and returns the tree
-   * as it stands, every event not yet in it entered first (a ledger written
+   * Begins a group's transaction under the append lock and returns where its
+   * leaves go, every event without a leaf given one first (a ledger written
    * before the tree, or an event a writer left out), so leaves keep the
-   * events' order.
+   * events' order. Leaves are hashed into the tree later, by the log's
+   * integration: an append pays for its leaves' bytes, not their hashes
+   * (decision 0058).
    */
-  private async beginAndLock(client: PoolClient): Promise<TreeAppender | undefined> {
+  private async beginAndLock(client: PoolClient): Promise<LeafIndexes | undefined> {
     if (!this.merkleTree) {
       await client.query(BEGIN_AND_LOCK_ONLY);
       return undefined;
     }
-    const { size, lastLeafPosition, unleaved } = await this.lockAndReadTree(client);
-    if (this.tree !== undefined && this.tree.size === size && !unleaved) return this.tree;
-    this.tree = undefined;
-    const tree = new TreeAppender(await rangeOn(client, size));
-    if (unleaved) await this.enterUnleaved(client, tree, lastLeafPosition, null);
-    return tree;
+    const { leaves, lastLeafPosition, unleaved } = await this.lockAndReadLeaves(client);
+    if (unleaved) await this.enterUnleaved(client, leaves, lastLeafPosition, null);
+    return leaves;
   }
 
-  /** Begins a transaction under the append lock, and reads where the tree stands. */
-  private async lockAndReadTree(client: PoolClient): Promise<{ size: number; lastLeafPosition: number; unleaved: boolean }> {
-    const results = (await client.query(BEGIN_AND_LOCK)) as unknown as Array<{ rows: Array<{ size: string; last_leaf_position: string; last_position: string }> }>;
+  /** Begins a transaction under the append lock, and reads where the leaves stand. */
+  private async lockAndReadLeaves(client: PoolClient): Promise<{ leaves: LeafIndexes; lastLeafPosition: number; unleaved: boolean }> {
+    const results = (await client.query(BEGIN_AND_LOCK)) as unknown as Array<{ rows: Array<{ next_leaf: string; last_leaf_position: string; last_position: string }> }>;
     const row = results[results.length - 1].rows[0];
     const lastLeafPosition = Number(row.last_leaf_position);
-    return { size: Number(row.size), lastLeafPosition, unleaved: Number(row.last_position) > lastLeafPosition };
+    return { leaves: { next: Number(row.next_leaf) }, lastLeafPosition, unleaved: Number(row.last_position) > lastLeafPosition };
   }
 
   /** Enters up to `limit` (all: null) events after the last leaf's position, in position order; returns how many. */
-  private async enterUnleaved(client: PoolClient, tree: TreeAppender, lastLeafPosition: number, limit: number | null): Promise<number> {
+  private async enterUnleaved(client: PoolClient, leafIndexes: LeafIndexes, lastLeafPosition: number, limit: number | null): Promise<number> {
     const { rows } = await client.query<{ position: string; event_id: string; stream_id: string; revision: string; type: string; recorded_at: unknown; hash: string }>(
       SELECT_UNLEAVED,
       [lastLeafPosition, limit],
     );
     const leaves = rows.map((row) => leafOfColumns(this.leafPrefixes, row.stream_id, Number(row.revision), row.event_id, row.type, row.recorded_at, row.hash));
-    await client.query(INSERT_LEAVES, [leaves.map((leaf) => tree.enter(leaf)), rows.map((row) => row.position), leaves]);
-    await storeKeptOn(client, tree.finished.splice(0));
+    await client.query(INSERT_LEAVES, [leaves.map(() => leafIndexes.next++), rows.map((row) => row.position), leaves]);
     return rows.length;
   }
 
   /**
-   * Enters the events of a ledger written before its tree, in position
-   * order, a batch per transaction under the append lock: resumable (a batch
-   * is committed whole or not at all), and a no-op once done.
+   * Builds the tree over a ledger written before it: gives its events their
+   * leaves, in position order, a batch per transaction under the append
+   * lock, then integrates them. Resumable (a batch is committed whole or not
+   * at all), and a no-op once done.
    */
   private async buildLog(batchSize: number, onProgress: ((progress: LogBuildProgress) => void) | undefined): Promise<void> {
     const { rows } = await this.pool.query<{ remaining: string }>(
       'SELECT COUNT(*) AS remaining FROM events WHERE position > COALESCE((SELECT position FROM log_leaves ORDER BY leaf_index DESC LIMIT 1), 0)',
     );
     let remaining = Number(rows[0].remaining);
-    if (remaining === 0) return;
-    const client = await this.pool.connect();
-    try {
-      let entered = 0;
-      for (;;) {
-        const { size, lastLeafPosition } = await this.lockAndReadTree(client);
-        const done = await this.enterUnleaved(client, new TreeAppender(await rangeOn(client, size)), lastLeafPosition, batchSize);
-        await client.query('COMMIT');
-        if (done === 0) break;
-        entered += done;
-        remaining = Math.max(0, remaining - done);
-        onProgress?.({ entered, remaining });
+    if (remaining > 0) {
+      const client = await this.pool.connect();
+      try {
+        let entered = 0;
+        for (;;) {
+          const { leaves, lastLeafPosition } = await this.lockAndReadLeaves(client);
+          const done = await this.enterUnleaved(client, leaves, lastLeafPosition, batchSize);
+          await client.query('COMMIT');
+          if (done === 0) break;
+          entered += done;
+          remaining = Math.max(0, remaining - done);
+          onProgress?.({ entered, remaining });
+        }
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
       }
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
     }
+    await integrateOn(this.pool);
   }
 
   private async insertOrRedo(client: PoolClient, staged: StagedRows): Promise<void> {
@@ -478,7 +470,7 @@ export class PostgresEventStore implements EventStore {
 
   /** The slow path: one savepoint per append, so a failing insert is undone alone. */
   private async runSlow(client: PoolClient, group: PendingAppend[]): Promise<void> {
-    const tree = await this.beginAndLock(client);
+    const leaves = await this.beginAndLock(client);
     for (const pending of group) {
       const { expect } = pending;
       // A guarded append's expected streams are read with its own, in one round trip.
@@ -489,15 +481,15 @@ export class PostgresEventStore implements EventStore {
       if (!admits(pending, actual, retried)) continue;
       if (expect !== undefined && !meetsExpectations(pending, expect, revisionIn(heads))) continue;
       const staged = new StagedRows();
-      const before = tree?.mark();
-      this.stage(staged, pending, head, tree);
+      const before = leaves?.next;
+      this.stage(staged, pending, head, leaves);
       await client.query('SAVEPOINT append');
       try {
         await this.insert(client, staged);
         await client.query('RELEASE SAVEPOINT append');
       } catch (error) {
         await client.query('ROLLBACK TO SAVEPOINT append');
-        if (tree !== undefined && before !== undefined) tree.restore(before);
+        if (leaves !== undefined && before !== undefined) leaves.next = before;
         pending.failed = true;
         pending.error = isUniqueViolation(error, EVENT_ID_UNIQUE)
           ? new DuplicateEventIdError(pending.streamId, duplicateEventId(error) ?? pending.events[0].id)
@@ -505,22 +497,20 @@ export class PostgresEventStore implements EventStore {
       }
     }
     await client.query(NOTIFY_AND_COMMIT);
-    this.tree = tree;
   }
 
   /** Stages the append's events after `head`, chaining their hashes and entering their leaves; returns the stream's new head. */
-  private stage(staged: StagedRows, pending: PendingAppend, head: StreamHead | null, tree: TreeAppender | undefined): StreamHead {
+  private stage(staged: StagedRows, pending: PendingAppend, head: StreamHead | null, leafIndexes: LeafIndexes | undefined): StreamHead {
     const { streamId, events } = pending;
     const created = this.clock.now();
     let previousHash = head === null ? null : head.hash;
     let revision = head === null ? 0 : head.revision + 1;
-    const prefix = tree === undefined ? undefined : this.leafPrefixes.of(streamId);
+    const prefix = leafIndexes === undefined ? undefined : this.leafPrefixes.of(streamId);
     for (const { id, type, data, metadata, recordedAt } of events) {
       const hash = hashEventText(previousHash, streamId, revision, id, type, data, metadata);
       const leaf = prefix === undefined ? undefined : leafOfStream(prefix, revision, id, type, recordedAt, hash);
-      staged.leafIndexes.push(leaf ? tree!.enter(leaf) : null);
+      staged.leafIndexes.push(leaf ? leafIndexes!.next++ : null);
       staged.leaves.push(leaf ? leaf.toString('utf8') : null);
-      if (tree !== undefined) staged.kept.push(...tree.finished.splice(0));
       staged.eventIds.push(id);
       staged.streamIds.push(streamId);
       staged.revisions.push(revision);
@@ -553,9 +543,6 @@ export class PostgresEventStore implements EventStore {
       staged.previousHashes,
       staged.leafIndexes,
       staged.leaves,
-      staged.kept.map((k) => k.level),
-      staged.kept.map((k) => k.index),
-      staged.kept.map((k) => k.hash),
     ]);
     const positions = new Map(rows.map((row) => [row.event_id, Number(row.position)]));
     for (const { pending, lastEventId } of staged.owners) {

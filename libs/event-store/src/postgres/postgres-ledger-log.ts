@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { CompactRange, Subtree } from '@ledger/transparency';
 import type { LedgerLog, LogLeaf, StoredCheckpoint, StoredCosignature } from '../event-store.port';
-import { KeptHashes, KeptSubtree, addKept, foldKept, keptRangesFor, rangeSubtrees } from '../log-tree';
+import { INTEGRATION_BATCH, KeptHashes, KeptSubtree, addKept, foldKept, integrateLeaves, keptRangesFor, rangeSubtrees } from '../log-tree';
 
 type Queryable = Pool | PoolClient;
 
@@ -15,7 +15,7 @@ const SELECT_KEPT = `
   FROM unnest($3::int[], $4::bigint[], $5::bigint[]) AS r (level, first, after)
   JOIN log_subtrees k ON k.level = r.level AND k.idx >= r.first AND k.idx < r.after`;
 const INSERT_KEPT = `INSERT INTO log_subtrees (level, idx, hash) SELECT * FROM unnest($1::int[], $2::bigint[], $3::bytea[])`;
-const SIZE = 'SELECT COALESCE(MAX(leaf_index) + 1, 0) AS size FROM log_leaves';
+const SIZE = 'SELECT size FROM log_tree';
 
 interface CheckpointRow {
   size: string;
@@ -25,8 +25,9 @@ interface CheckpointRow {
 }
 
 /**
- * The ledger's tree and checkpoints in PostgreSQL (decision 0058). The
- * store's writer uses the same reads on its transaction's connection.
+ * The ledger's tree and checkpoints in PostgreSQL (decision 0058); the
+ * store's writer stores the leaves, and its build integrates them
+ * (`integrateOn`) before the store is ready.
  */
 export class PostgresLedgerLog implements LedgerLog {
   constructor(
@@ -37,6 +38,11 @@ export class PostgresLedgerLog implements LedgerLog {
   async size(): Promise<number> {
     await this.ready;
     return sizeOn(this.pool);
+  }
+
+  async integrate(): Promise<number> {
+    await this.ready;
+    return integrateOn(this.pool);
   }
 
   async subtreeHashes(subtrees: readonly Subtree[]): Promise<Buffer[]> {
@@ -116,7 +122,7 @@ async function sizeOn(db: Queryable): Promise<number> {
   return Number(rows[0].size);
 }
 
-export async function subtreeHashesOn(db: Queryable, subtrees: readonly Subtree[]): Promise<Buffer[]> {
+async function subtreeHashesOn(db: Queryable, subtrees: readonly Subtree[]): Promise<Buffer[]> {
   const ranges = keptRangesFor(subtrees);
   if (ranges.length === 0) return [];
   const leaves = ranges.filter((r) => r.level === 0);
@@ -133,12 +139,47 @@ export async function subtreeHashesOn(db: Queryable, subtrees: readonly Subtree[
   return foldKept(subtrees, hashes);
 }
 
+/**
+ * Integrates the leaves stored after the tree's size, INTEGRATION_BATCH a
+ * transaction, and returns the size after it. The tree's row is locked
+ * first, so integrations of several processes take turns; appends do not
+ * wait for them.
+ */
+export async function integrateOn(pool: Pool): Promise<number> {
+  const client = await pool.connect();
+  try {
+    for (;;) {
+      await client.query('BEGIN');
+      const { rows: tree } = await client.query<{ size: string }>('SELECT size FROM log_tree FOR UPDATE');
+      const size = Number(tree[0].size);
+      const { rows } = await client.query<{ leaf_index: string; leaf: Buffer }>(
+        'SELECT leaf_index, leaf FROM log_leaves WHERE leaf_index >= $1 AND leaf_index < $2 ORDER BY leaf_index',
+        [size, size + INTEGRATION_BATCH],
+      );
+      // Leaves are stored without gaps, a committed prefix at a time: one missing was removed, and the tree must not be built past it.
+      const gap = rows.findIndex((row, i) => Number(row.leaf_index) !== size + i);
+      if (gap >= 0) throw new Error(`the ledger's tree is missing the leaf at index ${size + gap}`);
+      if (rows.length > 0) {
+        await storeKeptOn(client, integrateLeaves(await rangeOn(client, size), rows.map((row) => row.leaf)));
+        await client.query('UPDATE log_tree SET size = $1', [size + rows.length]);
+      }
+      await client.query('COMMIT');
+      if (rows.length < INTEGRATION_BATCH) return size + rows.length;
+    }
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 /** The tree as the database holds it at `size`: its compact range. */
-export async function rangeOn(db: Queryable, size: number): Promise<CompactRange> {
+async function rangeOn(db: Queryable, size: number): Promise<CompactRange> {
   return CompactRange.of(size, await subtreeHashesOn(db, rangeSubtrees(size)));
 }
 
-export async function storeKeptOn(db: Queryable, subtrees: readonly KeptSubtree[]): Promise<void> {
+async function storeKeptOn(db: Queryable, subtrees: readonly KeptSubtree[]): Promise<void> {
   if (subtrees.length === 0) return;
   await db.query(INSERT_KEPT, [subtrees.map((s) => s.level), subtrees.map((s) => s.index), subtrees.map((s) => s.hash)]);
 }

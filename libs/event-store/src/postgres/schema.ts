@@ -69,6 +69,12 @@ export const EVENT_STORE_MIGRATIONS: PostgresMigrations = {
        FOR EACH ROW EXECUTE FUNCTION log_append_only();
      CREATE TRIGGER log_cosignatures_append_only BEFORE UPDATE OR DELETE ON log_cosignatures
        FOR EACH ROW EXECUTE FUNCTION log_append_only();`,
+    // As on SQLite: the tree's size, how many leaves integration has hashed into it (decision 0058).
+    `CREATE TABLE log_tree (
+       id   integer PRIMARY KEY CHECK (id = 1),
+       size bigint  NOT NULL
+     );
+     INSERT INTO log_tree (id, size) SELECT 1, COALESCE(MAX(leaf_index) + 1, 0) FROM log_leaves;`,
   ],
 };
 

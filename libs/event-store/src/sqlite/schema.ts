@@ -67,6 +67,13 @@ export const EVENT_STORE_SCHEMA: readonly string[] = [
    CREATE TRIGGER log_checkpoints_not_deleted BEFORE DELETE ON log_checkpoints BEGIN SELECT RAISE(ABORT, 'checkpoints are append-only'); END;
    CREATE TRIGGER log_cosignatures_kept BEFORE UPDATE ON log_cosignatures BEGIN SELECT RAISE(ABORT, 'cosignatures are append-only'); END;
    CREATE TRIGGER log_cosignatures_not_deleted BEFORE DELETE ON log_cosignatures BEGIN SELECT RAISE(ABORT, 'cosignatures are append-only'); END;`,
+  // Leaves are hashed into the tree after their append, by integration (decision 0058): the tree's size is how many
+  // of them are, every kept hash below it stored. Until now each append hashed its own leaves, so all of them are.
+  `CREATE TABLE log_tree (
+     id   INTEGER PRIMARY KEY CHECK (id = 1),
+     size INTEGER NOT NULL
+   );
+   INSERT INTO log_tree (id, size) SELECT 1, COALESCE(MAX(leaf_index) + 1, 0) FROM log_leaves;`,
 ];
 
 export function openDatabase(db: Database.Database, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): void {

@@ -7,7 +7,7 @@ import { RecordedEvent } from '../event-store.port';
 import { verifyStream } from '../integrity';
 import { describeEventStoreContract, newEvent } from '../testing';
 import { describeGroupCommit } from '../testing/group-commit.contract';
-import { describeLedgerLogContract } from '../testing/ledger-log.contract';
+import { describeLedgerLogContract, rootOf } from '../testing/ledger-log.contract';
 import { runTestScript } from '../testing/child-processes';
 import { SqliteEventStore } from './sqlite-event-store';
 import { EVENT_STORE_SCHEMA } from './schema';
@@ -83,6 +83,25 @@ describe('SqliteEventStore', () => {
       expect(verifyStream(await upgraded.readStream('before-upgrade'))).toBeNull();
     } finally {
       reader.close();
+      await upgraded.close();
+    }
+  });
+
+  it('takes every leaf of a file whose appends hashed their own (schema version 3) as integrated', async () => {
+    const file = tempFile();
+    const before = new SqliteEventStore(file);
+    await before.append('hashed-on-append', [newEvent(), newEvent(), newEvent()], 'no_stream');
+    await before.log.integrate();
+    const [root] = await rootOf(before.log, 3);
+    await before.close();
+    const db = new Database(file);
+    db.exec('DROP TABLE log_tree; UPDATE schema_version SET version = 3');
+    db.close();
+    const upgraded = new SqliteEventStore(file);
+    try {
+      expect(await upgraded.log.size()).toBe(3);
+      expect((await rootOf(upgraded.log, 3))[0].equals(root)).toBe(true);
+    } finally {
       await upgraded.close();
     }
   });

@@ -15,7 +15,7 @@ import {
 import { firstRevisionOf, isSameBatch } from '../expected-revision';
 import { hashEventText } from '../integrity';
 import { LeafPrefixes, leafOfColumns, leafOfStream } from '../ledger-leaf';
-import { LogBuildProgress, TreeAppender } from '../log-tree';
+import type { LogBuildProgress } from '../log-tree';
 import { RecentEvents } from '../recent-events';
 import {
   GroupCommitStats,
@@ -125,7 +125,7 @@ export class SqliteEventStore implements EventStore {
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly fastGroup: (group: PendingAppend[]) => void;
   private readonly slowGroup: (group: PendingAppend[]) => void;
-  private readonly appendInSavepoint: (pending: PendingAppend, head: StreamHead | null, tree: TreeAppender | undefined) => StreamHead;
+  private readonly appendInSavepoint: (pending: PendingAppend, head: StreamHead | null) => StreamHead;
   private readonly merkleTree: boolean;
   private readonly leafPrefixes = new LeafPrefixes();
   private queue: PendingAppend[] = [];
@@ -143,8 +143,8 @@ export class SqliteEventStore implements EventStore {
   private readonly heads = new Map<string, StreamHead | null>();
   /** PRAGMA data_version when `heads` was last known valid; undefined when it is not. */
   private headsVersion: number | undefined;
-  /** The ledger's tree as this connection last committed it; valid and forgotten with `heads`. */
-  private tree: TreeAppender | undefined;
+  /** The next leaf's index as this connection last committed it; valid and forgotten with `heads`. */
+  private nextLeaf: number | undefined;
   /** Leaves entered and not yet stored, flat (`[leafIndex, position, leaf, ...]`): stored together before the commit. */
   private readonly leaves: unknown[] = [];
   private readonly counters = { appends: 0, transactions: 0, slowPathGroups: 0 };
@@ -175,9 +175,9 @@ export class SqliteEventStore implements EventStore {
     this.fastGroup = fast.immediate;
     // A transaction function called inside another becomes a savepoint.
     this.merkleTree = options.merkleTree ?? true;
-    this.appendInSavepoint = this.db.transaction((pending: PendingAppend, head: StreamHead | null, tree: TreeAppender | undefined) => {
-      const written = this.write(pending, head, tree);
-      this.storeLeaves(tree);
+    this.appendInSavepoint = this.db.transaction((pending: PendingAppend, head: StreamHead | null) => {
+      const written = this.write(pending, head);
+      this.storeLeaves();
       return written;
     });
     const slow = this.db.transaction((group: PendingAppend[]) => this.runSlow(group));
@@ -299,26 +299,36 @@ export class SqliteEventStore implements EventStore {
     const version = this.statements.dataVersion.get() as number;
     if (version !== this.headsVersion || this.heads.size > MAX_CACHED_HEADS) this.forgetHeads();
     this.headsVersion = version;
-    const tree = this.merkleTree ? (this.tree ??= this.treeNow()) : undefined;
+    if (this.merkleTree && this.nextLeaf === undefined) this.leafCountNow();
     for (const pending of group) {
       const head = this.trackedHead(pending.streamId);
       if (!this.accepts(pending, head, this.trackedRevision)) continue;
       try {
-        this.heads.set(pending.streamId, this.write(pending, head, tree));
+        this.heads.set(pending.streamId, this.write(pending, head));
       } catch {
         // Rows of this append may be in the transaction: roll back everything, redo with savepoints.
         throw REDO_ON_SLOW_PATH;
       }
     }
-    this.storeLeaves(tree);
+    this.storeLeaves();
   }
 
-  /** Stores the leaves entered and the kept subtrees they finished, in the transaction that appends their events. */
-  private storeLeaves(tree: TreeAppender | undefined): void {
-    if (tree === undefined) return;
+  /** Gives the event at `position` the next leaf index; stored with the others by `storeLeaves`. */
+  private enter(position: number, leaf: Buffer): void {
+    const leafIndex = this.nextLeaf as number;
+    this.leaves.push(leafIndex, position, leaf);
+    this.nextLeaf = leafIndex + 1;
+  }
+
+  /**
+   * Stores the leaves entered, in the transaction that appends their events.
+   * They are hashed into the tree later, by the log's integration: an append
+   * pays for its leaves' bytes, not for their hashes (decision 0058).
+   */
+  private storeLeaves(): void {
+    if (this.leaves.length === 0) return;
     this.log.storeLeaves(this.leaves);
     this.leaves.length = 0;
-    this.log.storeKept(tree.finished.splice(0));
   }
 
   private trackedHead(streamId: string): StreamHead | null {
@@ -333,63 +343,68 @@ export class SqliteEventStore implements EventStore {
   private forgetHeads(): void {
     this.heads.clear();
     this.headsVersion = undefined;
-    this.tree = undefined;
+    this.nextLeaf = undefined;
   }
 
   /**
-   * The tree as the file holds it, inside a write transaction, with every
-   * event not yet in it entered first (a ledger written before the tree, or
-   * an event another writer left out), so leaves keep the events' order.
+   * Sets `nextLeaf` as the file holds it, inside a write transaction, every
+   * event without a leaf (a ledger written before the tree, or an event
+   * another writer left out) given one first, so leaves keep the events' order.
    */
-  private treeNow(): TreeAppender {
-    const tree = new TreeAppender(this.log.rangeNow());
-    this.enterUnleaved(tree, NO_LIMIT);
-    return tree;
+  private leafCountNow(): void {
+    this.nextLeaf = this.log.leafCountNow();
+    this.enterUnleaved(NO_LIMIT);
   }
 
-  /** Enters up to `limit` events that have no leaf, in position order; returns how many. */
-  private enterUnleaved(tree: TreeAppender, limit: number): number {
+  /** Enters up to `limit` events that have no leaf, in position order, after `nextLeaf`; returns how many. */
+  private enterUnleaved(limit: number): number {
     const rows = this.statements.selectUnleaved.all(this.log.lastLeafPosition(), limit) as UnleavedRow[];
     for (const row of rows) {
-      const leaf = leafOfColumns(this.leafPrefixes, row.stream_id, row.revision, row.event_id, row.type, row.recorded_at, row.hash);
-      this.leaves.push(tree.enter(leaf), row.position, leaf);
+      this.enter(row.position, leafOfColumns(this.leafPrefixes, row.stream_id, row.revision, row.event_id, row.type, row.recorded_at, row.hash));
     }
-    this.storeLeaves(tree);
+    this.storeLeaves();
     return rows.length;
   }
 
   /**
-   * Enters the events of a ledger written before its tree, in position
-   * order, a batch per transaction: resumable (a batch is committed whole or
-   * not at all), and a no-op once done. Appends meanwhile enter what is left
-   * before their own events (treeNow).
+   * Builds the tree over a ledger written before it: gives its events their
+   * leaves, in position order, and integrates them, a batch per transaction;
+   * then integrates whatever an earlier build left. Resumable (a batch is
+   * committed whole or not at all), and a no-op once done. Appends meanwhile
+   * enter what is left before their own events (leafCountNow).
    */
   private buildLog(batchSize: number, onProgress: ((progress: LogBuildProgress) => void) | undefined): void {
     let remaining = this.statements.countUnleaved.get(this.log.lastLeafPosition()) as number;
-    if (remaining === 0) return;
-    const batch = this.db.transaction(() => this.enterUnleaved(new TreeAppender(this.log.rangeNow()), batchSize)).immediate;
+    const batch = this.db.transaction(() => {
+      this.nextLeaf = this.log.leafCountNow();
+      const entered = this.enterUnleaved(batchSize);
+      this.log.integrateInTransaction(batchSize);
+      return entered;
+    }).immediate;
     let entered = 0;
-    for (let done = batch(); done > 0; done = batch()) {
+    for (let done = remaining === 0 ? 0 : batch(); done > 0; done = batch()) {
       entered += done;
       remaining = Math.max(0, remaining - done);
       onProgress?.({ entered, remaining });
     }
+    this.nextLeaf = undefined;
+    this.log.integrateNow();
   }
 
   /** The slow path: one savepoint per append, so a failing insert is undone alone. */
   private runSlow(group: PendingAppend[]): void {
-    const tree = this.merkleTree ? this.treeNow() : undefined;
+    if (this.merkleTree) this.leafCountNow();
     for (const pending of group) {
       const head = this.readHead(pending.streamId);
       if (!this.accepts(pending, head, this.currentRevision)) continue;
-      const before = tree?.mark();
+      const before = this.nextLeaf;
       try {
-        this.appendInSavepoint(pending, head, tree);
+        this.appendInSavepoint(pending, head);
       } catch (error) {
         // Some failures (disk full, I/O) make SQLite roll back the whole
         // transaction; then the group must fail rather than go on outside it.
         if (!this.db.inTransaction) throw error;
-        if (tree !== undefined && before !== undefined) tree.restore(before);
+        this.nextLeaf = before;
         this.leaves.length = 0;
         pending.failed = true;
         pending.error = error;
@@ -408,25 +423,22 @@ export class SqliteEventStore implements EventStore {
     return pending.expect === undefined || meetsExpectations(pending, pending.expect, revisionOf);
   }
 
-  /** Inserts the append's events after `head`, each with its leaf in the tree; returns the stream's new head. */
-  private write(pending: PendingAppend, head: StreamHead | null, tree: TreeAppender | undefined): StreamHead {
+  /** Inserts the append's events after `head`, each entered with its leaf; returns the stream's new head. */
+  private write(pending: PendingAppend, head: StreamHead | null): StreamHead {
     const { streamId, events } = pending;
     const insert = this.statements.insertEvent;
     const created = this.clock.now();
     let previousHash = head === null ? null : head.hash;
     let revision = head === null ? 0 : head.revision + 1;
     let position = 0;
-    const prefix = tree === undefined ? undefined : this.leafPrefixes.of(streamId);
+    const prefix = this.merkleTree ? this.leafPrefixes.of(streamId) : undefined;
     for (let i = 0; i < events.length; i += 1) {
       const { id, type, data, metadata, recordedAt } = events[i];
       const hash = hashEventText(previousHash, streamId, revision, id, type, data, metadata);
       try {
         const info = insert.run(id, streamId, revision, type, data, metadata, created, hash, previousHash);
         position = Number(info.lastInsertRowid);
-        if (prefix !== undefined) {
-          const leaf = leafOfStream(prefix, revision, id, type, recordedAt, hash);
-          this.leaves.push(tree!.enter(leaf), position, leaf);
-        }
+        if (prefix !== undefined) this.enter(position, leafOfStream(prefix, revision, id, type, recordedAt, hash));
       } catch (error) {
         if (isUniqueViolation(error, 'events.event_id')) throw new DuplicateEventIdError(streamId, id);
         throw error;

@@ -1,7 +1,8 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { CompactRange, Subtree } from '@ledger/transparency';
 import type { LedgerLog, LogLeaf, StoredCheckpoint, StoredCosignature } from '../event-store.port';
-import { KeptHashes, KeptSubtree, addKept, foldKept, keptRangesFor, rangeSubtrees } from '../log-tree';
+import { INTEGRATION_BATCH, KeptHashes, KeptSubtree, addKept, foldKept, integrateLeaves, keptRangesFor, rangeSubtrees } from '../log-tree';
 
 /** Leaves inserted by one statement at most (3 parameters each, far below SQLite's limit). */
 const LEAVES_PER_INSERT = 100;
@@ -28,36 +29,65 @@ export class SqliteLedgerLog implements LedgerLog {
   private readonly statements: ReturnType<typeof prepareStatements>;
   /** Multi-row leaf inserts, by row count. */
   private readonly leafInserts = new Map<number, Database.Statement>();
+  /** Integrates up to INTEGRATION_BATCH leaves in one write transaction; returns the tree's size after it. */
+  private readonly integrateBatch: () => number;
 
   constructor(private readonly db: Database.Database) {
     this.statements = prepareStatements(db);
+    this.integrateBatch = db.transaction(() => this.integrateInTransaction()).immediate;
   }
 
   async size(): Promise<number> {
-    return this.sizeNow();
+    return this.statements.size.get() as number;
   }
 
-  sizeNow(): number {
-    return this.statements.size.get() as number;
+  /** The number of leaves stored, integrated or not: the next leaf's index. */
+  leafCountNow(): number {
+    return this.statements.leafCount.get() as number;
+  }
+
+  async integrate(): Promise<number> {
+    let size = await this.size();
+    // A batch at a time, letting the event loop (and the writers queued on it) run in between.
+    for (let next = this.integrateBatch(); next !== size; next = this.integrateBatch()) {
+      size = next;
+      await nextTurn();
+    }
+    return size;
+  }
+
+  /** Integrates every leaf stored, batch after batch, without letting anything else run (a store's build when it opens). */
+  integrateNow(): number {
+    let size = this.statements.size.get() as number;
+    for (let next = this.integrateBatch(); next !== size; next = this.integrateBatch()) size = next;
+    return size;
+  }
+
+  /** Integrates up to `limit` leaves inside the caller's write transaction; returns the tree's size after it. */
+  integrateInTransaction(limit = INTEGRATION_BATCH): number {
+    const size = this.statements.size.get() as number;
+    const end = Math.min(this.leafCountNow(), size + limit);
+    if (end <= size) return size;
+    const leaves = this.statements.leafBytes.all(size, end) as Buffer[];
+    // Leaves are stored without gaps: one missing was removed, and the tree must not be built past it.
+    if (leaves.length !== end - size) throw new Error(`the ledger's tree is missing leaves between ${size} and ${end}`);
+    const range = CompactRange.of(size, this.subtreeHashesNow(rangeSubtrees(size)));
+    this.storeKept(integrateLeaves(range, leaves));
+    this.statements.setSize.run(end);
+    return end;
   }
 
   async subtreeHashes(subtrees: readonly Subtree[]): Promise<Buffer[]> {
     return this.subtreeHashesNow(subtrees);
   }
 
-  subtreeHashesNow(subtrees: readonly Subtree[]): Buffer[] {
+  private subtreeHashesNow(subtrees: readonly Subtree[]): Buffer[] {
     const kept: KeptHashes = new Map();
     for (const { level, start, end } of keptRangesFor(subtrees)) {
       const rows = level === 0 ? this.statements.leafRange.all(start, end) : this.statements.keptRange.all(level, start, end);
       addKept(kept, level, rows as Array<[number, Buffer]>);
     }
     return foldKept(subtrees, kept);
-  }
-
-  /** The tree as it stands in the file: its compact range. */
-  rangeNow(): CompactRange {
-    const size = this.sizeNow();
-    return CompactRange.of(size, this.subtreeHashesNow(rangeSubtrees(size)));
   }
 
   /** The position of the last event with a leaf (0 when none): every later event has none yet. */
@@ -86,7 +116,7 @@ export class SqliteLedgerLog implements LedgerLog {
     return statement;
   }
 
-  storeKept(subtrees: readonly KeptSubtree[]): void {
+  private storeKept(subtrees: readonly KeptSubtree[]): void {
     for (const { level, index, hash } of subtrees) this.statements.insertKept.run(level, index, hash);
   }
 
@@ -96,7 +126,7 @@ export class SqliteLedgerLog implements LedgerLog {
 
   async leavesOf(eventIds: readonly string[]): Promise<Array<LogLeaf & { tenantId: string | null }>> {
     const events = this.statements.eventsOf.all(JSON.stringify(eventIds)) as Array<{ position: number; event_id: string; tenant_id: string | null }>;
-    const size = this.sizeNow();
+    const size = this.leafCountNow();
     const found: Array<LogLeaf & { tenantId: string | null }> = [];
     for (const event of events) {
       const leafIndex = this.leafIndexAt(event.position, size);
@@ -154,7 +184,10 @@ export class SqliteLedgerLog implements LedgerLog {
 
 function prepareStatements(db: Database.Database) {
   return {
-    size: db.prepare('SELECT COALESCE(MAX(leaf_index) + 1, 0) FROM log_leaves').pluck(),
+    size: db.prepare('SELECT size FROM log_tree').pluck(),
+    setSize: db.prepare('UPDATE log_tree SET size = ?'),
+    leafCount: db.prepare('SELECT COALESCE(MAX(leaf_index) + 1, 0) FROM log_leaves').pluck(),
+    leafBytes: db.prepare('SELECT leaf FROM log_leaves WHERE leaf_index >= ? AND leaf_index < ? ORDER BY leaf_index').pluck(),
     lastLeafPosition: db.prepare('SELECT COALESCE((SELECT position FROM log_leaves ORDER BY leaf_index DESC LIMIT 1), 0)').pluck(),
     positionAt: db.prepare('SELECT position FROM log_leaves WHERE leaf_index = ?').pluck(),
     leafAt: db.prepare('SELECT leaf FROM log_leaves WHERE leaf_index = ?').pluck(),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Subtree, assembleProof, inclusionProofPlan, leafHash, nodeHash, rootPlan, subtreesNeeded, verifyInclusion } from '@ledger/transparency';
 import type { EventStore, LedgerLog } from '../event-store.port';
 import { LEAF_VERSION, leafOfEvent } from '../ledger-leaf';
-import type { LogBuildProgress } from '../log-tree';
+import { INTEGRATION_BATCH, LogBuildProgress } from '../log-tree';
 import { newEvent, readEveryEvent } from './event-store.contract';
 import type { OldEvent } from './ledger-before-the-tree';
 
@@ -58,6 +58,7 @@ export function describeLedgerLogContract(name: string, fixture: LedgerLogFixtur
     const expectLeavesInPositionOrder = async () => {
       const events = await readEveryEvent(store);
       const leaves = await log.leaves(0, events.length + 1);
+      expect(await log.integrate()).toBe(events.length);
       expect(await log.size()).toBe(events.length);
       expect(leaves.map((l) => l.leafIndex)).toEqual(events.map((_, i) => i));
       expect(leaves.map((l) => l.eventId)).toEqual(events.map((e) => e.id));
@@ -68,12 +69,16 @@ export function describeLedgerLogContract(name: string, fixture: LedgerLogFixtur
     it('enters every appended event as the next leaf, in position order, with its leaf record', async () => {
       expect(await log.size()).toBe(0);
       await appendMany(300);
+      // Stored with their events, hashed into the tree only when integrated.
+      expect((await log.leaves(0, 1000)).length).toBeGreaterThan(300);
+      expect(await log.size()).toBe(0);
       const leaves = await expectLeavesInPositionOrder();
       expect(leaves[0].leaf.toString('utf8').startsWith(`${LEAF_VERSION}\n`)).toBe(true);
     });
 
     it('answers every root and proof as the tree of its leaves computes it, across kept levels', async () => {
       await appendMany(300);
+      await log.integrate();
       const leafHashes = (await log.leaves(0, await log.size())).map((l) => leafHash(l.leaf));
       expect(leafHashes.length).toBeGreaterThan(512);
       for (const size of [1, 2, 3, 255, 256, 257, 511, 512, 513, leafHashes.length]) {
@@ -89,6 +94,19 @@ export function describeLedgerLogContract(name: string, fixture: LedgerLogFixtur
         const byKey = new Map(needed.map((s, i) => [`${s.level}/${s.index}`, hashes[i]]));
         const proof = assembleProof(plan, (s: Subtree) => byKey.get(`${s.level}/${s.index}`) as Buffer);
         expect(() => verifyInclusion(index, size, leafHashes[index], proof, root)).not.toThrow();
+      }
+    });
+
+    it('integrates a batch per transaction, each going on from the tree the one before left, however the calls overlap', async () => {
+      const events = 2 * INTEGRATION_BATCH + 100;
+      await store.append(`log-${randomUUID()}`, Array.from({ length: 1_000 }, () => newEvent()), 'no_stream');
+      expect(await log.integrate()).toBe(1_000);
+      await store.append(`log-${randomUUID()}`, Array.from({ length: events - 1_000 }, () => newEvent()), 'no_stream');
+      expect(await Promise.all([log.integrate(), log.integrate(), log.integrate()])).toEqual([events, events, events]);
+      const leafHashes = (await log.leaves(0, events)).map((l) => leafHash(l.leaf));
+      for (const size of [1_000, 1_001, INTEGRATION_BATCH, INTEGRATION_BATCH + 1_000, 2 * INTEGRATION_BATCH + 1, events]) {
+        const [root] = await rootOf(log, size);
+        expect(root.equals(referenceRoot(leafHashes.slice(0, size)))).toBe(true);
       }
     });
 
@@ -132,7 +150,7 @@ export function describeLedgerLogContract(name: string, fixture: LedgerLogFixtur
   });
 
   describe(`ledger log over a ledger written before it: ${name}`, () => {
-    it('enters the old events in position order when the store opens, a batch per transaction, and resumes where a crash left it', async () => {
+    it('enters the old events in position order when the store opens, a batch per transaction, resumes where a crash left it, and integrates them', async () => {
       const old = await fixture.oldLedger([
         { streamId: `old-${randomUUID()}`, events: 40 },
         { streamId: `old-${randomUUID()}`, events: 25 },
@@ -157,6 +175,7 @@ export function describeLedgerLogContract(name: string, fixture: LedgerLogFixtur
           ]);
           const leaves = await store.log!.leaves(0, 100);
           expect(leaves.map((l) => l.eventId)).toEqual(old.events.map((e) => e.id));
+          expect(await store.log!.size()).toBe(leaves.length);
           const events = await readEveryEvent(store);
           leaves.forEach((leaf, i) => expect(leaf.leaf.equals(leafOfEvent(events[i]))).toBe(true));
           const [root] = await rootOf(store.log!, leaves.length);
@@ -198,7 +217,7 @@ export function describeLedgerLogContract(name: string, fixture: LedgerLogFixtur
 }
 
 /** The root of the tree's first `size` leaves, from the log's subtree hashes. */
-async function rootOf(log: LedgerLog, size: number): Promise<Buffer[]> {
+export async function rootOf(log: LedgerLog, size: number): Promise<Buffer[]> {
   const plan = rootPlan(size);
   const hashes = await log.subtreeHashes(plan);
   return assembleProof([plan], (s) => hashes[plan.findIndex((p) => p.level === s.level && p.index === s.index)]);
