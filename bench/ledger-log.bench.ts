@@ -359,6 +359,7 @@ async function forgetPostgresTree(url: string): Promise<void> {
   try {
     await pool.query('DELETE FROM log_leaves');
     await pool.query('DELETE FROM log_subtrees');
+    await pool.query('UPDATE log_tree SET size = 0');
     await pool.query('VACUUM ANALYZE log_leaves');
   } finally {
     await pool.end();
