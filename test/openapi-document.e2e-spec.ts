@@ -96,6 +96,13 @@ describe('the OpenAPI document: served, committed, and true to the routes', () =
     if (served.info.version.split('.')[0] === committed.info.version.split('.')[0]) expect(breakingChanges(committed as never, served as never)).toEqual([]);
   });
 
+  it('names every scope a key can carry, and describes the bearer as an opaque key', () => {
+    const description = (served as unknown as { info: { description: string } }).info.description;
+    for (const scope of Object.values(Scopes)) expect(description).toContain(`\`${scope}\``);
+    const bearer = (served as unknown as { components: { securitySchemes: Record<string, Record<string, string>> } }).components.securitySchemes.bearer;
+    expect(bearer).toEqual({ type: 'http', scheme: 'bearer', description: expect.stringContaining('opaque') });
+  });
+
   it('describes every tag it uses', () => {
     const used = new Set(operations(served).flatMap(({ operation }) => operation.tags ?? []));
     expect(served.tags.map((tag) => tag.name).sort()).toEqual([...used].sort());

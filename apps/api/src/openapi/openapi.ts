@@ -2,14 +2,14 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, OperationObject, SwaggerModule } from '@nestjs/swagger';
 import { createHttpAdapter, createJsonLogger } from '@ledger/http';
-import { LedgerConfig } from '@ledger/platform';
+import { LedgerConfig, SCOPES } from '@ledger/platform';
 import { AppModule } from '../app.module';
 import { addExample } from './examples';
 import { PROBLEM_SCHEMA_REF, declareProblems } from './problem-responses';
 
 const DESCRIPTION = `Event-sourced consent ledger for Chile's consolidated debt registry (REDEC).
 
-Every call is authenticated with \`Authorization: Bearer <apiKey>\`; the tenant is the key's. Scopes: \`consent:admin\`, \`consent:write\`, \`consent:read\`, \`consent:runtime\`, \`consent:identity-assert\`, \`consent:audit\`.
+Every call is authenticated with \`Authorization: Bearer <apiKey>\`, an opaque API key (not a JWT); the tenant is the key's. Scopes: ${SCOPES.map((scope) => `\`${scope}\``).join(', ')}.
 
 Errors are \`application/problem+json\` (RFC 9457) with \`status\`, \`title\`, \`code\`, \`detail\`, and where relevant \`reason\` and \`errors\` (one \`{ field, reason }\` per offending field).
 
@@ -64,7 +64,8 @@ export function buildOpenApiDocument(app: NestFastifyApplication, publicUrl: str
     .setDescription(DESCRIPTION)
     .setVersion(OPENAPI_DOCUMENT_VERSION)
     .addServer(publicUrl)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key issued with `ledger key issue`.' });
+    // Nest's default bearerFormat is JWT; keys are opaque strings, whose format a client must not rely on.
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: undefined, description: 'An opaque API key issued with `ledger key issue` (not a JWT).' });
   for (const [name, description] of TAGS) builder.addTag(name, description);
   const document = SwaggerModule.createDocument(app, builder.build());
   document.components = { ...document.components, schemas: { ...document.components?.schemas, Problem: PROBLEM_SCHEMA } };
