@@ -128,6 +128,7 @@ describe('POST /v1/customers/resolve', () => {
     const retry = await resolve(writer, body, { 'Idempotency-Key': 'resolve-idem-1' });
     expect([first.status, retry.status]).toEqual([201, 201]);
     expect(retry.body).toEqual(first.body);
+    expect([first.headers['idempotent-replayed'], retry.headers['idempotent-replayed']]).toEqual([undefined, 'true']);
     // Without the key, the same repeat is an ordinary compatible resolution.
     const plain = await resolve(writer, body);
     expect(plain.status).toBe(200);

@@ -103,6 +103,14 @@ describe('the OpenAPI document: served, committed, and true to the routes', () =
     expect(bearer).toEqual({ type: 'http', scheme: 'bearer', description: expect.stringContaining('opaque') });
   });
 
+  it('declares the Idempotent-Replayed header on every answer of an operation that honours Idempotency-Key, and on no other', () => {
+    for (const { method, path, operation } of operations(served)) {
+      const headers = Object.values(operation.responses).map((response) => Object.keys((response as { headers?: object }).headers ?? {}));
+      const expected = idempotencyKeyOf(operation) ? ['Idempotent-Replayed'] : [];
+      expect({ method, path, headers }).toEqual({ method, path, headers: headers.map(() => expected) });
+    }
+  });
+
   it('describes every tag it uses', () => {
     const used = new Set(operations(served).flatMap(({ operation }) => operation.tags ?? []));
     expect(served.tags.map((tag) => tag.name).sort()).toEqual([...used].sort());

@@ -7,6 +7,7 @@ export type { HttpAppOptions } from './configure-http-app';
 export { createHttpAdapter } from './http-adapter';
 export { BodyLimit, EVIDENCE_BODY_LIMIT_BYTES } from './limits/body-limit';
 export { IDEMPOTENCY_KEY_HEADER, Idempotent } from './idempotency/idempotent.decorator';
+export { IDEMPOTENT_REPLAYED_HEADER } from './idempotency/idempotent-route';
 export type { IdempotentOptions } from './idempotency/idempotent.decorator';
 export { JsonLogger, createJsonLogger } from './logging/json-logger';
 export type { JsonLogOptions } from './logging/json-logger';

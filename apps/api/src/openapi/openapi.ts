@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, OperationObject, SwaggerModule } from '@nestjs/swagger';
-import { createHttpAdapter, createJsonLogger } from '@ledger/http';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, createHttpAdapter, createJsonLogger } from '@ledger/http';
 import { LedgerConfig, SCOPES } from '@ledger/platform';
 import { AppModule } from '../app.module';
 import { addExample } from './examples';
@@ -13,7 +13,7 @@ Every call is authenticated with \`Authorization: Bearer <apiKey>\`, an opaque A
 
 Errors are \`application/problem+json\` (RFC 9457) with \`status\`, \`title\`, \`code\`, \`detail\`, and where relevant \`reason\` and \`errors\` (one \`{ field, reason }\` per offending field).
 
-Operations marked with an \`Idempotency-Key\` header replay the first answer (same status, same body) for an exact retry; the same key with another request is 422 \`IDEMPOTENCY_KEY_REUSED\`, and while the first is in flight 409 \`IDEMPOTENCY_KEY_IN_PROGRESS\`.
+Operations marked with an \`Idempotency-Key\` header replay the first answer (same status, same body, and the header \`${IDEMPOTENT_REPLAYED_HEADER}: true\`) for an exact retry; the same key with another request is 422 \`IDEMPOTENCY_KEY_REUSED\`, and while the first is in flight 409 \`IDEMPOTENCY_KEY_IN_PROGRESS\`.
 
 Limits: a request without a valid key is answered 401 before its body is read. A body may be up to 64 KiB (512 KiB when publishing a configuration, 16 MiB on the operations that take evidence bytes); a larger one is 413 \`PAYLOAD_TOO_LARGE\`. JSON nested deeper than 32 levels, or with more than 10,000 keys and array elements in all, is 400 \`VALIDATION_ERROR\` with the reason \`too_deeply_nested\` or \`too_many_values\`. A whole request must arrive within 30 seconds. Each API key may make a number of requests a minute set by the operator (\`LEDGER_RATE_LIMIT_PER_MINUTE\`, 60,000 unless changed), and so may each client address on the routes that take no key; beyond it, 429 \`TOO_MANY_REQUESTS\` with \`Retry-After\` (seconds).`;
 
@@ -76,8 +76,24 @@ export function buildOpenApiDocument(app: NestFastifyApplication, publicUrl: str
       description: 'An error (problem+json).',
       content: { 'application/problem+json': { schema: { $ref: PROBLEM_SCHEMA_REF } } },
     };
+    declareReplayHeader(operation);
   }
   return document;
+}
+
+/** On an operation that honours Idempotency-Key, every answer may be a replay, which says so. */
+function declareReplayHeader(operation: OperationObject): void {
+  if (!(operation.parameters ?? []).some((p) => 'in' in p && p.in === 'header' && p.name === IDEMPOTENCY_KEY_HEADER)) return;
+  for (const response of Object.values(operation.responses)) {
+    if (response === undefined || '$ref' in response) continue;
+    response.headers = {
+      ...response.headers,
+      [IDEMPOTENT_REPLAYED_HEADER]: {
+        description: '`true` when this answer replays the first answer to the same Idempotency-Key; absent otherwise.',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    };
+  }
 }
 
 /** Each operation with its key, `METHOD path`. */

@@ -21,7 +21,7 @@ import {
   keyInProgress,
   keyRequired,
 } from './idempotency-record';
-import { IDEMPOTENT_ROUTE, IdempotentOptions } from './idempotent-route';
+import { IDEMPOTENT_REPLAYED_HEADER, IDEMPOTENT_ROUTE, IdempotentOptions } from './idempotent-route';
 
 // A claim lost to a concurrent request is decided again on what that request
 // wrote; more rounds than this means the key is being fought over.
@@ -100,7 +100,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     const tenantId = context.principal.tenantId;
     const outcome = await this.claim(streamId, requestHash, context);
-    if ('response' in outcome) return of(this.replay(reply, await this.reveal(tenantId, outcome.response)));
+    if ('response' in outcome) {
+      void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+      return of(this.replay(reply, await this.reveal(tenantId, outcome.response)));
+    }
     this.keepAlive(outcome);
 
     return next.handle().pipe(
