@@ -111,6 +111,12 @@ describe('the OpenAPI document: served, committed, and true to the routes', () =
     }
   });
 
+  it('gives every operation an operation id a generated client can name a method after: camelCase, unique, set beside its route', () => {
+    const ids = operations(served).map(({ operation }) => (operation as { operationId?: string }).operationId);
+    expect(ids.filter((id) => !/^[a-z][A-Za-z]*$/.test(id ?? ''))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('describes every tag it uses', () => {
     const used = new Set(operations(served).flatMap(({ operation }) => operation.tags ?? []));
     expect(served.tags.map((tag) => tag.name).sort()).toEqual([...used].sort());

@@ -62,6 +62,7 @@ export class ConsentHistoryHttpController {
   @Get(':redecConsentId/history')
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({
+    operationId: 'getRedecConsentHistory',
     summary: "Replay a consent's recorded history (audit)",
     description:
       'Every fact of the consent (grant, artifact, revocation and its correction, credit extensions, notification evidence) and of its accesses and obligation bindings, in store order, ' +

@@ -113,6 +113,7 @@ export class ConsentComplianceHttpController {
   @Get(':customerId/consent-compliance')
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'getConsentCompliance',
     summary: 'Whether the customer complies with the version of a consent template in force (spec 2.13)',
     description:
       'Not an authorization (use POST /v1/redec/accesses/authorize). Only consents of this `templateKey` count: another template sharing the same permissions is not acceptance, and a revoked or expired consent does not satisfy the evaluated version. ' +

@@ -36,6 +36,7 @@ export class CustomerConsentsHttpController {
   @Get(':customerId/consents')
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'listCustomerConsents',
     summary: "A customer's general and REDEC consents, oldest first",
     description: 'Public references, template key and version, effective state and relevant dates; no identity material. A customer of another tenant is 404.',
   })

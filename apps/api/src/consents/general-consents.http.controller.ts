@@ -42,6 +42,7 @@ export class GeneralConsentsHttpController {
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: false })
   @ApiOperation({
+    operationId: 'createConsentInteraction',
     summary: 'Open a consent interaction on a general (non-REDEC) configuration',
     description:
       'As POST /v1/redec/consent-interactions, for a configuration without a `redec` block (409 `general_configuration_required` otherwise): resolves the customer inline or by `customerId` and freezes the configuration version for the grant.',
@@ -63,6 +64,7 @@ export class GeneralConsentsHttpController {
   @Idempotent({ required: false })
   @BodyLimit(EVIDENCE_BODY_LIMIT_BYTES)
   @ApiOperation({
+    operationId: 'grantConsent',
     summary: 'Record the grant of a general consent captured outside the service',
     description:
       'occurredAt (not later than the receipt), sourceSystem, sourceReference and the evidence. An identical retry answers the first grant; a different second grant is 409 `consent_interaction_already_granted`. ' +
@@ -88,7 +90,7 @@ export class GeneralConsentsHttpController {
 
   @Get('consents/:consentId')
   @RequireScopes(Scopes.READ)
-  @ApiOperation({ summary: 'A general consent: template, version, state and dates', description: 'REDEC consents are read at GET /v1/redec/consents/{redecConsentId}.' })
+  @ApiOperation({ operationId: 'getConsent', summary: 'A general consent: template, version, state and dates', description: 'REDEC consents are read at GET /v1/redec/consents/{redecConsentId}.' })
   @ApiOkResponse({ type: GeneralConsentDto })
   async get(@Param('consentId', new ResourceIdPipe('consent')) consentId: string, @CurrentPrincipal() principal: Principal): Promise<GeneralConsentDto> {
     return generalConsentView(await this.queryBus.execute<GetGeneralConsentQuery, GeneralConsentState>(new GetGeneralConsentQuery(principal.tenantId, consentId)));
@@ -99,6 +101,7 @@ export class GeneralConsentsHttpController {
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: true })
   @ApiOperation({
+    operationId: 'revokeConsent',
     summary: 'Revoke a general consent',
     description: 'Once (409 `consent_already_revoked`), at an instant between the grant and the receipt. Idempotency-Key required: a retry answers the first revocation.',
   })

@@ -26,6 +26,7 @@ export class EmbedSessionsHttpController {
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: false, protectResponse: true })
   @ApiOperation({
+    operationId: 'openEmbedSession',
     summary: "Open a session on the service's consent page (embedded capture)",
     description:
       'Resolves the customer inline (`userReference` + `identifiers`, with the rules of customer resolution) or by `customerId`, on a configuration published with `captureTiming: embedded` (409 `configuration_not_embedded` otherwise), ' +
@@ -65,6 +66,7 @@ export class EmbedSessionsHttpController {
   @Get(':sessionId')
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'getEmbedSession',
     summary: 'The status of an embed session and the consent it recorded',
     description:
       '`open`, `accepted`, `declined`, `partially_accepted` (several configurations, some accepted) or `expired`. `items` gives each configuration its decision and the consent recorded; for a session of one, `consent` names it too. ' +

@@ -50,6 +50,7 @@ export class AuditBundleHttpController {
   @ProblemResponses({ 503: ['ledger_log_unavailable'] })
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({
+    operationId: 'getRedecConsentAuditBundle',
     summary: "A consent's audit bundle",
     description:
       'The consent\'s facts and those of the access decisions, credit extensions and obligation bindings that name it, each with its leaf bytes, leaf index and inclusion proof, all against one checkpoint (issued first if none includes them yet), with the log\'s verifier key. ' +

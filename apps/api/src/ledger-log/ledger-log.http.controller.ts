@@ -50,6 +50,7 @@ export class LedgerLogHttpController {
   @ProblemResponses({ 503: ['ledger_log_unavailable'] })
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({
+    operationId: 'getLedgerCheckpoint',
     summary: "The latest checkpoint of the ledger's Merkle tree",
     description:
       'A C2SP tlog-checkpoint signed as a C2SP signed note with Ed25519 by the log (`GET /v1/ledger/verifier-key`), followed by the cosignature lines of the witnesses that cosigned it (C2SP tlog-cosignature). ' +
@@ -65,7 +66,7 @@ export class LedgerLogHttpController {
 
   @Get('verifier-key')
   @RequireScopes(Scopes.AUDIT)
-  @ApiOperation({ summary: "The log's verifier key", description: 'One line, the C2SP vkey `<origin>+<8 hex key ID>+<base64 of 0x01 and the Ed25519 public key>`. Compare it with the one the bank gave you out of band before trusting it. Scope `consent:audit`.' })
+  @ApiOperation({ operationId: 'getLedgerVerifierKey', summary: "The log's verifier key", description: 'One line, the C2SP vkey `<origin>+<8 hex key ID>+<base64 of 0x01 and the Ed25519 public key>`. Compare it with the one the bank gave you out of band before trusting it. Scope `consent:audit`.' })
   @ApiProduces('text/plain')
   @ApiOkResponse({ schema: { type: 'string' } })
   verifierKey(@Res({ passthrough: true }) reply: FastifyReply): string {
@@ -78,6 +79,7 @@ export class LedgerLogHttpController {
   @ApiParam({ name: 'path', description: 'The tile\'s path after `tile/`: `<L>/<N>[.p/<W>]`, N in tlog-tiles\' 3-digit groups (`x001/x234/067`).', schema: { type: 'string' } })
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({
+    operationId: 'getLedgerTile',
     summary: 'A hash tile (C2SP tlog-tiles)',
     description:
       '`/v1/ledger/tile/<L>/<N>[.p/<W>]`: the hashes of tree level 8·L from index 256·N, concatenated (32 bytes each), of the tree of the latest checkpoint; a partial tile only at the width that tree has. No entry tiles: leaves are given only with proofs of one\'s own events. Scope `consent:audit`.',
@@ -104,6 +106,7 @@ export class LedgerLogHttpController {
   @ProblemResponses({ 503: ['ledger_log_unavailable'] })
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({
+    operationId: 'getEventInclusionProof',
     summary: "An inclusion proof of one of the tenant's events",
     description:
       'A `c2sp.org/tlog-proof@v1` file: its `extra` line is the event\'s leaf bytes (base64), then its leaf index, the proof\'s hashes and the checkpoint (with cosignatures) it leads to, the latest, issued first if none includes the event yet. 404 for an event of another tenant. Scope `consent:audit`.',
@@ -128,6 +131,7 @@ export class LedgerLogHttpController {
   @ProblemResponses({ 503: ['ledger_log_unavailable'] })
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({
+    operationId: 'getLedgerConsistencyProof',
     summary: 'A consistency proof between two tree sizes',
     description: 'RFC 9162 2.1.4: that the tree of size `to` extends the one of size `from` (1 ≤ from ≤ to ≤ the latest checkpoint\'s size). Check it against the two checkpoints\' roots. Scope `consent:audit`.',
   })

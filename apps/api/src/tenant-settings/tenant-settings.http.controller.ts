@@ -20,7 +20,7 @@ export class TenantSettingsHttpController {
 
   @Get()
   @RequireAnyScope(Scopes.ADMIN, Scopes.READ)
-  @ApiOperation({ summary: "The tenant's settings", description: 'Scope `consent:admin` or `consent:read` (which covers every GET).' })
+  @ApiOperation({ operationId: 'getTenantSettings', summary: "The tenant's settings", description: 'Scope `consent:admin` or `consent:read` (which covers every GET).' })
   @ApiOkResponse({ type: TenantSettingsDto })
   async get(@CurrentPrincipal() principal: Principal): Promise<TenantSettingsDto> {
     const tenant = await loadTenant(this.store, principal.tenantId);
@@ -31,6 +31,7 @@ export class TenantSettingsHttpController {
   @Put()
   @RequireScopes(Scopes.ADMIN)
   @ApiOperation({
+    operationId: 'putTenantSettings',
     summary: "Set the tenant's settings",
     description:
       'Replaces the settings: `institutionCode`, the CMF code printed in the header of RDC30 and RDC31 (docs/regulatory-reports.md), `weeklyReports` (default false) and `scheduledErasure` (default false). A change is a fact of the tenant; setting what is already in force records nothing. ' +

@@ -17,6 +17,7 @@ export class GetConfigurationHttpController {
   @Get(':configurationId')
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'getConfiguration',
     summary: 'Read a published configuration version',
     description: 'Exactly what was published under this id, which never changes. An unknown id, or an id of another tenant, is 404 `NOT_FOUND`. Scope `consent:read`.',
   })

@@ -30,6 +30,7 @@ export class ListConfigurationVersionsHttpController {
   @Get()
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'listConfigurations',
     summary: 'List the published versions of a template',
     description: 'Versions 1, 2, 3… of `templateKey` in the tenant of the key, oldest first, each as published. Scope `consent:read`.',
   })

@@ -24,6 +24,7 @@ export class PublishConfigurationHttpController {
   @Idempotent({ required: false })
   @BodyLimit(PUBLISH_BODY_LIMIT_BYTES)
   @ApiOperation({
+    operationId: 'publishConfiguration',
     summary: 'Publish the next version of a consent template',
     description:
       'Versions are numbered 1, 2, 3… per `templateKey` within the tenant; a published version never changes, and each has its own `configurationId`. ' +

@@ -17,6 +17,7 @@ export class GetConsentDecisionHttpController {
   @Get(':decisionId')
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'getConsentDecision',
     summary: 'A Multi-Consent decision and the consents it recorded',
     description:
       'As POST /v1/consent-decisions answered it, for a decision sent to the API or taken on an embed session (`embedSessionId`). Reading it records any consent of the decision still missing (a process stopped in between). Another tenant’s decision is 404.',

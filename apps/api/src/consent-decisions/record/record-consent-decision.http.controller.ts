@@ -23,6 +23,7 @@ export class RecordConsentDecisionHttpController {
   @Idempotent({ required: true })
   @BodyLimit(EVIDENCE_BODY_LIMIT_BYTES)
   @ApiOperation({
+    operationId: 'recordConsentDecision',
     summary: "Record the data subject's decisions on several configurations at once (Multi-Consent decision): all items or none",
     description:
       'The customer by `customerId`, or resolved inline (`userReference` + `identifiers`) as for an interaction; its identifiers must satisfy the channel and profile of every REDEC item. ' +

@@ -24,6 +24,7 @@ export class LegalHoldsHttpController {
   @RequireScopes(Scopes.ADMIN)
   @Idempotent({ required: true })
   @ApiOperation({
+    operationId: 'placeLegalHold',
     summary: "Place a legal hold on a customer's data",
     description:
       "While any hold is in force, `ledger retention erase` passes the customer by (it is counted in `skippedOnHold`) even when every consent is past its retention floor (docs/data-lifecycle.md, decision 0036). " +
@@ -41,6 +42,7 @@ export class LegalHoldsHttpController {
   @RequireScopes(Scopes.ADMIN)
   @Idempotent({ required: true })
   @ApiOperation({
+    operationId: 'releaseLegalHold',
     summary: 'Release a legal hold',
     description:
       'The hold stays in the customer\'s history with its `releasedAt`; once no hold is in force, the customer is erased by the next `ledger retention erase` if every consent is past its floor. ' +
@@ -57,7 +59,7 @@ export class LegalHoldsHttpController {
 
   @Get()
   @RequireScopes(Scopes.READ)
-  @ApiOperation({ summary: "A customer's legal holds, in force and released, oldest first" })
+  @ApiOperation({ operationId: 'listLegalHolds', summary: "A customer's legal holds, in force and released, oldest first" })
   @ProblemResponses({ 404: ['NOT_FOUND'] })
   @ApiOkResponse({ type: LegalHoldListDto })
   async list(@Param('customerId', new ResourceIdPipe('customer')) customerId: string, @CurrentPrincipal() principal: Principal): Promise<LegalHoldListDto> {

@@ -19,6 +19,7 @@ export class ResolveCustomerHttpController {
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: false })
   @ApiOperation({
+    operationId: 'resolveCustomer',
     summary: 'Resolve the Customer an integrator is dealing with (spec 2.1)',
     description:
       'Creates no consent. The same userReference with compatible identifiers resolves to the same customer; an incompatible reference or identity fails closed with 409 CUSTOMER_IDENTITY_CONFLICT. ' +

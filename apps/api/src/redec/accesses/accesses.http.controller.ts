@@ -19,6 +19,7 @@ export class AccessesHttpController {
   @Post('authorize')
   @RequireScopes(Scopes.RUNTIME)
   @ApiOperation({
+    operationId: 'authorizeRedecAccess',
     summary: 'Decide whether a registry access is authorized (spec 2.8)',
     description:
       'Answers `authorized` or `denied`; only `authorized` lets the reporter query the registry, and a timeout or error is never an authorization. ' +
@@ -61,6 +62,7 @@ export class AccessesHttpController {
   @RequireScopes(Scopes.RUNTIME)
   @Idempotent({ required: false })
   @ApiOperation({
+    operationId: 'confirmRedecAccess',
     summary: 'Confirm the outcome of an authorized access (spec 2.9)',
     description:
       "Exactly one outcome kind: `accessed` (with accessedAt, not before the authorization nor after the receipt, within the Regulatory Profile's callerClockSkewMs, baseline 5 minutes), `failed` or `cancelled`. " +

@@ -54,6 +54,7 @@ export class ContradictedAccessesHttpController {
   @Get('contradicted')
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'listContradictedAccesses',
     summary: 'Authorized accesses that facts reported later contradict',
     description:
       'An authorization is a fact made on what was known when it was decided, and stays one (decision 0056). A fact the bank reports later can show that the consent ' +

@@ -47,6 +47,7 @@ export class OverdueNotificationsHttpController {
   @Get('overdue')
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'listOverdueNotifications',
     summary: 'Notices the bank still owes the data subject, overdue after N banking days',
     description:
       'Each grant, and each revocation in effect, whose action no notification evidence names (`sent`, `delivered` or `bounced`: all say the notice was sent) ' +

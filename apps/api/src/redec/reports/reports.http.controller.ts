@@ -35,6 +35,7 @@ export class ReportsHttpController {
   @RequireScopes(Scopes.REPORT)
   @Idempotent({ required: true })
   @ApiOperation({
+    operationId: 'requestReport',
     summary: 'Ask for an RDC30 or RDC31 file of a period',
     description:
       'Records the request as a fact of the ledger (who asked, the period, the layout version, the store position its facts are read up to) and renders the file in the background: ' +
@@ -54,6 +55,7 @@ export class ReportsHttpController {
   @Get(':reportId')
   @RequireAnyScope(Scopes.REPORT, Scopes.READ)
   @ApiOperation({
+    operationId: 'getReport',
     summary: 'A report: status, period, record counts, cover-sheet metadata, content hash, layout version',
     description:
       'Holds no identifier. A report whose stored content was erased (it named a data subject erased after the retention floor, decision 0040) keeps its status, period, counts and cover sheet, with `contentErasedAt` set ' +
@@ -70,6 +72,7 @@ export class ReportsHttpController {
   @Get(':reportId/content')
   @RequireScopes(Scopes.REPORT)
   @ApiOperation({
+    operationId: 'downloadReportContent',
     summary: "The file's exact bytes",
     description:
       'Fixed-width ASCII, `text/plain; charset=us-ascii`, lines ended as the layout says (CRLF in the shipped layouts); its SHA-256 is `contentSha256` (also the ETag). ' +

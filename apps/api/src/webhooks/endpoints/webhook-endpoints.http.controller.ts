@@ -42,6 +42,7 @@ export class WebhookEndpointsHttpController {
   @RequireScopes(Scopes.ADMIN)
   @Idempotent({ required: false, protectResponse: true })
   @ApiOperation({
+    operationId: 'registerWebhookEndpoint',
     summary: 'Register a webhook endpoint',
     description:
       'The endpoint receives every fact of the subscribed types recorded after its registration, until it is deleted. ' +
@@ -59,6 +60,7 @@ export class WebhookEndpointsHttpController {
   @Get()
   @RequireAnyScope(Scopes.ADMIN, Scopes.READ)
   @ApiOperation({
+    operationId: 'listWebhookEndpoints',
     summary: "The tenant's webhook endpoints",
     description: `Active and disabled, in registration order; never a secret. ${ADMIN_OR_READ}`,
   })
@@ -70,6 +72,7 @@ export class WebhookEndpointsHttpController {
   @Get(':endpointId')
   @RequireAnyScope(Scopes.ADMIN, Scopes.READ)
   @ApiOperation({
+    operationId: 'getWebhookEndpoint',
     summary: 'One webhook endpoint',
     description: `Never its secret. An unknown id, or one of another tenant, is 404. ${ADMIN_OR_READ}`,
   })
@@ -82,6 +85,7 @@ export class WebhookEndpointsHttpController {
   @HttpCode(204)
   @RequireScopes(Scopes.ADMIN)
   @ApiOperation({
+    operationId: 'removeWebhookEndpoint',
     summary: 'Delete (disable) a webhook endpoint',
     description:
       'Nothing recorded after this is delivered to it, and deliveries still pending for it are skipped. The endpoint stays listed as `disabled` (reason `deleted`) with its delivery history, ' +
@@ -99,6 +103,7 @@ export class WebhookEndpointsHttpController {
   @RequireScopes(Scopes.ADMIN)
   @Idempotent({ required: true, protectResponse: true })
   @ApiOperation({
+    operationId: 'rotateWebhookSecret',
     summary: "Rotate a webhook endpoint's signing secret",
     description:
       'A new secret signs every delivery from now on, shown only in this answer. The secrets in use before keep signing beside it until `previousSecretsValidUntil` ' +
@@ -116,6 +121,7 @@ export class WebhookEndpointsHttpController {
   @Get(':endpointId/deliveries')
   @RequireAnyScope(Scopes.ADMIN, Scopes.READ)
   @ApiOperation({
+    operationId: 'listWebhookDeliveries',
     summary: 'Delivery attempts to a webhook endpoint',
     description:
       'Every attempt, newest first, with its outcome, the receiver\'s status and latency, and what went wrong. `limit` (1..200, default 50) attempts per page; ' +

@@ -45,6 +45,7 @@ export class WebhookRedeliveryHttpController {
   @HttpCode(200)
   @RequireScopes(Scopes.ADMIN)
   @ApiOperation({
+    operationId: 'redeliverFailedWebhookMessages',
     summary: 'Redeliver every failed message of an endpoint since an instant',
     description:
       'Deliveries that exhausted their retries (about a day) stay in the failed set; this puts those of the endpoint that failed at or after `since` back to work, ' +
@@ -65,6 +66,7 @@ export class WebhookRedeliveryHttpController {
   @HttpCode(202)
   @RequireScopes(Scopes.ADMIN)
   @ApiOperation({
+    operationId: 'redeliverWebhookMessage',
     summary: 'Deliver one message to an endpoint again',
     description:
       'Whatever became of it: a receiver that lost a message asks for it again. The message is rebuilt from its fact and keeps its `webhook-id`. ' +

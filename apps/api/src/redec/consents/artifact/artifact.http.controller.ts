@@ -55,7 +55,7 @@ export class ArtifactHttpController {
 
   @Get(':redecConsentId/artifact')
   @RequireScopes(Scopes.READ)
-  @ApiOperation({ summary: "The consent artifact's metadata (spec 2.7)" })
+  @ApiOperation({ operationId: 'getRedecConsentArtifact', summary: "The consent artifact's metadata (spec 2.7)" })
   @ApiOkResponse({ type: ArtifactMetadataDto })
   async metadata(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @CurrentPrincipal() principal: Principal): Promise<ArtifactMetadataDto> {
     return metadataOf(await this.consent(principal.tenantId, redecConsentId));
@@ -64,6 +64,7 @@ export class ArtifactHttpController {
   @Get(':redecConsentId/artifact/download')
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'downloadRedecConsentArtifact',
     summary: 'The exact bytes of a ready artifact held by the service',
     description:
       'The SHA-256 of the body is the metadata `contentSha256` (also sent as ETag). A pending artifact is 409 `artifact_not_ready` with Retry-After: poll with bounded backoff (spec rule 5). ' +

@@ -22,6 +22,7 @@ export class CreditExtensionsHttpController {
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: true })
   @ApiOperation({
+    operationId: 'registerCreditExtension',
     summary: 'Register a credit extension of a consent (spec 2.10)',
     description:
       'The bank confirms a credit was granted under this consent: the consent becomes `extended` and authorizations in mode `credit_lifecycle_extension` cover that exact obligation. ' +
@@ -60,6 +61,7 @@ export class CreditExtensionsHttpController {
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: true })
   @ApiOperation({
+    operationId: 'endCreditExtension',
     summary: 'Report the end of a credit extension, once (spec 2.10)',
     description:
       '`supersededByObligationReference` is required with `superseded_by_new_obligation` and refused with the other reasons; the new obligation does not inherit the consent: ' +
@@ -88,6 +90,7 @@ export class CreditExtensionsHttpController {
   @RequireScopes(Scopes.ADMIN)
   @Idempotent({ required: true })
   @ApiOperation({
+    operationId: 'annulCreditExtension',
     summary: 'Annul a credit extension registered by mistake',
     description:
       'Append-only: the registration (and its end, and any revocation correction it caused) stays in the stream and in the audit replay, while the regulatory read and the consent-code lookup behave as if ' +
@@ -110,6 +113,7 @@ export class CreditExtensionsHttpController {
   @RequireScopes(Scopes.ADMIN)
   @Idempotent({ required: true })
   @ApiOperation({
+    operationId: 'annulCreditExtensionEnd',
     summary: 'Annul the end of a credit extension reported by mistake',
     description:
       'Append-only: the end stays in the stream and in the audit replay, while the read and the lookup behave as if it had not been reported: the extension is active again (and can be ended anew), ' +

@@ -64,6 +64,7 @@ export class EvidenceHttpController {
   @Get(':redecConsentId/evidence')
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'getRedecConsentEvidence',
     summary: 'The evidence view of the consent (spec 2.7)',
     description: 'The auditable view of the regulatory fact: no debt data, no document bytes.',
   })

@@ -30,6 +30,7 @@ export class ConsentExportsHttpController {
   @Get()
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'exportRedecConsents',
     summary: 'Export every consent of the tenant, page by page (auditors)',
     description:
       "Every consent of the tenant in its regulatory representation with `updatedAt` (when its last fact was recorded), ordered by `updatedAt` then id, answered `{ items, nextCursor }`: " +

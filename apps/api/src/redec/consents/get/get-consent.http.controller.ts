@@ -16,6 +16,7 @@ export class GetConsentHttpController {
   @Get(':redecConsentId')
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'getRedecConsent',
     summary: 'The regulatory consent representation (spec 2.5)',
     description: 'Status, validity and retention are derived from the facts and the clock at read time. Consistent with the command that just returned.',
   })

@@ -32,6 +32,7 @@ export class LookupConsentsHttpController {
   @Get()
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'lookupRedecConsents',
     summary: 'Find consents by internal code or credit operation reference (spec 4)',
     description:
       'Exactly one of `internalConsentCode` and `creditOperationReference`, answered `{ consents }` with every match at once; an unknown value, or a value of another tenant, gives an empty list. ' +

@@ -20,6 +20,7 @@ export class NotificationEvidenceHttpController {
   @RequireScopes(Scopes.RUNTIME)
   @Idempotent({ required: true })
   @ApiOperation({
+    operationId: 'recordNotificationEvidence',
     summary: 'Record evidence that the bank notified the data subject of the grant or the revocation (spec 2.6)',
     description:
       'The service does not send the notice: the bank sends it with contact data it holds, then records the evidence here. ' +

@@ -20,6 +20,7 @@ export class RevokeHttpController {
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: true })
   @ApiOperation({
+    operationId: 'revokeRedecConsent',
     summary: 'Record the revocation of a consent (spec 2.12)',
     description:
       'Idempotency-Key required, stable per revocation: a retry answers the first revocation. A granted consent becomes `revoked` and stops enabling new accesses. ' +

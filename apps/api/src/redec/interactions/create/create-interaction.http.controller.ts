@@ -19,6 +19,7 @@ export class CreateInteractionHttpController {
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: false })
   @ApiOperation({
+    operationId: 'createRedecConsentInteraction',
     summary: 'Open a consent interaction on a REDEC configuration (spec 2.2)',
     description:
       'Links the data subject to a published configuration that includes REDEC, resolving the customer inline (`userReference` + `identifiers`, with the rules of customer resolution) or by `customerId`. ' +

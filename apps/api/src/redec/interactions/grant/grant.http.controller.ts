@@ -23,6 +23,7 @@ export class GrantHttpController {
   @Idempotent({ required: false })
   @BodyLimit(EVIDENCE_BODY_LIMIT_BYTES)
   @ApiOperation({
+    operationId: 'grantRedecConsent',
     summary: 'Record the grant of consent captured outside the service (spec 2.3)',
     description:
       'Requires occurredAt, sourceSystem, sourceReference and the evidence. occurredAt is the regulatory grantedAt and may be neither later than the receipt nor further back than the Regulatory Profile allows (baseline 7 days); ' +

@@ -21,6 +21,7 @@ export class BindObligationHttpController {
   @RequireScopes(Scopes.RUNTIME)
   @Idempotent({ required: true })
   @ApiOperation({
+    operationId: 'bindReportableObligation',
     summary: 'Bind a granted reportable obligation to its consent, or to a kind without one (spec 2.11)',
     description:
       'Send it when the bank confirms the obligation was granted, never when a grant is evaluated. The obligation is `sourceSystem` + `obligationReference`. ' +
@@ -63,6 +64,7 @@ export class BindObligationHttpController {
   @RequireScopes(Scopes.ADMIN)
   @Idempotent({ required: true })
   @ApiOperation({
+    operationId: 'annulObligationBinding',
     summary: 'Annul a binding recorded by mistake',
     description:
       'Append-only: the binding stays in the obligation\'s stream and in the audit replay, while the consent-code lookup behaves as if it had never been recorded ' +

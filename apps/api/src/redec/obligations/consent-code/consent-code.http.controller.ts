@@ -15,6 +15,7 @@ export class ConsentCodeHttpController {
   @Get('consent-code')
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'lookupInternalConsentCode',
     summary: 'The consent code to report for an obligation (spec 2.11)',
     description:
       'Looks up exactly the obligation `sourceSystem` + `obligationReference` of this tenant, never by customer, latest consent or a similar operation. `result` is: ' +

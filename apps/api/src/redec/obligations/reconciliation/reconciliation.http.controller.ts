@@ -28,6 +28,7 @@ export class ReconciliationHttpController {
   @Get('reconciliation')
   @RequireScopes(Scopes.READ)
   @ApiOperation({
+    operationId: 'listObligationReconciliation',
     summary: 'Obligations whose consent code the bank must reconcile',
     description:
       'Every obligation the ledger knows (bound, extended, or named as superseding an extension) whose consent-code lookup is `unresolved` or `ambiguous`: ' +
