@@ -290,12 +290,12 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('erasure after the retention fl
     // Its report.created goes out as the first did; the suite's later tests count facts, so the attempt must be recorded first.
     await receiver.waitForCount(2, 30_000);
     const deliveries = () => get(`/v1/webhook-endpoints/${endpoint.body.endpointId}/deliveries`);
-    await waitUntil(async () => (await deliveries()).body.deliveries?.length === 2, 30_000);
+    await waitUntil(async () => (await deliveries()).body.items?.length === 2, 30_000);
     // The erased file's report.created, redelivered now, sends nothing: its hash no longer opens.
     const firstMessageId = JSON.parse(receiver.received[0].body).id;
     expect((await post(`/v1/webhook-endpoints/${endpoint.body.endpointId}/messages/${firstMessageId}/redeliver`, {})).status).toBe(202);
-    await waitUntil(async () => (await deliveries()).body.deliveries?.length === 3, 30_000);
-    expect((await deliveries()).body.deliveries[0]).toMatchObject({ messageId: firstMessageId, outcome: 'skipped', error: 'report_content_erased' });
+    await waitUntil(async () => (await deliveries()).body.items?.length === 3, 30_000);
+    expect((await deliveries()).body.items[0]).toMatchObject({ messageId: firstMessageId, outcome: 'skipped', error: 'report_content_erased' });
     expect(receiver.received).toHaveLength(2);
 
     // Exports list the erased customer's consent, and no spelling of its RUT.

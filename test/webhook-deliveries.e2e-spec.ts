@@ -137,7 +137,7 @@ describe('webhook deliveries', () => {
       expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
       expect(attempts[1].receivedAt - attempts[0].receivedAt).toBeGreaterThanOrEqual(900);
 
-      await waitUntil(async () => (await api.http.get(`/v1/webhook-endpoints/${endpointId}/deliveries`).set(auth())).body.deliveries?.length === 3, 5_000);
+      await waitUntil(async () => (await api.http.get(`/v1/webhook-endpoints/${endpointId}/deliveries`).set(auth())).body.items?.length === 3, 5_000);
       const { deliveries } = (await api.http.get(`/v1/webhook-endpoints/${endpointId}/deliveries`).set(auth())).body;
       expect(deliveries.map((d: { outcome: string; status: number; attempt: number }) => [d.outcome, d.status, d.attempt])).toEqual([
         ['delivered', 204, 3],

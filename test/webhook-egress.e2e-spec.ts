@@ -112,7 +112,7 @@ describe('webhook egress', () => {
     const deliveriesOf = async (apiKey: string, endpointId: string): Promise<Delivery[]> => {
       const response = await api!.http.get(`/v1/webhook-endpoints/${endpointId}/deliveries`).set({ Authorization: `Bearer ${apiKey}` });
       expect(response.status).toBe(200);
-      return response.body.deliveries;
+      return response.body.items;
     };
 
     beforeEach(() => {

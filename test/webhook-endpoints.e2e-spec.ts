@@ -286,7 +286,7 @@ describe('webhook endpoints (consent:admin)', () => {
     const { endpointId } = await created();
     const fresh = await deliveries(endpointId);
     expect(fresh.status).toBe(200);
-    expect(fresh.body).toEqual({ deliveries: [], next: null });
+    expect(fresh.body).toEqual({ items: [], nextCursor: null, deliveries: [], next: null });
 
     // Attempts as the delivery worker records them (its own suite drives a real receiver).
     const attempts: Array<WebhookDeliveryAttempted['data']> = [1, 2, 3, 4, 5].map((attempt) => ({
@@ -313,28 +313,39 @@ describe('webhook endpoints (consent:admin)', () => {
     };
     const newestFirst = [...attempts].reverse().map(shown);
 
-    expect((await deliveries(endpointId)).body).toEqual({ deliveries: newestFirst, next: null });
+    expect((await deliveries(endpointId)).body).toEqual({ items: newestFirst, nextCursor: null, deliveries: newestFirst, next: null });
     const seen: unknown[] = [];
-    let before: string | null | undefined;
+    let cursor: string | null | undefined;
     let pages = 0;
     do {
-      const page = await deliveries(endpointId, before ? { limit: 2, before } : { limit: 2 });
+      const page = await deliveries(endpointId, cursor ? { limit: 2, cursor } : { limit: 2 });
       expect(page.status).toBe(200);
-      seen.push(...page.body.deliveries);
-      before = page.body.next;
+      seen.push(...page.body.items);
+      cursor = page.body.nextCursor;
       pages += 1;
-    } while (before);
+    } while (cursor);
     expect(pages).toBe(3);
     expect(seen).toEqual(newestFirst);
-    expect((await deliveries(endpointId, { limit: 5 })).body.next).toBeNull();
+    // The deprecated names of /v1's first version of this list page the same way.
+    const seenBefore: unknown[] = [];
+    let before: string | null | undefined;
+    do {
+      const page = await deliveries(endpointId, before ? { limit: 2, before } : { limit: 2 });
+      seenBefore.push(...page.body.deliveries);
+      before = page.body.next;
+    } while (before);
+    expect(seenBefore).toEqual(newestFirst);
+    expect((await deliveries(endpointId, { limit: 5 })).body.nextCursor).toBeNull();
 
     for (const [query, field, reason] of [
       [{ limit: 0 }, 'limit', 'too_small'],
       [{ limit: 201 }, 'limit', 'too_large'],
       [{ limit: 'ten' }, 'limit', 'must_be_integer'],
       [{ limit: '1.5' }, 'limit', 'must_be_integer'],
+      [{ cursor: 'not-a-cursor' }, 'cursor', 'invalid_cursor'],
+      [{ cursor: 'a b' }, 'cursor', 'invalid_format'],
       [{ before: 'not-a-cursor' }, 'before', 'invalid_cursor'],
-      [{ before: 'a b' }, 'before', 'invalid_format'],
+      [{ cursor: 'cjE', before: 'cjE' }, 'before', 'not_with_cursor'],
       [{ after: 'x' }, 'after', 'unknown_property'],
     ] as Array<[Record<string, string | number>, string, string]>) {
       expectValidationError(await deliveries(endpointId, query), [{ field, reason }]);
@@ -373,7 +384,7 @@ describe('webhook endpoints (consent:admin)', () => {
     expect(fields('post', '/v1/webhook-endpoints', '201')).toEqual(['createdAt', 'endpointId', 'eventTypes', 'secret', 'status', 'url']);
     expect(fields('get', '/v1/webhook-endpoints/{endpointId}', '200')).toEqual(['createdAt', 'disabledAt', 'disabledReason', 'endpointId', 'eventTypes', 'secretRotatedAt', 'status', 'url']);
     expect(fields('post', '/v1/webhook-endpoints/{endpointId}/rotate-secret', '200')).toEqual(['endpointId', 'previousSecretsValidUntil', 'secret']);
-    expect(fields('get', '/v1/webhook-endpoints/{endpointId}/deliveries', '200')).toEqual(['deliveries', 'next']);
+    expect(fields('get', '/v1/webhook-endpoints/{endpointId}/deliveries', '200')).toEqual(['deliveries', 'items', 'next', 'nextCursor']);
     expect(document.paths['/v1/webhook-endpoints'].post.description).toEqual(expect.stringContaining('webhook-signature'));
     expect(document.paths['/v1/webhook-endpoints'].post.description).toEqual(expect.stringContaining('https'));
   });

@@ -136,6 +136,9 @@ const CREDIT_EXTENSION = {
   ineffectiveReason: null,
 };
 
+/** One delivery attempt, in both names of the delivery history's page. */
+const DELIVERY_EXAMPLE = { messageId: MESSAGE_ID, eventType: 'redec.notification.required', attempt: 1, attemptedAt: GRANTED_AT + 62_000, outcome: 'delivered', status: 200, latencyMs: 84, error: null };
+
 /**
  * Examples by `METHOD path`, taken from the walk-throughs in docs/*.md
  * (README's for customer resolution, redec-capture.md, redec-lifecycle.md,
@@ -543,7 +546,9 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   'GET /v1/webhook-endpoints/{endpointId}/deliveries': {
     parameters: { endpointId: ENDPOINT_ID, limit: 50 },
     response: {
-      deliveries: [{ messageId: MESSAGE_ID, eventType: 'redec.notification.required', attempt: 1, attemptedAt: GRANTED_AT + 62_000, outcome: 'delivered', status: 200, latencyMs: 84, error: null }],
+      items: [DELIVERY_EXAMPLE],
+      nextCursor: null,
+      deliveries: [DELIVERY_EXAMPLE],
       next: null,
     },
   },

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { PageQueryDto } from '../../page-query.dto';
 import { MAX_ROTATION_OVERLAP_MS, DEFAULT_ROTATION_OVERLAP_MS, DEFAULT_WEBHOOK_EVENT_TYPES, NOTIFICATION_REQUIRED, REPORT_CREATED, WEBHOOK_EVENT_TYPES, WebhookEventType } from '@ledger/webhooks';
-import { QueryInteger, Text } from '../../dto-fields';
+import { Text } from '../../dto-fields';
 
 export const ENDPOINT_STATUSES = ['active', 'disabled'] as const;
 export const DISABLED_REASONS = ['deleted', 'gone'] as const;
@@ -9,8 +10,6 @@ export const DELIVERY_OUTCOMES = ['delivered', 'failed', 'skipped'] as const;
 
 export const MAX_OVERLAP_SECONDS = MAX_ROTATION_OVERLAP_MS / 1000;
 export const DEFAULT_OVERLAP_SECONDS = DEFAULT_ROTATION_OVERLAP_MS / 1000;
-export const DEFAULT_DELIVERIES_PAGE = 50;
-export const MAX_DELIVERIES_PAGE = 200;
 
 const URL_MAX_LENGTH = 2048;
 
@@ -67,23 +66,6 @@ export class RotateWebhookSecretRequestDto {
   overlapSeconds?: number;
 }
 
-
-export class ListDeliveriesQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_DELIVERIES_PAGE, default: DEFAULT_DELIVERIES_PAGE, description: 'Attempts per page.' })
-  @IsOptional()
-  @QueryInteger()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_DELIVERIES_PAGE)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'The opaque `next` cursor of the previous page: the page then holds the attempts older than that page.', maxLength: 64 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(64)
-  @Matches(/^[A-Za-z0-9_-]+$/)
-  before?: string;
-}
 
 export class WebhookEndpointDto {
   @ApiProperty({ format: 'uuid' })
@@ -192,10 +174,29 @@ export class WebhookDeliveryDto {
   error!: string | null;
 }
 
+/**
+ * Pages as every list does; `before` is this list's name for `cursor` from
+ * before lists shared one vocabulary, kept within /v1 (CHANGELOG, "Versioning").
+ */
+export class ListDeliveriesQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ deprecated: true, description: 'Deprecated name of `cursor`; not with it.', maxLength: 1024 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  @Matches(/^[A-Za-z0-9_-]+$/)
+  before?: string;
+}
+
 export class WebhookDeliveryPageDto {
   @ApiProperty({ type: [WebhookDeliveryDto], description: 'Delivery attempts to the endpoint, newest first.' })
+  items!: WebhookDeliveryDto[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next (older) page; null on the last page.' })
+  nextCursor!: string | null;
+
+  @ApiProperty({ type: [WebhookDeliveryDto], deprecated: true, description: 'Deprecated: the same as `items`.' })
   deliveries!: WebhookDeliveryDto[];
 
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as `before` for the next (older) page; null on the last page.' })
+  @ApiProperty({ type: String, nullable: true, deprecated: true, description: 'Deprecated: the same as `nextCursor`.' })
   next!: string | null;
 }

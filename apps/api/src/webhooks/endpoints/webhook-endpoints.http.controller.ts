@@ -125,7 +125,7 @@ export class WebhookEndpointsHttpController {
     summary: 'Delivery attempts to a webhook endpoint',
     description:
       'Every attempt, newest first, with its outcome, the receiver\'s status and latency, and what went wrong. `limit` (1..200, default 50) attempts per page; ' +
-      'pass the answer\'s `next` as `before` for the older ones (`next` is null on the last page). A disabled endpoint keeps its history. ' +
+      'pass the answer\'s `nextCursor` as `cursor` for the older ones (`nextCursor` is null on the last page; 400 `invalid_cursor` for a cursor this list did not hand out). A disabled endpoint keeps its history. ' +
       `An unknown id, or one of another tenant, is 404. ${ADMIN_OR_READ}`,
   })
   @ApiOkResponse({ type: WebhookDeliveryPageDto })
@@ -134,6 +134,6 @@ export class WebhookEndpointsHttpController {
     @Query() query: ListDeliveriesQueryDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<WebhookDeliveryPageDto> {
-    return this.queryBus.execute(new ListWebhookDeliveriesQuery(principal.tenantId, endpointId, { limit: query.limit, before: query.before }));
+    return this.queryBus.execute(new ListWebhookDeliveriesQuery(principal.tenantId, endpointId, query));
   }
 }

@@ -12,7 +12,8 @@ import {
   loadWebhookEndpoints,
   webhookStreams,
 } from '@ledger/webhooks';
-import { DEFAULT_DELIVERIES_PAGE, WebhookDeliveryPageDto, WebhookEndpointDto, WebhookEndpointListDto } from './webhook-endpoint.dto';
+import { DEFAULT_PAGE_LIMIT } from '../../page-query.dto';
+import { WebhookDeliveryPageDto, WebhookEndpointDto, WebhookEndpointListDto } from './webhook-endpoint.dto';
 
 export class ListWebhookEndpointsQuery {
   constructor(readonly tenantId: string) {}
@@ -29,7 +30,7 @@ export class ListWebhookDeliveriesQuery {
   constructor(
     readonly tenantId: string,
     readonly endpointId: string,
-    readonly page: { limit?: number; before?: string },
+    readonly page: { limit?: number; cursor?: string; before?: string },
   ) {}
 }
 
@@ -96,10 +97,15 @@ function encodeCursor(revision: number): string {
   return Buffer.from(`r${revision}`, 'utf8').toString('base64url');
 }
 
-function decodeCursor(cursor: string): number {
-  const match = /^r(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+/** The revision the page starts from: `cursor`'s, or the deprecated `before`'s; undefined for the first page. */
+function cursorOf({ cursor, before }: { cursor?: string; before?: string }): number | undefined {
+  if (cursor !== undefined && before !== undefined) throw fieldRefused('before', 'not_with_cursor', 'before is the deprecated name of cursor: send one of them.');
+  const field = cursor !== undefined ? 'cursor' : 'before';
+  const given = cursor ?? before;
+  if (given === undefined) return undefined;
+  const match = /^r(\d{1,15})$/.exec(Buffer.from(given, 'base64url').toString('utf8'));
   // Re-encoding must give the same text: base64url decoding skips what it does not know.
-  if (!match || encodeCursor(Number(match[1])) !== cursor) throw fieldRefused('before', 'invalid_cursor', 'before must be the `next` of an earlier page.');
+  if (!match || encodeCursor(Number(match[1])) !== given) throw fieldRefused(field, 'invalid_cursor', `${field} must be the \`nextCursor\` of an earlier page.`);
   return Number(match[1]);
 }
 
@@ -108,21 +114,20 @@ export class ListWebhookDeliveriesHandler implements IQueryHandler<ListWebhookDe
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
   async execute({ tenantId, endpointId, page }: ListWebhookDeliveriesQuery): Promise<WebhookDeliveryPageDto> {
-    const fromRevision = page.before === undefined ? undefined : decodeCursor(page.before);
+    const fromRevision = cursorOf(page);
     const { endpoints } = await loadWebhookEndpoints(this.store, tenantId);
     findEndpoint(endpoints, endpointId);
-    const limit = page.limit ?? DEFAULT_DELIVERIES_PAGE;
+    const limit = page.limit ?? DEFAULT_PAGE_LIMIT;
     // One more than the page: whether it exists says whether there is a next page, and its revision is where that page starts.
     const recorded = await this.store.readStream(webhookStreams.deliveries(tenantId, endpointId), { direction: 'backwards', fromRevision, maxCount: limit + 1 });
-    const shown = recorded.slice(0, limit);
-    return {
-      deliveries: shown
-        .filter((fact) => fact.type === 'WebhookDeliveryAttempted')
-        .map((fact) => {
-          const { messageId, eventType, attempt, attemptedAt, outcome, status, latencyMs, error } = (fact as unknown as WebhookDeliveryAttempted).data;
-          return { messageId, eventType, attempt, attemptedAt, outcome, status, latencyMs, error };
-        }),
-      next: recorded.length > limit ? encodeCursor(recorded[limit].revision) : null,
-    };
+    const items = recorded
+      .slice(0, limit)
+      .filter((fact) => fact.type === 'WebhookDeliveryAttempted')
+      .map((fact) => {
+        const { messageId, eventType, attempt, attemptedAt, outcome, status, latencyMs, error } = (fact as unknown as WebhookDeliveryAttempted).data;
+        return { messageId, eventType, attempt, attemptedAt, outcome, status, latencyMs, error };
+      });
+    const nextCursor = recorded.length > limit ? encodeCursor(recorded[limit].revision) : null;
+    return { items, nextCursor, deliveries: items, next: nextCursor };
   }
 }
