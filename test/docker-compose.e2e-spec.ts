@@ -1,0 +1,86 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+// Issue 31: docker/compose.yml must survive a second `up`: its secrets are
+// generated once into docker/.env (decision 0061). No Docker here: the files
+// are read as Compose reads them.
+
+const ROOT = join(__dirname, '..');
+const INIT_ENV = join(ROOT, 'docker/init-env.sh');
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+interface Service {
+  environment?: Record<string, string>;
+}
+const COMPOSE_TEXT = read('docker/compose.yml');
+const services = (parseYaml(COMPOSE_TEXT, { merge: true }) as { services: Record<string, Service> }).services;
+
+/** The variables compose refuses to start without (`${NAME:?message}`). */
+const required = new Set([...COMPOSE_TEXT.matchAll(/\$\{(\w+):\?[^}]+\}/g)].map(([, name]) => name));
+
+/** Runs docker/init-env.sh on `target`, from a shell whose umask would leave a new file readable by all. */
+function initEnv(target: string): string {
+  return execFileSync('sh', ['-c', 'umask 022 && exec "$0" "$1" 2>&1', INIT_ENV, target]).toString();
+}
+
+describe('docker/compose.yml', () => {
+  it('takes the keys and the database password from variables it refuses to start without, the ones docker/init-env.sh writes', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'compose-env-'));
+    try {
+      initEnv(join(directory, '.env'));
+      const written = readFileSync(join(directory, '.env'), 'utf8')
+        .split('\n')
+        .filter((line) => line && !line.startsWith('#'))
+        .map((line) => line.slice(0, line.indexOf('=')));
+      expect(new Set(written)).toEqual(required);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+    expect([...required].sort()).toEqual(['LEDGER_LOG_SIGNING_KEY', 'LEDGER_MASTER_KEY', 'POSTGRES_PASSWORD']);
+    const environment = services['api-1'].environment!;
+    expect(environment.LEDGER_MASTER_KEY).toMatch(/^\$\{LEDGER_MASTER_KEY:\?[^}]+\}$/);
+    expect(environment.LEDGER_LOG_SIGNING_KEY).toMatch(/^\$\{LEDGER_LOG_SIGNING_KEY:\?[^}]+\}$/);
+    expect(environment.DATABASE_URL).toMatch(/^postgres:\/\/ledger:\$\{POSTGRES_PASSWORD:\?[^}]+\}@postgres:5432\/ledger$/);
+    expect(services.postgres.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/);
+    for (const name of ['api-2', 'worker']) expect(services[name].environment).toMatchObject(environment);
+  });
+});
+
+describe('docker/init-env.sh', () => {
+  let directory: string;
+  beforeEach(() => (directory = mkdtempSync(join(tmpdir(), 'compose-env-'))));
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('writes the secrets once, readable by its owner only, and leaves an existing file as it is', () => {
+    const target = join(directory, '.env');
+    expect(initEnv(target)).toContain(`wrote ${target}`);
+    const first = readFileSync(target, 'utf8');
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    expect(first).toMatch(/^LEDGER_MASTER_KEY=[0-9a-f]{64}$/m);
+    expect(first).toMatch(/^LEDGER_LOG_SIGNING_KEY=[0-9a-f]{64}$/m);
+    expect(first).toMatch(/^POSTGRES_PASSWORD=[0-9a-f]{32}$/m);
+
+    expect(initEnv(target)).toContain(`${target} exists; left as it is`);
+    expect(readFileSync(target, 'utf8')).toBe(first);
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+  });
+
+  it('draws new keys for another file', () => {
+    initEnv(join(directory, 'one.env'));
+    initEnv(join(directory, 'two.env'));
+    const key = (file: string) => /^LEDGER_MASTER_KEY=(\w+)$/m.exec(readFileSync(join(directory, file), 'utf8'))![1];
+    expect(key('one.env')).not.toBe(key('two.env'));
+  });
+
+  it('writes, unless told where, beside itself, where Compose reads it: docker/.env, which git ignores', () => {
+    const docker = join(directory, 'docker');
+    mkdirSync(docker);
+    copyFileSync(INIT_ENV, join(docker, 'init-env.sh'));
+    execFileSync('sh', [join(docker, 'init-env.sh')], { cwd: tmpdir(), stdio: 'ignore' });
+    expect(readFileSync(join(docker, '.env'), 'utf8')).toMatch(/^LEDGER_MASTER_KEY=[0-9a-f]{64}$/m);
+    expect(read('.gitignore').split('\n')).toContain('docker/.env');
+  });
+});
