@@ -13,6 +13,7 @@ const INIT_ENV = join(ROOT, 'docker/init-env.sh');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
 interface Service {
+  ports?: string[];
   environment?: Record<string, string>;
 }
 const COMPOSE_TEXT = read('docker/compose.yml');
@@ -27,6 +28,13 @@ function initEnv(target: string): string {
 }
 
 describe('docker/compose.yml', () => {
+  it('publishes no Redis port on the host: the services reach Redis on the compose network', () => {
+    expect(services.redis.ports).toBeUndefined();
+    const published = Object.entries(services).flatMap(([name, service]) => (service.ports ?? []).map((port) => `${name} ${port}`));
+    expect(published.filter((entry) => /\b6379\b/.test(entry))).toEqual([]);
+    expect(services['api-1'].environment!.REDIS_URL).toBe('redis://redis:6379');
+  });
+
   it('takes the keys and the database password from variables it refuses to start without, the ones docker/init-env.sh writes', () => {
     const directory = mkdtempSync(join(tmpdir(), 'compose-env-'));
     try {
