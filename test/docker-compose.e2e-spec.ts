@@ -13,6 +13,7 @@ const INIT_ENV = join(ROOT, 'docker/init-env.sh');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
 interface Service {
+  restart?: string;
   ports?: string[];
   environment?: Record<string, string>;
 }
@@ -33,6 +34,20 @@ describe('docker/compose.yml', () => {
     const published = Object.entries(services).flatMap(([name, service]) => (service.ports ?? []).map((port) => `${name} ${port}`));
     expect(published.filter((entry) => /\b6379\b/.test(entry))).toEqual([]);
     expect(services['api-1'].environment!.REDIS_URL).toBe('redis://redis:6379');
+  });
+
+  it('restarts every long-running service, and not the EventStoreDB that only the contract suite runs', () => {
+    const policies = Object.fromEntries(Object.entries(services).map(([name, service]) => [name, service.restart]));
+    expect(policies).toEqual({
+      postgres: 'unless-stopped',
+      redis: 'unless-stopped',
+      'api-1': 'unless-stopped',
+      'api-2': 'unless-stopped',
+      worker: 'unless-stopped',
+      eventstoredb: undefined,
+      prometheus: 'unless-stopped',
+      grafana: 'unless-stopped',
+    });
   });
 
   it('takes the keys and the database password from variables it refuses to start without, the ones docker/init-env.sh writes', () => {
