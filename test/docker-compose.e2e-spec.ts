@@ -1,18 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 
-// Issue 31: docker/compose.yml must survive a second `up`: its secrets are
-// generated once into docker/.env (decision 0061). No Docker here: the files
-// are read as Compose reads them.
+// Issue 31: docker/compose.yml must survive a second `up` (its secrets are
+// generated once into docker/.env, decision 0061) and be fit to leave running.
+// No Docker here: the files are read as Compose reads them.
 
 const ROOT = join(__dirname, '..');
 const INIT_ENV = join(ROOT, 'docker/init-env.sh');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
 interface Service {
+  image: string;
+  build?: { context: string; dockerfile: string };
   restart?: string;
   ports?: string[];
   environment?: Record<string, string>;
@@ -34,6 +36,17 @@ describe('docker/compose.yml', () => {
     const published = Object.entries(services).flatMap(([name, service]) => (service.ports ?? []).map((port) => `${name} ${port}`));
     expect(published.filter((entry) => /\b6379\b/.test(entry))).toEqual([]);
     expect(services['api-1'].environment!.REDIS_URL).toBe('redis://redis:6379');
+  });
+
+  it('lets every service on the image it builds build that image, so any one of them comes up alone', () => {
+    const local = Object.entries(services).filter(([, service]) => service.image === 'consent-ledger:local');
+    expect(local.map(([name]) => name)).toEqual(['api-1', 'api-2', 'worker']);
+    for (const [name, service] of local) {
+      expect({ name, build: service.build }).toEqual({ name, build: { context: '..', dockerfile: 'docker/Dockerfile' } });
+    }
+    // The context is relative to the compose file, the Dockerfile to the context.
+    const { context, dockerfile } = local[0][1].build!;
+    expect(existsSync(join(ROOT, 'docker', context, dockerfile))).toBe(true);
   });
 
   it('restarts every long-running service, and not the EventStoreDB that only the contract suite runs', () => {
