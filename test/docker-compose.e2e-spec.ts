@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 
 // Issue 31: docker/compose.yml must survive a second `up` (its secrets are
 // generated once into docker/.env, decision 0061) and be fit to leave running.
-// No Docker here: the files are read as Compose reads them.
+// No Docker here: the files are read as Compose and the builder read them.
 
 const ROOT = join(__dirname, '..');
 const INIT_ENV = join(ROOT, 'docker/init-env.sh');
@@ -28,6 +28,24 @@ const required = new Set([...COMPOSE_TEXT.matchAll(/\$\{(\w+):\?[^}]+\}/g)].map(
 /** Runs docker/init-env.sh on `target`, from a shell whose umask would leave a new file readable by all. */
 function initEnv(target: string): string {
   return execFileSync('sh', ['-c', 'umask 022 && exec "$0" "$1" 2>&1', INIT_ENV, target]).toString();
+}
+
+const WILDCARDS: Record<string, string> = { '**/': '(?:.*/)?', '**': '.*', '*': '[^/]*', '?': '[^/]' };
+
+/** Docker's .dockerignore rule: a path is left out when it or a directory above it matches a pattern. */
+function dockerIgnored(patterns: string[], path: string): boolean {
+  const expressions = patterns.map((pattern) => {
+    const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\/|\*\*|\*|\?/g, (wildcard) => WILDCARDS[wildcard]);
+    return new RegExp(`^${source}$`);
+  });
+  const segments = path.split('/');
+  return segments.some((_, end) => expressions.some((expression) => expression.test(segments.slice(0, end + 1).join('/'))));
+}
+
+/** Every file at or under `path`, relative to the repository. */
+function filesUnder(path: string): string[] {
+  if (!statSync(join(ROOT, path)).isDirectory()) return [path];
+  return readdirSync(join(ROOT, path)).flatMap((name) => filesUnder(`${path}/${name}`));
 }
 
 describe('docker/compose.yml', () => {
@@ -118,5 +136,32 @@ describe('docker/init-env.sh', () => {
     execFileSync('sh', [join(docker, 'init-env.sh')], { cwd: tmpdir(), stdio: 'ignore' });
     expect(readFileSync(join(docker, '.env'), 'utf8')).toMatch(/^LEDGER_MASTER_KEY=[0-9a-f]{64}$/m);
     expect(read('.gitignore').split('\n')).toContain('docker/.env');
+  });
+});
+
+describe('.dockerignore', () => {
+  const patterns = read('.dockerignore')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'));
+
+  it('keeps dependencies, history, local data and secrets out of the build context', () => {
+    // dockerIgnored knows no exceptions (`!pattern`), and the file needs none.
+    expect(patterns.filter((pattern) => pattern.startsWith('!'))).toEqual([]);
+    for (const path of ['node_modules', 'node_modules/pg/package.json', '.git/HEAD', 'data/master.key', 'data/ledger.sqlite', 'docker/.env', 'dist/apps/api/src/main.js']) {
+      expect({ path, ignored: dockerIgnored(patterns, path) }).toEqual({ path, ignored: true });
+    }
+  });
+
+  it('keeps every source docker/Dockerfile copies', () => {
+    const copied = read('docker/Dockerfile')
+      .split('\n')
+      .filter((line) => /^COPY\s/.test(line) && !/--from=/.test(line))
+      .flatMap((line) => line.trim().split(/\s+/).slice(1, -1));
+    expect(copied).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'scripts', 'apps', 'libs']));
+    // The sources the build compiles, not whatever else a working copy may hold beside them.
+    const sources = copied.flatMap(filesUnder).filter((path) => /\.(ts|js|json)$/.test(path));
+    expect(sources.length).toBeGreaterThan(100);
+    expect(sources.filter((path) => dockerIgnored(patterns, path))).toEqual([]);
   });
 });
