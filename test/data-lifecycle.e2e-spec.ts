@@ -15,6 +15,7 @@ import { runCli } from './support/processes';
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
 import { postgresContents } from './support/postgres-contents';
 import { redisContents } from './support/redis-keys';
+import { Document, webhookBodyMismatches } from './support/openapi-schema';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
 const MINUTE = 60_000;
@@ -204,6 +205,8 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('erasure after the retention fl
     expect(sent.contentSha256).toBe(sentDigest.toString('hex'));
     await receiver.waitForCount(1, 30_000);
     expect(JSON.parse(receiver.received[0].body).data).toMatchObject({ report_id: sent.reportId, content_sha256: sent.contentSha256 });
+    // As the OpenAPI document's webhooks section describes it.
+    expect(webhookBodyMismatches((await api.http.get('/openapi.json')).body as Document, JSON.parse(receiver.received[0].body))).toEqual([]);
     // What a holder of the master key would test RUT guesses against: the file's hash, and the hash of each line naming the erased subject.
     const erasedLines = sentFile.split('\r\n').filter((line) => subjectRutIn(line) === fileRut(erased.rut));
     expect(erasedLines).toHaveLength(1);

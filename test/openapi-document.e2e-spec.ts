@@ -2,63 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Scopes } from '@ledger/platform';
+import { WEBHOOK_EVENT_TYPES } from '@ledger/webhooks';
 import { breakingChanges } from '../apps/api/src/openapi/compatibility';
 import { OPERATION_EXAMPLES } from '../apps/api/src/openapi/examples';
 import { IDEMPOTENT_ROUTE, IdempotentOptions } from '../libs/http/src/idempotency/idempotent-route';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
+import { Document, Operation, mismatches } from './support/openapi-schema';
 import { servedRoutes } from './support/routes';
 
 const COMMITTED = join(__dirname, '..', 'openapi', 'openapi.json');
 const PUBLIC_URL = 'https://consent.bank.example/ledger';
-
-type Schema = {
-  $ref?: string;
-  type?: string | string[];
-  enum?: unknown[];
-  properties?: Record<string, Schema>;
-  required?: string[];
-  items?: Schema;
-  allOf?: Schema[];
-  anyOf?: Schema[];
-  oneOf?: Schema[];
-};
-type Parameter = { name: string; in: string; required?: boolean; schema?: Schema; example?: unknown };
-type Media = { schema: Schema; example?: unknown };
-type Operation = { parameters?: Parameter[]; tags?: string[]; requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> };
-type Document = {
-  info: { version: string };
-  servers: Array<{ url: string }>;
-  tags: Array<{ name: string }>;
-  paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema> };
-};
-
-/** Where `value` breaks `schema`: a wrong type, a value outside its enum, a missing required or an unknown property. */
-function mismatches(value: unknown, schema: Schema, at: string, document: Document): string[] {
-  if (schema.$ref) return mismatches(value, document.components.schemas[schema.$ref.replace('#/components/schemas/', '')], at, document);
-  if (schema.allOf) {
-    const parts = schema.allOf.map((part) => (part.$ref ? document.components.schemas[part.$ref.replace('#/components/schemas/', '')] : part));
-    const merged: Schema = { ...schema, allOf: undefined, properties: Object.assign({}, ...parts.map((p) => p.properties ?? {}), schema.properties), required: parts.flatMap((p) => p.required ?? []) };
-    return mismatches(value, parts.length === 1 && !parts[0].properties ? { ...parts[0], ...merged, properties: undefined } : merged, at, document);
-  }
-  const variants = schema.anyOf ?? schema.oneOf;
-  if (variants) return variants.some((variant) => mismatches(value, variant, at, document).length === 0) ? [] : [`${at}: matches none of its variants`];
-  if (schema.enum && !schema.enum.includes(value as string)) return [`${at}: ${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`];
-  const types = [schema.type ?? []].flat();
-  const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v);
-  if (types.length > 0 && !types.some((type) => type === typeOf(value) || (type === 'number' && typeof value === 'number'))) return [`${at}: ${typeOf(value)} where ${types.join('|')} is declared`];
-  if (Array.isArray(value)) return schema.items ? value.flatMap((item, index) => mismatches(item, schema.items!, `${at}[${index}]`, document)) : [];
-  if (typeof value === 'object' && value !== null && schema.properties) {
-    const properties = schema.properties;
-    return [
-      ...Object.keys(value).filter((key) => !(key in properties)).map((key) => `${at}.${key}: not a property of the schema`),
-      ...(schema.required ?? []).filter((key) => !(key in value)).map((key) => `${at}.${key}: required, missing`),
-      ...Object.entries(value).filter(([key]) => key in properties).flatMap(([key, v]) => mismatches(v, properties[key], `${at}.${key}`, document)),
-    ];
-  }
-  return [];
-}
 
 const operations = (document: Document) =>
   Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ method, path, operation })));
@@ -115,6 +69,14 @@ describe('the OpenAPI document: served, committed, and true to the routes', () =
     const ids = operations(served).map(({ operation }) => (operation as { operationId?: string }).operationId);
     expect(ids.filter((id) => !/^[a-z][A-Za-z]*$/.test(id ?? ''))).toEqual([]);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('describes what it sends to a webhook endpoint: every event type one can subscribe to, signed, with its body', () => {
+    expect(Object.keys(served.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    for (const [type, { post }] of Object.entries(served.webhooks)) {
+      expect((post.parameters ?? []).map((p) => `${p.in} ${p.name}`)).toEqual(['header webhook-id', 'header webhook-timestamp', 'header webhook-signature']);
+      expect(post.requestBody?.content['application/json'].schema.properties?.type.enum).toEqual([type]);
+    }
   });
 
   it('describes every tag it uses', () => {

@@ -7,6 +7,7 @@ import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
 import { runCli } from './support/processes';
+import { Document, webhookBodyMismatches } from './support/openapi-schema';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
 // Spec 6 and CONTRACT.md "Webhooks": `redec.notification.required` delivered
@@ -98,6 +99,10 @@ describe('webhook deliveries', () => {
         },
       });
       expect(revocation.id).not.toBe(grant.id);
+      // As the OpenAPI document's webhooks section describes them.
+      const document = (await api.http.get('/openapi.json')).body as Document;
+      expect([grant, revocation].flatMap((body) => webhookBodyMismatches(document, body))).toEqual([]);
+      expect(webhookBodyMismatches(document, { ...revocation, data: { ...revocation.data, purpose: '2' } })).not.toEqual([]);
       // A signature made with another secret is refused by the same verifier: the check above can fail.
       expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(about(receiver, consent)[0].body, about(receiver, consent)[0].headers as Record<string, string>)).toThrow();
     } finally {

@@ -6,6 +6,7 @@ import { LedgerConfig, SCOPES } from '@ledger/platform';
 import { AppModule } from '../app.module';
 import { addExample } from './examples';
 import { PROBLEM_SCHEMA_REF, declareProblems } from './problem-responses';
+import { WEBHOOK_SCHEMAS, webhooksSection } from './webhooks';
 
 const DESCRIPTION = `Event-sourced consent ledger for Chile's consolidated debt registry (REDEC).
 
@@ -68,7 +69,9 @@ export function buildOpenApiDocument(app: NestFastifyApplication, publicUrl: str
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: undefined, description: 'An opaque API key issued with `ledger key issue` (not a JWT).' });
   for (const [name, description] of TAGS) builder.addTag(name, description);
   const document = SwaggerModule.createDocument(app, builder.build());
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, Problem: PROBLEM_SCHEMA } };
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, Problem: PROBLEM_SCHEMA, ...WEBHOOK_SCHEMAS } };
+  // OpenAPI 3.1's section for what the service sends; Nest's document type predates it.
+  (document as OpenAPIObject & { webhooks: unknown }).webhooks = webhooksSection();
   for (const [key, operation] of operationsOf(document)) {
     addExample(key, operation);
     declareProblems(operation);

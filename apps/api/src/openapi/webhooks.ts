@@ -1,0 +1,125 @@
+import { REPORT_KINDS } from '@ledger/redec';
+import { NOTIFICATION_REQUIRED, REPORT_CREATED, WebhookEventType } from '@ledger/webhooks';
+
+/**
+ * The OpenAPI 3.1 `webhooks` section: what the service POSTs to a
+ * registered endpoint, one entry per event type an endpoint can subscribe
+ * to, each body as libs/webhooks serializes it. Keyed by the event types
+ * themselves, so a new type does not compile until it is described here.
+ */
+
+type Schema = Record<string, unknown>;
+
+const EPOCH_MS = { type: 'integer', description: 'Epoch milliseconds.' };
+
+const NOTIFICATION_COMMON: Record<string, Schema> = {
+  internal_consent_code: { type: 'string', description: "The consent's internal code, as the data subject knows it." },
+  redec_consent_id: { type: 'string', format: 'uuid' },
+  consent_action_id: { type: 'string', format: 'uuid', description: 'The grant or revocation action that notification evidence refers to.' },
+  channel: { type: 'string', description: 'The channel the action was taken on.' },
+};
+
+/** The bodies' schemas, for `components.schemas`. */
+export const WEBHOOK_SCHEMAS: Record<string, Schema> = {
+  WebhookGrantNotification: {
+    type: 'object',
+    description: 'The data subject granted a consent: the bank must notify them.',
+    required: ['notification_reason', ...Object.keys(NOTIFICATION_COMMON), 'granted_at', 'purpose', 'medium', 'objectives'],
+    properties: {
+      notification_reason: { type: 'string', enum: ['grant'] },
+      ...NOTIFICATION_COMMON,
+      granted_at: EPOCH_MS,
+      purpose: { type: 'string', description: "The consent's finality code." },
+      medium: { type: 'string', description: 'The medium the consent was captured on (code).' },
+      objectives: { type: 'array', items: { type: 'string' }, description: 'Objective codes.' },
+    },
+  },
+  WebhookRevokeNotification: {
+    type: 'object',
+    description: 'The data subject revoked a consent (also a revocation kept without effect): the bank must notify them.',
+    required: ['notification_reason', ...Object.keys(NOTIFICATION_COMMON), 'revoked_at'],
+    properties: {
+      notification_reason: { type: 'string', enum: ['revoke'] },
+      ...NOTIFICATION_COMMON,
+      revoked_at: EPOCH_MS,
+    },
+  },
+  WebhookReportCreated: {
+    type: 'object',
+    description: 'An RDC30 or RDC31 file is ready; fetch its bytes with a `consent:report` key and check them against `content_sha256`.',
+    required: ['report_id', 'kind', 'period_start', 'period_end', 'records', 'content_sha256', 'layout_version'],
+    properties: {
+      report_id: { type: 'string', format: 'uuid' },
+      kind: { type: 'string', enum: [...REPORT_KINDS] },
+      period_start: EPOCH_MS,
+      period_end: EPOCH_MS,
+      records: { type: 'integer', minimum: 0 },
+      content_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: "SHA-256 of the file's bytes, lowercase hex." },
+      layout_version: { type: 'string' },
+    },
+  },
+};
+
+const ref = (name: keyof typeof WEBHOOK_SCHEMAS & string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** The body every delivery shares around its `data`. */
+function message(type: WebhookEventType, data: Schema): Schema {
+  return {
+    type: 'object',
+    required: ['id', 'type', 'createdAt', 'data'],
+    properties: {
+      id: { type: 'string', pattern: '^evt_[0-9a-f]{32}$', description: 'The message id, the same as the `webhook-id` header and on every retry and redelivery: deduplicate on it.' },
+      type: { type: 'string', enum: [type] },
+      createdAt: { ...EPOCH_MS, description: 'When the fact was recorded (epoch ms), the same on every attempt.' },
+      data,
+    },
+  };
+}
+
+const SIGNATURE_HEADERS = [
+  { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: 'The message id (Standard Webhooks).' },
+  { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string' }, description: 'Seconds since the epoch when this attempt was signed; refuse one more than a few minutes away from your clock.' },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description: '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint secret; several, space-separated, during a secret rotation: accept the message if one matches.',
+  },
+];
+
+const RESPONSES = {
+  '2XX': { description: 'Received. Answer quickly and do the work afterwards; any other answer or none is retried with backoff.' },
+  '410': { description: 'Gone: the endpoint is disabled and nothing more is sent to it.' },
+};
+
+const DESCRIBED: Record<WebhookEventType, { summary: string; data: Schema }> = {
+  [NOTIFICATION_REQUIRED]: {
+    summary: 'The bank must notify the data subject of a grant or a revocation',
+    data: { oneOf: [ref('WebhookGrantNotification'), ref('WebhookRevokeNotification')] },
+  },
+  [REPORT_CREATED]: {
+    summary: 'A regulatory report file is ready to download',
+    data: ref('WebhookReportCreated'),
+  },
+};
+
+/** The `webhooks` section: one POST per event type, as a registered endpoint receives it. */
+export function webhooksSection(): Record<string, Schema> {
+  return Object.fromEntries(
+    Object.entries(DESCRIBED).map(([type, { summary, data }]) => [
+      type,
+      {
+        post: {
+          operationId: `receive${type.replace(/(^|[._])(\w)/g, (_, _separator: string, letter: string) => letter.toUpperCase())}`,
+          summary,
+          description: 'Sent to every active endpoint subscribed to this event type, signed as Standard Webhooks specifies, at least once.',
+          tags: ['webhooks'],
+          parameters: SIGNATURE_HEADERS,
+          requestBody: { required: true, content: { 'application/json': { schema: message(type as WebhookEventType, data) } } },
+          responses: RESPONSES,
+        },
+      },
+    ]),
+  );
+}
