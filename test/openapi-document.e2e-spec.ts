@@ -79,6 +79,25 @@ describe('the OpenAPI document: served, committed, and true to the routes', () =
     }
   });
 
+  it('catalogues every error code an operation can answer, with its statuses, and nothing else', () => {
+    const expected = new Map<string, Set<string>>();
+    for (const { operation } of operations(served)) {
+      for (const status of Object.keys(operation.responses)) {
+        for (const code of codesOf(operation, status)) expected.set(code, (expected.get(code) ?? new Set()).add(status));
+      }
+    }
+    const description = (served as unknown as { info: { description: string } }).info.description;
+    const rows = description
+      .slice(description.indexOf('## Error codes'))
+      .split('\n')
+      .map((line) => /^\| `([^`]+)` \| ([\d, ]+) \|/.exec(line))
+      .filter((match): match is RegExpExecArray => match !== null);
+    expect(new Map(rows.map(([, code, statuses]) => [code, statuses.split(', ').sort()]))).toEqual(
+      new Map([...expected].map(([code, statuses]) => [code, [...statuses].sort()])),
+    );
+    expect(rows.length).toBeGreaterThan(40);
+  });
+
   it('describes every tag it uses', () => {
     const used = new Set(operations(served).flatMap(({ operation }) => operation.tags ?? []));
     expect(served.tags.map((tag) => tag.name).sort()).toEqual([...used].sort());

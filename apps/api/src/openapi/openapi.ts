@@ -5,7 +5,7 @@ import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, createHttpAdapter, 
 import { LedgerConfig, SCOPES } from '@ledger/platform';
 import { AppModule } from '../app.module';
 import { addExample } from './examples';
-import { PROBLEM_SCHEMA_REF, declareProblems } from './problem-responses';
+import { PROBLEM_SCHEMA_REF, declareProblems, errorCatalogue } from './problem-responses';
 import { WEBHOOK_SCHEMAS, webhooksSection } from './webhooks';
 
 const DESCRIPTION = `Event-sourced consent ledger for Chile's consolidated debt registry (REDEC).
@@ -81,6 +81,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication, publicUrl: str
     };
     declareReplayHeader(operation);
   }
+  document.info.description += `\n\n## Error codes\n\nEvery \`code\` an operation can answer, with its HTTP status. A client keys its handling on \`code\`, never on \`title\` or \`detail\`.\n\n${errorCatalogue(operationsOf(document).map(([, operation]) => operation))}`;
   return document;
 }
 

@@ -66,6 +66,38 @@ function declaredCodes(response: ResponseObject | undefined): string[] {
   return schema?.allOf?.[1]?.properties?.code?.enum ?? [];
 }
 
+/** The codes a problem response of the operation names, with its status. */
+export function problemCodesOf(operation: OperationObject): Array<{ status: number; code: string }> {
+  return Object.entries(operation.responses).flatMap(([status, response]) =>
+    declaredCodes(response as ResponseObject).map((code) => ({ status: Number(status), code })),
+  );
+}
+
+/**
+ * The error catalogue: every code any operation can answer, with its
+ * status(es) and the operations that give it, as a Markdown table for the
+ * document's description.
+ */
+export function errorCatalogue(operations: readonly OperationObject[]): string {
+  const byCode = new Map<string, { statuses: Set<number>; operationIds: string[] }>();
+  for (const operation of operations) {
+    const operationId = operation.operationId ?? '';
+    for (const { status, code } of problemCodesOf(operation)) {
+      const entry = byCode.get(code) ?? { statuses: new Set<number>(), operationIds: [] };
+      entry.statuses.add(status);
+      if (!entry.operationIds.includes(operationId)) entry.operationIds.push(operationId);
+      byCode.set(code, entry);
+    }
+  }
+  const rows = [...byCode.entries()]
+    .sort(([a, x], [b, y]) => Math.min(...x.statuses) - Math.min(...y.statuses) || a.localeCompare(b))
+    .map(([code, { statuses, operationIds }]) => {
+      const where = operationIds.length > 8 ? `${operationIds.length} operations` : operationIds.map((id) => `\`${id}\``).join(', ');
+      return `| \`${code}\` | ${[...statuses].sort().join(', ')} | ${where} |`;
+    });
+  return ['| code | status | given by |', '|---|---|---|', ...rows].join('\n');
+}
+
 /** Every error status of the operation, each with the union of the route's own codes and the platform's. */
 export function declareProblems(operation: OperationObject): void {
   for (const [status, codes] of platformProblems(operation)) {
