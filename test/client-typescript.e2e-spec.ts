@@ -1,6 +1,20 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ExportConsentsOptions, ExportedConsent, ProblemError, createLedgerClient, exportConsents } from '@consent-ledger/client';
+import {
+  ExportConsentsOptions,
+  ExportedConsent,
+  ProblemError,
+  contradictedAccesses,
+  createLedgerClient,
+  exportConsents,
+  obligationsToReconcile,
+  overdueNotifications,
+  webhookDeliveries,
+} from '@consent-ledger/client';
+import { toNewEvent } from '@ledger/ledger';
+import { NOTIFICATION_REQUIRED, webhookStreams } from '@ledger/webhooks';
 import { captureConsent } from '../clients/typescript/examples/capture-walk-through';
 import { ListeningApiApp, startListeningApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
@@ -25,6 +39,19 @@ describe('the TypeScript client against the running service', () => {
     await api.close();
     await environment.dispose();
   });
+
+  it('installs from the file npm pack makes, as docs/client-typescript.md says, and runs from there', () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'ledger-client-install-'));
+    try {
+      const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: join(ROOT, 'clients', 'typescript'), encoding: 'utf8' })) as Array<{ filename: string }>;
+      writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'bank-backend', private: true }));
+      execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${packed.filename}`], { cwd: scratch, stdio: 'pipe' });
+      const exported = execFileSync('node', ['-e', "console.log(Object.keys(require('@consent-ledger/client')).sort().join(' '))"], { cwd: scratch, encoding: 'utf8' });
+      expect(exported.trim().split(' ')).toEqual(expect.arrayContaining(['createLedgerClient', 'exportConsents', 'webhookDeliveries', 'ProblemError']));
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('shows in docs/client-typescript.md exactly the walk-through this suite runs', () => {
     const blocks = [...readFileSync(join(ROOT, 'docs', 'client-typescript.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]);
@@ -86,5 +113,54 @@ describe('the TypeScript client against the running service', () => {
     const refused = await exportConsents(createLedgerClient({ baseUrl, apiKey: writer })).next().catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ProblemError);
     expect(refused).toMatchObject({ status: 403, problem: { code: 'INSUFFICIENT_SCOPE' } });
+  });
+
+  it('has a helper for every other paged list, each following nextCursor from its own path to the end', async () => {
+    const { apiKey, tenantId } = await api.tenantKey(['consent:admin', 'consent:read']);
+    const asked: URL[] = [];
+    const ledger = createLedgerClient({ baseUrl, apiKey, fetch: (request) => (asked.push(new URL(request.url)), fetch(request)) });
+    const all = async <T>(items: AsyncIterable<T>) => {
+      const seen: T[] = [];
+      for await (const item of items) seen.push(item);
+      return seen;
+    };
+
+    const registered = await ledger.POST('/v1/webhook-endpoints', { body: { url: 'https://hooks.bank.example/redec' } });
+    const endpointId = registered.data!.endpointId;
+    const attempts = [1, 2, 3, 4, 5].map((attempt) => ({
+      endpointId,
+      messageId: `evt_${String(attempt).repeat(32)}`,
+      eventType: NOTIFICATION_REQUIRED,
+      eventPosition: 1,
+      attempt,
+      attemptedAt: 1_800_000_000_000 + attempt,
+      outcome: 'failed' as const,
+      status: 503,
+      latencyMs: 10,
+      error: 'http_503',
+      sinceRecordedMs: attempt,
+    }));
+    await api.store.append(
+      webhookStreams.deliveries(tenantId, endpointId),
+      attempts.map((data) => toNewEvent({ type: 'WebhookDeliveryAttempted', data }, { tenantId, actor: 'worker:webhooks', correlationId: 'test', now: Date.now() })),
+      'no_stream',
+    );
+    asked.length = 0;
+    expect((await all(webhookDeliveries(ledger, endpointId, { limit: 2 }))).map((d) => d.attempt)).toEqual([5, 4, 3, 2, 1]);
+    expect(asked.map((url) => [url.pathname, url.searchParams.has('cursor')])).toEqual([
+      [`/v1/webhook-endpoints/${endpointId}/deliveries`, false],
+      [`/v1/webhook-endpoints/${endpointId}/deliveries`, true],
+      [`/v1/webhook-endpoints/${endpointId}/deliveries`, true],
+    ]);
+
+    asked.length = 0;
+    expect(await all(contradictedAccesses(ledger))).toEqual([]);
+    expect(await all(overdueNotifications(ledger, { afterBankingDays: 3 }))).toEqual([]);
+    expect(await all(obligationsToReconcile(ledger))).toEqual([]);
+    expect(asked.map((url) => url.pathname)).toEqual(['/v1/redec/accesses/contradicted', '/v1/redec/notifications/overdue', '/v1/redec/reportable-obligations/reconciliation']);
+    expect(asked[1].searchParams.get('afterBankingDays')).toBe('3');
+
+    const { apiKey: writer } = await api.tenantKey(['consent:write']);
+    await expect(all(contradictedAccesses(createLedgerClient({ baseUrl, apiKey: writer })))).rejects.toMatchObject({ status: 403, problem: { code: 'INSUFFICIENT_SCOPE' } });
   });
 });
