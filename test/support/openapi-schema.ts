@@ -1,6 +1,6 @@
 /**
  * Checks a value against a schema of the service's OpenAPI document, as far
- * as the document's schemas go (types, enums, required and unknown
+ * as the document's schemas go (types, enums, patterns, required and unknown
  * properties, $ref, allOf, anyOf and oneOf): what the tests of the served
  * document and of what the service sends (answers, webhook bodies) share.
  */
@@ -8,6 +8,7 @@ export type Schema = {
   $ref?: string;
   type?: string | string[];
   enum?: unknown[];
+  pattern?: string;
   properties?: Record<string, Schema>;
   required?: string[];
   items?: Schema;
@@ -27,7 +28,7 @@ export type Document = {
   components: { schemas: Record<string, Schema> };
 };
 
-/** Where `value` breaks `schema`: a wrong type, a value outside its enum, a missing required or an unknown property. */
+/** Where `value` breaks `schema`: a wrong type, a value outside its enum or pattern, a missing required or an unknown property. */
 export function mismatches(value: unknown, schema: Schema, at: string, document: Document): string[] {
   if (schema.$ref) return mismatches(value, document.components.schemas[schema.$ref.replace('#/components/schemas/', '')], at, document);
   if (schema.allOf) {
@@ -38,6 +39,7 @@ export function mismatches(value: unknown, schema: Schema, at: string, document:
   const variants = schema.anyOf ?? schema.oneOf;
   if (variants) return variants.some((variant) => mismatches(value, variant, at, document).length === 0) ? [] : [`${at}: matches none of its variants`];
   if (schema.enum && !schema.enum.includes(value as string)) return [`${at}: ${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`];
+  if (schema.pattern !== undefined && typeof value === 'string' && !new RegExp(schema.pattern, 'u').test(value)) return [`${at}: ${JSON.stringify(value)} does not match ${schema.pattern}`];
   const types = [schema.type ?? []].flat();
   const typeOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v);
   if (types.length > 0 && !types.some((type) => type === typeOf(value) || (type === 'number' && typeof value === 'number'))) return [`${at}: ${typeOf(value)} where ${types.join('|')} is declared`];

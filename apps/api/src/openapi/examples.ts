@@ -541,7 +541,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   'POST /v1/webhook-endpoints/{endpointId}/rotate-secret': {
     parameters: { endpointId: ENDPOINT_ID },
     request: { overlapSeconds: 86400 },
-    response: { endpointId: ENDPOINT_ID, secret: 'whsec_Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0', previousSecretsValidUntil: GRANTED_AT + 86_400_000 },
+    response: { endpointId: ENDPOINT_ID, secret: 'whsec_YSByb3RhdGVkIHdlYmhvb2sgc2VjcmV0LCAzMiBieS4=', previousSecretsValidUntil: GRANTED_AT + 86_400_000 },
   },
   'GET /v1/webhook-endpoints/{endpointId}/deliveries': {
     parameters: { endpointId: ENDPOINT_ID, limit: 50 },
@@ -564,7 +564,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       endpointId: ENDPOINT_ID,
       url: 'https://hooks.bank.example/redec',
       eventTypes: ['redec.notification.required'],
-      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      secret: 'whsec_YW4gZXhhbXBsZSB3ZWJob29rIHNlY3JldCwgMzIgYiE=',
       status: 'active',
       createdAt: GRANTED_AT - 3_600_000,
     },

@@ -69,6 +69,10 @@ export function buildOpenApiDocument(app: NestFastifyApplication, publicUrl: str
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: undefined, description: 'An opaque API key issued with `ledger key issue` (not a JWT).' });
   for (const [name, description] of TAGS) builder.addTag(name, description);
   const document = SwaggerModule.createDocument(app, builder.build());
+  // As package.json's UNLICENSED: no licence is granted beyond the agreement under which it runs. OpenAPI 3.1's
+  // SPDX `identifier` is newer than Nest's document types.
+  const license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' };
+  document.info.license = license;
   document.components = { ...document.components, schemas: { ...document.components?.schemas, Problem: PROBLEM_SCHEMA, ...WEBHOOK_SCHEMAS } };
   // OpenAPI 3.1's section for what the service sends; Nest's document type predates it.
   (document as OpenAPIObject & { webhooks: unknown }).webhooks = webhooksSection();

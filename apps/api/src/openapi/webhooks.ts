@@ -115,6 +115,8 @@ export function webhooksSection(): Record<string, Schema> {
           summary,
           description: 'Sent to every active endpoint subscribed to this event type, signed as Standard Webhooks specifies, at least once.',
           tags: ['webhooks'],
+          // Not a bearer call: the receiver authenticates the message by its signature headers.
+          security: [],
           parameters: SIGNATURE_HEADERS,
           requestBody: { required: true, content: { 'application/json': { schema: message(type as WebhookEventType, data) } } },
           responses: RESPONSES,
