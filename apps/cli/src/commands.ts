@@ -23,8 +23,8 @@ import { ledgerLogCommands, logOf } from './ledger-log-commands';
 export interface CliDependencies {
   store: EventStore;
   clock: Clock;
-  /** LEDGER_MASTER_KEY and LEDGER_PREVIOUS_MASTER_KEYS. */
-  masterKeys: MasterKeys;
+  /** LEDGER_MASTER_KEY and LEDGER_PREVIOUS_MASTER_KEYS; read on first use, so a command that needs no key needs none set. */
+  masterKeys: () => MasterKeys;
   /** Built only by the commands that need Redis, so tenant and key commands work without it. */
   projections: () => ProjectionRunner;
   /** The Redis read model, for the indexes an audit uses to find streams. */
@@ -137,7 +137,7 @@ export const commands: Record<string, CliCommand> = {
   'keys rotate': {
     description: 'rewrap every tenant key under LEDGER_MASTER_KEY (the previous keys in LEDGER_PREVIOUS_MASTER_KEYS)',
     options: [],
-    run: (_o, d) => rotateMasterKey(d.store, d.masterKeys, operatorContext(d.clock)),
+    run: (_o, d) => rotateMasterKey(d.store, d.masterKeys(), operatorContext(d.clock)),
   },
   'projections status': {
     description: "each projection's version, checkpoint and lag",
