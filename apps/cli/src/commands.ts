@@ -5,7 +5,7 @@ import { EventStore, LedgerLog, verifyLedger } from '@ledger/event-store';
 import { LogAudit, LogIdentity, openCheckpoint } from '@ledger/ledger-log';
 import { NoteError } from '@ledger/transparency';
 import { readFileSync } from 'node:fs';
-import { CommandContext, CustomerKeyTable, configureTenant, createTenant, issueApiKey, listApiKeys, listTenants, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
+import { API_KEY_RECHECK_MS, CommandContext, CustomerKeyTable, configureTenant, createTenant, issueApiKey, listApiKeys, listTenants, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
 import { Clock, MasterKeys, SCOPES, SCOPE_MEANINGS, notFound } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queueCounts } from '@ledger/queues';
@@ -133,7 +133,7 @@ export const commands: Record<string, CliCommand> = {
     },
   },
   'key revoke': {
-    description: 'revoke an API key; the service refuses it within one second',
+    description: `revoke an API key; every process of the service refuses it within ${API_KEY_RECHECK_MS} ms`,
     options: [{ flags: '--key <KEY_ID>', description: 'the key id (24 hexadecimal characters)', required: true, parse: keyId }],
     run: (o, d) => revokeApiKey(d.store, o.key, operatorContext(d.clock)),
   },
