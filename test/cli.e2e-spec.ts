@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEventStore } from '@ledger/event-store';
 import { rutCheckDigit } from '@ledger/ledger';
 import { PROJECTIONS } from '../apps/api/src/projections';
+import { commands } from '../apps/cli/src/commands';
 import { loadConfig } from '@ledger/platform';
 import { ApiApp, startApiApp } from './support/api-app';
 import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
@@ -231,35 +232,65 @@ describe('operator CLI', () => {
     expect((await resolve(issued.json.apiKey, 'cli-propagation', '14141414')).status).toBe(401);
   }, SLOW);
 
-  it('commands that read the ledger refuse a wrong or empty LEDGER_DATA_DIR with LEDGER_NOT_FOUND and create no ledger there; only `tenant create` starts one', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'ledger-cli-elsewhere-'));
-    try {
-      const empty = join(root, 'empty');
-      const mistyped = join(root, 'dat');
-      const fresh = join(root, 'fresh');
-      const at = (dataDir: string, ...args: string[]) => runCli(args, { ...environment.env, ...EMBEDDED_STORE, LEDGER_DATA_DIR: dataDir });
-      mkdirSync(empty);
-      const results = await Promise.all([
-        at(empty, 'audit', 'verify'),
-        at(empty, 'key', 'issue', '--tenant', tenantId, '--scopes', 'consent:read'),
-        at(mistyped, 'audit', 'replay', '--tenant', tenantId, '--consent', '00000000-0000-4000-8000-000000000000'),
-        at(mistyped, 'projections', 'status'),
-        at(fresh, 'tenant', 'create', '--name', 'Banco Nuevo'),
-      ]);
-      const created = results.pop()!;
-      for (const result of results) {
-        expectFailure(result);
-        expect(result.status).toBe(1);
-        expect(result.json.error.code).toBe('LEDGER_NOT_FOUND');
-        expect(result.json.error.message).toMatch(/no ledger at .*ledger\.sqlite/);
+  it(
+    'every command but `tenant create`, pointed at a missing or empty LEDGER_DATA_DIR, exits 1 with LEDGER_NOT_FOUND and creates nothing there, not even a key; only `tenant create` starts a ledger',
+    async () => {
+      const root = mkdtempSync(join(tmpdir(), 'ledger-cli-elsewhere-'));
+      try {
+        const some = '00000000-0000-4000-8000-000000000000';
+        // Read-only ones first, then those that would write facts into a ledger that exists.
+        const commandLines = [
+          ['tenant', 'list'],
+          ['key', 'list', '--tenant', some],
+          ['projections', 'status'],
+          ['queues', 'status'],
+          ['retention', 'status', '--tenant', some],
+          ['retention', 'erase', '--tenant', some, '--dry-run'],
+          ['export', 'consents', '--tenant', some],
+          ['audit', 'replay', '--tenant', some, '--consent', some],
+          ['audit', 'verify'],
+          ['log', 'verifier-key'],
+          ['tenant', 'configure', '--tenant', some, '--weekly-reports', 'on'],
+          ['key', 'issue', '--tenant', some, '--scopes', 'consent:read'],
+          ['key', 'revoke', '--key', '0'.repeat(24)],
+          ['keys', 'rotate'],
+          ['projections', 'rebuild'],
+          ['webhooks', 'redeliver', '--tenant', some, '--endpoint', some],
+          ['retention', 'erase', '--tenant', some],
+          ['log', 'checkpoint'],
+        ];
+        const named = new Set(commandLines.map((line) => line.slice(0, 2).join(' ')));
+        const opening = Object.entries(commands).filter(([, command]) => command.opensLedger !== false && command.createsLedger !== true);
+        expect(opening.map(([name]) => name).filter((name) => !named.has(name))).toEqual([]);
+
+        const missing = join(root, 'dat');
+        const empty = join(root, 'empty');
+        mkdirSync(empty);
+        // No key in the environment either: outside production, a key neither set nor on file used to be generated into the data dir.
+        const at = (dataDir: string, args: string[]) => runCli(args, { ...environment.env, ...EMBEDDED_STORE, LEDGER_MASTER_KEY: '', LEDGER_LOG_SIGNING_KEY: '', LEDGER_DATA_DIR: dataDir });
+        const runs = commandLines.flatMap((args) => [missing, empty].map((dataDir) => ({ args, dataDir })));
+        // Two at a time: each is a Node process of its own.
+        for (let next = 0; next < runs.length; next += 2) {
+          const batch = runs.slice(next, next + 2);
+          const results = await Promise.all(batch.map(({ args, dataDir }) => at(dataDir, args)));
+          results.forEach((result, i) => {
+            const run = `${batch[i].args.join(' ')} at ${batch[i].dataDir}`;
+            expectFailure(result);
+            expect({ run, status: result.status, code: result.json.error.code }).toEqual({ run, status: 1, code: 'LEDGER_NOT_FOUND' });
+            expect(result.json.error.message).toMatch(/no ledger at .*ledger\.sqlite/);
+          });
+        }
+        expect([existsSync(missing), readdirSync(empty)]).toEqual([false, []]);
+
+        const fresh = join(root, 'fresh');
+        expectSuccess(await at(fresh, ['tenant', 'create', '--name', 'Banco Nuevo']));
+        expect(readdirSync(fresh)).toEqual(expect.arrayContaining(['ledger.sqlite', 'master.key', 'log-signing.key']));
+      } finally {
+        rmSync(root, { recursive: true, force: true });
       }
-      expect([existsSync(join(empty, 'ledger.sqlite')), existsSync(mistyped)]).toEqual([false, false]);
-      expectSuccess(created);
-      expect(existsSync(join(fresh, 'ledger.sqlite'))).toBe(true);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  }, SLOW);
+    },
+    SLOW * 2,
+  );
 
   it('`audit verify` on a ledger without a single event exits 1 with EMPTY_LEDGER rather than calling it intact', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ledger-cli-empty-'));

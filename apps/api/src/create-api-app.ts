@@ -3,6 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHttpApp, createJsonLogger } from '@ledger/http';
 import { recordHttpRequests } from '@ledger/metrics';
 import { nameServerSpansByRoute, traceLogFields } from '@ledger/tracing';
+import { eventStoreKind } from '@ledger/event-store';
 import { LedgerConfig } from '@ledger/platform';
 import { AppModule } from './app.module';
 import { METRICS_REGISTRY } from './metrics/metrics-registry.provider';
@@ -20,6 +21,7 @@ export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS
     rateLimit: { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix },
   });
   try {
+    countRoutes(app);
     // Before the routes are registered (at init): each route gets its own timing hook.
     recordHttpRequests(app.getHttpAdapter().getInstance(), app.get(METRICS_REGISTRY));
     nameServerSpansByRoute(app.getHttpAdapter().getInstance());
@@ -37,4 +39,28 @@ export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS
   // Exit 0 after the shutdown hooks (HTTP closed, workers drained, projections stopped, store closed).
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   return app;
+}
+
+/**
+ * `npm start`: the service on HOST:PORT. Fastify's line saying it listens is
+ * the start-up's one line at info (Nest's narration of modules and routes is
+ * at debug): where, how many routes, which event store, where the queue
+ * workers run. Fastify writes it once per address it listens on, so HOST
+ * 0.0.0.0 gives one for each of the machine's IPv4 addresses.
+ */
+export async function listenApiApp(app: NestFastifyApplication, config: LedgerConfig): Promise<void> {
+  const facts = () => `${routesServed.get(app)?.() ?? 0} routes, event store ${eventStoreKind(config)}, workers ${config.inProcessWorkers ? 'in-process' : 'external'}`;
+  await app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `listening on ${address}, ${facts()}` });
+}
+
+/** Each app's routes, counted by createApiApp as they are registered (Fastify lists them to no one), for its start-up line. */
+const routesServed = new WeakMap<NestFastifyApplication, () => number>();
+
+function countRoutes(app: NestFastifyApplication): void {
+  let routes = 0;
+  // HEAD routes are Fastify's copies of the GET ones.
+  app.getHttpAdapter().getInstance().addHook('onRoute', (route) => {
+    routes += [route.method].flat().filter((method) => method !== 'HEAD').length;
+  });
+  routesServed.set(app, () => routes);
 }

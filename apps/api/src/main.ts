@@ -1,14 +1,14 @@
 import './tracing';
 import 'reflect-metadata';
 import { boundHeapGrowth, loadConfig } from '@ledger/platform';
-import { createApiApp } from './create-api-app';
+import { createApiApp, listenApiApp } from './create-api-app';
 
 async function main(): Promise<void> {
   // Before the catch-up starts: its garbage would otherwise grow the heap to several times the live data (decision 0037).
   boundHeapGrowth();
   const config = loadConfig();
   const app = await createApiApp(config);
-  await app.listen({ port: config.port, host: config.host });
+  await listenApiApp(app, config);
 }
 
 main().catch((error: unknown) => {

@@ -5,8 +5,8 @@ import { EventStore, LedgerLog, verifyLedger } from '@ledger/event-store';
 import { LogAudit, LogIdentity, openCheckpoint } from '@ledger/ledger-log';
 import { NoteError } from '@ledger/transparency';
 import { readFileSync } from 'node:fs';
-import { CommandContext, CustomerKeyTable, configureTenant, createTenant, issueApiKey, listApiKeys, listTenants, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
-import { Clock, MasterKeys, notFound } from '@ledger/platform';
+import { API_KEY_RECHECK_MS, CommandContext, CustomerKeyTable, configureTenant, createTenant, issueApiKey, listApiKeys, listTenants, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
+import { Clock, MasterKeys, SCOPES, SCOPE_MEANINGS, notFound } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queueCounts } from '@ledger/queues';
 import { consentHistory, eraseCustomers, exportConsents, historyTimeline, readConsentReferences, retentionStatus } from '@ledger/redec';
@@ -23,8 +23,8 @@ import { ledgerLogCommands, logOf } from './ledger-log-commands';
 export interface CliDependencies {
   store: EventStore;
   clock: Clock;
-  /** LEDGER_MASTER_KEY and LEDGER_PREVIOUS_MASTER_KEYS. */
-  masterKeys: MasterKeys;
+  /** LEDGER_MASTER_KEY and LEDGER_PREVIOUS_MASTER_KEYS; read on first use, so a command that needs no key needs none set. */
+  masterKeys: () => MasterKeys;
   /** Built only by the commands that need Redis, so tenant and key commands work without it. */
   projections: () => ProjectionRunner;
   /** The Redis read model, for the indexes an audit uses to find streams. */
@@ -50,6 +50,8 @@ interface CommandShape {
   options: CliOption[];
   /** What the options must say together, checked like each option before anything is opened. */
   validate?: (options: Options) => void;
+  /** What `--help` prints after the options, for values the options' lines are too short to list. */
+  help?: string;
 }
 
 /** A command on the ledger: main.ts loads the configuration and opens the store (and Redis, the key table, blobs when asked). */
@@ -119,6 +121,7 @@ export const commands: Record<string, CliCommand> = {
   'key issue': {
     description: 'issue an API key for a tenant; the key is shown only here',
     options: [tenantOption, { flags: '--scopes <SCOPE[,SCOPE...]>', description: 'comma-separated scopes, e.g. consent:read,consent:write', required: true, parse: scopeList }],
+    help: scopesHelp(),
     run: (o, d) => issueApiKey(d.store, { tenantId: o.tenant, scopes: o.scopes }, operatorContext(d.clock)),
   },
   'key list': {
@@ -130,14 +133,14 @@ export const commands: Record<string, CliCommand> = {
     },
   },
   'key revoke': {
-    description: 'revoke an API key; the service refuses it within one second',
+    description: `revoke an API key; every process of the service refuses it within ${API_KEY_RECHECK_MS} ms`,
     options: [{ flags: '--key <KEY_ID>', description: 'the key id (24 hexadecimal characters)', required: true, parse: keyId }],
     run: (o, d) => revokeApiKey(d.store, o.key, operatorContext(d.clock)),
   },
   'keys rotate': {
     description: 'rewrap every tenant key under LEDGER_MASTER_KEY (the previous keys in LEDGER_PREVIOUS_MASTER_KEYS)',
     options: [],
-    run: (_o, d) => rotateMasterKey(d.store, d.masterKeys, operatorContext(d.clock)),
+    run: (_o, d) => rotateMasterKey(d.store, d.masterKeys(), operatorContext(d.clock)),
   },
   'projections status': {
     description: "each projection's version, checkpoint and lag",
@@ -217,6 +220,12 @@ export const commands: Record<string, CliCommand> = {
   ...ledgerLogCommands,
   ...witnessCommands,
 };
+
+/** The scopes a key may carry, one a line with what it allows, aligned as commander aligns options. */
+function scopesHelp(): string {
+  const width = Math.max(...SCOPES.map((scope) => scope.length));
+  return ['', 'Scopes:', ...SCOPES.map((scope) => `  ${scope.padEnd(width)}  ${SCOPE_MEANINGS[scope]}`)].join('\n');
+}
 
 const EXPORT_PAGE = 200;
 

@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { LedgerNotFoundError, LogBuildProgress, createEventStore } from '@ledger/event-store';
 import { BlobStore, createBlobStore } from '@ledger/artifacts';
 import { CustomerKeyTable, CustomerKeyring, TenantKeyring, openCustomerKeyTable } from '@ledger/ledger';
-import { BlobProtection, DomainError, buildInfo, createRedis, loadConfig, masterKeys, systemClock } from '@ledger/platform';
+import { BlobProtection, DomainError, MasterKeys, buildInfo, createRedis, loadConfig, masterKeys, systemClock } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queuePrefix } from '@ledger/queues';
 import { Queue } from 'bullmq';
@@ -48,26 +48,28 @@ function usageMistake(error: CommanderError, argv: string[]): string {
 async function execute(command: CliCommand, options: Options): Promise<number> {
   // A witness works beside a ledger, maybe on another machine: it needs no configuration, store or Redis.
   if (command.opensLedger === false) return print(await command.run(options, { progress, write }));
-  const config = loadConfig();
-  // Only a command that creates may start a ledger; the others read one that must exist.
-  const store = createEventStore(config, { create: command.createsLedger === true, onLogBuild: (p) => progress(logBuildLine(p)) });
+  // Only a command that creates may start a ledger, or generate its keys; the others read a ledger that must exist, and leave a data dir as they found it.
+  const creates = command.createsLedger === true;
+  const config = loadConfig(process.env, undefined, { generateKeys: creates });
+  const store = createEventStore(config, { create: creates, onLogBuild: (p) => progress(logBuildLine(p)) });
   let redis: ReturnType<typeof createRedis> | undefined;
   const connection = () => (redis ??= reportUnreachable(createRedis(config.redisUrl, 'ledger-cli', { maxRetriesPerRequest: 3 }), config.redisUrl));
   const queues = new Map<string, Queue>();
   let keyTable: CustomerKeyTable | undefined;
   let blobs: BlobStore | undefined;
   const clock = systemClock(config.clockOffsetMs);
-  const keys = masterKeys(config.masterKey, config.previousMasterKeys);
+  let keys: MasterKeys | undefined;
+  const heldKeys = () => (keys ??= masterKeys(config.masterKey, config.previousMasterKeys));
   try {
     const result = await command.run(options, {
       store,
       clock,
-      masterKeys: keys,
+      masterKeys: heldKeys,
       keyTable: () => (keyTable ??= openCustomerKeyTable(config)),
       logIdentity: () => logIdentity({ origin: config.logOrigin, signingKey: config.logSigningKey, previousVerifierKeys: config.logPreviousVerifierKeys }),
       blobs: async () => {
         // Opened only by the commands that need blobs: unwrapping the tenants' keys needs the master key that wrapped them.
-        const tenantKeys = await TenantKeyring.open(store, keys, clock);
+        const tenantKeys = await TenantKeyring.open(store, heldKeys(), clock);
         return (blobs ??= createBlobStore(config, new BlobProtection(tenantKeys, new CustomerKeyring(tenantKeys, (keyTable ??= openCustomerKeyTable(config)), clock))));
       },
       projections: () => new ProjectionRunner({ store, redis: connection(), prefix: config.redisPrefix, projections: PROJECTIONS }),

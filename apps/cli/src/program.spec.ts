@@ -1,4 +1,5 @@
 import { CommanderError } from 'commander';
+import { SCOPES, SCOPE_MEANINGS } from '@ledger/platform';
 import { UsageError } from './cli-error';
 import { commands } from './commands';
 import { buildProgram } from './program';
@@ -34,6 +35,12 @@ describe('the command line', () => {
     for (const option of commands[name].options) expect(stdout).toContain(option.flags);
     expect(stderr).toBe('');
     expect(executed).toEqual([]);
+  });
+
+  it('`key issue --help` lists every scope a key may carry, each with what it allows', async () => {
+    const { stdout } = await parse(['key', 'issue', '--help']);
+    const listed = stdout.slice(stdout.indexOf('\nScopes:\n')).split('\n').slice(2).filter(Boolean);
+    expect(listed.map((line) => line.trim().split(/ {2,}/))).toEqual(SCOPES.map((scope) => [scope, SCOPE_MEANINGS[scope]]));
   });
 
   it.each([...new Set(Object.keys(commands).map((name) => name.split(' ')[0]))])('`%s --help` lists the commands of the group', async (group) => {

@@ -47,6 +47,7 @@ export function buildProgram(
     }
     const leaf = group.command(commandName).description(command.description).allowExcessArguments(false);
     for (const option of command.options) leaf.addOption(toCommanderOption(option));
+    if (command.help) leaf.addHelpText('after', command.help);
     leaf.action(async (options: Options) => {
       command.validate?.(options);
       await execute(command, options);

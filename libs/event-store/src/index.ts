@@ -7,7 +7,7 @@ export { SqliteEventStore } from './sqlite/sqlite-event-store';
 export { DEFAULT_BUSY_TIMEOUT_MS, migrateSchema } from './sqlite/schema';
 export type { SqliteEventStoreOptions } from './sqlite/sqlite-event-store';
 export type { GroupCommitStats } from './pending-append';
-export { createEventStore, LedgerNotFoundError, SQLITE_FILE_NAME } from './create-event-store';
+export { createEventStore, eventStoreKind, LedgerNotFoundError, SQLITE_FILE_NAME } from './create-event-store';
 export { PostgresEventStore } from './postgres/postgres-event-store';
 export type { PostgresEventStoreOptions } from './postgres/postgres-event-store';
 export { readAllPages } from './read-all-pages';

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, loadConfig } from './config';
 
 // A random key: production refuses a weak one.
@@ -94,6 +97,32 @@ describe('master keys', () => {
     expect(config.previousMasterKeys).toEqual([Buffer.from(previous[0], 'hex'), Buffer.alloc(32, 1)]);
     expect(loadConfig({ ...base }).previousMasterKeys).toEqual([]);
     expect(() => loadConfig({ ...base, LEDGER_PREVIOUS_MASTER_KEYS: 'abc' })).toThrow(new ConfigError('LEDGER_PREVIOUS_MASTER_KEYS: a key must be 32 bytes (64 hex characters or base64)'));
+  });
+});
+
+describe('keys neither set nor on file', () => {
+  const unset = { LEDGER_MASTER_KEY: undefined, LEDGER_LOG_SIGNING_KEY: undefined };
+  let root: string;
+  beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'ledger-config-keys-'))));
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('are generated into the data dir (created 0700) outside production, and read from there afterwards', () => {
+    const dataDir = join(root, 'data');
+    const warnings: string[] = [];
+    const config = loadConfig({ ...base, ...unset, LEDGER_DATA_DIR: dataDir }, (m) => warnings.push(m));
+    expect(readdirSync(dataDir).sort()).toEqual(['log-signing.key', 'master.key']);
+    expect(warnings).toEqual([expect.stringMatching(/LEDGER_MASTER_KEY is not set; generated/), expect.stringMatching(/LEDGER_LOG_SIGNING_KEY is not set; generated/)]);
+    expect(loadConfig({ ...base, ...unset, LEDGER_DATA_DIR: dataDir }, (m) => warnings.push(m), { generateKeys: false }).masterKey).toEqual(config.masterKey);
+    expect(warnings).toHaveLength(2);
+  });
+
+  it('with generateKeys off, leave the data dir as it was and are refused only when used', () => {
+    const dataDir = join(root, 'mistyped');
+    const config = loadConfig({ ...base, ...unset, LEDGER_DATA_DIR: dataDir }, () => undefined, { generateKeys: false });
+    expect(config.logOrigin).toBe('127.0.0.1:3000/consent-ledger');
+    expect(() => config.masterKey).toThrow(new ConfigError(`LEDGER_MASTER_KEY is not set and there is no ${join(dataDir, 'master.key')}: set LEDGER_MASTER_KEY to the key the service runs with`));
+    expect(() => config.logSigningKey).toThrow(/LEDGER_LOG_SIGNING_KEY is not set/);
+    expect(existsSync(dataDir)).toBe(false);
   });
 });
 

@@ -98,10 +98,22 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60_000;
 type Env = Record<string, string | undefined>;
 type Warn = (message: string) => void;
 
+export interface LoadConfigOptions {
+  /**
+   * Outside production, generate a key that is neither set nor on file into
+   * the data directory (the default: the service, the worker, and the
+   * command that starts a ledger). Off, such a key is read from its file
+   * when first used, and a ConfigError then if there is none: an operator
+   * command pointed at a mistyped LEDGER_DATA_DIR leaves it as it found it,
+   * and never signs or wraps with a key the service does not hold.
+   */
+  generateKeys?: boolean;
+}
+
 /** NODE_ENV values the service knows; a misspelt one (`prod`, `staging`) would otherwise run without production's rules. Empty is unset. */
 const NODE_ENVS = ['', 'development', 'test', 'production'];
 
-export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.stderr.write(`${m}\n`)): LedgerConfig {
+export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.stderr.write(`${m}\n`), { generateKeys = true }: LoadConfigOptions = {}): LedgerConfig {
   if (!NODE_ENVS.includes(env.NODE_ENV ?? '')) {
     throw new ConfigError(`NODE_ENV must be unset, development, test or production; it is ${JSON.stringify(env.NODE_ENV)}`);
   }
@@ -112,6 +124,9 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
   if (production && env.LEDGER_CLOCK_OFFSET_MS !== undefined) {
     throw new ConfigError('LEDGER_CLOCK_OFFSET_MS is refused when NODE_ENV=production');
   }
+  const keys = { production, dataDir, generate: generateKeys, warn };
+  const masterKey = loadSecretKey({ variable: 'LEDGER_MASTER_KEY', file: 'master.key', raw: env.LEDGER_MASTER_KEY }, keys);
+  const logSigningKey = loadSecretKey({ variable: 'LEDGER_LOG_SIGNING_KEY', file: 'log-signing.key', raw: env.LEDGER_LOG_SIGNING_KEY }, keys);
   return {
     production,
     port: parseInteger('PORT', env.PORT ?? '3000'),
@@ -121,7 +136,10 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPrefix: env.LEDGER_REDIS_PREFIX ?? 'ledger',
-    masterKey: loadSecretKey({ variable: 'LEDGER_MASTER_KEY', file: 'master.key', raw: env.LEDGER_MASTER_KEY }, production, dataDir, warn),
+    // Getters: a key file that may not be generated is looked for only by what uses the key.
+    get masterKey() {
+      return masterKey();
+    },
     previousMasterKeys: listOf(env.LEDGER_PREVIOUS_MASTER_KEYS).map((raw) => decodeKey('LEDGER_PREVIOUS_MASTER_KEYS', raw)),
     clockOffsetMs,
     inProcessWorkers: (env.LEDGER_WORKERS ?? 'in-process') !== 'external',
@@ -136,7 +154,9 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     retentionEraseSchedule: parseCronPattern('LEDGER_RETENTION_ERASE_SCHEDULE', env.LEDGER_RETENTION_ERASE_SCHEDULE),
     workerMetricsPort: env.LEDGER_WORKER_METRICS_PORT ? parsePort('LEDGER_WORKER_METRICS_PORT', env.LEDGER_WORKER_METRICS_PORT) : undefined,
     logOrigin: parseLogOrigin(env.LEDGER_LOG_ORIGIN || `${new URL(publicUrl).host}/consent-ledger`),
-    logSigningKey: loadSecretKey({ variable: 'LEDGER_LOG_SIGNING_KEY', file: 'log-signing.key', raw: env.LEDGER_LOG_SIGNING_KEY }, production, dataDir, warn),
+    get logSigningKey() {
+      return logSigningKey();
+    },
     logPreviousVerifierKeys: listOf(env.LEDGER_LOG_PREVIOUS_VERIFIER_KEYS),
     checkpointIntervalMs: parsePositiveInteger('LEDGER_CHECKPOINT_INTERVAL_MS', env.LEDGER_CHECKPOINT_INTERVAL_MS ?? '10000'),
     witnesses: listOf(env.LEDGER_WITNESSES).map(parseWitness),
@@ -211,28 +231,41 @@ function parsePositiveInteger(name: string, raw: string): number {
 /**
  * A 32-byte secret (LEDGER_MASTER_KEY, LEDGER_LOG_SIGNING_KEY) as 64 hex
  * characters or base64. Outside production it is generated once into the
- * data directory so a fresh machine starts without set-up; losing that file
- * loses what the key protects (the master key: stored ciphertext and
- * identifier hashes; the signing key: the identity checkpoints were signed
- * under), hence the warning. In production a key that is not random-looking
- * (zeros, a repeated pattern, a typed phrase) is refused: it would protect
- * nothing.
+ * data directory so a fresh machine starts without set-up (unless
+ * `generate` is off); losing that file loses what the key protects (the
+ * master key: stored ciphertext and identifier hashes; the signing key: the
+ * identity checkpoints were signed under), hence the warning. In production
+ * a key that is not random-looking (zeros, a repeated pattern, a typed
+ * phrase) is refused: it would protect nothing. What is wrong with the
+ * setting is refused at once; only a key file that is not there yet, and
+ * may not be generated, is looked for when the key is first used.
  */
 function loadSecretKey(
   { variable, file: fileName, raw }: { variable: string; file: string; raw: string | undefined },
-  production: boolean,
-  dataDir: string,
-  warn: Warn,
-): Buffer {
+  { production, dataDir, generate, warn }: { production: boolean; dataDir: string; generate: boolean; warn: Warn },
+): () => Buffer {
   if (raw) {
     const key = decodeKey(variable, raw);
     const weakness = production ? weakMasterKeyReason(key) : null;
     if (weakness) throw new ConfigError(`${variable} is refused when NODE_ENV=production: ${weakness}. Generate one with \`openssl rand -hex 32\``);
-    return key;
+    return () => key;
   }
   if (production) throw new ConfigError(`${variable} is required when NODE_ENV=production`);
   const file = join(dataDir, fileName);
-  if (existsSync(file)) return decodeKey(file, readFileSync(file, 'utf8').trim());
+  if (!generate) {
+    let read: Buffer | undefined;
+    return () => (read ??= readKeyFile(variable, file));
+  }
+  const key = existsSync(file) ? readKeyFile(variable, file) : generateKeyFile(variable, file, dataDir, warn);
+  return () => key;
+}
+
+function readKeyFile(variable: string, file: string): Buffer {
+  if (!existsSync(file)) throw new ConfigError(`${variable} is not set and there is no ${file}: set ${variable} to the key the service runs with`);
+  return decodeKey(file, readFileSync(file, 'utf8').trim());
+}
+
+function generateKeyFile(variable: string, file: string, dataDir: string, warn: Warn): Buffer {
   ensurePrivateDirectory(dataDir);
   const generated = randomBytes(32).toString('hex');
   writeFileSync(file, `${generated}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });

@@ -16,3 +16,14 @@ export const SCOPES: readonly Scope[] = Object.values(Scopes);
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
+
+/** What each scope lets a key do, in a line: for operators choosing a key's scopes (`ledger key issue --help`). */
+export const SCOPE_MEANINGS: Readonly<Record<Scope, string>> = {
+  [Scopes.ADMIN]: 'configurations, webhook endpoints, tenant settings',
+  [Scopes.WRITE]: 'customer resolution, interactions, grant, revoke, credit extensions, embed sessions',
+  [Scopes.READ]: 'every GET under /v1',
+  [Scopes.RUNTIME]: 'notification evidence, obligation bindings, access authorize and confirm',
+  [Scopes.IDENTITY_ASSERT]: 'sending identifiers[].verification',
+  [Scopes.AUDIT]: 'event history and integrity proofs',
+  [Scopes.REPORT]: "RDC30/RDC31 reports; the only scope that reads a report's content, which names people by RUT",
+};

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createJsonLogger } from './json-logger';
+import { JsonLogger, createJsonLogger } from './json-logger';
 import { scrubLogText } from './log-scrubbing';
 
 function capture() {
@@ -81,5 +81,22 @@ describe('createJsonLogger', () => {
       expect(line).not.toContain(value);
     }
     expect(lines[0].kept).toEqual({ sessionId: 's-1' });
+  });
+});
+
+describe('JsonLogger', () => {
+  it("writes Nest's start-up narration at debug and every other `log` at info", () => {
+    const { logger, lines } = capture();
+    const nest = new JsonLogger(logger);
+    nest.log('Mapped {/v1/tenant-settings, GET} route', 'RouterExplorer');
+    nest.log('AppModule dependencies initialized', 'InstanceLoader');
+    nest.log('Workers running for queues: webhook-deliveries', 'Queues');
+    nest.error('Nest could not start', 'NestApplication');
+    expect(lines.map(({ level, context }) => [level, context])).toEqual([
+      [20, 'RouterExplorer'],
+      [20, 'InstanceLoader'],
+      [30, 'Queues'],
+      [50, 'NestApplication'],
+    ]);
   });
 });

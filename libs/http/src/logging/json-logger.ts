@@ -118,12 +118,22 @@ function scrubbedError(serialized: ReturnType<typeof pino.stdSerializers.err>): 
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
+/**
+ * Where Nest narrates its start: a line per module, per controller and per
+ * route (over a hundred for the service), and "starting", "started". What
+ * they say helps to debug the wiring, not to run the service: they are
+ * written at debug, and the service says in one line at info that it
+ * listens, with what (apps/api's listenApiApp).
+ */
+const FRAMEWORK_START_CONTEXTS: ReadonlySet<string> = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+
 /** Nest's LoggerService over pino, adding the current request id to every line written during a request. */
 export class JsonLogger implements LoggerService {
   constructor(private readonly pino: PinoLogger) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    const context = params.at(-1);
+    this.write(typeof context === 'string' && FRAMEWORK_START_CONTEXTS.has(context) ? 'debug' : 'info', message, params);
   }
 
   error(message: unknown, ...params: unknown[]): void {

@@ -6,8 +6,9 @@ import { ApiKey, ApiKeyEvent, evolveApiKey, parseApiKey } from './api-key';
 
 /**
  * How long a key read from its stream is trusted before the stream is looked
- * at again. A revocation made by any process (the CLI, another instance)
- * takes effect within this, well inside the 1 s the service promises.
+ * at again, and so the bound the service states for a revocation made by any
+ * process (the CLI, another instance): a revoked key is refused within this
+ * by every process (`ledger key revoke --help` says it from here).
  */
 export const API_KEY_RECHECK_MS = 250;
 /** Keys kept at most; beyond it the least recently checked is dropped (and read again when next presented). */
