@@ -62,7 +62,7 @@ describe('the API reference page at /docs in a real browser', () => {
     await page.locator('.auth-btn-wrapper button.authorize').click();
     await page.locator('.auth-btn-wrapper button.btn-done').click();
 
-    const operation = page.locator('#operations-customers-ResolveCustomerHttpController_resolve');
+    const operation = page.locator('#operations-customers-resolveCustomer');
     await operation.locator('.opblock-summary').click();
     await operation.locator('button.try-out__btn').click();
     // The body starts as the example taken from the README's walk-through.
