@@ -86,7 +86,11 @@ function httpSummary(result: HttpBenchResult): string {
     'scaling:',
     ...result.scaling.map(row),
     ...referenceLines(result.routes),
-    ...result.targets.map((t) => `target: ${t.route} >= ${t.ratio.toFixed(2)} of hello-world${t.p99Ms === null ? '' : `, p99 <= ${t.p99Ms} ms`}: ${t.met ? 'met' : 'NOT met'}`),
+    ...result.targets.map(
+      (t) =>
+        `target: ${t.route} >= ${t.ratio.toFixed(2)} of the ${t.reference}, p99 <= ${t.p99Ms} ms: ${t.met ? 'met' : 'NOT met'} ` +
+        `(${t.measuredRatio.toFixed(2)}, p99 ${ms(t.measuredP99Ms).trim()})`,
+    ),
     memory,
     result.failed ? 'FAILED: a route answered an error or a non-2xx status' : 'every answer 2xx, no errors',
     '',
