@@ -9,7 +9,6 @@ import { RateLimitSettings, limitRequestRates } from './limits/rate-limit';
 import { JsonLogger } from './logging/json-logger';
 import { ProblemFilter } from './problem/problem.filter';
 import { RequestValidationPipe } from './validation/validation';
-import { serveRoutesDirectly } from './routing/direct-routes';
 
 export interface HttpAppOptions {
   /** Rate limits per API key and client address; none when absent. */
@@ -37,10 +36,7 @@ export async function createHttpApp(rootModule: IEntryNestModule, logger: PinoLo
   if (options.rateLimit) await limitRequestRates(app, options.rateLimit);
   fastify.addHook('onRequest', scopeHook);
   app.useBodyParser('application/json', {}, boundedJsonParser(fastify));
-  const filter = new ProblemFilter();
-  const pipe = new RequestValidationPipe();
-  app.useGlobalFilters(filter);
-  app.useGlobalPipes(pipe);
-  serveRoutesDirectly(app, [pipe], filter);
+  app.useGlobalFilters(new ProblemFilter());
+  app.useGlobalPipes(new RequestValidationPipe());
   return app;
 }

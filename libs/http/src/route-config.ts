@@ -16,15 +16,7 @@ declare module 'fastify' {
     anyOfScopes?: readonly Scope[];
     /** The largest body the route reads, in bytes (see @BodyLimit()). */
     bodyLimit?: number;
-    /** The controller method the route runs (see routing/direct-routes.ts). */
-    handlerRef?: RouteHandlerRef;
   }
-}
-
-/** A controller method, by class and name: what Nest's route would call. */
-export interface RouteHandlerRef {
-  controller: new (...args: never[]) => object;
-  method: string;
 }
 
 export interface LedgerRouteConfig {
@@ -47,7 +39,6 @@ export function extendRouteConfig(config: LedgerRouteConfig): MethodDecorator {
   return (target, key, descriptor) => {
     const merged: LedgerRouteConfig = { ...Reflect.getMetadata(LEDGER_ROUTE_CONFIG, descriptor.value as object), ...config };
     Reflect.defineMetadata(LEDGER_ROUTE_CONFIG, merged, descriptor.value as object);
-    const handlerRef: RouteHandlerRef = { controller: target.constructor as RouteHandlerRef['controller'], method: String(key) };
-    RouteConfig({ ...merged, handlerRef })(target, key, descriptor);
+    RouteConfig(merged)(target, key, descriptor);
   };
 }

@@ -1,8 +1,6 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ValidationOptions, ValidatorOptions, registerDecorator } from 'class-validator';
 import { FieldError, validationError } from '@ledger/platform';
-import { createPlainToInstance } from './plain-to-instance';
-import { memoizeValidationMetadata } from './validation-metadata-memo';
 import { createValidityCheck } from './validity-check';
 
 /**
@@ -103,7 +101,6 @@ function requestReasonOf(errors: ValidationError[]): string | undefined {
 @Injectable()
 export class RequestValidationPipe extends ValidationPipe {
   private readonly isCertainlyValid: (object: object) => boolean;
-  private readonly plainToInstance: (target: new () => object, value: object) => object | undefined;
 
   constructor() {
     super({
@@ -116,20 +113,7 @@ export class RequestValidationPipe extends ValidationPipe {
         return validationError(`The request has ${fieldErrors.length} invalid field(s).`, { reason: requestReasonOf(errors), errors: fieldErrors });
       },
     });
-    memoizeValidationMetadata();
     this.isCertainlyValid = createValidityCheck();
-    this.plainToInstance = createPlainToInstance(this.transformOptions);
-  }
-
-  /**
-   * The instance Nest's pipe would hand the handler for a JSON body, built
-   * and checked without class-transformer and class-validator
-   * (plain-to-instance.ts, validity-check.ts); undefined when either is not
-   * sure, and the pipe then runs both, which also explain a refusal.
-   */
-  protected certainlyValidInstance(metatype: new () => object, body: object): object | undefined {
-    const instance = this.plainToInstance(metatype, body);
-    return instance !== undefined && this.isCertainlyValid(instance) ? instance : undefined;
   }
 
   /** class-validator's errors, computed only when the compiled check is not sure there are none (validity-check.ts). */
@@ -139,22 +123,22 @@ export class RequestValidationPipe extends ValidationPipe {
   }
 
   /**
-   * A body DTO needs a JSON object: `null`, an array or a scalar is refused
-   * before class-transformer sees it; a valid one skips it. What Nest's pipe
-   * would not validate (a path parameter, the principal) and a certainly valid
-   * body are answered at once, not in a promise: a route served directly
-   * (routing/direct-routes.ts) then makes none for its arguments. Nest's
-   * ValidationPipe declares a promise, but a pipe may answer either way and
-   * Nest's router awaits both: hence `any`, the one type both accept.
+   * What the pipe validates comes from JSON (the body parser) or a URL (a
+   * path or query parameter), neither of which can hold a binary value: the
+   * search for one nested in the instance (class-validator's rules of every
+   * nested class looked up again for each request, a seventh of a replayed
+   * authorize's CPU) can only find nothing.
    */
-  override transform(value: unknown, metadata: ArgumentMetadata): any {
-    if (!metadata.metatype || !this.toValidate(metadata)) return this.transformPrimitive(value, metadata);
-    if (metadata.type === 'body' && value !== undefined) {
+  protected override findNestedBinaryValues(): ValidationError[] {
+    return [];
+  }
+
+  /** A body DTO needs a JSON object: `null`, an array or a scalar is refused before class-transformer sees it. */
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.metatype && this.toValidate(metadata) && value !== undefined) {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {
         throw validationError('The request body must be a JSON object.', { reason: 'body_must_be_object' });
       }
-      const instance = this.certainlyValidInstance(metadata.metatype as new () => object, value);
-      if (instance !== undefined) return instance;
     }
     return super.transform(value, metadata);
   }

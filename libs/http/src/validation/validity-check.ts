@@ -49,14 +49,16 @@ const SUPPORTED_TYPES = new Set(['customValidation', 'isDefined', 'conditionalVa
  * refused exactly as before; a valid one skips the bookkeeping.
  */
 export function createValidityCheck(storage: MetadataStorage = getMetadataStorage()): (object: object) => boolean {
-  // Keyed by the array class-validator's (memoized) lookup returns: a new
-  // array after any rule is registered, so a compiled class never goes stale.
-  const compiled = new WeakMap<TargetMetadatas, ClassRules | typeof UNSUPPORTED>();
+  // Keyed by class: a class's rules are registered by its decorators when
+  // the class is defined, before the service validates anything with it.
+  const compiled = new WeakMap<object, ClassRules | typeof UNSUPPORTED>();
 
-  const rulesOf = (target: unknown): ClassRules | typeof UNSUPPORTED => {
-    const metadatas = storage.getTargetValidationMetadatas(target as new () => unknown, undefined as unknown as string, false, false, undefined);
-    let rules = compiled.get(metadatas);
-    if (rules === undefined) compiled.set(metadatas, (rules = compile(storage, metadatas)));
+  const rulesOf = (target: new () => unknown): ClassRules | typeof UNSUPPORTED => {
+    let rules = compiled.get(target);
+    if (rules === undefined) {
+      rules = compile(storage, storage.getTargetValidationMetadatas(target, undefined as unknown as string, false, false, undefined));
+      compiled.set(target, rules);
+    }
     return rules;
   };
 
@@ -70,7 +72,7 @@ export function createValidityCheck(storage: MetadataStorage = getMetadataStorag
   };
 
   const isValidObject = (object: object): boolean => {
-    const rules = rulesOf(object.constructor);
+    const rules = rulesOf(object.constructor as new () => unknown);
     if (rules === UNSUPPORTED) return false;
     for (const key of Object.keys(object)) if (!rules.allowed.has(key)) return false;
     for (const property of rules.properties) {
