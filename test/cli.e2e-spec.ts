@@ -8,7 +8,7 @@ import { commands } from '../apps/cli/src/commands';
 import { loadConfig } from '@ledger/platform';
 import { ApiApp, startApiApp } from './support/api-app';
 import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
-import { CliResult, runCli } from './support/processes';
+import { CliResult, expectExitZero, runCli } from './support/processes';
 
 // CONTRACT.md, "Operator CLI": every command prints exactly one JSON document
 // on stdout and exits 0, or exits non-zero with one JSON error document.
@@ -37,8 +37,7 @@ describe('operator CLI', () => {
   }
 
   function expectSuccess(result: CliResult) {
-    // stdout and stderr in the comparison so that a failure shows them.
-    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({ status: 0, stdout: expect.any(String), stderr: expect.any(String) });
+    expectExitZero(result);
     expectOneJsonDocument(result);
   }
 

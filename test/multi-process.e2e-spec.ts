@@ -6,7 +6,7 @@ import { ProjectionRunner } from '@ledger/projections';
 import { PROJECTIONS } from '../apps/api/src/projections';
 import { waitUntil } from './support/api-app';
 import { REDIS_URL, TestEnvironment, testEnvironment } from './support/environment';
-import { ApiProcess, ensureBuilt, runCli, spawnApi, spawnWorker, WorkerProcess } from './support/processes';
+import { ApiProcess, ensureBuilt, expectExitZero, runCli, spawnApi, spawnWorker, WorkerProcess } from './support/processes';
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
@@ -158,9 +158,9 @@ describe('several processes, one ledger on PostgreSQL', () => {
 
   it('keeps every answered fact exactly once, a read model equal to a rebuild, every webhook and an intact chain across SIGKILLs', async () => {
     const tenant = await runCli(['tenant', 'create', '--name', 'Banco Multiproceso'], environment.env);
-    expect(tenant.status).toBe(0);
+    expectExitZero(tenant);
     const key = await runCli(['key', 'issue', '--tenant', tenant.json.tenantId, '--scopes', SCOPES], environment.env);
-    expect(key.status).toBe(0);
+    expectExitZero(key);
     apiKey = key.json.apiKey;
 
     apis.push(...(await Promise.all([start(), start()])));

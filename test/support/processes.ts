@@ -19,6 +19,11 @@ export interface CliResult {
   json: any;
 }
 
+/** The command exited 0; when it did not, the failure shows what it wrote on stderr (an asymmetric matcher would hide it). */
+export function expectExitZero(result: CliResult): void {
+  expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: result.status === 0 ? result.stderr : '' });
+}
+
 let cliBuilt = false;
 
 /** `npm run --silent ledger -- <args>`: the built CLI, as operators run it (built first when a source is newer, as npm run ledger does). */
