@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createEventStore, SQLITE_FILE_NAME } from '@ledger/event-store';
+import type { StoredEventRow } from '@ledger/event-store/testing';
 import { loadConfig } from '@ledger/platform';
 import { ApiApp, startApiApp } from './support/api-app';
 import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
@@ -34,20 +35,8 @@ describe('audit verify', () => {
 
   const cli = (...args: string[]) => runCli(['audit', 'verify', ...args], environment.env);
 
-  interface Row {
-    position: number;
-    event_id: string;
-    stream_id: string;
-    revision: number;
-    type: string;
-    data: string;
-    metadata: string;
-    hash: string;
-    previous_hash: string | null;
-  }
-
   /** The envelope of libs/event-store/src/integrity.ts over a row's columns, computed here rather than by the code under test. */
-  function recomputed(row: Row): string {
+  function recomputed(row: StoredEventRow): string {
     const envelope = [row.previous_hash ?? '', JSON.stringify(row.stream_id), String(row.revision), JSON.stringify(row.event_id), JSON.stringify(row.type), row.data, row.metadata].join('\n');
     return createHash('sha256').update(envelope, 'utf8').digest('hex');
   }
@@ -62,10 +51,10 @@ describe('audit verify', () => {
     }
   }
 
-  function consentRows(db: Database.Database, consent: GrantedConsent): Row[] {
+  function consentRows(db: Database.Database, consent: GrantedConsent): StoredEventRow[] {
     return db
       .prepare("SELECT * FROM events WHERE stream_id LIKE 'redec-consent-%' AND json_extract(data, '$.redecConsentId') = ? ORDER BY revision")
-      .all(consent.redecConsentId) as Row[];
+      .all(consent.redecConsentId) as StoredEventRow[];
   }
 
   /** The Merkle tree's part of the document (decision 0058): the whole ledger's, whatever the tenant. */

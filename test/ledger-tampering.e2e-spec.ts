@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
 import { SQLITE_FILE_NAME, hashEventText, ledgerLeaf } from '@ledger/event-store';
-import { TEST_DATABASE_PREFIX, TEST_POSTGRES_URL, createTestDatabase } from '@ledger/event-store/testing';
+import { StoredEventRow, TEST_DATABASE_PREFIX, TEST_POSTGRES_URL, createTestDatabase } from '@ledger/event-store/testing';
 import { logIdentity } from '@ledger/ledger-log';
 import { databaseUrlFor, dropDatabase } from '@ledger/platform';
 import { NoteError, noteVerifier, openNote } from '@ledger/transparency';
@@ -27,18 +27,6 @@ import { GrantedConsent, redecConsents } from './support/redec-consents';
 const SLOW = 180_000;
 const MINUTE = 60_000;
 const SCOPES = ['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert', 'consent:audit'] as const;
-
-interface Row {
-  position: number;
-  event_id: string;
-  stream_id: string;
-  revision: number;
-  type: string;
-  data: string;
-  metadata: string;
-  hash: string;
-  previous_hash: string | null;
-}
 
 /** A copy of the ledger to tamper with, and the environment the CLI reads it with. */
 interface LedgerCopy {
@@ -151,7 +139,7 @@ describe.each([
   let consents: { revoked: GrantedConsent; deleted: GrantedConsent; rewritten: GrantedConsent };
   /** Each event's leaf index, by event id, and the ledger's events in position order. */
   let leafIndexOf: Map<string, number>;
-  let events: Row[];
+  let events: StoredEventRow[];
 
   const streamOf = (consent: GrantedConsent) => events.find((e) => e.type === 'ConsentGranted' && JSON.parse(e.data).redecConsentId === consent.redecConsentId)!.stream_id;
   const verify = (copy: LedgerCopy) => runCli(['audit', 'verify', '--checkpoint', checkpointFile], copy.env);
@@ -176,12 +164,7 @@ describe.each([
       const revoked = await grants.grant({ occurredAt: Date.now() - 3 * MINUTE });
       const deleted = await grants.grant({ occurredAt: Date.now() - 2 * MINUTE });
       const rewritten = await grants.grant();
-      const revocation = await api.http
-        .post(`/v1/redec/consents/${revoked.redecConsentId}/revoke`)
-        .set('Authorization', `Bearer ${a.apiKey}`)
-        .set('Idempotency-Key', randomUUID())
-        .send({ channel: 'digital', occurredAt: Date.now() - 1_000, sourceType: 'direct', identityAssurance: 'client_authenticated' });
-      expect(revocation.status).toBe(201);
+      expect((await grants.revoke(revoked)).status).toBe(201);
       await grants.grant();
       consents = { revoked, deleted, rewritten };
       const checkpoint = await api.http.get('/v1/ledger/checkpoint').set('Authorization', `Bearer ${a.apiKey}`).buffer(true).parse(textBody);

@@ -62,12 +62,7 @@ describe('the verifiable ledger over HTTP', () => {
     const consents = redecConsents(api, a.apiKey);
     revoked = await consents.grant({ occurredAt: Date.now() - 2 * MINUTE });
     await redecConsents(api, b.apiKey).grant();
-    const revocation = await api.http
-      .post(`/v1/redec/consents/${revoked.redecConsentId}/revoke`)
-      .set('Authorization', `Bearer ${a.apiKey}`)
-      .set('Idempotency-Key', randomUUID())
-      .send({ channel: 'digital', occurredAt: Date.now() - 1_000, sourceType: 'direct', identityAssurance: 'client_authenticated' });
-    expect(revocation.status).toBe(201);
+    expect((await consents.revoke(revoked)).status).toBe(201);
   }, SLOW);
   afterAll(async () => {
     await api?.close();

@@ -69,5 +69,14 @@ export function redecConsents(api: Pick<ApiApp, 'http'>, apiKey: string, options
       const { redecConsentId, internalConsentCode, consentActionId, grantedAt, recordedAt, initialAccessValidUntil } = granted.body;
       return { redecConsentId, internalConsentCode, consentActionId, customerId, grantedAt, recordedAt, initialAccessValidUntil };
     },
+
+    /** Revokes `consent` directly and digitally, `occurredAt` (default a second ago); the answer, for the caller to check. */
+    revoke(consent: Pick<GrantedConsent, 'redecConsentId'>, { occurredAt = Date.now() - 1_000 }: { occurredAt?: number } = {}) {
+      return api.http
+        .post(`/v1/redec/consents/${consent.redecConsentId}/revoke`)
+        .set(auth)
+        .set('Idempotency-Key', randomUUID())
+        .send({ channel: 'digital', occurredAt, sourceType: 'direct', identityAssurance: 'client_authenticated' });
+    },
   };
 }

@@ -72,7 +72,12 @@ export class LeafPrefixes {
 
 /** The leaf of one of the stream's events, after the stream's `leafPrefix`. */
 export function leafOfStream(prefix: string, revision: number, eventId: string, type: string, recordedAt: number, hash: string): Buffer {
-  return Buffer.from(`${prefix}${revision}\n${JSON.stringify(eventId)}\n${JSON.stringify(type)}\n${recordedAt}\n${hash}\n`, 'utf8');
+  return Buffer.from(leafTextOfStream(prefix, revision, eventId, type, recordedAt, hash), 'utf8');
+}
+
+/** The same leaf as the text it is the UTF-8 bytes of: what PostgreSQL's writer sends, so a leaf is not turned into bytes and back. */
+export function leafTextOfStream(prefix: string, revision: number, eventId: string, type: string, recordedAt: number, hash: string): string {
+  return `${prefix}${revision}\n${JSON.stringify(eventId)}\n${JSON.stringify(type)}\n${recordedAt}\n${hash}\n`;
 }
 
 /** The leaf an event makes, from the event as read: what a verifier recomputes. */

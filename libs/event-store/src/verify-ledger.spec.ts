@@ -5,25 +5,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { NewEvent } from './event-store.port';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
+import type { StoredEventRow } from './testing';
 import { verifyLedger, VerifyLedgerProgress } from './verify-ledger';
 
 const TENANT_A = '0a0a0a0a-0000-4000-8000-00000000000a';
 const TENANT_B = '0b0b0b0b-0000-4000-8000-00000000000b';
 
-interface Row {
-  position: number;
-  event_id: string;
-  stream_id: string;
-  revision: number;
-  type: string;
-  data: string;
-  metadata: string;
-  hash: string;
-  previous_hash: string | null;
-}
-
 /** The envelope of integrity.ts computed from a row's columns, independently of the code under test. */
-function rowHash(row: Row, previousHash: string | null): string {
+function rowHash(row: StoredEventRow, previousHash: string | null): string {
   const envelope = [previousHash ?? '', JSON.stringify(row.stream_id), String(row.revision), JSON.stringify(row.event_id), JSON.stringify(row.type), row.data, row.metadata].join('\n');
   return createHash('sha256').update(envelope, 'utf8').digest('hex');
 }
@@ -81,7 +70,7 @@ describe('verifyLedger', () => {
     }
   }
   const row = (db: Database.Database, stream: string, revision: number) =>
-    db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision = ?').get(stream, revision) as Row;
+    db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision = ?').get(stream, revision) as StoredEventRow;
 
   describe('an intact ledger', () => {
     it('reports every stream and event and no break, whatever the page size', async () => {

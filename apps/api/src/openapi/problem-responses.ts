@@ -67,7 +67,7 @@ function declaredCodes(response: ResponseObject | undefined): string[] {
 }
 
 /** The codes a problem response of the operation names, with its status. */
-export function problemCodesOf(operation: OperationObject): Array<{ status: number; code: string }> {
+function problemCodesOf(operation: OperationObject): Array<{ status: number; code: string }> {
   return Object.entries(operation.responses).flatMap(([status, response]) =>
     declaredCodes(response as ResponseObject).map((code) => ({ status: Number(status), code })),
   );

@@ -14,7 +14,7 @@ import {
 } from '../event-store.port';
 import { firstRevisionOf, isSameBatch } from '../expected-revision';
 import { hashEventText } from '../integrity';
-import { LeafPrefixes, leafOfColumns, leafOfStream } from '../ledger-leaf';
+import { LeafPrefixes, leafOfColumns, leafTextOfStream } from '../ledger-leaf';
 import type { LogBuildProgress } from '../log-tree';
 import { RecentEvents, SubscriptionPage } from '../recent-events';
 import {
@@ -508,9 +508,9 @@ export class PostgresEventStore implements EventStore {
     const prefix = leafIndexes === undefined ? undefined : this.leafPrefixes.of(streamId);
     for (const { id, type, data, metadata, recordedAt } of events) {
       const hash = hashEventText(previousHash, streamId, revision, id, type, data, metadata);
-      const leaf = prefix === undefined ? undefined : leafOfStream(prefix, revision, id, type, recordedAt, hash);
-      staged.leafIndexes.push(leaf ? leafIndexes!.next++ : null);
-      staged.leaves.push(leaf ? leaf.toString('utf8') : null);
+      const leaf = prefix === undefined ? undefined : leafTextOfStream(prefix, revision, id, type, recordedAt, hash);
+      staged.leafIndexes.push(leaf !== undefined ? leafIndexes!.next++ : null);
+      staged.leaves.push(leaf ?? null);
       staged.eventIds.push(id);
       staged.streamIds.push(streamId);
       staged.revisions.push(revision);
