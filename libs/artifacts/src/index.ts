@@ -1,4 +1,4 @@
-export { BLOB_STORE, BlobCorruptedError, InvalidBlobNameError, assertContentSha256, blobAddress, sha256Hex } from './blobs/blob-store.port';
+export { BLOB_STORE, BlobCorruptedError, InvalidBlobNameError, assertContentSha256, blobAddress } from './blobs/blob-store.port';
 export type { BlobSealer, BlobStore, StoredBlob } from './blobs/blob-store.port';
 export { FilesystemBlobStore } from './blobs/filesystem-blob-store';
 export { PostgresBlobStore } from './blobs/postgres-blob-store';

@@ -51,6 +51,28 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ b: [new Date(0)], a: { toJSON: () => ({ d: 1, c: 0 }) } })).toBe('{"a":{"c":0,"d":1},"b":["1970-01-01T00:00:00.000Z"]}');
     expect(canonicalJson({ b: Object.assign(Object.create(null), { d: 1, c: 2 }), a: new String('xy') })).toBe('{"a":{"0":"x","1":"y"},"b":{"c":2,"d":1}}');
     expect([undefined, () => 1].map(canonicalJson)).toEqual(['null', 'null']);
+    expect(canonicalJson([new Number(1), new Boolean(false), Object(1n), Object(Symbol('s'))])).toBe('[{},{},{},{}]');
+  });
+
+  it('writes a class instance as its own enumerable members, as a plain object with the same members', () => {
+    class Nested {
+      y = [1, { b: 2, a: 1 }];
+      x = 'x';
+    }
+    class Body {
+      z = 1;
+      nested = new Nested();
+      a: undefined = undefined;
+      get derived(): number {
+        return 2;
+      }
+    }
+    const body = new Body();
+    expect(canonicalJson(body)).toBe('{"nested":{"x":"x","y":[1,{"a":1,"b":2}]},"z":1}');
+    expect(canonicalJson(body)).toBe(canonicalJson(JSON.parse(JSON.stringify(body))));
+    // The copy is the encoder's: the instance itself is left as it was.
+    expect(Object.keys(body)).toEqual(['z', 'nested', 'a']);
+    expect(body).toBeInstanceOf(Body);
   });
 
   it('writes values 64 levels deep natively and deeper ones by the walk, alike', () => {

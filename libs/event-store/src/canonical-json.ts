@@ -8,12 +8,13 @@
  * covers the stored JSON text); it stays for callers that need a
  * key-order-independent digest of a value (request hashes, projection digests).
  *
- * A value of plain objects and arrays nested at most MAX_NATIVE_DEPTH deep
- * (every projection document, every request body) is copied with its keys
- * in sorted order where they are not, and written by JSON.stringify: the
+ * A value of plain objects, class instances and arrays nested at most
+ * MAX_NATIVE_DEPTH deep (every projection document, every request body, as
+ * parsed or as the validation pipe builds it) is copied with its keys in
+ * sorted order where they are not, and written by JSON.stringify: the
  * native encoder is several times faster than the walk below, and the
  * rebuild of the read model encodes every document it writes (issue 18).
- * Anything else (deeper nesting, toJSON, other prototypes, integer-like keys
+ * Anything else (deeper nesting, toJSON, boxed primitives, integer-like keys
  * out of order, a value that contains itself) goes through the walk, which
  * uses a stack of its own rather than recursion, so no nesting, however
  * deep, can overflow the call stack; a value that contains itself is refused
@@ -50,9 +51,11 @@ function inKeyOrder(value: unknown, depth: number): unknown {
     }
     return copy ?? value;
   }
+  // Boxed primitives: JSON.stringify writes the primitive, the walk their own enumerable keys.
+  if (value instanceof Number || value instanceof String || value instanceof Boolean || value instanceof BigInt || value instanceof Symbol) return NOT_NATIVE;
+  // A class instance (a request body as the validation pipe builds it) is written as a plain copy: its own enumerable keys, as both encoders write them.
   const prototype = Object.getPrototypeOf(value);
-  // Boxed primitives and class instances: the walk writes their own enumerable keys, JSON.stringify may not.
-  if (prototype !== Object.prototype && prototype !== null) return NOT_NATIVE;
+  const plain = prototype === Object.prototype || prototype === null;
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
   let sorted = true;
@@ -64,7 +67,7 @@ function inKeyOrder(value: unknown, depth: number): unknown {
   }
   // A member named __proto__ (JSON.parse makes one) cannot be copied by assignment.
   if (keys.includes('__proto__')) return NOT_NATIVE;
-  let copy: Record<string, unknown> | undefined = sorted ? undefined : {};
+  let copy: Record<string, unknown> | undefined = sorted && plain ? undefined : {};
   for (let i = 0; i < keys.length; i++) {
     const member = record[keys[i]];
     const ordered = inKeyOrder(member, depth + 1);

@@ -11,3 +11,4 @@ export * from './retry';
 export * from './postgres';
 export * from './build-info';
 export * from './heap-growth';
+export * from './sha256';

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '@ledger/platform';
 import { obligationKey } from './obligation/obligation-key';
 
 /** REDEC stream names; like every tenant stream, each carries the tenant. */
@@ -9,7 +9,7 @@ export const redecStreams = {
    * integrator's free text and stream names stay short and plain.
    */
   configurationTemplate: (tenantId: string, templateKey: string) =>
-    `configuration-template-${tenantId}-${createHash('sha256').update(templateKey).digest('hex')}`,
+    `configuration-template-${tenantId}-${sha256Hex(templateKey)}`,
   interaction: (tenantId: string, interactionId: string) => `redec-interaction-${tenantId}-${interactionId}`,
   consent: (tenantId: string, redecConsentId: string) => `redec-consent-${tenantId}-${redecConsentId}`,
   /** One stream per access request: its decision, then its confirmation. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '@ledger/platform';
 
 /** What `put` reports: the name the bytes are stored under and how many there are. */
 export interface StoredBlob {
@@ -55,7 +55,7 @@ export interface BlobStore {
 export function blobAddress(contentSha256: string, customerId?: string): string {
   assertContentSha256(contentSha256);
   if (customerId === undefined) return contentSha256;
-  return createHash('sha256').update(`customer-blob\u0000${customerId}\u0000${contentSha256}`, 'utf8').digest('hex');
+  return sha256Hex(`customer-blob\u0000${customerId}\u0000${contentSha256}`);
 }
 
 /**
@@ -91,10 +91,6 @@ export async function openVerified(sealer: BlobSealer, tenantId: string, address
   const actual = sha256Hex(bytes);
   if (actual !== contentSha256) throw new BlobCorruptedError(contentSha256, `its bytes hash to ${actual}`);
   return bytes;
-}
-
-export function sha256Hex(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }
 
 const CONTENT_SHA256 = /^[0-9a-f]{64}$/;

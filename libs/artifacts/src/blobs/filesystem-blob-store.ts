@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { assertTenantId, blobAddress, BlobCorruptedError, openVerified, readAddresses, sha256Hex, type BlobSealer, type BlobStore, type StoredBlob } from './blob-store.port';
+import { sha256Hex } from '@ledger/platform';
+import { assertTenantId, blobAddress, BlobCorruptedError, openVerified, readAddresses, type BlobSealer, type BlobStore, type StoredBlob } from './blob-store.port';
 
 /** Directories of blobs: only the service's account may list or enter them (decision 0028). */
 const DIRECTORY_MODE = 0o700;

@@ -1,12 +1,11 @@
 import type { Pool } from 'pg';
-import { createPostgresPool, migratePostgres, type PostgresMigrations } from '@ledger/platform';
+import { createPostgresPool, migratePostgres, sha256Hex, type PostgresMigrations } from '@ledger/platform';
 import {
   assertTenantId,
   blobAddress,
   BlobCorruptedError,
   openVerified,
   readAddresses,
-  sha256Hex,
   type BlobSealer,
   type BlobStore,
   type StoredBlob,

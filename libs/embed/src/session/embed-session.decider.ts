@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { conflict } from '@ledger/platform';
+import { timingSafeEqual } from 'node:crypto';
+import { conflict, sha256Hex } from '@ledger/platform';
 import { EmbedDecision, EmbedOutcome, EmbedSessionDecided, EmbedSessionEvent, EmbedSessionItem, EmbedSessionOpened } from './embed-session.events';
 
 export type EmbedSessionStatus = 'open' | EmbedOutcome | 'expired';
@@ -43,7 +43,7 @@ export function embedSessionStatus(session: EmbedSession, now: number): EmbedSes
 }
 
 export function pageTokenSha256(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return sha256Hex(token);
 }
 
 /** Compared in constant time: the token is the page's only credential. */

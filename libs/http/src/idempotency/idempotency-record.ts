@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { ExpectedRevision, RecordedEvent, canonicalJson } from '@ledger/event-store';
-import { DomainError, ErrorCodes } from '@ledger/platform';
+import { DomainError, ErrorCodes, sha256Hex } from '@ledger/platform';
 
 /**
  * The rules of Idempotency-Key, as pure functions of the key's stream (its
@@ -57,7 +56,7 @@ export type IdempotencyDecision =
 
 /** The tenant is part of the stream; the key is hashed so that any header value makes a valid, bounded stream name. */
 export function idempotencyStreamId(tenantId: string, key: string): string {
-  return `idempotency-${tenantId}-${createHash('sha256').update(key, 'utf8').digest('hex')}`;
+  return `idempotency-${tenantId}-${sha256Hex(key)}`;
 }
 
 /**
@@ -67,9 +66,7 @@ export function idempotencyStreamId(tenantId: string, key: string): string {
  * (cache busters, tracking), which would turn an exact retry into a 422.
  */
 export function hashRequest(method: string, path: string, body: unknown): string {
-  return createHash('sha256')
-    .update(canonicalJson({ method: method.toUpperCase(), path, body: body ?? null }))
-    .digest('hex');
+  return sha256Hex(canonicalJson({ method: method.toUpperCase(), path, body: body ?? null }));
 }
 
 /** 1 to 255 visible ASCII characters (the IETF draft's practice; anything else is a client bug). */

@@ -109,7 +109,13 @@ export function createJsonLogger(options: JsonLogOptions = {}): PinoLogger {
 function scrubbedArgument(argument: unknown): unknown {
   if (typeof argument === 'string') return scrubLogText(argument);
   if (argument === null || typeof argument !== 'object' || argument instanceof Error) return argument;
-  return Object.fromEntries(Object.entries(argument).map(([key, value]) => [key, typeof value === 'string' ? scrubLogText(value) : value]));
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(argument)) {
+    if (typeof value !== 'string') continue;
+    const scrubbed = scrubLogText(value);
+    if (scrubbed !== value) (copy ??= { ...argument })[key] = scrubbed;
+  }
+  return copy ?? argument;
 }
 
 function scrubbedError(serialized: ReturnType<typeof pino.stdSerializers.err>): ReturnType<typeof pino.stdSerializers.err> {

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { EventStore } from '@ledger/event-store';
-import { SCOPES, Scope, isScope, notFound, validationError } from '@ledger/platform';
+import { SCOPES, Scope, isScope, notFound, sha256Hex, validationError } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '../command-context';
 import { loadAggregate, loadAllAggregates } from '../load-aggregate';
 import { streams } from '../streams';
@@ -78,7 +78,7 @@ export function parseApiKey(apiKey: string): { keyId: string; secret: string } |
 }
 
 function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return sha256Hex(value);
 }
 
 export async function loadApiKey(store: EventStore, keyId: string): Promise<ApiKey | null> {

@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { EventStore } from '@ledger/event-store';
-import { Principal } from '@ledger/platform';
+import { Principal, sha256Bytes } from '@ledger/platform';
 import { streams } from '../streams';
 import { ApiKey, ApiKeyEvent, evolveApiKey, parseApiKey } from './api-key';
 
@@ -49,7 +49,7 @@ export class VerifiedApiKeys {
     const cached = await this.current(parsed.keyId);
     const key = cached?.key;
     if (!key || key.revokedAt !== null) return null;
-    const presented = createHash('sha256').update(parsed.secret).digest();
+    const presented = sha256Bytes(parsed.secret);
     const stored = Buffer.from(key.secretSha256, 'hex');
     if (presented.length !== stored.length || !timingSafeEqual(presented, stored)) return null;
     return { tenantId: key.tenantId, keyId: key.keyId, scopes: key.scopes };

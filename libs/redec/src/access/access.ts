@@ -1,6 +1,6 @@
 import { EventStore, canonicalJson } from '@ledger/event-store';
 import { AggregateCache, CommandContext, Decision, ValueProtection, factsOfSameRequest, runCommand } from '@ledger/ledger';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '@ledger/platform';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { derivedUuid } from '../derived-id';
@@ -59,7 +59,7 @@ export async function authorizeAccess({ store, profiles, protection, aggregates 
   const redecAccessId = redecAccessIdFor(context.tenantId, input.sourceSystem, input.sourceReference);
   const stream = redecStreams.access(context.tenantId, redecAccessId);
   // The request as sent identifies a repeat; what is recorded keeps the mandatary's RUT protected (its ciphertext differs each time).
-  const requestSha256 = createHash('sha256').update(canonicalJson(input)).digest('hex');
+  const requestSha256 = sha256Hex(canonicalJson(input));
   // A recorded decision never changes (later facts only confirm the access): a repeat of one already folded here is answered reading nothing.
   const known = aggregates?.accesses.lookup(stream)?.state;
   if (known) return { decision: repeatedDecision(known, requestSha256).decision, replayed: true, position: null };

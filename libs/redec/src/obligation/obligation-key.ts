@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '@ledger/platform';
 
 /**
  * An obligation is named by two free-text values; they are hashed with a NUL
@@ -6,5 +6,5 @@ import { createHash } from 'node:crypto';
  * name is short and plain wherever it is used (stream, read-model id).
  */
 export function obligationKey(sourceSystem: string, obligationReference: string): string {
-  return createHash('sha256').update(`${sourceSystem}\u0000${obligationReference}`).digest('hex');
+  return sha256Hex(`${sourceSystem}\u0000${obligationReference}`);
 }

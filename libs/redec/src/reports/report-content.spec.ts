@@ -1,4 +1,4 @@
-import { sha256Hex } from '@ledger/artifacts';
+import { sha256Hex } from '@ledger/platform';
 import { TenantDataKey } from '@ledger/platform';
 import { ReportRendered } from './report.events';
 import { contentBlobOf, contentSha256Of, openReportContent, protectReportContent } from './report-content';

@@ -7,7 +7,7 @@ import { bankingCalendar } from '../calendar/banking-calendar';
 import { grant } from '../consent/testing/consent-fixtures';
 import { redecStreams } from '../streams';
 import { TenantDataKey } from '@ledger/platform';
-import { sha256Hex } from '@ledger/artifacts';
+import { sha256Hex } from '@ledger/platform';
 import { completeReport, reportContentSha256, requestReport } from './reports';
 import { openReportContent } from './report-content';
 import { ReportLayouts, SHIPPED_REPORT_LAYOUTS } from './report-layout';

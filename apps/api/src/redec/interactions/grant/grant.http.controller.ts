@@ -1,10 +1,9 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '@ledger/event-store';
 import { BodyLimit, EVIDENCE_BODY_LIMIT_BYTES, Idempotent, RequireScopes } from '@ledger/http';
-import { FieldError, Scopes, validationError } from '@ledger/platform';
+import { FieldError, Scopes, sha256Hex, validationError } from '@ledger/platform';
 import { EvidenceInput, GrantConsentRequest, GrantConsentResult } from '@ledger/redec';
 import { GrantConsentCommand } from './grant.command';
 import { EvidenceDto, GrantRequestDto, GrantResponseDto } from './grant.request.dto';
@@ -47,7 +46,7 @@ export class GrantHttpController {
     503: ['banking_calendar_out_of_range'],
   })
   async grant(@Param('interactionId', new ResourceIdPipe('consent interaction')) interactionId: string, @Body() body: GrantRequestDto): Promise<GrantResponseDto> {
-    const requestSha256 = createHash('sha256').update(canonicalJson(body)).digest('hex');
+    const requestSha256 = sha256Hex(canonicalJson(body));
     const command = new GrantConsentCommand(interactionId, toGrantRequest(body), requestSha256);
     const { grant } = await this.commandBus.execute<GrantConsentCommand, GrantConsentResult>(command);
     return {
