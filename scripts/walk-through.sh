@@ -210,6 +210,7 @@ run_walk() {
   fi
   wait "$runner" || status=$?
   [ -z "$follower" ] || wait "$follower"
+  [ -z "$follower" ] || printf '\nwalk-through: %s ... ' "$label"
   if [ "$status" -eq 0 ]; then
     echo "ok ($((SECONDS - started)) s)"
     return 0
