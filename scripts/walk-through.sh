@@ -45,8 +45,10 @@ export WALK_ROOT="$ROOT" WALK_SCRATCH
 LEDGERS=()
 mkdir -p "$WALK_SCRATCH/tmp"
 
+WALK_RUNNER=
 cleanup() {
   local status=$?
+  [ -z "$WALK_RUNNER" ] || kill -TERM -- "-$WALK_RUNNER" 2>/dev/null || true
   for ledger in "${LEDGERS[@]}"; do
     WALK_LEDGER="$WALK_SCRATCH/$ledger" stop_service || true
   done
@@ -191,24 +193,24 @@ run_walk() {
   : >"$WALK_FAILED"
   local output="$dir/output"
   local status=0
-  (
-    cd "$dir/work"
-    export TMPDIR="$WALK_SCRATCH/tmp"
-    # shellcheck disable=SC2016
-    bash -c '
-      set -Eeuo pipefail
-      source "$WALK_SCRATCH/prelude.sh"
-      trap '\''walk_failed "$BASH_COMMAND"'\'' ERR
-      for script in "$@"; do source "$script"; done
-    ' walk "${scripts[@]}"
-  ) >"$output" 2>&1 &
+  # In a session of its own (setsid), so that an interrupted run stops the
+  # walk's every process (its curl, npm and node) with it.
+  # shellcheck disable=SC2016
+  (cd "$dir/work" && TMPDIR="$WALK_SCRATCH/tmp" exec setsid bash -c '
+    set -Eeuo pipefail
+    source "$WALK_SCRATCH/prelude.sh"
+    trap '\''walk_failed "$BASH_COMMAND"'\'' ERR
+    for script in "$@"; do source "$script"; done
+  ' walk "${scripts[@]}") >"$output" 2>&1 &
   local runner=$! follower=
+  WALK_RUNNER=$runner
   if [ "${WALK_THROUGH_VERBOSE:-}" = 1 ]; then
     echo
     tail -f --pid="$runner" "$output" &
     follower=$!
   fi
   wait "$runner" || status=$?
+  WALK_RUNNER=
   [ -z "$follower" ] || wait "$follower"
   [ -z "$follower" ] || printf '\nwalk-through: %s ... ' "$label"
   if [ "$status" -eq 0 ]; then
