@@ -46,9 +46,14 @@ LEDGERS=()
 mkdir -p "$WALK_SCRATCH/tmp"
 
 WALK_RUNNER=
+SESSION=()
+! command -v setsid >/dev/null 2>&1 || SESSION=(setsid -w)
 cleanup() {
   local status=$?
-  [ -z "$WALK_RUNNER" ] || kill -TERM -- "-$WALK_RUNNER" 2>/dev/null || true
+  if [ -n "$WALK_RUNNER" ]; then
+    kill -TERM -- "-$WALK_RUNNER" 2>/dev/null || true
+    kill -TERM "$WALK_RUNNER" 2>/dev/null || true
+  fi
   for ledger in "${LEDGERS[@]}"; do
     WALK_LEDGER="$WALK_SCRATCH/$ledger" stop_service || true
   done
@@ -193,10 +198,10 @@ run_walk() {
   : >"$WALK_FAILED"
   local output="$dir/output"
   local status=0
-  # In a session of its own (setsid), so that an interrupted run stops the
-  # walk's every process (its curl, npm and node) with it.
+  # In a session of its own (setsid, where there is one), so that an
+  # interrupted run stops the walk's every process (its curl, npm and node).
   # shellcheck disable=SC2016
-  (cd "$dir/work" && TMPDIR="$WALK_SCRATCH/tmp" exec setsid bash -c '
+  (cd "$dir/work" && TMPDIR="$WALK_SCRATCH/tmp" exec "${SESSION[@]}" bash -c '
     set -Eeuo pipefail
     source "$WALK_SCRATCH/prelude.sh"
     trap '\''walk_failed "$BASH_COMMAND"'\'' ERR
