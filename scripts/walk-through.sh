@@ -193,6 +193,8 @@ run_walk() {
   done
   local label="$*"
   [ "$kind" = main ] || label="$label ($kind, in a ledger of its own)"
+  # A walk that failed may have left its ledger's service stopped: the next one starts it again.
+  command curl -fs -o /dev/null "$BASE/health/ready" 2>/dev/null || { stop_service && start_service; } || true
   printf 'walk-through: %s ... ' "$label"
   export WALK_FAILED="$dir/failed" WALK_SCRIPTS="$dir/scripts"
   : >"$WALK_FAILED"
