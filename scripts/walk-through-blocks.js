@@ -19,7 +19,7 @@
 //       prints FILE with every line that does not run blanked, so that bash's
 //       line numbers are the doc's
 //   node scripts/walk-through-blocks.js where FILE LINE
-//       names the section and the block of FILE's line LINE
+//       names the section of the block that opens at line LINE
 //   node scripts/walk-through-blocks.js has FILE own-ledger
 //       exits 0 when FILE has a block of that kind
 'use strict';
@@ -81,11 +81,17 @@ function shellBlocks(markdown, file) {
   return blocks.filter((block) => block.language === 'sh');
 }
 
-/** `markdown` with every line outside the blocks of `kind` blanked: bash's LINENO is then the doc's line. */
+/**
+ * `markdown` with every line outside the blocks of `kind` blanked: bash's
+ * LINENO is then the doc's line. Each block's opening fence line becomes
+ * `WALK_STEP='<file>:<its line>'`, which names the block that failed where
+ * bash's line number of a command spanning several lines is only near it.
+ */
 function script(markdown, file, kind = 'main') {
   const lines = markdown.split('\n').map(() => '');
   for (const block of shellBlocks(markdown, file)) {
     if (block.kind !== kind) continue;
+    lines[block.fence - 1] = `WALK_STEP='${file}:${block.fence}'`;
     block.text.split('\n').forEach((line, offset) => {
       lines[block.first - 1 + offset] = line;
     });
@@ -93,10 +99,10 @@ function script(markdown, file, kind = 'main') {
   return lines.join('\n') + '\n';
 }
 
-function where(markdown, file, line) {
-  const block = fencedBlocks(markdown, file).find((b) => line >= b.first && line <= b.last);
-  if (!block) return `${file}, line ${line}`;
-  return `${file}, section "${block.heading}", the block at line ${block.fence}, line ${line}`;
+/** The step whose block opens at line `step` of `file`: its section and line. */
+function where(markdown, file, step) {
+  const block = fencedBlocks(markdown, file).find((b) => b.fence === step);
+  return block ? `${file}, section "${block.heading}", the block at line ${block.fence}` : `${file}, line ${step}`;
 }
 
 module.exports = { fencedBlocks, shellBlocks, script };

@@ -142,7 +142,8 @@ curl() {
     return "$status"
   fi
 }
-# The ERR trap: the first failure's innermost line in a doc (not in this prelude), and its command.
+# The ERR trap: the first failure's step (the block it ran in, WALK_STEP), its
+# innermost line in a doc (not in this prelude), and its command.
 walk_failed() {
   [ -s "$WALK_FAILED" ] && return
   local frame
@@ -150,7 +151,7 @@ walk_failed() {
     if [[ "${BASH_SOURCE[frame]}" == "$WALK_SCRIPTS"/* ]]; then
       local command=
       [ "$frame" -gt 1 ] || command=$1
-      printf '%s\n%s\n%s\n' "${BASH_SOURCE[frame]#"$WALK_SCRIPTS/"}" "${BASH_LINENO[frame - 1]}" "$command" >"$WALK_FAILED"
+      printf '%s\n%s\n%s\n' "${WALK_STEP:-}" "${BASH_SOURCE[frame]#"$WALK_SCRIPTS/"}:${BASH_LINENO[frame - 1]}" "$command" >"$WALK_FAILED"
       return
     fi
   done
@@ -227,11 +228,15 @@ run_walk() {
   echo "FAILED (exit $status)"
   {
     if [ -s "$WALK_FAILED" ]; then
-      local failed_doc line command
-      { read -r failed_doc; read -r line; read -r command; } <"$WALK_FAILED"
-      echo "walk-through: failed in $(node scripts/walk-through-blocks.js where "$failed_doc" "$line")"
-      echo "  $(sed -n "${line}p" "$failed_doc" | sed 's/^ *//')"
-      [ -z "$command" ] || [[ "$(sed -n "${line}p" "$failed_doc")" == *"$command"* ]] || echo "  (the command: ${command:0:300})"
+      local step line command
+      { read -r step; read -r line; read -r command; } <"$WALK_FAILED"
+      if [ -n "$step" ]; then
+        echo "walk-through: failed in $(node scripts/walk-through-blocks.js where "${step%:*}" "${step##*:}")"
+      else
+        echo "walk-through: failed in ${line%:*}"
+      fi
+      echo "  near $line: $(sed -n "${line##*:}p" "${line%:*}" | sed 's/^ *//')"
+      [ -z "$command" ] || echo "  the command: ${command:0:300}"
     else
       echo "walk-through: failed in $label, outside any step"
     fi

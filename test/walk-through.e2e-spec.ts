@@ -104,7 +104,7 @@ describe('the docs that npm run walk-through runs', () => {
       '{ "echo": "never" }',
       '```',
     ].join('\n');
-    expect(walkThrough.script(markdown, 'a.md').split('\n')).toEqual(['', '', 'echo main', '', '', '', '', '', '', '', '', '', '', '', '']);
+    expect(walkThrough.script(markdown, 'a.md').split('\n')).toEqual(['', "WALK_STEP='a.md:2'", 'echo main', '', '', '', '', '', '', '', '', '', '', '', '']);
     expect(walkThrough.script(markdown, 'a.md', 'own-ledger').split('\n')[9]).toBe('echo apart');
     expect(() => walkThrough.script('```bash\necho\n```\n', 'b.md')).toThrow(/b\.md:1: .*```sh/);
     expect(() => walkThrough.script('```sh skip\necho\n```\n', 'c.md')).toThrow(/c\.md:1: .*no-run or own-ledger/);
