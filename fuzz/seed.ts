@@ -77,7 +77,7 @@ export async function seed(root: string, environment: ServiceEnvironment, baseUr
   };
 }
 
-/** A key issued by the CLI is usable within a second (CONTRACT.md). */
+/** A key issued by the CLI is usable on its first request (docs/reference/authentication.md, "API keys"). */
 async function waitForKey(baseUrl: string, apiKey: string): Promise<void> {
   const deadline = Date.now() + 10_000;
   while ((await fetch(`${baseUrl}/v1/webhook-endpoints`, { headers: { Authorization: `Bearer ${apiKey}` } })).status !== 200) {

@@ -9,8 +9,8 @@ import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/envi
 import { CliResult, runCli } from './support/processes';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
 
-// CONTRACT.md, "Operator CLI", `audit verify [--tenant TENANT_ID]`, and
-// DESIGN.md, "Integrity": a ledger written through the public API verifies
+// README.md, "Operator CLI", `audit verify [--tenant TENANT_ID]`, and
+// docs/architecture.md, "Integrity": a ledger written through the public API verifies
 // intact; edited or removed in the SQLite file, the CLI reports where, with
 // the stored and recomputed hashes, and exits non-zero while still printing
 // its one JSON document.

@@ -10,7 +10,7 @@ import { ApiApp, startApiApp } from './support/api-app';
 import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
 import { CliResult, expectExitZero, runCli } from './support/processes';
 
-// CONTRACT.md, "Operator CLI": every command prints exactly one JSON document
+// README.md, "Operator CLI": every command prints exactly one JSON document
 // on stdout and exits 0, or exits non-zero with one JSON error document.
 // Run as a separate process against the same data directory and Redis prefix
 // as a service that is running meanwhile (in this process).
@@ -138,7 +138,7 @@ describe('operator CLI', () => {
     for (const result of [unknownCommand, missingName, missingScopes, unknownTenant, unknownScope, unknownKey]) {
       expectFailure(result);
     }
-    // The codes of CONTRACT.md "Errors" where they apply: an unknown id is NOT_FOUND, a bad value VALIDATION_ERROR.
+    // The codes of docs/reference/errors.md, "Catalogue", where they apply: an unknown id is NOT_FOUND, a bad value VALIDATION_ERROR.
     expect(unknownTenant.json.error.code).toBe('NOT_FOUND');
     expect(unknownKey.json.error.code).toBe('NOT_FOUND');
     expect(unknownScope.json.error.code).toBe('VALIDATION_ERROR');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 
-// CONTRACT.md "Configurations" and docs/decisions/0013 through the real HTTP stack, SQLite store and Redis.
+// docs/reference/configurations.md and docs/decisions/0013 through the real HTTP stack, SQLite store and Redis.
 describe('/v1/configurations', () => {
   let environment: TestEnvironment;
   let api: ApiApp;

@@ -4,8 +4,8 @@ import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNothingAtAll } from './support/expectations';
 import { REDEC_TERMS, rutOf } from './support/redec-fixtures';
 
-// General consents and consent compliance (spec 2.13, CONTRACT.md "Embed
-// sessions and compliance") through the real HTTP stack, SQLite and Redis.
+// General consents and consent compliance (docs/reference/consent-compliance.md)
+// through the real HTTP stack, SQLite and Redis.
 // Later instants are reached as an operator would test them: the service is
 // restarted on the same store with LEDGER_CLOCK_OFFSET_MS.
 

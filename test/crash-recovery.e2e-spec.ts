@@ -7,8 +7,8 @@ import { ReadModel } from '@ledger/projections';
 import { REDIS_URL, TestEnvironment, testEnvironment } from './support/environment';
 import { ApiProcess, runCli, spawnApi } from './support/processes';
 
-// CONTRACT.md "Running it" (SQLite file under LEDGER_DATA_DIR) and spec 2.1:
-// a resolution the service answered 2xx is committed. Killing the process
+// The embedded store (an SQLite file under LEDGER_DATA_DIR, README.md,
+// "Configuration") and customer resolution (docs/reference/customers.md): a resolution the service answered 2xx is committed. Killing the process
 // (no shutdown hook runs) in the middle of a burst must lose none of them, and
 // the requests that got no answer must be safely retryable.
 describe('crash recovery: SIGKILL during a burst of resolves', () => {

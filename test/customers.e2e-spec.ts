@@ -3,7 +3,7 @@ import { customerDocumentId } from '@ledger/ledger';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 
-// Spec 2.1 and CONTRACT.md through the real HTTP stack, SQLite store and Redis.
+// docs/reference/customers.md, "Resolving a customer", through the real HTTP stack, SQLite store and Redis.
 describe('POST /v1/customers/resolve', () => {
   let environment: TestEnvironment;
   let api: ApiApp;

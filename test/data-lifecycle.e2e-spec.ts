@@ -200,7 +200,7 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('erasure after the retention fl
     const sentFile = await reportContent(sent.reportId);
     expect(sentFile).toContain(fileRut(erased.rut));
     expect(sentFile).toContain(fileRut(held.rut));
-    // While the content is held, the report, its download and the webhook give its hash (CONTRACT.md).
+    // While the content is held, the report, its download and the webhook give its hash (docs/reference/reports.md).
     const sentDigest = sha256(Buffer.from(sentFile, 'ascii'));
     expect(sent.contentSha256).toBe(sentDigest.toString('hex'));
     await receiver.waitForCount(1, 30_000);
@@ -377,7 +377,7 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('erasure after the retention fl
     const erased = await revokedCustomer(undefined, scan);
     // Granted, not revoked: five years and a week later its consent is not past its floor.
     const kept = await grantedCustomer(undefined, scan);
-    // The spec's evidence hash is the content's, for both.
+    // The artifact's contentSha256 is the content's, for both.
     for (const { redecConsentId } of [erased, kept]) expect((await get(`/v1/redec/consents/${redecConsentId}/artifact`)).body).toMatchObject({ status: 'ready', contentSha256 });
     expect(await download(kept.redecConsentId)).toEqual({ status: 200, body: scan });
 

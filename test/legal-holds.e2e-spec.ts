@@ -3,7 +3,7 @@ import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { rutOf } from './support/redec-fixtures';
 
-// Legal holds (CONTRACT.md, "Legal holds"; decision 0036) through the real HTTP stack, SQLite store and Redis.
+// Legal holds (docs/reference/customers.md, "Legal holds"; decision 0036) through the real HTTP stack, SQLite store and Redis.
 describe('POST /v1/customers/{customerId}/legal-holds', () => {
   let environment: TestEnvironment;
   let api: ApiApp;

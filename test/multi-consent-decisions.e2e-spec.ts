@@ -11,7 +11,7 @@ import { expectProblem, expectValidationError, recordsNoFact } from './support/e
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
-// POST /v1/consent-decisions (CONTRACT.md, "Multi-Consent decision") through
+// POST /v1/consent-decisions (docs/reference/consent-decisions.md) through
 // the real HTTP stack, SQLite store and Redis: several configurations decided
 // in one request, all items or none, and a decision completed by a retry or a
 // read when the process stopped between the decision and its consents.

@@ -120,7 +120,7 @@ describe('operability', () => {
     for (const annul of [`${extension}/annul`, `${extension}/end/annul`, '/v1/redec/reportable-obligations/bindings/{bindingId}/annul']) {
       expect(fields(requestOf('post', annul)).sort()).toEqual(['reason', 'sourceReference']);
     }
-    // The operator lists: paged, with the items CONTRACT.md names.
+    // The operator lists: paged, with the items docs/reference/operator-lists.md names.
     const overdue = responseOf('get', '/v1/redec/notifications/overdue', '200');
     expect(fields(overdue).sort()).toEqual(['items', 'nextCursor']);
     expect(fields(property(overdue, 'items').items!)).toEqual(expect.arrayContaining(['redecConsentId', 'internalConsentCode', 'reason', 'actionAt', 'consentActionId']));
@@ -131,7 +131,7 @@ describe('operability', () => {
       ['cursor', false],
       ['limit', false],
     ]);
-    // Spec 4's lookup answers `{ consents }` and takes exactly its two parameters; the auditors' export is a paged list of its own.
+    // The consent lookup (docs/reference/regulatory-representation.md) answers `{ consents }` and takes exactly its two parameters; the auditors' export is a paged list of its own.
     const queryOf = (path: string) => operation('get', path).parameters!.filter((p) => p.in === 'query').map((p) => [p.name, Boolean(p.required)]).sort();
     expect(queryOf('/v1/redec/consents')).toEqual([['creditOperationReference', false], ['internalConsentCode', false]]);
     expect(fields(responseOf('get', '/v1/redec/consents', '200'))).toEqual(['consents']);

@@ -9,9 +9,8 @@ import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
 
-// Spec 2.8, 2.9, section 3 (access decision and access), section 4 rules 6, 7
-// and 10, and CONTRACT.md "Access decision and confirmation", "Errors" and
-// "Authentication and scopes": access authorization and confirmation through
+// docs/reference/accesses.md, docs/reference/states.md, "Access", and
+// docs/reference/authentication.md, "Scopes": access authorization and confirmation through
 // the real HTTP stack, SQLite store and Redis. Without the certificate worker
 // nothing else writes (so a refused request can be checked to record nothing)
 // and every artifact stays `pending`, which shows the decision does not wait
@@ -105,7 +104,7 @@ describe('REDEC access authorization and confirmation', () => {
   const accessFacts = async (redecAccessId: string, ofTenant = tenantId) =>
     (await api.store.readStream(redecStreams.access(ofTenant, redecAccessId))).map((e) => ({ type: e.type, data: e.data as any }));
 
-  /** A new decision (201, `replayed: false`) with this status, as JSON and never as a problem document (rule 6). */
+  /** A new decision (201, `replayed: false`) with this status, as JSON and never as a problem document: a denial is a business decision. */
   function expectNewDecision(response: Response, request: { redecConsentId: string }, status: 'authorized' | 'denied', denyReasonCode?: DenyReasonCode) {
     expect({ status: response.status, body: response.body }).toEqual({
       status: 201,
@@ -179,7 +178,7 @@ describe('REDEC access authorization and confirmation', () => {
     expectNewDecision(await authorize(initialWindow(consent.redecConsentId, { objectiveCode: '03' })), consent, 'authorized');
   });
 
-  describe('denies, with 201 and `status: denied`, never an error (rule 6)', () => {
+  describe('denies, with 201 and `status: denied`, never an error', () => {
     /**
      * One row per way to reach a deny reason: the request to send, prepared
      * on whatever consent it needs. Each is decided on a consent that would
@@ -225,7 +224,7 @@ describe('REDEC access authorization and confirmation', () => {
         },
       ],
       [
-        'evaluate_new_credit, even for the obligation of an active extension (rule 7)',
+        'evaluate_new_credit, even for the obligation of an active extension',
         'redec_credit_extension_purpose_not_obligation_management',
         async () => {
           const consent = await consents.grant();
@@ -287,7 +286,7 @@ describe('REDEC access authorization and confirmation', () => {
   });
 
   describe('a malformed request is 400 VALIDATION_ERROR and records no access fact', () => {
-    it('accessPurpose with initial_window, and credit_lifecycle_extension without accessPurpose (rule 7)', async () => {
+    it('accessPurpose with initial_window, and credit_lifecycle_extension without accessPurpose', async () => {
       const consent = await consents.grant();
       const withPurpose = initialWindow(consent.redecConsentId, { accessPurpose: 'manage_existing_obligation' });
       expectValidationError(await recordsNothing(() => authorize(withPurpose)), [{ field: 'accessPurpose', reason: 'not_with_initial_window' }]);
@@ -440,7 +439,7 @@ describe('REDEC access authorization and confirmation', () => {
     expect((await accessFacts(decision.redecAccessId)).map((f) => f.type)).toEqual(['AccessDecided']);
   });
 
-  describe('confirm (spec 2.9, rule 10)', () => {
+  describe('confirm: exactly one outcome kind, once, for an authorized access', () => {
     it('`accessed` with accessedAt is 200 with status accessed, the outcome and the authorization confirmed', async () => {
       const { redecAccessId, decision } = await authorizedAccess();
       const accessedAt = Date.now();

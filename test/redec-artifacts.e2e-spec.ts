@@ -42,7 +42,7 @@ async function grant(api: ApiApp, key: string, configurationId: string, referenc
 
 const KEY_SCOPES = ['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert'] as const;
 
-describe('consent artifacts (spec 2.7)', () => {
+describe('consent artifacts', () => {
   describe('with the certificate worker running in the API process', () => {
     let environment: TestEnvironment;
     let api: ApiApp;

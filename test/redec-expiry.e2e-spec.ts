@@ -5,9 +5,10 @@ import { TestEnvironment, testEnvironment } from './support/environment';
 import { ApiProcess, runCli, spawnApi } from './support/processes';
 import { redecConsents } from './support/redec-consents';
 
-// Spec 2.5 (status, retention floor), 3 (`expired`), 8 (initial window and
-// minimum retention floor), CONTRACT.md `LEDGER_CLOCK_OFFSET_MS` and "Access
-// decision and confirmation", docs/decisions/0015: the service run as its own
+// docs/reference/regulatory-representation.md (status, retention floor),
+// docs/reference/states.md (`expired`), docs/reference/limits.md (initial
+// window and minimum retention floor), docs/reference/accesses.md,
+// `LEDGER_CLOCK_OFFSET_MS` and docs/decisions/0015: the service run as its own
 // process, as `npm start` runs it, then restarted on the same data directory
 // and Redis prefix with its clock shifted past the consent's initial window.
 // Nothing but the clock changes between the two runs, so the consent expiring

@@ -13,7 +13,7 @@ import { checkDigitOf, rutOf } from './support/redec-fixtures';
 // request can be checked to record nothing by the store's head position.
 const NO_BACKGROUND_WRITES = { LEDGER_WORKERS: 'external' };
 
-// Spec 2.3-2.5, rules 1-4 of section 4, and CONTRACT.md "Interactions and grant":
+// docs/reference/grants.md and docs/reference/regulatory-representation.md:
 // one test per rule of the grant and of the regulatory reads, through the real
 // HTTP stack, SQLite store and Redis. Every refused grant is also checked to
 // record nothing, and then the same interaction is granted, which shows the
@@ -59,9 +59,9 @@ function startOfLocalDayOf(epochMs: number): number {
 }
 
 /**
- * CONTRACT.md, counted independently: the 15th banking business day after the
- * local day of grantedAt, Monday to Friday except the shipped national
- * holidays and 31 December.
+ * docs/reference/grants.md, "The initial access window", counted independently:
+ * the 15th banking business day after the local day of grantedAt, Monday to
+ * Friday except the shipped national holidays and 31 December.
  */
 const HOLIDAYS = new Set<string>(
   (JSON.parse(readFileSync(join(__dirname, '..', 'libs', 'redec', 'src', 'calendar', 'holidays-cl.json'), 'utf8')) as { holidays: Array<{ date: string }> }).holidays.map(
@@ -195,7 +195,7 @@ describe('REDEC grant rules and regulatory reads', () => {
     await environment?.dispose();
   });
 
-  it('rule 1: without occurredAt, sourceSystem or sourceReference the grant is 400 VALIDATION_ERROR naming the fields', async () => {
+  it('without occurredAt, sourceSystem or sourceReference the grant is 400 VALIDATION_ERROR naming the fields', async () => {
     const interactionId = await openInteraction();
     for (const field of ['occurredAt', 'sourceSystem', 'sourceReference']) {
       const body: Record<string, unknown> = grantBody();
@@ -218,7 +218,7 @@ describe('REDEC grant rules and regulatory reads', () => {
     await granted(grantBody(), undefined, interactionId);
   });
 
-  it('rule 2: an internalConsentCode sent is 400 VALIDATION_ERROR with reason internal_consent_code_is_server_generated', async () => {
+  it('an internalConsentCode sent is 400 VALIDATION_ERROR with reason internal_consent_code_is_server_generated', async () => {
     const interactionId = await openInteraction();
     const sentCode = 'ABCDEFGHIJ0123456789';
     for (const value of [sentCode, '99999999999999999999', null]) {
@@ -229,7 +229,7 @@ describe('REDEC grant rules and regulatory reads', () => {
     expect(ok.internalConsentCode).not.toBe(sentCode);
   });
 
-  it('rule 3: occurredAt after receipt or beyond the 7-day profile skew is refused; just inside 7 days is granted', async () => {
+  it('occurredAt after receipt or beyond the 7-day profile skew is refused; just inside 7 days is granted', async () => {
     const interactionId = await openInteraction();
     const future = await recordsNothing(() => grant(interactionId, grantBody({ occurredAt: Date.now() + 5_000 })));
     expectValidationError(future, [{ field: 'occurredAt', reason: 'occurred_at_after_receipt' }], 'occurred_at_after_receipt');
@@ -244,7 +244,7 @@ describe('REDEC grant rules and regulatory reads', () => {
     expect((await readConsent(inside.redecConsentId)).body.grantedAt).toBe(occurredAt);
   });
 
-  it('rule 4: a call recording on the phone channel must match occurredAt within 5 minutes, either side', async () => {
+  it('a call recording on the phone channel must match occurredAt within 5 minutes, either side', async () => {
     const occurredAt = Date.now() - 2 * DAY;
     const audio = (recordedAt: number) => ({ kind: 'audio_recording', recordedAt, mediaType: 'audio/wav', contentBase64: audioBytes.toString('base64') });
 
@@ -265,7 +265,7 @@ describe('REDEC grant rules and regulatory reads', () => {
     expect(read.body).toMatchObject({ channel: 'phone', mediumCode: '2', grantedAt: occurredAt, artifactStatus: 'ready' });
   });
 
-  it("rule 4: a paper original's digitization date is never compared with occurredAt, nor moves grantedAt", async () => {
+  it("a paper original's digitization date is never compared with occurredAt, nor moves grantedAt", async () => {
     const occurredAt = Date.now() - 6 * DAY;
     const digitizedAt = occurredAt + 5 * DAY;
     const paper = await granted(
@@ -294,7 +294,7 @@ describe('REDEC grant rules and regulatory reads', () => {
     expectValidationError(future, [{ field: 'evidence.digitizedAt', reason: 'digitized_at_after_receipt' }]);
   });
 
-  it('rule 4: evidence bytes are supplied, or referenced with their hash; a hash that does not match the bytes is refused', async () => {
+  it('evidence bytes are supplied, or referenced with their hash; a hash that does not match the bytes is refused', async () => {
     const interactionId = await openInteraction(configurations.phone);
     const occurredAt = Date.now() - MINUTE;
     const audio = (content: Record<string, unknown>) => grantBody({ occurredAt, evidence: { kind: 'audio_recording', recordedAt: occurredAt, mediaType: 'audio/wav', ...content } });
@@ -324,7 +324,7 @@ describe('REDEC grant rules and regulatory reads', () => {
     expect((await readConsent(referenced.redecConsentId)).body.mediumCode).toBe('2');
   });
 
-  it('rule 4: evidence fields of another kind, and an evidence kind the channel does not accept, are refused', async () => {
+  it('evidence fields of another kind, and an evidence kind the channel does not accept, are refused', async () => {
     const occurredAt = Date.now() - MINUTE;
     const digital = await openInteraction(configurations.digital);
     const phone = await openInteraction(configurations.phone);
@@ -511,7 +511,7 @@ describe('REDEC grant rules and regulatory reads', () => {
     }
   });
 
-  it('GET /v1/redec/consents/{id} right after the grant shows every field of spec 2.5; the other reads agree', async () => {
+  it('GET /v1/redec/consents/{id} right after the grant shows every field of the regulatory representation; the other reads agree', async () => {
     const occurredAt = Date.now() - 3 * MINUTE;
     const interactionId = await openInteraction();
     const consent = await granted(grantBody({ occurredAt, objectiveCodes: ['02'] }), undefined, interactionId);

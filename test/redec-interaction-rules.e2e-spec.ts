@@ -10,7 +10,7 @@ import { REDEC_TERMS, rutOf } from './support/redec-fixtures';
 // request can be checked to record nothing by the store's head position.
 const NO_BACKGROUND_WRITES = { LEDGER_WORKERS: 'external' };
 
-// Spec 2.2 and CONTRACT.md "Interactions and grant": the rules of opening a
+// docs/reference/grants.md, "Opening an interaction": the rules of opening a
 // REDEC consent interaction, through the real HTTP stack, SQLite store and Redis.
 // Every refused request is also checked to record nothing.
 

@@ -6,7 +6,8 @@ import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact } from './support/expectations';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
 
-// Spec 2.10, 2.12, 3 and 4 (rule 9), with CONTRACT.md "Errors": revocation
+// docs/reference/revocations.md, docs/reference/credit-extensions.md and
+// docs/reference/states.md, with docs/reference/errors.md: revocation
 // and credit extensions through the real HTTP stack, SQLite store and Redis,
 // and the status and retention the regulatory read derives from them.
 const NO_BACKGROUND_WRITES = { LEDGER_WORKERS: 'external' };
@@ -77,7 +78,7 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
     await environment?.dispose();
   });
 
-  describe('revocation (spec 2.12)', () => {
+  describe('revocation', () => {
     it('makes a granted consent revoked, with the floor 5 years from revokedAt, and carries what the revoke notice needs', async () => {
       const consent = await granted();
       const body = revocation();
@@ -176,7 +177,7 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
     });
   });
 
-  describe('credit extensions (spec 2.10)', () => {
+  describe('credit extensions', () => {
     it('extends the consent for the exact credit operation, readable in the representation and by creditOperationReference', async () => {
       const consent = await granted();
       const body = extension(consent);
@@ -203,7 +204,7 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
       expect(lookup.body.consents.map((c: { redecConsentId: string }) => c.redecConsentId)).toEqual([consent.redecConsentId]);
       const foreign = await api.http.get('/v1/redec/consents').query({ creditOperationReference: body.creditOperationReference }).set(auth(other.key));
       expect({ status: foreign.status, body: foreign.body }).toEqual({ status: 200, body: { consents: [] } });
-      // Spec 2.11: registering the extension produces the exact obligation binding, under the consent's obligation source system.
+      // Registering the extension (docs/reference/obligations.md, "Binding an obligation") produces the exact obligation binding, under the consent's obligation source system.
       expect((await consentCode('core-loans', body.creditOperationReference)).body).toMatchObject({ result: 'consent_code', consentCode: consent.internalConsentCode });
       expect((await consentCode('core-cards', body.creditOperationReference)).body).toMatchObject({ result: 'unresolved', consentCode: null });
     });
@@ -244,7 +245,7 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
       expect([retry.status, retry.body]).toEqual([201, first.body]);
     });
 
-    describe('the correction of an accepted revocation (spec 3)', () => {
+    describe('the correction of an accepted revocation', () => {
       it('a credit granted before revokedAt, with a sourceReference, leaves the revocation effective: false with correctedAt; the consent is extended', async () => {
         const consent = await granted();
         const revokedAt = Date.now() - MINUTE;
@@ -252,9 +253,9 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
         const response = await register(consent, extension(consent, { creditGrantedAt: revokedAt - 1 }));
         expect(response.status).toBe(201);
         expect(response.body).toMatchObject({ consentStatus: 'extended' });
-        // The revocation in the regulatory read's shape (spec 2.5).
+        // The revocation in the regulatory read's shape (docs/reference/regulatory-representation.md, "Revocation").
         expect(response.body.revocation).toEqual({ revokedAt, channel: 'digital', effective: false, effectiveAt: null, correctedAt: expect.any(Number) });
-        // Rule 9: no correction notice; the regulatory read reflects the right state.
+        // No correction notice: the regulatory read reflects the right state.
         expect(await read(consent)).toMatchObject({
           status: 'extended',
           revocation: { revokedAt, effective: false, correctedAt: response.body.revocation.correctedAt },
@@ -375,7 +376,7 @@ describe('REDEC consent lifecycle: revocation and credit extensions', () => {
       for (const creditGrantedAt of [revokedAt, revokedAt + 1]) {
         expectProblem(await recordsNothing(() => register(consent, extension(consent, { creditGrantedAt }))), 422, 'redec_credit_granted_after_revocation');
       }
-      // Spec 2.10: a credit before the accepted revokedAt is traced to the bank's record, the revocation kept or not.
+      // docs/reference/credit-extensions.md, "Correcting an accepted revocation": a credit before the accepted revokedAt is traced to the bank's record, the revocation kept or not.
       const { sourceReference: _omitted, ...untraced } = extension(consent, { creditGrantedAt: revokedAt - 1 });
       expectProblem(await recordsNothing(() => register(consent, untraced)), 422, 'redec_revocation_correction_requires_source_reference');
       expect((await register(consent, extension(consent, { creditGrantedAt: revokedAt - 1 }))).status).toBe(201);

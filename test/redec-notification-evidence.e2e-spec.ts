@@ -5,8 +5,8 @@ import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact } from './support/expectations';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
 
-// Spec 2.6, section 4 (rule 8), 5 and CONTRACT.md "Errors": notification
-// evidence through the real HTTP stack, SQLite store and Redis. Without the
+// docs/reference/notification-evidence.md, with docs/reference/authentication.md
+// and docs/reference/errors.md: notification evidence through the real HTTP stack, SQLite store and Redis. Without the
 // certificate worker nothing else writes, so a refused request can be checked
 // to record nothing.
 const NO_BACKGROUND_WRITES = { LEDGER_WORKERS: 'external' };
@@ -78,7 +78,7 @@ describe('REDEC notification evidence', () => {
     expect(response.body.recordedAt).toBeGreaterThanOrEqual(body.sentAt);
   });
 
-  it('is append-only: sent then delivered are two records, both in the evidence view in order (rule 8)', async () => {
+  it('is append-only: sent then delivered are two records, both in the evidence view in order', async () => {
     const consent = await consents.grant();
     const common = notice(consent);
     const sent = { ...common, contentReference: 'mail://outbox/4711' };

@@ -12,7 +12,7 @@ import { GrantedConsent, redecConsents } from './support/redec-consents';
 // request can be checked to record nothing by the store's head position.
 const NO_BACKGROUND_WRITES = { LEDGER_WORKERS: 'external' };
 
-// Spec 2.11 and CONTRACT.md "Reportable-obligation bindings", through the real
+// docs/reference/obligations.md, through the real
 // HTTP stack, SQLite store and Redis: every lookup result, what makes an
 // obligation ambiguous, the exact two-field lookup, tenants, scopes,
 // Idempotency-Key, and refusals that record nothing.
@@ -85,7 +85,7 @@ describe('REDEC reportable-obligation bindings and the consent-code lookup', () 
     await environment?.dispose();
   });
 
-  describe('the lookup results (spec 2.11)', () => {
+  describe('the lookup results', () => {
     it("consent_code: the consent's frozen internal code, after a 201 binding", async () => {
       const obligationReference = freshReference();
       const bound = await bind(toConsent(consentA, obligationReference));

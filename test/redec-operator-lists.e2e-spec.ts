@@ -6,7 +6,7 @@ import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError } from './support/expectations';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
 
-// Issue 12, CONTRACT.md "Operator lists": the notices a bank still owes and
+// Issue 12, docs/reference/operator-lists.md: the notices a bank still owes and
 // the obligations it must reconcile, through the real HTTP stack, SQLite
 // store and Redis, each list paged with a cursor.
 const NO_BACKGROUND_WRITES = { LEDGER_WORKERS: 'external' };

@@ -10,7 +10,7 @@ import { runCli } from './support/processes';
 import { Document, webhookBodyMismatches } from './support/openapi-schema';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
-// Spec 6 and CONTRACT.md "Webhooks": `redec.notification.required` delivered
+// docs/reference/events.md and docs/reference/webhooks.md: `redec.notification.required` delivered
 // by the real dispatcher and BullMQ workers to a real HTTP receiver, signed
 // with the Standard Webhooks scheme and verified with its reference library.
 
@@ -50,7 +50,7 @@ describe('webhook deliveries', () => {
     await environment?.dispose();
   });
 
-  it('delivers grant and revoke with the payload of CONTRACT.md, signed so that the reference verifier accepts it', async () => {
+  it('delivers grant and revoke with the payload docs/reference/events.md shows, signed so that the reference verifier accepts it', async () => {
     const receiver = await startWebhookReceiver();
     try {
       const { secret } = await registerEndpoint(receiver.url);

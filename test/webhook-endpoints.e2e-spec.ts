@@ -5,7 +5,8 @@ import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
 
-// CONTRACT.md "Webhooks" and "Errors": managing webhook endpoints through the
+// docs/reference/webhooks.md, "Managing endpoints", and docs/reference/errors.md:
+// managing webhook endpoints through the
 // real HTTP stack, SQLite store and Redis. Deliveries themselves are
 // webhook-deliveries.e2e-spec.ts's.
 const NO_BACKGROUND_WRITES = { LEDGER_WORKERS: 'external' };
@@ -142,7 +143,7 @@ describe('webhook endpoints (consent:admin)', () => {
       () => deliveries(endpointId, {}, writerOnly),
     ];
     for (const refused of refusals) expectProblem(await recordsNothingAtAll(api, refused), 403, 'INSUFFICIENT_SCOPE');
-    // CONTRACT.md: consent:read covers every GET under /v1.
+    // consent:read reads the endpoints, as it reads the other GETs under /v1 (docs/reference/authentication.md, "Scopes").
     expect((await api.http.get('/v1/webhook-endpoints').set(auth(withoutAdmin))).status).toBe(200);
     expect((await get(endpointId, withoutAdmin)).status).toBe(200);
     expect((await deliveries(endpointId, {}, withoutAdmin)).status).toBe(200);

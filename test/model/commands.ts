@@ -79,7 +79,7 @@ const grantOf = (consent: fc.Arbitrary<ConsentNo>): fc.Arbitrary<Command> => fc.
   kind: fc.constant('grant' as const),
   consent,
   customer: fc.constantFrom<0 | 1>(0, 1),
-  // Spec rule 3: up to 7 calendar days before the receipt.
+  // Up to 7 calendar days before the receipt (docs/reference/grants.md, "Timing rules").
   before: fc.oneof(fc.constantFrom(0, 7 * DAY), fc.integer({ min: 0, max: 7 * DAY })),
 });
 /** Consent 1 is granted first; later grants are mostly of the others. */

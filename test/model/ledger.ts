@@ -6,9 +6,9 @@
  */
 
 export const TENANT_ID = 'ten-1';
-/** Every consent's obligation source system, frozen at publication (CONTRACT "Configurations"). */
+/** Every consent's obligation source system, frozen at publication (docs/reference/configurations.md, "REDEC terms"). */
 export const OBLIGATION_SOURCE_SYSTEM = 'core-loans';
-/** Another bank system: its obligations are never this consent's (spec 2.10, 2.11). */
+/** Another bank system: its obligations are never this consent's (docs/reference/obligations.md, "Binding an obligation"). */
 export const OTHER_SOURCE_SYSTEM = 'branch-desk';
 export const SCOPE = { scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' };
 export const GRANTED_OBJECTIVES = ['02', '03'];
@@ -85,7 +85,7 @@ export interface ExtensionRead {
   ineffectiveReason: string | null;
 }
 
-/** The parts of the regulatory representation (spec 2.5) that later facts and the clock change. */
+/** The parts of the regulatory representation (docs/reference/regulatory-representation.md) that later facts and the clock change. */
 export interface ConsentRead {
   status: 'granted' | 'extended' | 'revoked' | 'expired';
   grantedAt: number;

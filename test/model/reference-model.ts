@@ -17,10 +17,10 @@ import {
 } from './ledger';
 
 /**
- * The REDEC lifecycle written from the words of the spec (sections 2.5,
- * 2.8-2.12, 3, 4) and decision 0023 (rules cited as "rule N"), without the
- * implementation: plain records of what was said and when, and every answer
- * computed from them directly. No event is folded.
+ * The REDEC lifecycle written from the words of the interface reference (docs/reference/: the regulatory
+ * representation, accesses, credit extensions, obligations, revocations, states) and decision 0023 (rules cited as
+ * "rule N"), without the implementation: plain records of what was said and when, and every answer computed from them
+ * directly. No event is folded.
  */
 
 interface Consent {
@@ -72,7 +72,7 @@ interface Access {
 
 const ok: Answer = { accepted: true };
 const refused = (code: string): Answer => ({ accepted: false, code });
-/** A VALIDATION_ERROR. Neither the spec nor decision 0023 names these reasons; the model uses the implementation's names. */
+/** A VALIDATION_ERROR. Decision 0023 names none of these reasons; the model uses the implementation's names. */
 const invalid = (reason: string): Answer => ({ accepted: false, code: 'VALIDATION_ERROR', reason });
 const NOT_FOUND = refused('NOT_FOUND');
 
@@ -93,13 +93,12 @@ export class ReferenceModel implements Ledger {
   }
 
   /**
-   * Decision 0054: the extensions, weighed in the order their credits were granted. One keeps nothing alive
-   * when its credit was granted at or after the revocation (spec 3 keeps a revocation without effect only for
-   * a credit granted before it), or when an end in force of one weighed before it, itself keeping the consent,
-   * named its obligation as superseding (spec 2.10: the new obligation does not inherit the consent). Credits
-   * of one instant are weighed together: of those still undecided, one no other names keeps the consent (in a
-   * ring of names, the first in credit order), and the obligation its end names is superseding. Those ends are
-   * the consent's superseding obligations.
+   * Decision 0054: the extensions, weighed in the order their credits were granted. One keeps nothing alive when its
+   * credit was granted at or after the revocation (a revocation is kept without effect only for a credit granted before
+   * it), or when an end in force of one weighed before it, itself keeping the consent, named its obligation as
+   * superseding (the new obligation does not inherit the consent). Credits of one instant are weighed together: of
+   * those still undecided, one no other names keeps the consent (in a ring of names, the first in credit order), and
+   * the obligation its end names is superseding. Those ends are the consent's superseding obligations.
    */
   private weigh(consent: ConsentNo, extensions = this.extensionsInForce(consent)): { reasons: Map<string, string | null>; superseding: Set<string> } {
     const revokedAt = this.consents.get(consent)?.revokedAt ?? null;
@@ -182,8 +181,9 @@ export class ReferenceModel implements Ledger {
   }
 
   /**
-   * Spec 2.10: an obligation named by an end in force of an extension that keeps this consent does not inherit
-   * it, unless an extension of its own, weighed before that one, keeps it.
+   * docs/reference/credit-extensions.md, "Superseding obligations": an obligation named by an end in force of an
+   * extension that keeps this consent does not inherit it, unless an extension of its own, weighed before that one,
+   * keeps it.
    */
   private supersedes(consent: ConsentNo, reference: string): boolean {
     return this.weigh(consent).superseding.has(reference) && !this.keeping(consent).some((x) => x.reference === reference);
@@ -217,8 +217,8 @@ export class ReferenceModel implements Ledger {
             revokedAt: consent.revokedAt,
             effective,
             effectiveAt: effective ? Math.max(consent.revokedAt, last?.endedAt ?? consent.revokedAt) : null,
-            // Compared like the rest: spec 2.5 shows it, spec 3 says the correction sets it, rule 11 says which commands record one,
-            // and spec rule 9 wants the read to reflect the corrected state; so it is as determined as `effective`.
+            // Compared like the rest: the representation shows it, a correction sets it, rule 11 says which commands record
+            // one, and the read reflects the corrected state instead of a correction notice; so it is as determined as `effective`.
             correctedAt: this.correctionsInForce(no, consent).reduce<number | null>((latest, c) => Math.max(latest ?? c.at, c.at), null),
           };
     const creditExtensions = byCredit(inForce).map((x) => ({
@@ -255,9 +255,9 @@ export class ReferenceModel implements Ledger {
   }
 
   /**
-   * Spec 2.11, rule 9 and decision 0054: every binding in force, the extensions' own among them, each to a
-   * consent only while the consent's facts say it enabled access for the obligation when it was granted, and
-   * never to a consent the obligation superseded one of.
+   * docs/reference/obligations.md, "The consent-code lookup", rule 9 and decision 0054: every binding in force, the
+   * extensions' own among them, each to a consent only while the consent's facts say it enabled access for the
+   * obligation when it was granted, and never to a consent the obligation superseded one of.
    */
   lookup(obligation: Obligation): Lookup {
     const claims = new Set<string>();
@@ -306,7 +306,7 @@ export class ReferenceModel implements Ledger {
     }
   }
 
-  /** Spec 2.12, decision 0017 (one revocation) and rule 12 (occurredAt bounds, which replace 0017's "no other bound in the past"). */
+  /** docs/reference/revocations.md, decision 0017 (one revocation) and rule 12 (occurredAt bounds, which replace 0017's "no other bound in the past"). */
   private revoke(action: Extract<Action, { type: 'revoke' }>, now: number): Answer {
     const consent = this.consents.get(action.consent);
     if (!consent) return NOT_FOUND;
@@ -318,7 +318,7 @@ export class ReferenceModel implements Ledger {
     return ok;
   }
 
-  /** Spec 2.10 and 3, rule 6 in its order. */
+  /** docs/reference/credit-extensions.md, "Registering an extension": rule 6, in its order. */
   private registerExtension(action: Extract<Action, { type: 'registerExtension' }>, now: number): Answer {
     const consent = this.consents.get(action.consent);
     if (!consent) return NOT_FOUND;
@@ -344,7 +344,7 @@ export class ReferenceModel implements Ledger {
     if (this.extensionsInForce(action.consent).some((x) => x.reference === reference && !x.end)) return refused('redec_credit_extension_already_registered');
     if (this.extensions.some((x) => !x.annulled && x.reference === reference && x.end)) return refused('redec_credit_extension_already_ended');
     if (consent.revokedAt !== null && action.creditGrantedAt >= consent.revokedAt) return refused('redec_credit_granted_after_revocation');
-    // Spec 2.10 and 7: non-empty whenever the credit precedes the accepted revokedAt, the revocation kept or not.
+    // Non-empty whenever the credit precedes the accepted revokedAt, the revocation kept or not.
     if (consent.revokedAt !== null && !action.sourceReference?.trim()) return refused('redec_revocation_correction_requires_source_reference');
     const wasEffective = this.revocationEffective(action.consent);
     const keptBefore = this.keptActive(action.consent);
@@ -357,7 +357,7 @@ export class ReferenceModel implements Ledger {
     return this.extensions.find((x) => x.consent === consent && x.id === id);
   }
 
-  /** Spec 2.10 (reported once, superseding reference only with its reason) and rule 7. */
+  /** docs/reference/credit-extensions.md, "Ending an extension" (reported once, the superseding reference only with its reason) and rule 7. */
   private endExtension(action: Extract<Action, { type: 'endExtension' }>, now: number): Answer {
     const consent = this.consents.get(action.consent);
     const extension = this.extensionOf(action.consent, action.creditExtensionId);
@@ -393,7 +393,7 @@ export class ReferenceModel implements Ledger {
     return ok;
   }
 
-  /** Spec 2.11, decision 0017 (source system, identical binding) and rule 8. */
+  /** docs/reference/obligations.md, "Binding an obligation", decision 0017 (source system, identical binding) and rule 8. */
   private bind(action: Extract<Action, { type: 'bind' }>, now: number): Answer {
     if (action.obligationGrantedAt > now + PROFILE.callerClockSkewMs) return invalid('obligation_granted_after_receipt');
     const same = (b: Binding) => !b.annulled && sameObligation(b.obligation, action.obligation) && b.kind === action.kind && b.consent === action.consent;
@@ -418,9 +418,8 @@ export class ReferenceModel implements Ledger {
   }
 
   /**
-   * Rule 4 at `at`, after rule 7's purpose check: why the consent did not
-   * enable this access then, or null. Used by authorize (at its decision)
-   * and by confirm (rule 5).
+   * Rule 4 at `at`, after the purpose check: why the consent did not enable this access then, or null. Used by
+   * authorize (at its decision) and by confirm (rule 5).
    */
   private denyReasonAt(no: ConsentNo, access: Pick<Access, 'mode' | 'obligation' | 'objectiveCode'>, at: number): string | null {
     const consent = this.consents.get(no);
@@ -453,7 +452,7 @@ export class ReferenceModel implements Ledger {
     return { accepted: true, decision };
   }
 
-  /** Spec 2.9, decision 0016 (once, only authorized) and rule 5. */
+  /** docs/reference/accesses.md, "Confirming the outcome", decision 0016 (once, only authorized) and rule 5. */
   private confirm(action: Extract<Action, { type: 'confirm' }>, now: number): Answer {
     const access = this.accesses.get(action.redecAccessId);
     if (!access) return NOT_FOUND;
@@ -484,7 +483,7 @@ function byCredit(extensions: Extension[]): Extension[] {
   return [...extensions].sort((a, b) => a.creditGrantedAt - b.creditGrantedAt || text(a.reference, b.reference) || text(a.id, b.id));
 }
 
-/** Spec 2.5 and decision 0015: five calendar years in UTC, 29 February becoming 28 February. */
+/** docs/reference/regulatory-representation.md, "Retention floor", and decision 0015: five calendar years in UTC, 29 February becoming 28 February. */
 export function fiveYearsFrom(instant: number): number {
   const d = new Date(instant);
   const year = d.getUTCFullYear() + 5;

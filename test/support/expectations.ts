@@ -2,7 +2,7 @@ import { ApiApp } from './api-app';
 
 type Response = { status: number; headers: Record<string, string>; body: any };
 
-/** An RFC 9457 problem document with this status and code (CONTRACT.md, "Errors"). */
+/** An RFC 9457 problem document with this status and code (docs/reference/errors.md, "The problem document"). */
 export function expectProblem(response: Response, status: number, code: string): void {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);

@@ -48,7 +48,7 @@ export function PresentedText(maxLength = 200, options: Pick<ValidationOptions, 
   return applyDecorators(Text(maxLength, options), presentable);
 }
 
-/** An instant in epoch milliseconds, as every timestamp of the spec. */
+/** An instant in epoch milliseconds, as every instant of the interface (docs/reference/conventions.md, "Instants"). */
 export function EpochMs(): PropertyDecorator {
   return applyDecorators(IsDefined(), IsInt(), Min(0));
 }

@@ -22,8 +22,9 @@ class DispatcherHost implements OnApplicationBootstrap, OnApplicationShutdown {
 
 /**
  * The provider that follows the store and asks `queueName` for the jobs
- * `jobsFor` names (DESIGN.md: facts leave the store only through a
- * subscription). It runs in the API process, which owns the checkpoint.
+ * `jobsFor` names (facts leave the store only through a follower of it:
+ * docs/architecture.md, "Principles"). It runs in the API process, which owns
+ * the checkpoint.
  */
 export function eventDispatcherProvider(
   queueName: string,

@@ -5,7 +5,7 @@ import { QueryInteger } from './dto-fields';
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 200;
 
-/** CONTRACT.md, "Operator lists": `?limit=&cursor=`, answered `{ items, nextCursor }`. */
+/** docs/reference/conventions.md, "Pages": `?limit=&cursor=`, answered `{ items, nextCursor }`. */
 export class PageQueryDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT, description: 'Items per page.' })
   @IsOptional()

@@ -76,7 +76,7 @@ export type CliCommand = LedgerCommand | StandaloneCommand;
 const tenantOption: CliOption = { flags: '--tenant <TENANT_ID>', description: 'the tenant id (`tenant list` shows them)', required: true, parse: uuidOf('tenant') };
 
 /**
- * CONTRACT.md, "Operator CLI": every command prints exactly one JSON
+ * README.md, "Operator CLI": every command prints exactly one JSON
  * document on stdout. Keyed by `group command` as typed. Every option is
  * checked as the command line is parsed (options.ts), before anything is
  * opened.
@@ -298,9 +298,10 @@ async function existingTenant(tenantId: string, d: CliDependencies): Promise<str
 
 
 /**
- * `audit verify`: recomputes every chain (or the tenant's) and prints
- * CONTRACT.md's document, with `reason` added inside firstBreak. Not intact,
- * it still prints the document, and exits with status 1.
+ * `audit verify`: recomputes every chain (or the tenant's) and prints the
+ * document of README.md, "Operator CLI", with `reason` added inside
+ * firstBreak. Not intact, it still prints the document, and exits with
+ * status 1.
  */
 async function auditVerify(tenantId: string | undefined, checkpointFiles: string[], d: CliDependencies): Promise<CliOutput> {
   // Nothing verified is not intact: an empty ledger is a wrong LEDGER_DATA_DIR far more often than a new deployment.
@@ -315,7 +316,7 @@ async function auditVerify(tenantId: string | undefined, checkpointFiles: string
   });
   const log = tree?.finish();
   const logIntact = log === undefined || log.firstMismatch === null;
-  // CONTRACT.md's member order, `reason` last.
+  // The member order clients were given, `reason` last.
   const at = firstBreak && { stream: firstBreak.stream, revision: firstBreak.revision, expected: firstBreak.expected, found: firstBreak.found, reason: firstBreak.reason };
   const mismatch = log?.firstMismatch && { leafIndex: log.firstMismatch.leafIndex, reason: log.firstMismatch.reason };
   const summary = log && { size: log.size, root: log.root, checkpointsChecked: log.checkpointsChecked, firstMismatch: mismatch ?? null };

@@ -20,9 +20,9 @@ const GROUPS: Record<string, string> = {
  * The command line as commander reads it: `ledger <group> <command>
  * [options]`, with --help everywhere and --version. Commander does not exit
  * the process (exitOverride): it throws, and main.ts turns a mistake into
- * CONTRACT.md's JSON error; help goes to stdout, commander's error line to
- * stderr (or where `output` says). `execute` runs a command once its
- * options are parsed and checked.
+ * the CLI's JSON error (README.md, "Operator CLI"); help goes to stdout,
+ * commander's error line to stderr (or where `output` says). `execute` runs
+ * a command once its options are parsed and checked.
  */
 export function buildProgram(
   version: string,

@@ -11,7 +11,7 @@
 /** Where a stream must be for an append to be accepted. */
 export type ExpectedRevision = 'no_stream' | 'any' | 'stream_exists' | number;
 
-/** Metadata carried by every event (DESIGN.md, "Event store port"). */
+/** Metadata carried by every event (docs/architecture.md, "The event store port"). */
 export interface EventMetadata {
   tenantId?: string;
   correlationId: string;

@@ -2,9 +2,9 @@ import { sha256Hex } from '@ledger/platform';
 import type { EventMetadata, RecordedEvent } from './event-store.port';
 
 /**
- * The integrity chain (DESIGN.md, "Integrity"). Each event's hash covers its
- * content as stored and the previous event's hash in the same stream, so
- * editing, removing or reordering an event breaks every later link.
+ * The integrity chain (docs/architecture.md, "Integrity"). Each event's hash
+ * covers its content as stored and the previous event's hash in the same
+ * stream, so editing, removing or reordering an event breaks every later link.
  *
  * The hashed envelope. `hash` is the lowercase hex SHA-256 of the UTF-8 bytes of
  *

@@ -3,7 +3,7 @@ import type { EventStore, RecordedEvent } from './event-store.port';
 import { ChainHead, IntegrityBreak, verifyLink } from './integrity';
 import { readAllPages } from './read-all-pages';
 
-/** What `audit verify` prints (CONTRACT.md, "Operator CLI"). */
+/** What `audit verify` prints (README.md, "Operator CLI"). */
 export interface LedgerVerification {
   intact: boolean;
   /** Streams checked: every stream, or the tenant's. */
@@ -51,14 +51,14 @@ interface StreamEntry extends ChainHead {
 }
 
 /**
- * Recomputes every chain in the store (DESIGN.md, "Integrity") in one pass
- * over `readAll` in position order, a page at a time, so memory is one page
- * plus one small entry per stream (its last revision and stored hash), never
- * a whole stream. Each event is checked against its stream's entry with the
- * same rule as `verifyStream` (`verifyLink`): revision gap (including a
- * stream that does not start at revision 0), previous-hash link, content
- * hash. Reading in position order, the first break found is the one with the
- * lowest position.
+ * Recomputes every chain in the store (docs/architecture.md, "Integrity") in
+ * one pass over `readAll` in position order, a page at a time, so memory is one
+ * page plus one small entry per stream (its last revision and stored hash),
+ * never a whole stream. Each event is checked against its stream's entry with
+ * the same rule as `verifyStream` (`verifyLink`): revision gap (including a
+ * stream that does not start at revision 0), previous-hash link, content hash.
+ * Reading in position order, the first break found is the one with the lowest
+ * position.
  *
  * After a break the stream's entry moves on to the event's stored revision and
  * hash, as after an intact event, so the pass goes on to the end and the

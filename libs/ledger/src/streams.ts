@@ -1,7 +1,7 @@
 /**
  * Stream names. Tenant data always carries the tenant in its stream name
- * (DESIGN.md principle 4). Tenants and API keys are the roots of tenancy:
- * a key is looked up by its own id before any tenant is known.
+ * (docs/architecture.md, "Principles"). Tenants and API keys are the roots of
+ * tenancy: a key is looked up by its own id before any tenant is known.
  */
 export const streams = {
   tenant: (tenantId: string) => `tenant-${tenantId}`,

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { weakMasterKeyReason } from './keys/master-keys';
 import { PRIVATE_FILE_MODE, ensurePrivateDirectory } from './private-files';
 
-/** Everything the service, the worker and the CLI read from the environment (CONTRACT.md, "Running it"). */
+/** Everything the service, the worker and the CLI read from the environment (README.md, "Configuration"). */
 export interface LedgerConfig {
   production: boolean;
   port: number;

@@ -29,7 +29,7 @@ export interface DomainErrorOptions {
   errors?: FieldError[];
 }
 
-/** The stable codes CONTRACT.md fixes; domain-specific codes are lower-case and live with their rules. */
+/** The platform's stable codes (docs/reference/errors.md, "Catalogue"); domain-specific codes are lower-case and live with their rules. */
 export const ErrorCodes = {
   VALIDATION_ERROR: 'VALIDATION_ERROR',
   UNAUTHENTICATED: 'UNAUTHENTICATED',

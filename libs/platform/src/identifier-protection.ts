@@ -13,7 +13,7 @@ export function customerDataErased(): Error {
 }
 
 /**
- * Keeps identifiers out of events in clear (DESIGN.md, principle 5).
+ * Keeps identifiers out of events in clear (docs/architecture.md, "Principles").
  * - The blind index (`hash`) is keyed by the tenant's data key (decision
  *   0028): it finds a customer by a value before the customer is known, so
  *   it only ever goes to the key table, which erasure can delete from.

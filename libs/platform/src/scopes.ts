@@ -1,4 +1,4 @@
-/** The scopes an API key can carry (CONTRACT.md, "Authentication and scopes"). */
+/** The scopes an API key can carry (docs/reference/authentication.md, "Scopes"). */
 export const Scopes = {
   ADMIN: 'consent:admin',
   WRITE: 'consent:write',

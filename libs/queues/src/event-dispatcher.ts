@@ -37,13 +37,13 @@ export interface EventDispatcherOptions {
 const CHECKPOINT_EVERY = 500;
 
 /**
- * Turns facts into jobs (DESIGN.md: facts leave the store only through a
- * subscription; nothing is enqueued from an HTTP handler). It follows the
- * store from its own checkpoint in Redis, adds each asked-for job with an id
- * derived from the event, then moves the checkpoint. A crash between the two
- * replays the event, and BullMQ ignores a job id it already holds; a lost
- * checkpoint (Redis restarted empty) replays everything the same way, so
- * processors must also be idempotent.
+ * Turns facts into jobs (facts leave the store only through a follower of it,
+ * nothing is enqueued from an HTTP handler: docs/architecture.md, "Queues,
+ * webhooks and artifacts"). It follows the store from its own checkpoint in
+ * Redis, adds each asked-for job with an id derived from the event, then moves
+ * the checkpoint. A crash between the two replays the event, and BullMQ ignores
+ * a job id it already holds; a lost checkpoint (Redis restarted empty) replays
+ * everything the same way, so processors must also be idempotent.
  */
 export class EventDispatcher {
   private running: { controller: AbortController; done: Promise<void> } | undefined;

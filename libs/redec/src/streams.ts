@@ -18,7 +18,7 @@ export const redecStreams = {
   report: (tenantId: string, reportId: string) => `redec-report-${tenantId}-${reportId}`,
   /** Uniqueness of an internalConsentCode in the tenant, claimed with `no_stream`. */
   internalConsentCode: (tenantId: string, code: string) => `reservation-${tenantId}-internal-consent-code-${code}`,
-  /** One stream per reportable obligation (spec 2.11), so its bindings are decided on all of them, at the revision read. */
+  /** One stream per reportable obligation (docs/reference/obligations.md), so its bindings are decided on all of them, at the revision read. */
   obligation: (tenantId: string, sourceSystem: string, obligationReference: string) =>
     `redec-obligation-${tenantId}-${obligationKey(sourceSystem, obligationReference)}`,
 };

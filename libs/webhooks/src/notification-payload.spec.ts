@@ -135,7 +135,7 @@ describe('notificationFor', () => {
     expect((event.data as ConsentGranted['data']).objectiveCodes).toEqual(['02']);
   });
 
-  it('gives nothing for every other fact of a consent (no correction notice, spec rule 9) or any other stream', () => {
+  it('gives nothing for every other fact of a consent (there is no correction notice) or any other stream', () => {
     const others = [...CONSENT_EVENT_TYPES].filter((type) => type !== 'ConsentGranted' && type !== 'RevocationRecorded');
     expect(others).toEqual(expect.arrayContaining(['RevocationCorrected', 'NotificationEvidenceRecorded', 'CreditExtensionRegistered']));
     for (const type of [...others, 'InteractionCreated', 'WebhookEndpointRegistered', 'consentgranted']) {
@@ -190,7 +190,7 @@ describe('serializeMessage', () => {
   const grant = notificationFor(recorded('ConsentGranted', grantData))!;
   const revoke = notificationFor(recorded('RevocationRecorded', revocationData(true)))!;
 
-  it('writes the keys in the order CONTRACT.md shows, compact', () => {
+  it('writes the keys in the order docs/reference/events.md shows, compact', () => {
     expect(serializeMessage(grant)).toBe(
       '{"id":"evt_0b7f4c1e9a3d4e2b8c6f5d1a2b3c4d5e","type":"redec.notification.required","createdAt":' +
         recordedAt +

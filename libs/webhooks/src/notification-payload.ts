@@ -2,7 +2,7 @@ import type { RecordedEvent } from '@ledger/event-store';
 import type { ReportKeySource } from '@ledger/platform';
 import type { ConsentGranted, ReportRendered, RevocationRecorded } from '@ledger/redec';
 
-/** Spec 6: the bank must notify the data subject of a grant or a revocation. */
+/** The bank must notify the data subject of a grant or a revocation (docs/reference/events.md). */
 export const NOTIFICATION_REQUIRED = 'redec.notification.required';
 /** Issue 16: an RDC30 or RDC31 file is ready to download. */
 export const REPORT_CREATED = 'report.created';
@@ -11,7 +11,7 @@ export const WEBHOOK_EVENT_TYPES = [NOTIFICATION_REQUIRED, REPORT_CREATED] as co
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const DEFAULT_WEBHOOK_EVENT_TYPES: WebhookEventType[] = [NOTIFICATION_REQUIRED];
 
-/** Spec 6, reason `grant`: purpose, medium and objectives are sent only with it. */
+/** Reason `grant`: purpose, medium and objectives are sent only with it (docs/reference/events.md, "redec.notification.required"). */
 export interface GrantNotification {
   notification_reason: 'grant';
   internal_consent_code: string;
@@ -24,7 +24,7 @@ export interface GrantNotification {
   objectives: string[];
 }
 
-/** Spec 6, reason `revoke`: `revoked_at` replaces `granted_at`, and the three grant fields are absent. */
+/** Reason `revoke` (docs/reference/events.md, "redec.notification.required"): `revoked_at` replaces `granted_at`, and the three grant fields are absent. */
 export interface RevokeNotification {
   notification_reason: 'revoke';
   internal_consent_code: string;
@@ -54,14 +54,15 @@ export interface ReportCreated {
   layout_version: string;
 }
 
-/** The delivery body (CONTRACT.md, "Webhooks"). */
+/** The delivery body (docs/reference/events.md, "The envelope"). */
 export type WebhookMessage =
   | { id: string; type: typeof NOTIFICATION_REQUIRED; /** When the fact was recorded (epoch ms), the same on every attempt. */ createdAt: number; data: GrantNotification | RevokeNotification }
   | { id: string; type: typeof REPORT_CREATED; createdAt: number; data: ReportCreated };
 
 /**
- * The body's key order as CONTRACT.md shows it. As a JSON.stringify allow-list
- * it also keeps anything else a message object might carry out of the body.
+ * The body's key order as docs/reference/events.md shows it. As a
+ * JSON.stringify allow-list it also keeps anything else a message object might
+ * carry out of the body.
  */
 const BODY_KEYS = [
   'id',

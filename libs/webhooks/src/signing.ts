@@ -9,7 +9,7 @@ import { createHmac, randomBytes } from 'node:crypto';
  */
 
 const SECRET_PREFIX = 'whsec_';
-/** The spec's bounds for a symmetric key: at least 192 bits, at most 512. */
+/** Standard Webhooks' bounds for a symmetric key: at least 192 bits, at most 512. */
 const MIN_KEY_BYTES = 24;
 const MAX_KEY_BYTES = 64;
 /** 2286-11-20 in seconds: a millisecond timestamp passed by mistake is above it, and every receiver would refuse it as too new. */
@@ -55,7 +55,7 @@ export function webhookHeaders(secrets: readonly string[], messageId: string, ti
 /**
  * The key bytes of a `whsec_` secret. Node's base64 decoder skips characters
  * it does not know, so a damaged secret would silently sign with another key:
- * only canonical base64 of a key within the spec's bounds is accepted.
+ * only canonical base64 of a key within Standard Webhooks' bounds is accepted.
  */
 function keyOf(secret: string): Buffer {
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : null;

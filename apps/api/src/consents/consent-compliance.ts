@@ -27,7 +27,7 @@ export class PendingVersionChangeDto {
   @ApiProperty({ type: 'integer', description: 'When its grace period ends and it becomes the evaluated version: accept it before then.' }) effectiveAt!: number;
 }
 
-/** Spec 2.13. */
+/** docs/reference/consent-compliance.md, "Compliance by template version". */
 export class ConsentComplianceDto {
   @ApiProperty() templateKey!: string;
   @ApiProperty({
@@ -114,7 +114,7 @@ export class ConsentComplianceHttpController {
   @RequireScopes(Scopes.READ)
   @ApiOperation({
     operationId: 'getConsentCompliance',
-    summary: 'Whether the customer complies with the version of a consent template in force (spec 2.13)',
+    summary: 'Whether the customer complies with the version of a consent template in force',
     description:
       'Not an authorization (use POST /v1/redec/accesses/authorize). Only consents of this `templateKey` count: another template sharing the same permissions is not acceptance, and a revoked or expired consent does not satisfy the evaluated version. ' +
       'A version published with `gracePeriodDays` is a `pendingVersionChange` until its grace ends, while holders of the earlier version still comply. Unknown customer or template: 404.',

@@ -23,9 +23,10 @@ import {
 import { ProblemResponses } from '../openapi/problem-responses';
 
 /**
- * General (non-REDEC) consents: the same interaction and grant as REDEC's,
- * on configurations published without a `redec` block, outside the `/redec`
- * paths that spec 2.2 keeps for configurations that include REDEC.
+ * General (non-REDEC) consents: the same interaction and grant as REDEC's, on
+ * configurations published without a `redec` block, outside the `/redec` paths
+ * kept for configurations that include REDEC
+ * (docs/reference/consent-compliance.md, "General consents").
  */
 @ApiTags('consents')
 @ApiBearerAuth()

@@ -7,7 +7,7 @@ import { IssuedId, PRESENTED, PresentedText, UuidInLowerCase } from '../dto-fiel
 
 export const DEFAULT_SESSION_SECONDS = 900;
 
-/** CONTRACT.md: the interaction's customer reference and configuration (or several), plus what the flow needs. */
+/** docs/reference/embed-sessions.md, "Opening a session": the interaction's customer reference and configuration (or several), plus what the flow needs. */
 export class OpenEmbedSessionRequestDto extends CustomerReferenceDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'The configuration the page offers, published with `captureTiming: embedded`. Send this, or `configurationIds`.' })
   @IsOptional()

@@ -8,7 +8,7 @@ import { PROJECTIONS_REDIS, ProjectionRunner } from '@ledger/projections';
 
 const CHECK_TIMEOUT_MS = 1_000;
 
-/** CONTRACT.md: live while the process runs; ready once the store, Redis and the projections are up. */
+/** docs/operations.md, "Health and metrics": live while the process runs; ready once the store, Redis and the projections are up. */
 @ApiExcludeController()
 @Controller('health')
 export class HealthController {

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Text } from '../dto-fields';
 
-/** CONTRACT.md, "Annulments": why a fact recorded by mistake is annulled, and the bank's reference for the correction. */
+/** docs/reference/credit-extensions.md, "Annulling a fact recorded by mistake": why a fact recorded by mistake is annulled, and the bank's reference for the correction. */
 export class AnnulRequestDto {
   @ApiProperty({ description: 'Why the fact is annulled, for the audit trail.', maxLength: 500 })
   @Text(500)

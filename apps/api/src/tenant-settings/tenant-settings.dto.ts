@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsDefined, IsOptional, IsString, ValidateIf } from 'class-validator';
 
-/** PUT /v1/tenant-settings: the whole set of settings (CONTRACT.md, "Additions": `{ institutionCode }`). */
+/** PUT /v1/tenant-settings: the whole set of settings (docs/reference/reports.md, "Tenant settings"). */
 export class TenantSettingsRequestDto {
   @ApiProperty({
     type: String,

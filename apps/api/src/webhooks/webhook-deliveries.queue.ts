@@ -3,10 +3,11 @@ import { DELIVERY_ATTEMPTS, DeliveryFailed, WebhookJob, deliveryDelayMs } from '
 import { DeliverWebhookProcessor } from './deliver-webhook.processor';
 
 /**
- * `redec.notification.required` deliveries (DESIGN.md, "Webhooks"). Retries
- * follow the documented schedule of about a day (retry-schedule.ts), or the
- * receiver's Retry-After on 429 and 503; exhausted jobs stay in the failed
- * set for an operator to inspect and redeliver.
+ * `redec.notification.required` deliveries (docs/architecture.md, "Queues,
+ * webhooks and artifacts"). Retries follow the documented schedule of about a
+ * day (retry-schedule.ts), or the receiver's Retry-After on 429 and 503;
+ * exhausted jobs stay in the failed set for an operator to inspect and
+ * redeliver.
  */
 export const webhookDeliveriesQueue: QueueDeclaration<WebhookJob, void> = {
   name: 'webhook-deliveries',

@@ -134,7 +134,7 @@ function certificateBlocks(facts: ConsentCertificateFacts): PdfBlock[] {
           field('Fundamento de la autoridad', representation.authorityBasis),
           field('Referencia de la autoridad', representation.authorityReference),
           field('Autoridad afirmada el', formatInstant(representation.assertedAt, 'representation.assertedAt')),
-          // Spec 2.4: the service keeps the bank's assertion; it never declares the powers verified.
+          // The service keeps the bank's assertion; it never declares the powers verified (docs/reference/grants.md, "Representation").
           text('La representación es afirmada por la institución; el servicio no verifica poderes legales.', { size: 9, spaceBefore: 4 }),
         ]
       : [text('El titular otorgó el consentimiento personalmente.', { spaceBefore: 3 })]),
@@ -154,7 +154,7 @@ function certificateBlocks(facts: ConsentCertificateFacts): PdfBlock[] {
   ];
 }
 
-/** Spanish names for the values CONTRACT.md lists; any other value prints as its code alone. */
+/** Spanish names for the values docs/reference/allowed-values.md lists; any other value prints as its code alone. */
 const CHANNELS: Readonly<Record<string, string>> = { digital: 'Digital', phone: 'Telefónico', in_person: 'Presencial' };
 const CAPTURE_TIMINGS: Readonly<Record<string, string>> = {
   deferred_external: 'Captura externa diferida',

@@ -41,12 +41,12 @@ export type EmbedDecision = 'accepted' | 'declined';
 export type EmbedOutcome = EmbedDecision | 'partially_accepted';
 
 /**
- * The data subject decided on the page, on every item at once. Single use:
- * the decision is appended at the revision read, so a second one (a replayed
- * form, a second tab) is refused. `decidedAt` (the service's receipt) is the
- * regulatory grantedAt of what was accepted (spec 2.3, embedded capture).
- * Sessions decided before a page could offer several configurations have no
- * `decisions`: their one item's decision is the outcome.
+ * The data subject decided on the page, on every item at once. Single use: the
+ * decision is appended at the revision read, so a second one (a replayed form,
+ * a second tab) is refused. `decidedAt` (the service's receipt) is the
+ * regulatory grantedAt of what was accepted (docs/reference/grants.md,
+ * "Embedded capture"). Sessions decided before a page could offer several
+ * configurations have no `decisions`: their one item's decision is the outcome.
  */
 export interface EmbedSessionDecided {
   type: 'EmbedSessionDecided';

@@ -167,7 +167,7 @@ async function recordSessionDecision(deps: EmbedDependencies, session: EmbedSess
   if (earlier) return completeConsentDecision(deps, earlier, context);
 
   const { decidedAt, decisions } = session.decision;
-  // Spec 2.3, embedded capture: the receipt of the decision is the regulatory grantedAt.
+  // The receipt of the decision is the regulatory grantedAt (docs/reference/grants.md, "Embedded capture").
   const evidence: GrantEvidence = { kind: 'electronic', authentication: { method: 'embedded_consent_page', reference: session.sessionId } };
   const configurations = await Promise.all(session.items.map((item) => frozenConfiguration(deps, tenantId, item.interactionId)));
   const base = { occurredAt: decidedAt, sourceSystem: EMBED_SOURCE_SYSTEM, sourceReference: session.dynamicReference ?? session.sessionId };

@@ -4,7 +4,8 @@ import { DomainError, ErrorCodes, sha256Hex } from '@ledger/platform';
 /**
  * The rules of Idempotency-Key, as pure functions of the key's stream (its
  * last event), the request and the time. Records live in the event store so
- * they survive restarts and the loss of Redis (CONTRACT.md, "Errors").
+ * they survive restarts and the loss of Redis (docs/reference/conventions.md,
+ * "Idempotency-Key").
  *
  * A key's stream is a sequence of claims, each ended by a recorded response
  * (final) or a release (the key is free again):

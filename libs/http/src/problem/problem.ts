@@ -4,7 +4,7 @@ import { DomainError, ErrorCodes, ErrorKind, FieldError } from '@ledger/platform
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-/** An RFC 9457 problem document with the members CONTRACT.md fixes ("Errors"). */
+/** An RFC 9457 problem document (docs/reference/errors.md, "The problem document"). */
 export interface Problem {
   type: 'about:blank';
   title: string;

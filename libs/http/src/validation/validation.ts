@@ -67,9 +67,10 @@ function reasonOf(error: ValidationError): string {
 const REQUEST_REASON = { requestReason: true };
 
 /**
- * A property the client must not send, e.g. a value the service generates
- * (spec 4 rule 2: `internalConsentCode` is server-generated). Sending it is a
- * VALIDATION_ERROR whose top-level `reason` and field reason are `reason`.
+ * A property the client must not send, e.g. a value the service generates (a
+ * grant's `internalConsentCode`: docs/reference/grants.md, "The grant
+ * request"). Sending it is a VALIDATION_ERROR whose top-level `reason` and
+ * field reason are `reason`.
  */
 export function MustNotBeSent(reason: string, options: ValidationOptions = {}): PropertyDecorator {
   return (target, propertyName) =>

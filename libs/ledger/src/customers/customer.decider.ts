@@ -100,8 +100,9 @@ export function decideClaims(owners: readonly IdentifierOwner[]): 'proceed' | 'w
 }
 
 /**
- * Spec 2.1: the same userReference with compatible identifiers resolves to
- * the same subject; an incompatible reference or identity fails closed.
+ * The same userReference with compatible identifiers resolves to the same
+ * subject; an incompatible reference or identity fails closed
+ * (docs/reference/customers.md, "Compatible and conflicting resolutions").
  */
 export function decideResolution(input: ResolutionInput): ResolutionDecision {
   const { customer, customerId, now } = input;

@@ -1,7 +1,8 @@
 /**
  * Customer facts. Identifier values and the userReference never appear in
  * clear: each is kept as a keyed hash (for exact matching inside the tenant)
- * and a ciphertext (for authorized recovery), DESIGN.md principle 5.
+ * and a ciphertext (for authorized recovery): docs/architecture.md,
+ * "Principles".
  */
 export interface ProtectedValue {
   hash: string;

@@ -4,7 +4,7 @@ import { ConsentState } from '../consent/consent.state';
 import { AccessRequest, decideAccess, denyReasonAt } from './access.decider';
 import { AccessConfirmed, AccessDecided, AccessOutcome, AccessRecord } from './access.events';
 
-/** What the consent's Regulatory Profile says about accesses (spec 8 leaves the values to the profile). */
+/** What the consent's Regulatory Profile says about accesses (docs/reference/limits.md, "Regulatory time limits"). */
 export interface AccessPolicy {
   callerClockSkewMs: number;
   authorizationTtlMs: number;
@@ -13,11 +13,11 @@ export interface AccessPolicy {
 export type AuthorizeOutcome = { replayed: true; decision: AccessDecided['data'] } | { replayed: false; event: AccessDecided };
 
 /**
- * Spec 2.8 and CONTRACT: an access request is identified by its
- * sourceSystem + sourceReference. The same request again answers the
- * recorded decision; the same pair with another body is a conflict. A new
- * request is decided on the consent as it stands now, and an authorization
- * may be used until `expiresAt`.
+ * An access request is identified by its sourceSystem + sourceReference
+ * (docs/reference/accesses.md, "The answer"). The same request again answers
+ * the recorded decision; the same pair with another body is a conflict. A new
+ * request is decided on the consent as it stands now, and an authorization may
+ * be used until `expiresAt`.
  */
 /** The same request again answers its recorded decision; another body under the same sourceSystem + sourceReference is refused. */
 export function repeatedDecision(existing: AccessRecord, requestSha256: string): Extract<AuthorizeOutcome, { replayed: true }> {
@@ -61,12 +61,12 @@ export function decideAuthorize(input: {
 }
 
 /**
- * Spec 2.9 and rule 10: only an authorized access is confirmed, once, with
- * exactly one outcome kind. `accessed` is refused once the authorization
- * expired, or when the consent had stopped enabling that access by
- * `accessedAt` (a revocation, the window's end, the obligation's end): the
- * registry must not have been queried then. `failed` and `cancelled` report
- * that it was not, and are always taken.
+ * docs/reference/accesses.md, "Confirming the outcome": only an authorized
+ * access is confirmed, once, with exactly one outcome kind. `accessed` is
+ * refused once the authorization expired, or when the consent had stopped
+ * enabling that access by `accessedAt` (a revocation, the window's end, the
+ * obligation's end): the registry must not have been queried then. `failed` and
+ * `cancelled` report that it was not, and are always taken.
  */
 export function decideConfirm(record: AccessRecord | null, consent: ConsentState | null, policy: AccessPolicy, outcome: AccessOutcome, now: number): AccessConfirmed {
   if (!record) throw notFound('access');
@@ -88,7 +88,7 @@ export function decideConfirm(record: AccessRecord | null, consent: ConsentState
   return { type: 'AccessConfirmed', data: { redecAccessId: decision.redecAccessId, redecConsentId: decision.redecConsentId, outcome, confirmedAt: now } };
 }
 
-/** Spec 2.9: `accessed` needs `accessedAt`; `failed` and `cancelled` carry nothing else. */
+/** `accessed` needs `accessedAt`; `failed` and `cancelled` carry nothing else (docs/reference/accesses.md, "Confirming the outcome"). */
 export function accessOutcome(input: { kind: AccessOutcome['kind']; accessedAt?: number }): AccessOutcome {
   if (input.kind === 'accessed') {
     if (input.accessedAt === undefined) throw fieldRefused('outcome.accessedAt', 'required', 'An `accessed` outcome needs accessedAt.');

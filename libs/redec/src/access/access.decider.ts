@@ -6,7 +6,7 @@ import { extensionCovering, initialWindowClosedAt, revocationEffect } from '../c
 export type ConsentAuthorizationMode = 'initial_window' | 'credit_lifecycle_extension';
 export type AccessPurpose = 'manage_existing_obligation' | 'evaluate_new_credit';
 
-/** Spec 2.8, after its shape was validated. */
+/** docs/reference/accesses.md, "Authorizing an access", after its shape was validated. */
 export interface AccessRequest {
   authorizationBasis: 'consent';
   consentAuthorizationMode: ConsentAuthorizationMode;
@@ -25,7 +25,7 @@ export interface AccessRequest {
 /** An access request as sent: the mandatary's RUT as typed. */
 export type AccessRequestInput = Omit<AccessRequest, 'mandatary'> & { mandatary?: { identifierRutInput: string } };
 
-/** Every reason an access is denied; each is a business decision, never an error (spec rule 6). */
+/** Every reason an access is denied; each is a business decision, never an error (docs/reference/accesses.md, "Deny reasons"). */
 export const DENY_REASON_CODES = [
   'redec_consent_not_found',
   'redec_consent_revoked',
@@ -41,9 +41,9 @@ export type DenyReasonCode = (typeof DENY_REASON_CODES)[number];
 export type AccessDecision = { status: 'authorized' } | { status: 'denied'; denyReasonCode: DenyReasonCode };
 
 /**
- * Spec 2.8 and rule 7: `accessPurpose` belongs to `credit_lifecycle_extension`
- * only, which requires it. A malformed request is an error; everything else
- * is a decision.
+ * docs/reference/accesses.md, "What is weighed": `accessPurpose` belongs to
+ * `credit_lifecycle_extension` only, which requires it. A malformed request is
+ * an error; everything else is a decision.
  */
 export function checkAccessRequest(request: Pick<AccessRequest, 'consentAuthorizationMode' | 'accessPurpose'>): void {
   if (request.consentAuthorizationMode === 'initial_window' && request.accessPurpose !== undefined) {
@@ -61,7 +61,7 @@ export function checkAccessRequest(request: Pick<AccessRequest, 'consentAuthoriz
 export function decideAccess(consent: ConsentState | null, request: AccessRequest, now: number): AccessDecision {
   const deny = (denyReasonCode: DenyReasonCode): AccessDecision => ({ status: 'denied', denyReasonCode });
   if (!consent) return deny('redec_consent_not_found');
-  // Rule 7: an auditable denial, decided before anything else about the consent.
+  // An auditable denial, decided before anything else about the consent (docs/reference/accesses.md, "What is weighed").
   if (request.accessPurpose === 'evaluate_new_credit') return deny('redec_credit_extension_purpose_not_obligation_management');
   const reason = denyReasonAt(consent, request, now);
   if (reason) return deny(reason);

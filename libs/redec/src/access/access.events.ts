@@ -3,14 +3,15 @@ import { AccessRequest, DenyReasonCode } from './access.decider';
 export const ACCESS_OUTCOME_KINDS = ['accessed', 'failed', 'cancelled'] as const;
 export type AccessOutcomeKind = (typeof ACCESS_OUTCOME_KINDS)[number];
 
-/** Spec 2.9: exactly one kind; `accessed` carries when the bank queried the registry. */
+/** Exactly one kind; `accessed` carries when the bank queried the registry (docs/reference/accesses.md, "Confirming the outcome"). */
 export type AccessOutcome = { kind: 'accessed'; accessedAt: number } | { kind: 'failed' | 'cancelled' };
 
 /**
- * Spec 2.8: a decision is a fact, the first of the access's stream. It keeps
- * the request it answered, so a repeat of the same request gets this same
- * decision and an auditor sees what was asked, and the consent revision it
- * was decided on (null when no consent was found).
+ * A decision is a fact, the first of the access's stream
+ * (docs/reference/accesses.md, "The answer"). It keeps the request it answered,
+ * so a repeat of the same request gets this same decision and an auditor sees
+ * what was asked, and the consent revision it was decided on (null when no
+ * consent was found).
  */
 export interface AccessDecided {
   type: 'AccessDecided';
@@ -28,7 +29,7 @@ export interface AccessDecided {
   };
 }
 
-/** Spec 2.9: what the bank reports after querying the registry, once per authorized access. */
+/** What the bank reports after querying the registry, once per authorized access (docs/reference/accesses.md, "Confirming the outcome"). */
 export interface AccessConfirmed {
   type: 'AccessConfirmed';
   /** The consent is repeated here so that every fact of an access names the consent it used (audit replay). */

@@ -14,7 +14,7 @@ import { AccessPolicy, decideAuthorize, decideConfirm, repeatedDecision } from '
 
 type Context = CommandContext & { tenantId: string };
 
-/** An access request is identified by its sourceSystem + sourceReference (CONTRACT), so its id, and its stream, follow from them. */
+/** An access request is identified by its sourceSystem + sourceReference (docs/reference/accesses.md, "The answer"), so its id, and its stream, follow from them. */
 export function redecAccessIdFor(tenantId: string, sourceSystem: string, sourceReference: string): string {
   return derivedUuid('redec-access', tenantId, sourceSystem, sourceReference);
 }
@@ -27,10 +27,10 @@ export interface AuthorizeResult {
 }
 
 /**
- * Spec 2.8: decides on the consent's facts read from the store (never a
- * read model that may lag behind a revocation) and records the decision
- * before answering, so no answer goes out that is not a fact. Any fault on
- * the way is an error, never `authorized`.
+ * Decides on the consent's facts (docs/reference/accesses.md, "What is
+ * weighed") read from the store (never a read model that may lag behind a
+ * revocation) and records the decision before answering, so no answer goes out
+ * that is not a fact. Any fault on the way is an error, never `authorized`.
  */
 export interface AccessDependencies {
   store: EventStore;
@@ -93,7 +93,7 @@ export async function authorizeAccess({ store, profiles, protection, aggregates 
   return { ...result, position };
 }
 
-/** Spec 2.9: records the outcome the bank reports for an authorized access, judged on the consent's facts as they stand, and recorded only while they still do. */
+/** Records the outcome the bank reports for an authorized access (docs/reference/accesses.md, "Confirming the outcome"), judged on the consent's facts as they stand, and recorded only while they still do. */
 export async function confirmAccess(deps: AccessDependencies, redecAccessId: string, outcome: AccessOutcome, context: Context): Promise<{ record: AccessRecord; position: number }> {
   const stream = redecStreams.access(context.tenantId, redecAccessId);
   const { result, position } = await runCommand(deps.store, context, async (reads): Promise<Decision<AccessRecord>> => {

@@ -47,7 +47,7 @@ export function decidePublication(command: PublishConfiguration, state: Configur
 
 function checkConfigurationContent(content: ConfigurationContent, profiles: ProfileCatalog): FieldError[] {
   const errors: FieldError[] = [];
-  // The embedded flow is the service's own consent page (CONTRACT.md, embed sessions): a web page is a digital channel.
+  // The embedded flow is the service's own consent page (docs/reference/embed-sessions.md): a web page is a digital channel.
   if (content.captureTiming === 'embedded' && content.channel !== 'digital') errors.push({ field: 'captureTiming', reason: 'embedded_requires_digital_channel' });
   if (content.embed) {
     if (content.captureTiming !== 'embedded') errors.push({ field: 'embed', reason: 'embed_requires_embedded_capture' });

@@ -1,7 +1,8 @@
 import { fieldRefused } from '@ledger/platform';
 
 /**
- * Spec rule 3, applied to every instant a caller states for a fact of the
+ * The grant's timing rule (docs/reference/grants.md, "Timing rules"),
+ * applied to every instant a caller states for a fact of the
  * past (a grant's, a revocation's or an obligation end's `occurredAt`): not
  * after the receipt, and not further back than the Regulatory Profile allows.
  * A fact back-dated without limit would rewrite what the ledger already

@@ -58,7 +58,7 @@ export interface RegisterExtensionDependencies extends LifecycleDependencies {
   obligationElsewhere(tenantId: string, obligation: ObligationRef): Promise<ObligationElsewhere>;
 }
 
-/** Spec 2.12: records the revocation of a consent, effective or kept without effect. */
+/** Records the revocation of a consent, effective or kept without effect (docs/reference/revocations.md). */
 export async function revokeConsent(deps: LifecycleDependencies, redecConsentId: string, request: RevokeRequest, context: Context): Promise<ConsentChangeResult<RevocationAnswer>> {
   const consentActionId = randomUUID();
   return changeConsent(deps.store, redecConsentId, context, {
@@ -70,7 +70,7 @@ export async function revokeConsent(deps: LifecycleDependencies, redecConsentId:
   });
 }
 
-/** Spec 2.10: registers a credit extension, correcting an accepted revocation when the credit predates it. */
+/** Registers a credit extension, correcting an accepted revocation when the credit predates it (docs/reference/credit-extensions.md). */
 export async function registerCreditExtension(
   deps: RegisterExtensionDependencies,
   redecConsentId: string,
@@ -90,7 +90,7 @@ export async function registerCreditExtension(
   });
 }
 
-/** Spec 2.10: ends a credit extension, once. */
+/** Ends a credit extension, once (docs/reference/credit-extensions.md, "Ending an extension"). */
 export function endCreditExtension(
   deps: LifecycleDependencies,
   redecConsentId: string,

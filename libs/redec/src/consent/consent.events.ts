@@ -24,9 +24,10 @@ export type GrantEvidence =
   | { kind: 'physical_document'; digitizedAt: number; mediaType: string; content: EvidenceContent };
 
 /**
- * Spec 2.4: the bank's assertion that a representative acted, kept with its
- * provenance. The service does not verify legal powers and never calls them
- * verified; the representative's RUT is kept normalized and protected.
+ * The bank's assertion that a representative acted (docs/reference/grants.md,
+ * "Representation"), kept with its provenance. The service does not verify
+ * legal powers and never calls them verified; the representative's RUT is kept
+ * normalized and protected.
  */
 export interface GrantRepresentation {
   type: 'representative';
@@ -56,7 +57,8 @@ export interface ReportableObligationSnapshot {
 /**
  * The grant: an immutable fact, the first of a consent's stream. It carries
  * everything later consumers need without reading anything else: the
- * regulatory read (spec 2.5), the evidence view (2.7), the consent
+ * regulatory representation (docs/reference/regulatory-representation.md),
+ * the evidence view (docs/reference/evidence-and-artifacts.md), the consent
  * certificate, and the `redec.notification.required` webhook (channel,
  * granted_at, purpose, medium, objectives, the codes and ids).
  */
@@ -103,18 +105,19 @@ export interface ConsentGranted {
   };
 }
 
-/** The artifact's bytes are held and downloadable: `artifactStatus` becomes `ready`. It is not an authorization (spec 1.8). */
+/** The artifact's bytes are held and downloadable: `artifactStatus` becomes `ready`. It is not an authorization (docs/reference/evidence-and-artifacts.md, "Readiness is not authorization"). */
 export interface ArtifactStored {
   type: 'ArtifactStored';
   data: { redecConsentId: string; contentSha256: string; size: number; mediaType: string; storedAt: number };
 }
 
 /**
- * Spec 2.12: the data subject revoked. `effective` says whether the
- * revocation stopped the consent when it was recorded: it is kept without
- * effect while a credit extension is active (spec 3: an `extended` consent is
- * not revocable). Whether it is in effect later is derived from the facts
- * that follow (`revocationEffect`), never from this flag.
+ * The data subject revoked. `effective` says whether the revocation stopped the
+ * consent when it was recorded: it is kept without effect while a credit
+ * extension is active (an `extended` consent is not revocable:
+ * docs/reference/states.md, "Consent status"). Whether it is in effect later is
+ * derived from the facts that follow (`revocationEffect`), never from this
+ * flag.
  */
 export interface RevocationRecorded {
   type: 'RevocationRecorded';
@@ -134,10 +137,11 @@ export interface RevocationRecorded {
 }
 
 /**
- * Spec 3: a fact made an effective revocation ineffective again: a credit
- * granted before the accepted revokedAt, registered later, or an extension
- * whose end was annulled. Append-only: the revocation fact itself never
- * changes, and there is no correction notification (spec rule 9).
+ * A fact made an effective revocation ineffective again: a credit granted
+ * before the accepted revokedAt, registered later, or an extension whose end
+ * was annulled. Append-only: the revocation fact itself never changes, and
+ * there is no correction notification (docs/reference/revocations.md,
+ * "Correction").
  */
 export interface RevocationCorrected {
   type: 'RevocationCorrected';
@@ -157,10 +161,11 @@ export interface RevocationTookEffect {
 }
 
 /**
- * Spec 2.10: a credit extension keeps the consent for the exact obligation it
- * arose from. It is also that obligation's binding (spec 2.11): the
- * obligation is `obligationSourceSystem` + `creditOperationReference`, and the
- * code to report for it is `internalConsentCode`, all in this one fact.
+ * A credit extension keeps the consent for the exact obligation it arose from.
+ * It is also that obligation's binding (docs/reference/obligations.md, "Binding
+ * an obligation"): the obligation is `obligationSourceSystem` +
+ * `creditOperationReference`, and the code to report for it is
+ * `internalConsentCode`, all in this one fact.
  */
 export interface CreditExtensionRegistered {
   type: 'CreditExtensionRegistered';
@@ -191,7 +196,8 @@ interface ExtensionObligation {
 }
 
 /**
- * Spec 2.10: reported once. `endedAt` is when the obligation ended at the
+ * Reported once (docs/reference/credit-extensions.md, "Ending an
+ * extension"). `endedAt` is when the obligation ended at the
  * bank (the request's `occurredAt`, default its receipt). A superseding
  * obligation does not inherit the consent.
  */
@@ -233,10 +239,10 @@ export type NotificationReason = 'grant' | 'revoke';
 export type NotificationStatus = 'sent' | 'delivered' | 'bounced';
 
 /**
- * Spec 2.6 and rule 8: evidence that the bank notified the data subject of
- * the grant or the revocation, anchored to that action. Append-only: each
- * known delivery state is a new fact. The message itself stays with the bank;
- * only its hash and the recipient's hash are recorded.
+ * Evidence that the bank notified the data subject of the grant or the
+ * revocation, anchored to that action. Append-only: each known delivery state
+ * is a new fact. The message itself stays with the bank; only its hash and the
+ * recipient's hash are recorded.
  */
 export interface NotificationEvidenceRecorded {
   type: 'NotificationEvidenceRecorded';

@@ -50,7 +50,7 @@ export interface ConsentState {
   creditExtensions: CreditExtension[];
   /** Annulled extensions, kept only so that a second annulment or an end of one is refused for what it is. */
   annulledCreditExtensions: CreditExtension[];
-  /** Append-only, in the order recorded (spec rule 8). */
+  /** Append-only, in the order recorded (docs/reference/notification-evidence.md, "One record per delivery state"). */
   notifications: NotificationEvidence[];
 }
 

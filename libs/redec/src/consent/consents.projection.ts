@@ -14,11 +14,11 @@ export function consentDocumentId(tenantId: string, redecConsentId: string): str
   return `${tenantId}:${redecConsentId}`;
 }
 
-/** Exact lookups of spec 4: by internal code (GET /v1/redec/consents) and by customer. */
+/** Exact lookups: by internal code (GET /v1/redec/consents; docs/reference/regulatory-representation.md, "Lookup by code or credit operation") and by customer. */
 export const consentIndexes = {
   internalConsentCode: (tenantId: string, code: string) => ({ index: 'internalConsentCode', value: `${tenantId}:${code}` }),
   customer: (tenantId: string, customerId: string) => ({ index: 'customer', value: `${tenantId}:${customerId}` }),
-  /** Filled by the credit extensions a consent carries (spec 2.10). */
+  /** Filled by the credit extensions a consent carries (docs/reference/credit-extensions.md). */
   creditOperationReference: (tenantId: string, reference: string) => ({ index: 'creditOperationReference', value: `${tenantId}:${reference}` }),
 };
 

@@ -24,9 +24,9 @@ export interface ObligationRef {
 
 /** Why a credit extension in force keeps nothing alive: it stays a fact, and the read says why. */
 export type ExtensionIneffectiveReason =
-  /** The credit was granted at or after the data subject revoked: spec 3 keeps a revocation without effect only for a credit granted before it. */
+  /** The credit was granted at or after the data subject revoked: a revocation is kept without effect only for a credit granted before it (docs/reference/states.md, "Consent status"). */
   | 'credit_granted_after_revocation'
-  /** An end in force of another extension named this obligation as superseding it: the new obligation does not inherit the consent (spec 2.10). */
+  /** An end in force of another extension named this obligation as superseding it: the new obligation does not inherit the consent (docs/reference/credit-extensions.md, "Superseding obligations"). */
   | 'superseding_obligation';
 
 /**
@@ -109,7 +109,7 @@ function effectsOf(consent: ConsentState): ExtensionEffects {
   return known;
 }
 
-/** Whether an effective extension has no end: the consent is `extended` (spec 3: not revocable). */
+/** Whether an effective extension has no end: the consent is `extended`, not revocable (docs/reference/states.md, "Consent status"). */
 export function isExtended(consent: ConsentState): boolean {
   return effectiveExtensions(consent).some((e) => e.status === 'active');
 }
@@ -122,12 +122,12 @@ export interface RevocationEffect {
 }
 
 /**
- * Spec 3: a revocation is kept without effect while an extension of a credit
- * granted before it is active (an `extended` consent is not revocable), and
- * takes effect when the last such one ends. Derived from the extensions in
- * force, so annulling an extension or its end moves the effect with it, and
- * a credit reported before a back-dated revocation it postdates keeps
- * nothing alive. Null without a revocation.
+ * docs/reference/states.md, "Consent status": a revocation is kept without
+ * effect while an extension of a credit granted before it is active (an
+ * `extended` consent is not revocable), and takes effect when the last such one
+ * ends. Derived from the extensions in force, so annulling an extension or its
+ * end moves the effect with it, and a credit reported before a back-dated
+ * revocation it postdates keeps nothing alive. Null without a revocation.
  */
 export function revocationEffect(consent: ConsentState): RevocationEffect | null {
   const { revocation } = consent;
@@ -140,7 +140,8 @@ export function revocationEffect(consent: ConsentState): RevocationEffect | null
 /**
  * Why the initial window did not enable access at `at`, or null when it did.
  * Any revocation, effective or kept, ends it at revokedAt: an extension keeps
- * the consent alive only for its own obligation (spec 3 and rule 7).
+ * the consent alive only for its own obligation (docs/reference/accesses.md,
+ * "What is weighed").
  */
 export function initialWindowClosedAt(consent: ConsentState, at: number): 'redec_consent_revoked' | 'redec_initial_window_expired' | null {
   if (consent.revocation && at >= consent.revocation.revokedAt) return 'redec_consent_revoked';
@@ -162,7 +163,8 @@ export function extensionCovering(consent: ConsentState, obligation: ObligationR
 }
 
 /**
- * Spec 2.10: the obligations that superseded one of this consent's and so do
+ * docs/reference/credit-extensions.md, "Superseding obligations": the
+ * obligations that superseded one of this consent's and so do
  * not inherit it: named by an end in force of an extension that keeps the
  * consent (effectsOf), and not kept by an extension of their own, of a
  * credit granted before that one's.
@@ -183,12 +185,13 @@ export function enabledForObligationAt(consent: ConsentState, obligation: Obliga
 }
 
 /**
- * Spec 2.11: whether a binding of this obligation to the consent, the
- * obligation granted at `obligationGrantedAt`, stands on the consent's facts
- * as they stand now: the consent enabled access for it then, and it is not
- * an obligation that superseded one of the consent's. A binding recorded
- * before a back-dated revocation was reported stops standing, exactly as
- * the same binding reported after it is refused.
+ * docs/reference/obligations.md, "The consent-code lookup": whether a binding
+ * of this obligation to the consent, the obligation granted at
+ * `obligationGrantedAt`, stands on the consent's facts as they stand now: the
+ * consent enabled access for it then, and it is not an obligation that
+ * superseded one of the consent's. A binding recorded before a back-dated
+ * revocation was reported stops standing, exactly as the same binding reported
+ * after it is refused.
  */
 export function bindingStands(consent: ConsentState, obligation: ObligationRef, obligationGrantedAt: number): boolean {
   return !isSupersedingObligation(consent, obligation) && enabledForObligationAt(consent, obligation, obligationGrantedAt);

@@ -100,7 +100,7 @@ describe('grant', () => {
     expect(granted(phone).mediumCode).toBe('2');
   });
 
-  describe('rule 3: occurredAt', () => {
+  describe('occurredAt', () => {
     it('refuses an occurredAt later than the receipt', () => {
       const error = refusal(given({}, { occurredAt: now + 1 }));
       expect(error).toMatchObject({ code: 'VALIDATION_ERROR', reason: 'occurred_at_after_receipt', errors: [{ field: 'occurredAt', reason: 'occurred_at_after_receipt' }] });
@@ -117,7 +117,7 @@ describe('grant', () => {
     });
   });
 
-  describe('rule 4: recordings and paper originals', () => {
+  describe('recordings and paper originals', () => {
     const phone = (evidence: GrantEvidence) => given({ configuration: configuration({ channel: 'phone' }) }, { occurredAt: now - 60 * MINUTE, evidence });
 
     it('accepts a recording within the tolerance on either side, refuses one beyond it', () => {

@@ -17,9 +17,9 @@ import { checkOccurredAt } from './caller-instants';
 /** What the grant needs of the interaction's Regulatory Profile. */
 export interface GrantPolicy {
   profileId: string;
-  /** Spec rule 3: how far back `occurredAt` may lie (baseline 7 calendar days). */
+  /** How far back `occurredAt` may lie (baseline 7 calendar days; docs/reference/grants.md, "Timing rules"). */
   maxOccurredAtSkewMs: number;
-  /** Spec rule 4: how far a call recording's instant may be from `occurredAt` (baseline 5 minutes). */
+  /** How far a call recording's instant may be from `occurredAt` (baseline 5 minutes; docs/reference/grants.md, "Timing rules"). */
   recordingToleranceMs: number;
   acceptsEvidence(channel: Channel, kind: EvidenceKind): boolean;
   /** The REDEC medium code, derived from the evidence; clients never send one. */
@@ -72,8 +72,9 @@ export interface GrantInput {
   ids: { redecConsentId: string; consentActionId: string; internalConsentCode: string };
   /**
    * How this grant was captured; it must be the configuration's. Embedded
-   * capture is synchronous (spec 2.3): `occurredAt` is the service's receipt
-   * of the acceptance, and it is both `grantedAt` and `recordedAt`.
+   * capture is synchronous (docs/reference/grants.md, "Embedded capture"):
+   * `occurredAt` is the service's receipt of the acceptance, and it is both
+   * `grantedAt` and `recordedAt`.
    */
   capture: CaptureTiming;
   /** Receipt time: the service clock when the request arrived. */
@@ -99,11 +100,11 @@ export function repeatedGrant(existing: ConsentGranted['data'], requestSha256: s
 export type GrantCheck = Pick<GrantInput, 'request' | 'configuration' | 'policy' | 'capture' | 'now'>;
 
 /**
- * The grant's rules, refusing with the first one broken: a REDEC
- * configuration captured as it says, spec rules 3 and 4 on `occurredAt`, the
- * evidence the profile accepts on the channel, and scopes and objectives
- * within the configuration's. Answers the REDEC terms and the scopes and
- * objectives granted.
+ * The grant's rules, refusing with the first one broken: a REDEC configuration
+ * captured as it says, the timing rules on `occurredAt`
+ * (docs/reference/grants.md, "Timing rules"), the evidence the profile accepts
+ * on the channel, and scopes and objectives within the configuration's. Answers
+ * the REDEC terms and the scopes and objectives granted.
  */
 export function checkGrant(input: GrantCheck): { redec: NonNullable<GrantableConfiguration['redec']>; scopes: ConsentScope[]; objectiveCodes: string[] } {
   const { request, configuration, policy, now } = input;
@@ -124,11 +125,12 @@ export function checkGrant(input: GrantCheck): { redec: NonNullable<GrantableCon
   if (request.executive && configuration.channel === 'digital') {
     throw fieldRefused('executive', 'executive_not_for_digital_channel', 'An executive is recorded only for consents captured in person or by phone.');
   }
-  // Rule 4: a call recording must match occurredAt; a paper original's digitization date is never compared.
+  // A call recording must match occurredAt; a paper original's digitization date is never compared
+  // (docs/reference/grants.md, "Timing rules").
   if (evidence.kind === 'audio_recording' && Math.abs(evidence.recordedAt - request.occurredAt) > policy.recordingToleranceMs) {
     throw fieldRefused('evidence.recordedAt', 'recording_outside_tolerance', 'The recording instant does not match occurredAt within the profile tolerance.');
   }
-  // Not compared with occurredAt (rule 4), but a digitization that has not happened yet is not a fact.
+  // Not compared with occurredAt, but a digitization that has not happened yet is not a fact.
   if (evidence.kind === 'physical_document' && evidence.digitizedAt > now) {
     throw fieldRefused('evidence.digitizedAt', 'digitized_at_after_receipt', 'digitizedAt is later than the receipt of the grant.');
   }
@@ -193,7 +195,7 @@ export function decideGrant(input: GrantInput): GrantDecision {
   };
 }
 
-/** CONTRACT.md: optional, a non-empty subset of the configuration's; default all. */
+/** Optional, a non-empty subset of the configuration's; default all (docs/reference/grants.md, "The grant request"). */
 function subset<T>(field: string, requested: string[] | undefined, allowed: T[], keyOf: (item: T) => string): T[] {
   if (requested === undefined) return allowed;
   const errors: FieldError[] = [];

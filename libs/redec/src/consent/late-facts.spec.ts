@@ -191,7 +191,7 @@ describe('supersession weighed in the order the credits were granted', () => {
   });
 });
 
-describe('what the spec leaves open about ends and expiry (decision 0054)', () => {
+describe('what decision 0054 settles about ends and expiry', () => {
   it('takes an end again, with another reason, once the end reported by mistake was annulled', () => {
     const ended = record(record([], registerCredit('op-1', now - 4 * DAY)), endOf('x-op-1', { endReason: 'obligation_extinguished', occurredAt: now - DAY }));
     givenConsent(...ended).when(endOf('x-op-1', { endReason: 'acceleration_executed' })).thenRefused('redec_credit_extension_already_ended');

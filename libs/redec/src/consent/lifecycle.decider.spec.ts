@@ -139,7 +139,7 @@ describe('credit extensions', () => {
       }
     });
 
-    it('registers a credit granted before a kept revocation without a correction, and with a sourceReference too (spec 2.10)', () => {
+    it('registers a credit granted before a kept revocation without a correction, and with a sourceReference too', () => {
       expect(types(register(kept, credit(), grantedAt + 7 * DAY))).toEqual(['CreditExtensionRegistered']);
       expect(refusalOf(() => register(kept, credit({ sourceReference: ' ' }), grantedAt + 7 * DAY)).code).toBe('redec_revocation_correction_requires_source_reference');
     });

@@ -8,7 +8,7 @@ import { effectiveExtensions, extensionIneffectiveReason, revocationEffect } fro
 
 export const REVOCATION_SOURCE_TYPES = ['direct', 'representative'] as const;
 
-/** Spec 2.12. */
+/** docs/reference/revocations.md, "Recording a revocation". */
 export interface RevokeRequest {
   channel: Channel;
   occurredAt: number;
@@ -16,7 +16,7 @@ export interface RevokeRequest {
   identityAssurance: string;
 }
 
-/** Spec 2.10. */
+/** docs/reference/credit-extensions.md, "Registering an extension". */
 export interface RegisterExtensionRequest {
   customerTenantId: string;
   objectiveCode: string;
@@ -33,7 +33,7 @@ export interface EndExtensionRequest {
   occurredAt?: number;
 }
 
-/** An append-only annulment of a fact recorded by mistake (CONTRACT.md, "Annulments"). */
+/** An append-only annulment of a fact recorded by mistake (docs/reference/credit-extensions.md, "Annulling a fact recorded by mistake"). */
 export interface AnnulRequest {
   reason: string;
   sourceReference: string;
@@ -49,14 +49,15 @@ export interface ObligationElsewhere {
 }
 
 /**
- * Spec 2.12 and 3: a revocation whose revoker was established the way the
- * consent's profile accepts on that channel is always recorded; it is
- * effective unless an extension of a credit granted before it is active (an
- * `extended` consent is not revocable), in which case it is kept and takes
- * effect when the last such extension ends. A credit granted after it,
- * reported earlier, keeps nothing alive (enablement.ts). `occurredAt` may neither precede the grant nor lie further
- * back than the profile's skew. `profile` is the consent's Regulatory
- * Profile, null when this deployment no longer loads it.
+ * docs/reference/revocations.md, "Effective and kept revocations": a revocation
+ * whose revoker was established the way the consent's profile accepts on that
+ * channel is always recorded; it is effective unless an extension of a credit
+ * granted before it is active (an `extended` consent is not revocable), in
+ * which case it is kept and takes effect when the last such extension ends. A
+ * credit granted after it, reported earlier, keeps nothing alive
+ * (enablement.ts). `occurredAt` may neither precede the grant nor lie further
+ * back than the profile's skew. `profile` is the consent's Regulatory Profile,
+ * null when this deployment no longer loads it.
  */
 export function decideRevoke(
   consent: ConsentState | null,
@@ -96,7 +97,8 @@ export function decideRevoke(
 }
 
 /**
- * Spec 2.10 and 3: an extension keeps the consent for the exact obligation it
+ * docs/reference/credit-extensions.md, "Registering an extension": an
+ * extension keeps the consent for the exact obligation it
  * arose from, a credit granted inside the initial window and before any
  * revocation. A credit granted before a recorded revocation needs a
  * non-empty `sourceReference`, and corrects the revocation (append-only) when
@@ -152,7 +154,8 @@ export function decideRegisterExtension(
   if (revocation && request.creditGrantedAt >= revocation.revokedAt) {
     throw unprocessable('redec_credit_granted_after_revocation', 'A credit granted at or after the revocation of the consent cannot extend it.');
   }
-  // Spec 2.10 and 7: a credit that precedes an accepted revokedAt, kept or not, is traced to the bank's record of it.
+  // A credit that precedes an accepted revokedAt, kept or not, is traced to the bank's record of it
+  // (docs/reference/credit-extensions.md, "Correcting an accepted revocation").
   if (revocation && !request.sourceReference?.trim()) {
     throw unprocessable(
       'redec_revocation_correction_requires_source_reference',
@@ -163,10 +166,10 @@ export function decideRegisterExtension(
 }
 
 /**
- * Spec 2.10: reported once; `supersededByObligationReference` only, and
- * always, with `superseded_by_new_obligation`. The obligation ended at
- * `occurredAt`, bounded like every caller instant and not before the credit
- * was granted.
+ * docs/reference/credit-extensions.md, "Ending an extension": reported once;
+ * `supersededByObligationReference` only, and always, with
+ * `superseded_by_new_obligation`. The obligation ended at `occurredAt`, bounded
+ * like every caller instant and not before the credit was granted.
  */
 export function decideEndExtension(
   consent: ConsentState | null,
@@ -221,7 +224,7 @@ export function decideAnnulExtensionEnd(consent: ConsentState | null, creditExte
 export function supersedingObligationRefused() {
   return unprocessable(
     'redec_superseding_obligation_does_not_inherit_consent',
-    'This obligation superseded one of the consent’s obligations: the new obligation does not inherit the consent (spec 2.10).',
+    'This obligation superseded one of the consent’s obligations: the new obligation does not inherit the consent.',
   );
 }
 

@@ -3,9 +3,9 @@ import { ConsentState } from './consent.state';
 import { revocationEffect } from './enablement';
 
 /**
- * A notice the bank owes the data subject (spec 4: the bank sends it and
- * records the evidence): of the grant, from `grantedAt`, and of a revocation
- * once it is in effect, from `effectiveAt`.
+ * A notice the bank owes the data subject (the bank sends it and records the
+ * evidence: docs/reference/notification-evidence.md): of the grant, from
+ * `grantedAt`, and of a revocation once it is in effect, from `effectiveAt`.
  */
 export interface NotificationDuty {
   reason: NotificationReason;
@@ -16,8 +16,8 @@ export interface NotificationDuty {
 
 /**
  * The duties no evidence answers yet. Any evidence of the action counts:
- * `delivered` and `bounced` are states of a notice that was sent (rule 8
- * records each as its own fact, and a bank may report only the last one).
+ * `delivered` and `bounced` are states of a notice that was sent (each is
+ * recorded as its own fact, and a bank may report only the last one).
  */
 export function pendingNotificationDuties(consent: ConsentState): NotificationDuty[] {
   const { grant, revocation, notifications } = consent;

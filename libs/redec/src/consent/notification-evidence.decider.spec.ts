@@ -93,7 +93,7 @@ describe('notification evidence', () => {
     });
   });
 
-  it('is append-only: every delivery state reported is a new record, in order, whatever came before (rule 8)', () => {
+  it('is append-only: every delivery state reported is a new record, in order, whatever came before', () => {
     const reports = [notice({ status: 'sent' }), notice({ status: 'delivered' }), notice({ status: 'bounced' }), notice({ status: 'sent', sourceReference: 'msg-2' })];
     const recorded: ConsentEvent[] = [];
     reports.forEach((report, i) => recorded.push(...decideNotificationEvidence(given(...recorded), report, `ne-${i}`, grantedAt + DAY)));

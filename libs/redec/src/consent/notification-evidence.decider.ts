@@ -2,7 +2,7 @@ import { conflict, fieldRefused, notFound } from '@ledger/platform';
 import { ConsentEvent, NotificationEvidenceRecorded, NotificationReason } from './consent.events';
 import { ConsentState } from './consent.state';
 
-/** Spec 2.6. `consentActionId` and `internalConsentCode` are not in it: the service anchors the evidence itself. */
+/** docs/reference/notification-evidence.md, "Recording evidence". `consentActionId` and `internalConsentCode` are not in it: the service anchors the evidence itself. */
 export type NotificationEvidenceRequest = Omit<
   NotificationEvidenceRecorded['data'],
   'redecConsentId' | 'notificationEvidenceId' | 'consentActionId' | 'contentReference' | 'recordedAt'
@@ -25,10 +25,11 @@ function notifiedFact({ grant, revocation }: ConsentState, reason: NotificationR
 }
 
 /**
- * Spec 2.6 and rule 8: evidence that the bank notified the data subject,
- * anchored to the grant or the revocation it notifies. Append-only: every
- * delivery state reported is a new fact, whatever was reported before, since
- * each one is what the bank's system observed at the time.
+ * docs/reference/notification-evidence.md, "One record per delivery state":
+ * evidence that the bank notified the data subject, anchored to the grant or
+ * the revocation it notifies. Append-only: every delivery state reported is a
+ * new fact, whatever was reported before, since each one is what the bank's
+ * system observed at the time.
  */
 export function decideNotificationEvidence(
   consent: ConsentState | null,

@@ -5,7 +5,7 @@ import { ConsentChangeResult, changeConsent } from './change-consent';
 import { NotificationEvidenceRecorded, NotificationReason, NotificationStatus } from './consent.events';
 import { NotificationEvidenceRequest, decideNotificationEvidence } from './notification-evidence.decider';
 
-/** Spec 4: the answer returns the anchor and the consent's code, which the request must not carry. */
+/** The answer returns the anchor and the consent's code, which the request must not carry (docs/reference/notification-evidence.md, "Recording evidence"). */
 export interface NotificationEvidenceAnswer {
   notificationEvidenceId: string;
   consentActionId: string;

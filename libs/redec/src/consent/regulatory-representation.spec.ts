@@ -3,7 +3,7 @@ import { addYears, deriveStatus, regulatoryRepresentation } from './regulatory-r
 import { facts, given, grantedAt, state, validUntil } from './testing/consent-fixtures';
 
 describe('regulatory representation', () => {
-  it('shows every field of spec 2.5 from the grant, and not the request hash', () => {
+  it('shows every field of the regulatory representation from the grant, and not the request hash', () => {
     expect(regulatoryRepresentation(state, grantedAt + 1)).toEqual({
       redecConsentId: 'con-1',
       internalConsentCode: 'A1B2C3D4E5F6G7H8I9J0',

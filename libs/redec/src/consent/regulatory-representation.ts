@@ -4,7 +4,7 @@ import { ExtensionIneffectiveReason, effectiveExtensions, extensionIneffectiveRe
 
 export type ConsentStatus = 'granted' | 'extended' | 'revoked' | 'expired';
 
-/** Spec 2.5: the regulatory consent representation. */
+/** docs/reference/regulatory-representation.md, "Fields". */
 export interface RegulatoryRepresentation {
   redecConsentId: string;
   internalConsentCode: string;
@@ -24,7 +24,7 @@ export interface RegulatoryRepresentation {
   retentionBasis: RetentionBasis | null;
 }
 
-/** Spec 2.5: the revocation as the regulatory read shows it. */
+/** docs/reference/regulatory-representation.md, "Revocation". */
 export interface RevocationView {
   revokedAt: number;
   channel: string;
@@ -45,7 +45,8 @@ export function revocationView(state: ConsentState): RevocationView | null {
 }
 
 /**
- * Spec 2.10: a credit extension as the regulatory read shows it, with
+ * A credit extension as the regulatory read shows it
+ * (docs/reference/regulatory-representation.md, "Credit extensions"), with
  * whether it keeps the consent for its obligation and, when not, why.
  */
 export type CreditExtensionView = CreditExtension & { effective: boolean; ineffectiveReason: ExtensionIneffectiveReason | null };
@@ -63,7 +64,7 @@ export function creditExtensionView(state: ConsentState, extension: CreditExtens
 /** What the retention floor counts from: the effective revocation, the end of the initial window, or how the last obligation ended. */
 export type RetentionBasis = 'revocation' | 'loss_of_validity' | CreditExtensionEndReason;
 
-/** Spec 2.5: a minimum conservation floor of 5 years from the effective revocation, the loss of validity or the extinction of the obligation. */
+/** A minimum conservation floor of 5 years from the effective revocation, the loss of validity or the extinction of the obligation (docs/reference/regulatory-representation.md, "Retention floor"). */
 export const RETENTION_YEARS = 5;
 
 /**

@@ -24,7 +24,7 @@ export interface InteractionDependencies extends CustomerIdentityDependencies {
   findConfiguration(tenantId: string, configurationId: string): Promise<GrantableConfiguration | null>;
 }
 
-/** Spec 2.2: the customer by id, or resolved inline with the rules of customer resolution. */
+/** The customer by id, or resolved inline with the rules of customer resolution (docs/reference/grants.md, "Opening an interaction"). */
 export type CustomerReference = { customerId: string } | { userReference: string; identifiers: IdentifierInput[] };
 
 export type CreateInteractionRequest = { configurationId: string } & CustomerReference;

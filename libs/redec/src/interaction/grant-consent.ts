@@ -30,7 +30,7 @@ export type EvidenceInput =
   | ({ kind: 'audio_recording'; recordedAt: number; mediaType: string } & SuppliedContent)
   | ({ kind: 'physical_document'; digitizedAt: number; mediaType: string } & SuppliedContent);
 
-/** The grant body after its shape was validated (CONTRACT.md, "Interactions and grant"). */
+/** The grant body after its shape was validated (docs/reference/grants.md, "The grant request"). */
 export interface GrantConsentRequest extends Omit<GrantRequest, 'representation' | 'executive' | 'evidence'> {
   representation?: Omit<GrantRepresentation, 'identifierRut' | 'identifierRutMasked'> & { identifierRutInput: string };
   /** The bank's executive who captured the consent in person or by phone. */
@@ -77,7 +77,7 @@ export function grantPolicyFor(profiles: ProfileCatalog, configuration: Grantabl
   return grantPolicyOf(profile);
 }
 
-/** Records the grant of an interaction (spec 2.3): see recordGrant. */
+/** Records the grant of an interaction (docs/reference/grants.md, "The grant request"): see recordGrant. */
 export async function grantConsent(
   deps: GrantDependencies,
   interactionId: string,
@@ -224,7 +224,7 @@ async function claimInternalConsentCode(
   return result;
 }
 
-/** Spec 2.4: the representative's RUT is normalized, then kept only as a keyed hash and a ciphertext. */
+/** The representative's RUT (docs/reference/grants.md, "Representation") is normalized, then kept only as a keyed hash and a ciphertext. */
 async function protectRepresentation(
   protection: ValueProtection,
   tenantId: string,

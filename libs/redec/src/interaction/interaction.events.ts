@@ -1,10 +1,10 @@
 import type { GrantableConfiguration } from '../consent/grant.decider';
 
 /**
- * Spec 2.2: an interaction links the data subject to a published
- * configuration that includes REDEC. The configuration version is frozen
- * here, so a later version never changes what this interaction's grant
- * records.
+ * An interaction (docs/reference/grants.md, "Opening an interaction") links the
+ * data subject to a published configuration that includes REDEC. The
+ * configuration version is frozen here, so a later version never changes what
+ * this interaction's grant records.
  */
 export interface InteractionCreated {
   type: 'InteractionCreated';

@@ -18,12 +18,13 @@ export interface BindObligationResult {
 }
 
 /**
- * Records a binding (spec 2.11) through the one command path: the consent it
- * names (when of kind consent) and the obligation's stream are read, the
- * binding decided on all the obligation's bindings and the consent's facts,
- * and appended to the obligation's stream only while neither moved: two
- * concurrent identical bindings record one and answer it twice, and a
- * revocation recorded meanwhile makes the binding be decided again on it.
+ * Records a binding (docs/reference/obligations.md, "Binding an obligation")
+ * through the one command path: the consent it names (when of kind consent) and
+ * the obligation's stream are read, the binding decided on all the obligation's
+ * bindings and the consent's facts, and appended to the obligation's stream
+ * only while neither moved: two concurrent identical bindings record one and
+ * answer it twice, and a revocation recorded meanwhile makes the binding be
+ * decided again on it.
  *
  * A retry whose binding was appended but whose answer was lost is answered
  * from the recorded fact (`factsOfSameRequest`), not decided again.

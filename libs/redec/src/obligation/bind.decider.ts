@@ -6,7 +6,7 @@ import { enabledForObligationAt, isSupersedingObligation } from '../consent/enab
 import { AnnulRequest, supersedingObligationRefused } from '../consent/lifecycle.decider';
 import { BindingKind, ObligationBinding, ObligationBindingAnnulled, ObligationBindings, ObligationBound } from './obligation.events';
 
-/** CONTRACT.md, "Reportable-obligation bindings". */
+/** docs/reference/obligations.md, "Binding an obligation". */
 export interface BindObligationRequest {
   sourceSystem: string;
   obligationReference: string;
@@ -20,15 +20,15 @@ export interface BindObligationRequest {
 export type BindDecision = { kind: 'bound'; event: ObligationBound } | { kind: 'already_bound'; binding: ObligationBinding };
 
 /**
- * Spec 2.11. `existing` is the obligation's stream folded; `consent` is the
- * one `redecConsentId` names (null when the tenant has no such consent, or
- * none is named). A consent binding is recorded only when the consent
- * enabled access for the obligation at `obligationGrantedAt` (in its initial
- * window and before any revocation, or extended for exactly that
- * obligation), and never for an obligation that superseded one of the
- * consent's: the bank would otherwise report a code the consent does not
- * cover. The same binding in force again answers it; a different one is
- * recorded beside it.
+ * docs/reference/obligations.md, "Binding an obligation". `existing` is the
+ * obligation's stream folded; `consent` is the one `redecConsentId` names (null
+ * when the tenant has no such consent, or none is named). A consent binding is
+ * recorded only when the consent enabled access for the obligation at
+ * `obligationGrantedAt` (in its initial window and before any revocation, or
+ * extended for exactly that obligation), and never for an obligation that
+ * superseded one of the consent's: the bank would otherwise report a code the
+ * consent does not cover. The same binding in force again answers it; a
+ * different one is recorded beside it.
  */
 export function decideBind(
   existing: ObligationBindings,

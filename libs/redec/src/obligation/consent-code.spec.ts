@@ -15,7 +15,7 @@ const binding = (kind: BindingKind, internalConsentCode: string | null = null): 
   boundAt: 1_764_000_000_000 + next,
 });
 
-describe('the consent code of an obligation (spec 2.11)', () => {
+describe('the consent code of an obligation', () => {
   it('is unresolved, with no code, when the obligation has no binding', () => {
     expect(consentCodeFor([])).toEqual({ result: 'unresolved', consentCode: null });
   });

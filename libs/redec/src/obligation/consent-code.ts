@@ -10,16 +10,16 @@ export interface ConsentCode {
   consentCode: string | null;
 }
 
-/** Spec 2.11: fixed-width fields that exist only in this answer, never as stored codes. */
+/** Fixed-width fields that exist only in this answer, never as stored codes (docs/reference/obligations.md, "The consent-code lookup"). */
 const LEGACY_PRE_REDEC = '9'.repeat(20);
 const NO_APPLICABLE_CONSENT = '0'.repeat(20);
 
 /**
- * Spec 2.11: the code to report for one obligation, from its bindings and
- * nothing else (never a search by customer or a latest consent). Bindings
- * that say the same thing (same kind, same code: a binding and the credit
- * extension of the same consent, say) count once; two that disagree leave
- * the bank nothing safe to report.
+ * docs/reference/obligations.md, "The consent-code lookup": the code to report
+ * for one obligation, from its bindings and nothing else (never a search by
+ * customer or a latest consent). Bindings that say the same thing (same kind,
+ * same code: a binding and the credit extension of the same consent, say) count
+ * once; two that disagree leave the bank nothing safe to report.
  */
 export function consentCodeFor(bindings: readonly ObligationBinding[]): ConsentCode {
   const distinct = new Map(bindings.map((b) => [`${b.kind}\u0000${b.internalConsentCode ?? ''}`, b]));

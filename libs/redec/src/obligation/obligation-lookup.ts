@@ -10,14 +10,15 @@ import { ObligationDocument, extensionBinding, readObligation } from './obligati
 export type ConsentOf = (redecConsentId: string) => ConsentState | null;
 
 /**
- * Spec 2.11 and decision 0054: the bindings that answer an obligation's
- * lookup. A binding of kind `legacy_pre_redec` or `no_applicable_consent`
- * stands as recorded; one to a consent stands while the consent's facts, as
- * they stand now, say it enabled access for the obligation when it was
- * granted (enablement.ts `bindingStands`); a credit extension stands while
- * it keeps the consent for its obligation. The consent's facts decide, not
- * the order they were reported in: a revocation reported after the binding,
- * back-dated before the obligation was granted, takes the code away.
+ * docs/reference/obligations.md, "The consent-code lookup", and decision 0054:
+ * the bindings that answer an obligation's lookup. A binding of kind
+ * `legacy_pre_redec` or `no_applicable_consent` stands as recorded; one to a
+ * consent stands while the consent's facts, as they stand now, say it enabled
+ * access for the obligation when it was granted (enablement.ts
+ * `bindingStands`); a credit extension stands while it keeps the consent for
+ * its obligation. The consent's facts decide, not the order they were reported
+ * in: a revocation reported after the binding, back-dated before the obligation
+ * was granted, takes the code away.
  */
 export function bindingsInEffect(document: ObligationDocument, consentOf: ConsentOf): ObligationBinding[] {
   const obligation: ObligationRef = document;
@@ -34,7 +35,7 @@ export function bindingsInEffect(document: ObligationDocument, consentOf: Consen
   return [...explicit, ...extensions.map((e) => extensionBinding(document, e))];
 }
 
-/** The consent-code lookup of an obligation (spec 2.11): its bindings in effect, and nothing else. */
+/** The consent-code lookup of an obligation (docs/reference/obligations.md, "The consent-code lookup"): its bindings in effect, and nothing else. */
 export function lookupOf(document: ObligationDocument | null, consentOf: ConsentOf): ConsentCode {
   return consentCodeFor(document ? bindingsInEffect(document, consentOf) : []);
 }

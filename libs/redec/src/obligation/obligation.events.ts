@@ -1,7 +1,8 @@
 import type { Annulment } from '../consent/consent.events';
 
 /**
- * Spec 2.11: what the bank confirmed a granted obligation is reported under.
+ * What the bank confirmed a granted obligation is reported under
+ * (docs/reference/obligations.md, "Binding an obligation").
  * `legacy_pre_redec` and `no_applicable_consent` are kinds, not codes: their
  * twenty 9s and twenty 0s are written only when the lookup answers.
  */
@@ -24,10 +25,11 @@ export interface ObligationBinding {
 }
 
 /**
- * Appended to the obligation's own stream when the bank confirms the
- * obligation was granted. A second, different binding is appended too and
- * makes the lookup `ambiguous` (CONTRACT.md): the disagreement is a fact the
- * bank has to reconcile, not one the service settles.
+ * Appended to the obligation's own stream when the bank confirms the obligation
+ * was granted. A second, different binding is appended too and makes the lookup
+ * `ambiguous` (docs/reference/obligations.md, "The consent-code lookup"): the
+ * disagreement is a fact the bank has to reconcile, not one the service
+ * settles.
  */
 export interface ObligationBound {
   type: 'ObligationBound';

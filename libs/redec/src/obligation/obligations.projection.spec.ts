@@ -106,7 +106,7 @@ describe('obligations projection', () => {
     expect(revived!.creditExtensions).toMatchObject([{ creditExtensionId: 'x-1', ended: false }]);
   });
 
-  describe('a superseding obligation (spec 2.10)', () => {
+  describe('a superseding obligation', () => {
     it('is told, by the end that names it, that it does not inherit the consent', () => {
       const events = [recorded(extension()), recorded(superseded())];
       expect(obligationsProjection.route(events[1])).toEqual([idOf('op-1'), idOf('op-2')]);

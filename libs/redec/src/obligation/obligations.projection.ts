@@ -13,9 +13,9 @@ export interface ObligationDocument {
   obligationReference: string;
   /** Explicit bindings in force, in the order recorded. */
   bindings: ObligationBinding[];
-  /** Credit extensions of this obligation in force; each is also the obligation's exact binding (spec 2.11). */
+  /** Credit extensions of this obligation in force; each is also the obligation's exact binding (docs/reference/obligations.md, "Binding an obligation"). */
   creditExtensions: ObligationExtension[];
-  /** Extensions (of other obligations) whose end named this one as superseding them: it does not inherit their consent (spec 2.10). */
+  /** Extensions (of other obligations) whose end named this one as superseding them: it does not inherit their consent (docs/reference/credit-extensions.md, "Superseding obligations"). */
   supersededExtensions: Array<{ redecConsentId: string; creditExtensionId: string }>;
   /** Explicit bindings annulled, still findable by id so that a second annulment is answered for what it is. */
   annulledBindingIds: string[];
@@ -158,7 +158,7 @@ function evolveSuperseding(doc: ObligationDocument, fact: Fact): ObligationDocum
   return doc;
 }
 
-/** The exact binding a credit extension produces (spec 2.11), its id the extension's. */
+/** The exact binding a credit extension produces (docs/reference/obligations.md, "Binding an obligation"), its id the extension's. */
 export function extensionBinding(document: Pick<ObligationDocument, 'sourceSystem' | 'obligationReference'>, extension: ObligationExtension): ObligationBinding {
   const { sourceSystem, obligationReference } = document;
   return {
@@ -173,7 +173,7 @@ export function extensionBinding(document: Pick<ObligationDocument, 'sourceSyste
   };
 }
 
-/** Spec 2.11: every binding in force of the obligation, the exact binding each credit extension produces among them. */
+/** docs/reference/obligations.md, "The consent-code lookup": every binding in force of the obligation, the exact binding each credit extension produces among them. */
 export function bindingsOf(document: ObligationDocument): ObligationBinding[] {
   return [...document.bindings, ...document.creditExtensions.map((e) => extensionBinding(document, e))];
 }

@@ -4,7 +4,7 @@ import { readIndexPage } from '../read-index-page';
 import { lookupOf, readConsentsOf } from './obligation-lookup';
 import { ObligationDocument, OBLIGATIONS_PROJECTION, RECONCILIATION_INDEX, bindingsOf, obligationDocumentIdOfKey } from './obligations.projection';
 
-/** An obligation the bank must stop reporting and reconcile (spec 2.11). */
+/** An obligation the bank must stop reporting and reconcile (docs/reference/operator-lists.md, "Obligations to reconcile"). */
 export interface ObligationToReconcile {
   sourceSystem: string;
   obligationReference: string;
@@ -15,11 +15,11 @@ export interface ObligationToReconcile {
 
 /**
  * One page of the tenant's obligations whose consent-code lookup is
- * `unresolved` or `ambiguous` (spec 2.11): an obligation whose bindings were
- * all annulled, one named as a superseding obligation and not bound since,
- * one bound in disagreement, and one whose binding or extension a later
- * fact of its consent took away (a back-dated revocation reported after it,
- * decision 0054).
+ * `unresolved` or `ambiguous` (docs/reference/operator-lists.md, "Obligations
+ * to reconcile"): an obligation whose bindings were all annulled, one named as
+ * a superseding obligation and not bound since, one bound in disagreement, and
+ * one whose binding or extension a later fact of its consent took away (a
+ * back-dated revocation reported after it, decision 0054).
  *
  * Two indexes, both sorted by the obligation's key, name the obligations to
  * look at: those whose own facts leave them unresolved or ambiguous, and

@@ -7,8 +7,9 @@ export const EVIDENCE_KINDS = ['electronic', 'audio_recording', 'physical_docume
 
 /**
  * One identifier a channel needs before a consent interaction may be opened
- * on it. Spec 2.2: no identityAssurance level is universally sufficient, so
- * what counts is decided per channel and per profile.
+ * on it. No identityAssurance level is universally sufficient, so what counts
+ * is decided per channel and per profile (docs/reference/configurations.md,
+ * "Regulatory Profiles").
  */
 export interface IdentifierRequirement {
   /** Identifier type, lower-case as identifiers are normalized (`rut`). */
@@ -26,7 +27,8 @@ export interface ChannelRules {
   evidenceKinds: EvidenceKind[];
   identifiers: IdentifierRequirement[];
   /**
-   * Spec 2.12: the `identityAssurance` a revocation received on this channel
+   * The `identityAssurance` a revocation received on this channel
+   * (docs/reference/revocations.md, "Recording a revocation")
    * may declare. A revocation stops the consent, so one whose revoker was not
    * established the way this channel accepts is refused, not recorded.
    */
@@ -44,9 +46,9 @@ export interface RegulatoryProfile {
   /** Bumped whenever the rules under this id change, so records can say which rules applied. */
   version: number;
   description?: string;
-  /** Spec 4 rule 3: how far before its receipt a grant's `occurredAt` may lie (baseline 7 calendar days). */
+  /** How far before its receipt a grant's `occurredAt` may lie (baseline 7 calendar days; docs/reference/grants.md, "Timing rules"). */
   maxOccurredAtSkewMs: number;
-  /** Spec 4 rule 4: how far a call recording's instant may be from `occurredAt` (baseline 5 minutes). */
+  /** How far a call recording's instant may be from `occurredAt` (baseline 5 minutes; docs/reference/grants.md, "Timing rules"). */
   recordingToleranceMs: number;
   /**
    * How much later than the service clock an instant the bank's clock
@@ -72,7 +74,7 @@ export function acceptsEvidence(profile: RegulatoryProfile, channel: Channel, ki
   return profile.channels[channel]?.evidenceKinds.includes(kind) ?? false;
 }
 
-/** Whether a revocation on `channel` with this `identityAssurance` meets the profile (spec 2.12). */
+/** Whether a revocation on `channel` with this `identityAssurance` meets the profile (docs/reference/revocations.md, "Recording a revocation"). */
 export function acceptsRevocation(profile: RegulatoryProfile, channel: string, identityAssurance: string): boolean {
   return profile.channels[channel as Channel]?.revocationIdentityAssurance.includes(identityAssurance) ?? false;
 }
@@ -82,10 +84,11 @@ export function mediumCodeFor(profile: RegulatoryProfile, kind: EvidenceKind): s
 }
 
 /**
- * Spec 2.2: the identifiers and their provenance must satisfy the channel and
- * the profile. Returns one error per unmet requirement (none when they are
- * met). `field` names where the identifiers came from, so that a caller that
- * checks a stored customer's identifiers can point at `customerId` instead.
+ * docs/reference/grants.md, "Opening an interaction": the identifiers and their
+ * provenance must satisfy the channel and the profile. Returns one error per
+ * unmet requirement (none when they are met). `field` names where the
+ * identifiers came from, so that a caller that checks a stored customer's
+ * identifiers can point at `customerId` instead.
  *
  * Missing identifiers are reported once, on `field` itself, with the reason
  * `required_identifier_missing` (the profile names the types it requires);

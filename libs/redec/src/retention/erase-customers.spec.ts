@@ -172,7 +172,7 @@ describe('erasing the report contents that name an erased customer', () => {
     });
 
     it('judges it again on a consent changed meanwhile, and keeps it while the consent keeps it', async () => {
-      // A credit granted before the revocation keeps the consent (spec 3): it is no longer past its floor.
+      // A credit granted before the revocation keeps the consent (docs/reference/states.md, "Consent status"): it is no longer past its floor.
       const extended = facts.extension('ext-1', 'op-1', revokedAt - DAY);
       const result = await eraseCustomers(racing(() => append(redecStreams.consent(tenantId, 'con-1'), extended)), tenantId, { dryRun: false }, context);
       expect(result).toMatchObject({ erasedCustomers: [], skippedOnHold: [] });

@@ -44,7 +44,7 @@ export interface RetentionStatus {
   sealedUnderTenantKey: string[];
 }
 
-/** `ledger retention erase`: CONTRACT.md's `{ erasedCustomers, skippedOnHold }`, by customer id. */
+/** `ledger retention erase`: `{ erasedCustomers, skippedOnHold }` (README.md, "Operator CLI"), by customer id. */
 export interface ErasureResult {
   tenantId: string;
   asOf: number;

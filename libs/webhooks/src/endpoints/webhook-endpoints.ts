@@ -66,7 +66,7 @@ async function changeEndpoints(
   return { endpoint: findEndpoint(after, id), position: position! };
 }
 
-/** CONTRACT.md "Webhooks": a new endpoint with its `whsec_` secret, shown only in this answer. The URL is already checked against the policy. */
+/** A new endpoint with its `whsec_` secret, shown only in this answer (docs/reference/webhooks.md, "Managing endpoints"). The URL is already checked against the policy. */
 export async function registerWebhookEndpoint(deps: EndpointsDependencies, request: { url: string; eventTypes: string[] }, context: Context): Promise<EndpointWithSecret> {
   const endpointId = randomUUID();
   const encryptedSecret = await deps.protection.encrypt(context.tenantId, generateWebhookSecret());

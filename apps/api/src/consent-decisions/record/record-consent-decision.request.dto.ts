@@ -30,7 +30,7 @@ export class DecisionItemDto {
   redec?: DecisionRedecGrantDto;
 }
 
-/** CONTRACT.md, "Multi-Consent decision". */
+/** docs/reference/consent-decisions.md, "Recording a decision". */
 export class RecordConsentDecisionRequestDto extends CustomerReferenceDto {
   @ApiProperty({
     type: 'integer',

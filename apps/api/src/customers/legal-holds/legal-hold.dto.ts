@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Text } from '../../dto-fields';
 
-/** CONTRACT.md, "Legal holds": why the customer's data must be kept past its retention floor, and the case it is kept for. */
+/** docs/reference/customers.md, "Legal holds": why the customer's data must be kept past its retention floor, and the case it is kept for. */
 export class PlaceLegalHoldRequestDto {
   @ApiProperty({ description: 'Why the data must be kept (a litigation, a regulator\'s request), for the audit trail. It outlives an erasure: write no personal data in it.', maxLength: 500 })
   @Text(500)

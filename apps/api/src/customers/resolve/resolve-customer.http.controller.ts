@@ -20,7 +20,7 @@ export class ResolveCustomerHttpController {
   @Idempotent({ required: false })
   @ApiOperation({
     operationId: 'resolveCustomer',
-    summary: 'Resolve the Customer an integrator is dealing with (spec 2.1)',
+    summary: 'Resolve the Customer an integrator is dealing with',
     description:
       'Creates no consent. The same userReference with compatible identifiers resolves to the same customer; an incompatible reference or identity fails closed with 409 CUSTOMER_IDENTITY_CONFLICT. ' +
       '`identifiers[].verification` requires the scope `consent:identity-assert`. An optional Idempotency-Key replays the first answer exactly.',

@@ -26,7 +26,7 @@ export class ReportingObligationDto {
   assertedAt!: number;
 }
 
-/** Spec 2.8. */
+/** docs/reference/accesses.md, "Authorizing an access". */
 export class AuthorizeAccessRequestDto {
   @ApiProperty({ enum: ['consent'] })
   @IsIn(['consent'])
@@ -134,7 +134,7 @@ export class AccessOutcomeDto {
   accessedAt?: number;
 }
 
-/** Spec 2.9. */
+/** docs/reference/accesses.md, "Confirming the outcome". */
 export class ConfirmAccessRequestDto {
   @ApiProperty({ type: AccessOutcomeDto })
   @IsDefined()

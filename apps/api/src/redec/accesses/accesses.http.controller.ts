@@ -20,7 +20,7 @@ export class AccessesHttpController {
   @RequireScopes(Scopes.RUNTIME)
   @ApiOperation({
     operationId: 'authorizeRedecAccess',
-    summary: 'Decide whether a registry access is authorized (spec 2.8)',
+    summary: 'Decide whether a registry access is authorized',
     description:
       'Answers `authorized` or `denied`; only `authorized` lets the reporter query the registry, and a timeout or error is never an authorization. ' +
       'Decided on the consent\'s recorded facts and the clock, independent of artifact readiness. `initial_window`: the consent is in its initial window now (until initialAccessValidUntil) ' +
@@ -63,7 +63,7 @@ export class AccessesHttpController {
   @Idempotent({ required: false })
   @ApiOperation({
     operationId: 'confirmRedecAccess',
-    summary: 'Confirm the outcome of an authorized access (spec 2.9)',
+    summary: 'Confirm the outcome of an authorized access',
     description:
       "Exactly one outcome kind: `accessed` (with accessedAt, not before the authorization nor after the receipt, within the Regulatory Profile's callerClockSkewMs, baseline 5 minutes), `failed` or `cancelled`. " +
       'Only an authorized access can be confirmed (409 `redec_access_not_authorized`), once (409 `redec_access_already_confirmed`). ' +

@@ -3,7 +3,7 @@ import type { DispatchedJob, QueueDeclaration } from '@ledger/queues';
 import type { ConsentGranted } from '@ledger/redec';
 import { RenderCertificateJob, RenderCertificateProcessor } from './render-certificate.processor';
 
-/** Electronic grants' certificates, rendered off the request path (DESIGN.md, "Artifacts"). */
+/** Electronic grants' certificates, rendered off the request path (docs/architecture.md, "Queues, webhooks and artifacts"). */
 export const consentCertificatesQueue: QueueDeclaration<RenderCertificateJob, void> = {
   name: 'consent-certificates',
   processor: RenderCertificateProcessor,

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CreditExtensionDto } from './credit-extension.dto';
 import { RevocationDto } from './revocation.dto';
 
-/** Spec 2.5: the regulatory consent representation. */
+/** docs/reference/regulatory-representation.md, "Fields". */
 export class ConsentRepresentationDto {
   @ApiProperty({ format: 'uuid' }) redecConsentId!: string;
   @ApiProperty({ description: 'Regulatory internal code: 20 characters of 0-9A-Z.' }) internalConsentCode!: string;
@@ -16,7 +16,7 @@ export class ConsentRepresentationDto {
   @ApiProperty({ description: 'Medium code, derived from the evidence.' }) mediumCode!: string;
   @ApiProperty({ type: [String], description: 'Two-digit objective codes.' }) objectiveCodes!: string[];
   @ApiPropertyOptional({ type: RevocationDto, nullable: true, description: 'Present when a revocation was recorded.' }) revocation!: RevocationDto | null;
-  @ApiProperty({ type: [CreditExtensionDto], description: 'Credit extensions (spec 2.10), in the order their credits were granted (then by creditOperationReference).' }) creditExtensions!: CreditExtensionDto[];
+  @ApiProperty({ type: [CreditExtensionDto], description: 'Credit extensions, in the order their credits were granted (then by creditOperationReference).' }) creditExtensions!: CreditExtensionDto[];
   @ApiProperty({ enum: ['pending', 'ready'] }) artifactStatus!: string;
   @ApiProperty({ type: 'integer', nullable: true, description: 'Minimum retention floor; null while valid or extended. Not a deletion date.' }) retentionUntil!: number | null;
   @ApiProperty({

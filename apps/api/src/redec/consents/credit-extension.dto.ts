@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { RevocationDto } from './revocation.dto';
 
-/** Spec 2.10: a record inside `creditExtensions`. */
+/** A record inside `creditExtensions` (docs/reference/regulatory-representation.md, "Credit extensions"). */
 export class CreditExtensionDto {
   @ApiProperty({ format: 'uuid' }) creditExtensionId!: string;
   @ApiProperty({ description: 'Two-digit objective code, one the consent grants.' }) objectiveCode!: string;

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** Spec 2.5: the revocation inside the regulatory representation. */
+/** docs/reference/regulatory-representation.md, "Revocation". */
 export class RevocationDto {
   @ApiProperty({ type: 'integer', description: 'When the data subject revoked (epoch ms).' }) revokedAt!: number;
   @ApiProperty({ enum: ['digital', 'phone', 'in_person'] }) channel!: string;

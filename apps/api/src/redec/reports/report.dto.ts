@@ -3,7 +3,7 @@ import { IsIn } from 'class-validator';
 import { REPORT_KINDS, ReportKind } from '@ledger/redec';
 import { EpochMs } from '../../dto-fields';
 
-/** CONTRACT.md, "Additions": POST /v1/redec/reports. */
+/** docs/reference/reports.md, "Asking for a report". */
 export class RequestReportDto {
   @ApiProperty({ enum: REPORT_KINDS, description: '`rdc30`: consents captured (and corrected) in the period; `rdc31`: accesses confirmed `accessed` in it.' })
   @IsIn(REPORT_KINDS)

@@ -17,7 +17,7 @@ import { ReportDto, ReportRequestedDto, RequestReportDto } from './report.dto';
 export const REPORT_RETRY_AFTER_SECONDS = 2;
 const REPORT_ID = new ResourceIdPipe('report');
 
-/** Issue 16 and CONTRACT.md, "Additions": RDC30 and RDC31 files rendered from the ledger's own facts (docs/regulatory-reports.md). */
+/** Issue 16: RDC30 and RDC31 files rendered from the ledger's own facts (docs/reference/reports.md, docs/regulatory-reports.md). */
 @ApiTags('reports')
 @ApiBearerAuth()
 @Controller('v1/redec/reports')

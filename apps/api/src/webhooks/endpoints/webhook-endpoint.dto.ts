@@ -26,7 +26,7 @@ export const URL_POLICY =
   'Only a service started with LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (tests, local development) allows those targets, and plain `http://` to a loopback host (`localhost`, `127.0.0.1`, `[::1]`). ' +
   'A refused URL is 400 VALIDATION_ERROR on field `url` with the rule as reason: `invalid_url`, `https_required`, `private_address_not_allowed`, or `host_not_resolved` (the name resolves to no address).';
 
-/** CONTRACT.md "Webhooks": closed, as every request body. */
+/** docs/reference/webhooks.md, "Managing endpoints": closed, as every request body. */
 export class RegisterWebhookEndpointRequestDto {
   @ApiProperty({ description: `Where deliveries are POSTed. ${URL_POLICY}`, maxLength: URL_MAX_LENGTH, example: 'https://bank.example/hooks/ledger' })
   @Text(URL_MAX_LENGTH)

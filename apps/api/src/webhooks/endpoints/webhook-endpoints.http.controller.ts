@@ -27,7 +27,7 @@ const ENDPOINT_ID = new ResourceIdPipe('webhook endpoint');
 const ADMIN_ONLY = 'Scope `consent:admin`.';
 const ADMIN_OR_READ = 'Scope `consent:admin` or `consent:read` (which covers every GET).';
 
-/** CONTRACT.md "Webhooks": where `redec.notification.required` (spec 6) is delivered, and how each delivery went. */
+/** docs/reference/webhooks.md: where `redec.notification.required` (docs/reference/events.md) is delivered, and how each delivery went. */
 @ApiTags('webhooks')
 @ApiBearerAuth()
 @Controller('v1/webhook-endpoints')

@@ -6,7 +6,7 @@ import { WebhookEndpointsHttpController } from './webhook-endpoints.http.control
 import { WebhookRedeliveryHttpController } from './webhook-redelivery.http.controller';
 import { GetWebhookEndpointHandler, ListWebhookDeliveriesHandler, ListWebhookEndpointsHandler } from './webhook-endpoints.queries';
 
-/** Webhook endpoint management (CONTRACT.md "Webhooks"), scope consent:admin; deliveries themselves are WebhooksDispatchModule's. */
+/** Webhook endpoint management (docs/reference/webhooks.md, "Managing endpoints"), scope consent:admin; deliveries themselves are WebhooksDispatchModule's. */
 @Module({
   controllers: [WebhookEndpointsHttpController, WebhookRedeliveryHttpController],
   providers: [

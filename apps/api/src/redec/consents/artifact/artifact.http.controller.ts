@@ -12,7 +12,7 @@ import { readConsent } from '../consent-reads';
 import { ResourceIdPipe } from '../../../resource-id.pipe';
 import { ProblemResponses } from '../../../openapi/problem-responses';
 
-/** Spec rule 5: integrators poll with backoff; this is the first wait suggested for a pending artifact. */
+/** Integrators poll with backoff (docs/reference/evidence-and-artifacts.md, "Polling a pending artifact"); this is the first wait suggested for a pending artifact. */
 export const ARTIFACT_RETRY_AFTER_SECONDS = 5;
 
 const MEDIUM: Record<string, string> = { electronic: 'consent_certificate', audio_recording: 'call_recording', physical_document: 'paper_original' };
@@ -55,7 +55,7 @@ export class ArtifactHttpController {
 
   @Get(':redecConsentId/artifact')
   @RequireScopes(Scopes.READ)
-  @ApiOperation({ operationId: 'getRedecConsentArtifact', summary: "The consent artifact's metadata (spec 2.7)" })
+  @ApiOperation({ operationId: 'getRedecConsentArtifact', summary: "The consent artifact's metadata" })
   @ApiOkResponse({ type: ArtifactMetadataDto })
   async metadata(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @CurrentPrincipal() principal: Principal): Promise<ArtifactMetadataDto> {
     return metadataOf(await this.consent(principal.tenantId, redecConsentId));
@@ -67,7 +67,7 @@ export class ArtifactHttpController {
     operationId: 'downloadRedecConsentArtifact',
     summary: 'The exact bytes of a ready artifact held by the service',
     description:
-      'The SHA-256 of the body is the metadata `contentSha256` (also sent as ETag). A pending artifact is 409 `artifact_not_ready` with Retry-After: poll with bounded backoff (spec rule 5). ' +
+      'The SHA-256 of the body is the metadata `contentSha256` (also sent as ETag). A pending artifact is 409 `artifact_not_ready` with Retry-After: poll with bounded backoff. ' +
       'An artifact held elsewhere is never proxied: 409 `artifact_held_externally`. Evidence erased with its data subject\'s personal data after the retention floor is 409 `customer_data_erased` (docs/data-lifecycle.md). ' +
       'Always a download, never a page: `Content-Disposition: attachment` with a file name of the medium, the consent id and the extension of the media type (`call_recording-<id>.mp3`), ' +
       "`X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox; default-src 'none'`. Content-Type is the recorded media type, one of the evidence kind's " +

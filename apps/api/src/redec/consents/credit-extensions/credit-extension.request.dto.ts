@@ -3,7 +3,7 @@ import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator'
 import { CREDIT_EXTENSION_END_REASONS } from '@ledger/redec';
 import { EpochMs, Text } from '../../../dto-fields';
 
-/** Spec 2.10, register request. */
+/** docs/reference/credit-extensions.md, "Registering an extension". */
 export class RegisterCreditExtensionRequestDto {
   @ApiProperty({ format: 'uuid', description: "The customer's id (customerId); it must be the consent's customer." })
   @Text(64)
@@ -37,7 +37,7 @@ export class RegisterCreditExtensionRequestDto {
   sourceReference?: string;
 }
 
-/** Spec 2.10, end request. */
+/** docs/reference/credit-extensions.md, "Ending an extension". */
 export class EndCreditExtensionRequestDto {
   @ApiProperty({ enum: CREDIT_EXTENSION_END_REASONS })
   @IsIn(CREDIT_EXTENSION_END_REASONS)

@@ -23,10 +23,10 @@ export class CreditExtensionsHttpController {
   @Idempotent({ required: true })
   @ApiOperation({
     operationId: 'registerCreditExtension',
-    summary: 'Register a credit extension of a consent (spec 2.10)',
+    summary: 'Register a credit extension of a consent',
     description:
       'The bank confirms a credit was granted under this consent: the consent becomes `extended` and authorizations in mode `credit_lifecycle_extension` cover that exact obligation. ' +
-      "Registering produces the obligation's binding (spec 2.11): `GET /v1/redec/reportable-obligations/consent-code` with the consent's obligation source system and this creditOperationReference answers the consent's internal code. " +
+      "Registering produces the obligation's binding: `GET /v1/redec/reportable-obligations/consent-code` with the consent's obligation source system and this creditOperationReference answers the consent's internal code. " +
       "customerTenantId must be the consent's customer (422 `redec_credit_extension_customer_mismatch`; a UUID compares without regard to case); the objective must be granted (422 `redec_objective_not_granted`); " +
       'the credit must have been granted inside the initial window (422 `redec_credit_granted_outside_initial_window`) and not after the receipt (400). ' +
       'A credit granted at or after the instant of any revocation of the consent, effective or kept, cannot extend it (422 `redec_credit_granted_after_revocation`). ' +
@@ -62,7 +62,7 @@ export class CreditExtensionsHttpController {
   @Idempotent({ required: true })
   @ApiOperation({
     operationId: 'endCreditExtension',
-    summary: 'Report the end of a credit extension, once (spec 2.10)',
+    summary: 'Report the end of a credit extension, once',
     description:
       '`supersededByObligationReference` is required with `superseded_by_new_obligation` and refused with the other reasons; the new obligation does not inherit the consent: ' +
       'it can not be extended or bound to it, and the consent-code lookup never answers this consent\'s code for it. ' +

@@ -57,7 +57,7 @@ class EvidenceObligationDto {
   @ApiProperty() sourceReference!: string;
 }
 
-/** Spec 2.6: evidence the bank recorded of a notice it sent; the message and the address stay with the bank. */
+/** docs/reference/notification-evidence.md: evidence the bank recorded of a notice it sent; the message and the address stay with the bank. */
 class EvidenceNotificationDto {
   @ApiProperty({ format: 'uuid' }) notificationEvidenceId!: string;
   @ApiProperty({ format: 'uuid', description: 'The grant or revocation action notified.' }) consentActionId!: string;
@@ -73,7 +73,7 @@ class EvidenceNotificationDto {
   @ApiProperty({ type: 'integer', description: 'When the service received the evidence.' }) recordedAt!: number;
 }
 
-/** Spec 2.7: the auditable view of the regulatory fact; no debt data, no bytes. */
+/** docs/reference/evidence-and-artifacts.md, "The evidence view": no debt data, no bytes. */
 export class EvidenceViewDto {
   @ApiProperty({ format: 'uuid' }) redecConsentId!: string;
   @ApiProperty() internalConsentCode!: string;
@@ -94,6 +94,6 @@ export class EvidenceViewDto {
   @ApiProperty({ type: EvidenceDetailDto }) evidence!: EvidenceDetailDto;
   @ApiProperty({ type: EvidenceRepresentationDto, nullable: true, description: 'Null when the data subject acted personally.' }) representation!: EvidenceRepresentationDto | null;
   @ApiProperty({ type: EvidenceObligationDto, nullable: true }) reportableObligation!: EvidenceObligationDto | null;
-  @ApiProperty({ type: [EvidenceNotificationDto], description: 'Notification evidence, append-only, in the order recorded (spec rule 8): each delivery state is its own record.' })
+  @ApiProperty({ type: [EvidenceNotificationDto], description: 'Notification evidence, append-only, in the order recorded: each delivery state is its own record.' })
   notifications!: EvidenceNotificationDto[];
 }

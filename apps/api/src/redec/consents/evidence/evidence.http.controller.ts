@@ -9,11 +9,12 @@ import { EvidenceViewDto } from './evidence-view.dto';
 import { ResourceIdPipe } from '../../../resource-id.pipe';
 
 /**
- * Spec 2.7: the auditable view of the regulatory fact: the decision,
- * timestamps, template, authentication and provenance, profile, channel,
- * purpose, objectives and canonical timing, and the evidence of the notices
- * the bank sent. No registry debt data (the service never has any) and no
- * document bytes.
+ * The auditable view of the regulatory fact
+ * (docs/reference/evidence-and-artifacts.md, "The evidence view"): the
+ * decision, timestamps, template, authentication and provenance, profile,
+ * channel, purpose, objectives and canonical timing, and the evidence of the
+ * notices the bank sent. No registry debt data (the service never has any) and
+ * no document bytes.
  */
 export function evidenceViewOf({ grant, artifact, notifications }: ConsentState): EvidenceViewDto {
   const evidence = grant.evidence;
@@ -65,7 +66,7 @@ export class EvidenceHttpController {
   @RequireScopes(Scopes.READ)
   @ApiOperation({
     operationId: 'getRedecConsentEvidence',
-    summary: 'The evidence view of the consent (spec 2.7)',
+    summary: 'The evidence view of the consent',
     description: 'The auditable view of the regulatory fact: no debt data, no document bytes.',
   })
   @ApiOkResponse({ type: EvidenceViewDto })

@@ -17,7 +17,7 @@ export class GetConsentHttpController {
   @RequireScopes(Scopes.READ)
   @ApiOperation({
     operationId: 'getRedecConsent',
-    summary: 'The regulatory consent representation (spec 2.5)',
+    summary: 'The regulatory consent representation',
     description: 'Status, validity and retention are derived from the facts and the clock at read time. Consistent with the command that just returned.',
   })
   @ApiOkResponse({ type: ConsentRepresentationDto })

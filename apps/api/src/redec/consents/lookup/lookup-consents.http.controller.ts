@@ -33,7 +33,7 @@ export class LookupConsentsHttpController {
   @RequireScopes(Scopes.READ)
   @ApiOperation({
     operationId: 'lookupRedecConsents',
-    summary: 'Find consents by internal code or credit operation reference (spec 4)',
+    summary: 'Find consents by internal code or credit operation reference',
     description:
       'Exactly one of `internalConsentCode` and `creditOperationReference`, answered `{ consents }` with every match at once; an unknown value, or a value of another tenant, gives an empty list. ' +
       "Neither of them, both, or any other parameter (a page's `limit`, `cursor`, `updatedAfter`) is 400 `VALIDATION_ERROR`. " +

@@ -21,7 +21,7 @@ export class NotificationEvidenceHttpController {
   @Idempotent({ required: true })
   @ApiOperation({
     operationId: 'recordNotificationEvidence',
-    summary: 'Record evidence that the bank notified the data subject of the grant or the revocation (spec 2.6)',
+    summary: 'Record evidence that the bank notified the data subject of the grant or the revocation',
     description:
       'The service does not send the notice: the bank sends it with contact data it holds, then records the evidence here. ' +
       'The evidence is anchored to the grant action or, for `revoke`, to the recorded revocation (also one kept with effective: false); ' +
@@ -29,7 +29,7 @@ export class NotificationEvidenceHttpController {
       '`revoke` before a revocation is recorded is 409 `redec_consent_not_revoked`. ' +
       'sentAt may be neither before the notified grantedAt or revokedAt (400, reason `sent_at_before_notified_fact`) nor after the receipt (400, reason `sent_at_after_receipt`). ' +
       "recipientHash is a hash of the normalized address, never the address (a value with '@' is 400, reason `recipient_not_hashed`); contentSha256 is the hash of the exact message, which the bank keeps. " +
-      'Append-only (spec rule 8): each known delivery state (`sent`, then `delivered` or `bounced`) is a new record, listed in order in the evidence view. ' +
+      'Append-only: each known delivery state (`sent`, then `delivered` or `bounced`) is a new record, listed in order in the evidence view. ' +
       'Idempotency-Key is required: an exact retry returns the first answer; the same key with another request is 422 IDEMPOTENCY_KEY_REUSED.',
   })
   @ApiCreatedResponse({ type: NotificationEvidenceResponseDto })

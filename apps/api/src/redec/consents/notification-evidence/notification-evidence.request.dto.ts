@@ -17,7 +17,7 @@ const SNAKE_CASE_TOKEN = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 const RecipientHashed = () =>
   ValidateBy({ name: 'recipient_not_hashed', validator: { validate: (value: unknown) => typeof value !== 'string' || !value.includes('@') } });
 
-/** Spec 2.6: closed; the service anchors the evidence to the grant or the revocation itself. */
+/** docs/reference/notification-evidence.md, "Recording evidence": closed; the service anchors the evidence to the grant or the revocation itself. */
 export class NotificationEvidenceRequestDto {
   @ApiProperty({ enum: NOTIFICATION_REASONS, description: 'What was notified. `revoke` needs a recorded revocation (409 `redec_consent_not_revoked`). There is no correction notification.' })
   @IsIn(NOTIFICATION_REASONS)
@@ -38,7 +38,7 @@ export class NotificationEvidenceRequestDto {
   @RecipientHashed()
   recipientHash!: string;
 
-  @ApiProperty({ enum: NOTIFICATION_STATUSES, description: 'The delivery state known to the sender. Each state reported is a new record (spec rule 8): send `sent`, then `delivered` or `bounced`.' })
+  @ApiProperty({ enum: NOTIFICATION_STATUSES, description: 'The delivery state known to the sender. Each state reported is a new record: send `sent`, then `delivered` or `bounced`.' })
   @IsIn(NOTIFICATION_STATUSES)
   status!: NotificationStatus;
 

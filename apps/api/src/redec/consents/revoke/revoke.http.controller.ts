@@ -21,10 +21,10 @@ export class RevokeHttpController {
   @Idempotent({ required: true })
   @ApiOperation({
     operationId: 'revokeRedecConsent',
-    summary: 'Record the revocation of a consent (spec 2.12)',
+    summary: 'Record the revocation of a consent',
     description:
       'Idempotency-Key required, stable per revocation: a retry answers the first revocation. A granted consent becomes `revoked` and stops enabling new accesses. ' +
-      'While a credit extension is active (an `extended` consent is not revocable, spec 3), the revocation is kept as a fact with `effective: false` and the status is unchanged; ' +
+      'While a credit extension is active (an `extended` consent is not revocable), the revocation is kept as a fact with `effective: false` and the status is unchanged; ' +
       'it still ends every `initial_window` authorization from revokedAt, and takes effect when the last extension ends. ' +
       "occurredAt may be neither after the receipt, nor before the grant, nor further back than the Regulatory Profile's maxOccurredAtSkewMs (baseline 7 days): 400. " +
       'identityAssurance must be one the consent\'s Regulatory Profile accepts on the channel. ' +

@@ -3,7 +3,7 @@ import { IsIn } from 'class-validator';
 import { CHANNELS, REVOCATION_SOURCE_TYPES } from '@ledger/redec';
 import { EpochMs, Text } from '../../../dto-fields';
 
-/** Spec 2.12. */
+/** docs/reference/revocations.md, "Recording a revocation". */
 export class RevokeRequestDto {
   @ApiProperty({ enum: CHANNELS, description: 'The channel the revocation was received on; the consent\'s Regulatory Profile must support it.' })
   @IsIn(CHANNELS)

@@ -20,7 +20,7 @@ export class CreateInteractionHttpController {
   @Idempotent({ required: false })
   @ApiOperation({
     operationId: 'createRedecConsentInteraction',
-    summary: 'Open a consent interaction on a REDEC configuration (spec 2.2)',
+    summary: 'Open a consent interaction on a REDEC configuration',
     description:
       'Links the data subject to a published configuration that includes REDEC, resolving the customer inline (`userReference` + `identifiers`, with the rules of customer resolution) or by `customerId`. ' +
       "The identifiers and their provenance must satisfy the configuration's channel under its Regulatory Profile (400 `identifiers_do_not_satisfy_profile`). The configuration version is frozen for the grant.",

@@ -5,9 +5,10 @@ import { IdentifierDto } from '../../../customers/resolve/resolve-customer.reque
 import { IssuedId } from '../../../dto-fields';
 
 /**
- * Spec 2.2 and CONTRACT.md: the customer by `customerId`, or resolved inline
- * from `userReference` + `identifiers`. Interactions, embed sessions and
- * Multi-Consent decisions name the customer this way.
+ * docs/reference/grants.md, "Opening an interaction": the customer by
+ * `customerId`, or resolved inline from `userReference` + `identifiers`.
+ * Interactions, embed sessions and Multi-Consent decisions name the customer
+ * this way.
  */
 export class CustomerReferenceDto {
   @ApiPropertyOptional({ description: 'A customer of this tenant resolved earlier. Send this, or `userReference` with `identifiers`.', format: 'uuid' })

@@ -23,13 +23,13 @@ export class GrantHttpController {
   @BodyLimit(EVIDENCE_BODY_LIMIT_BYTES)
   @ApiOperation({
     operationId: 'grantRedecConsent',
-    summary: 'Record the grant of consent captured outside the service (spec 2.3)',
+    summary: 'Record the grant of consent captured outside the service',
     description:
       'Requires occurredAt, sourceSystem, sourceReference and the evidence. occurredAt is the regulatory grantedAt and may be neither later than the receipt nor further back than the Regulatory Profile allows (baseline 7 days); ' +
       "a call recording's instant must match occurredAt within the profile tolerance (baseline 5 minutes); a paper original's digitization date is never compared. " +
       'internalConsentCode must not be sent (400, reason internal_consent_code_is_server_generated). The medium is derived from the evidence. ' +
       'An identical retry answers the first grant; a different second grant is 409 redec_interaction_already_granted. ' +
-      'artifactStatus may be `pending`: read the consent with bounded polling and backoff until `ready` (spec rule 5); the grant is valid either way. ' +
+      'artifactStatus may be `pending`: read the consent with bounded polling and backoff until `ready`; the grant is valid either way. ' +
       'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`.',
   })
   @ApiCreatedResponse({ type: GrantResponseDto })
@@ -79,7 +79,7 @@ export function toGrantTerms(body: Omit<GrantRequestDto, 'occurredAt' | 'sourceS
   };
 }
 
-/** The fields each evidence kind takes (CONTRACT.md); a field of another kind is refused, so nothing unasked is recorded. */
+/** The fields each evidence kind takes (docs/reference/grants.md, "Evidence"); a field of another kind is refused, so nothing unasked is recorded. */
 const EVIDENCE_FIELDS: Record<EvidenceDto['kind'], Array<keyof EvidenceDto>> = {
   electronic: ['kind', 'authentication'],
   audio_recording: ['kind', 'recordedAt', 'mediaType', 'contentBase64', 'externalReference', 'contentSha256'],

@@ -6,7 +6,7 @@ import { EVIDENCE_MEDIA_TYPES } from '@ledger/redec';
 import { PRESENTED, PresentedText, SHA256_HEX, Text } from '../../../dto-fields';
 
 
-/** Spec 2.4: closed; the service keeps the bank's assertion and never calls it verified. */
+/** docs/reference/grants.md, "Representation": closed; the service keeps the bank's assertion and never calls it verified. */
 export class RepresentationDto {
   @ApiProperty({ enum: ['representative'] })
   @IsIn(['representative'])
@@ -47,7 +47,7 @@ export class AuthenticationDto {
   reference!: string;
 }
 
-/** CONTRACT.md: the fields of each `kind`; fields of another kind are refused by the handler. */
+/** docs/reference/grants.md, "Evidence": the fields of each `kind`; fields of another kind are refused by the handler. */
 export class EvidenceDto {
   @ApiProperty({ enum: ['electronic', 'audio_recording', 'physical_document'], description: 'The medium is derived from it; no medium code is sent.' })
   @IsIn(['electronic', 'audio_recording', 'physical_document'])
@@ -107,7 +107,7 @@ export class ReportableObligationDto {
   @ApiProperty({ description: PRESENTED, maxLength: 200 }) @PresentedText() sourceReference!: string;
 }
 
-/** Spec 2.3 with CONTRACT.md's fields. */
+/** docs/reference/grants.md, "The grant request". */
 export class GrantRequestDto {
   @ApiProperty({ type: 'integer', description: 'When the data subject consented (epoch ms): the regulatory `grantedAt`. Not after receipt, nor further back than the profile allows (baseline 7 days).' })
   @IsDefined()
@@ -177,7 +177,7 @@ export class GrantRequestDto {
 export class GrantResponseDto {
   @ApiProperty({ format: 'uuid' }) redecConsentId!: string;
   @ApiProperty({ description: '20 characters of 0-9A-Z, unique in the tenant, never changing.' }) internalConsentCode!: string;
-  @ApiProperty({ enum: ['pending', 'ready'], description: 'Poll the consent with bounded backoff until `ready` (spec rule 5); it is not an authorization.' }) artifactStatus!: string;
+  @ApiProperty({ enum: ['pending', 'ready'], description: 'Poll the consent with bounded backoff until `ready`; it is not an authorization.' }) artifactStatus!: string;
   @ApiProperty({ format: 'uuid', description: 'The grant action, which notification evidence refers to.' }) consentActionId!: string;
   @ApiProperty({ type: 'integer' }) grantedAt!: number;
   @ApiProperty({ type: 'integer', description: 'When the service received the grant.' }) recordedAt!: number;

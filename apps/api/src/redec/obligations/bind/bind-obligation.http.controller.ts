@@ -22,7 +22,7 @@ export class BindObligationHttpController {
   @Idempotent({ required: true })
   @ApiOperation({
     operationId: 'bindReportableObligation',
-    summary: 'Bind a granted reportable obligation to its consent, or to a kind without one (spec 2.11)',
+    summary: 'Bind a granted reportable obligation to its consent, or to a kind without one',
     description:
       'Send it when the bank confirms the obligation was granted, never when a grant is evaluated. The obligation is `sourceSystem` + `obligationReference`. ' +
       'Kind `consent` requires `redecConsentId` of a consent of this tenant (404 otherwise) whose obligation source system is `sourceSystem` (422 redec_obligation_source_system_mismatch otherwise), ' +

@@ -3,7 +3,7 @@ import { IsIn, IsOptional } from 'class-validator';
 import { BINDING_KINDS, BindingKind } from '@ledger/redec';
 import { EpochMs, IssuedId, Text } from '../../../dto-fields';
 
-/** CONTRACT.md, "Reportable-obligation bindings": closed; the kind decides whether a consent is named. */
+/** docs/reference/obligations.md, "Binding an obligation": closed; the kind decides whether a consent is named. */
 export class BindObligationRequestDto {
   @ApiProperty({ description: "The system the obligation is recorded in. With kind `consent`, the consent's obligation source system (frozen at publication).", maxLength: 100 })
   @Text(100)

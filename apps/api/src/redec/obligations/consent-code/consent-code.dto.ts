@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { CONSENT_CODE_RESULTS, ConsentCodeResult } from '@ledger/redec';
 import { Text } from '../../../dto-fields';
 
-/** Spec 2.11: both fields, always; the lookup never falls back to anything else. */
+/** docs/reference/obligations.md, "The consent-code lookup": both fields, always; the lookup never falls back to anything else. */
 export class ConsentCodeQueryDto {
   @ApiProperty({ description: 'The system the obligation is recorded in.', maxLength: 100 })
   @Text(100)

@@ -32,7 +32,7 @@ export class ReconciliationHttpController {
     summary: 'Obligations whose consent code the bank must reconcile',
     description:
       'Every obligation the ledger knows (bound, extended, or named as superseding an extension) whose consent-code lookup is `unresolved` or `ambiguous`: ' +
-      'the bank must stop generating RDC01/RDC02 for it until it is bound right (spec 2.11). An obligation whose bindings were all annulled, a superseding obligation ' +
+      'the bank must stop generating RDC01/RDC02 for it until it is bound right. An obligation whose bindings were all annulled, a superseding obligation ' +
       "not bound since, and one whose binding or extension its consent's later facts took away (a revocation back-dated before its grant, decision 0054) are `unresolved`. " +
       'Each page is read exactly as the lookup is, so it may hold fewer than `limit` items; only a null `nextCursor` ends the list. ' +
       'Paged with `limit` and `cursor`, in a stable order that means nothing else. Scope `consent:read`.',
