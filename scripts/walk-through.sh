@@ -25,6 +25,7 @@ WALKS=(
   'docs/redec-capture.md docs/redec-lifecycle.md'
   'docs/redec-capture.md docs/data-lifecycle.md'
   'docs/redec-capture.md docs/regulatory-reports.md'
+  'docs/redec-capture.md docs/consent-compliance.md'
   'docs/embedded-capture.md'
   'docs/multi-consent-decisions.md'
 )
