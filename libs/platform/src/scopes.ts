@@ -21,7 +21,7 @@ export function isScope(value: string): value is Scope {
 export const SCOPE_MEANINGS: Readonly<Record<Scope, string>> = {
   [Scopes.ADMIN]: 'configurations, webhook endpoints, tenant settings',
   [Scopes.WRITE]: 'customer resolution, interactions, grant, revoke, credit extensions, embed sessions',
-  [Scopes.READ]: 'every GET under /v1',
+  [Scopes.READ]: "every GET under /v1 but a consent's history, the verifiable ledger's and a report's content",
   [Scopes.RUNTIME]: 'notification evidence, obligation bindings, access authorize and confirm',
   [Scopes.IDENTITY_ASSERT]: 'sending identifiers[].verification',
   [Scopes.AUDIT]: 'event history and integrity proofs',
