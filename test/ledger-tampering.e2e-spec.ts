@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
 import { SQLITE_FILE_NAME, hashEventText, ledgerLeaf } from '@ledger/event-store';
-import { StoredEventRow, TEST_DATABASE_PREFIX, TEST_POSTGRES_URL, createTestDatabase } from '@ledger/event-store/testing';
+import { StoredEventRow, TEST_POSTGRES_URL, createTestDatabase, newTestDatabaseName } from '@ledger/event-store/testing';
 import { logIdentity } from '@ledger/ledger-log';
 import { databaseUrlFor, dropDatabase } from '@ledger/platform';
 import { NoteError, noteVerifier, openNote } from '@ledger/transparency';
@@ -93,7 +93,7 @@ const postgres: Store = {
     };
   },
   copy: async (environment) => {
-    const name = `${TEST_DATABASE_PREFIX}${randomUUID().replace(/-/g, '')}`;
+    const name = newTestDatabaseName();
     const source = new URL(environment.env.DATABASE_URL).pathname.slice(1);
     const server = new Client({ connectionString: TEST_POSTGRES_URL });
     await server.connect();

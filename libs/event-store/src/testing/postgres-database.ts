@@ -28,7 +28,7 @@ export interface TestDatabase {
 
 /** A new, empty database on the test server. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const name = newDatabaseName();
+  const name = newTestDatabaseName();
   await createDatabase(TEST_POSTGRES_URL, name);
   return testDatabase(name);
 }
@@ -39,7 +39,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  * process.
  */
 export function createTestDatabaseSync(): TestDatabase {
-  const name = newDatabaseName();
+  const name = newTestDatabaseName();
   const script = `
     const { Client } = require('pg');
     const client = new Client({ connectionString: process.argv[1] });
@@ -55,8 +55,13 @@ function testDatabase(name: string): TestDatabase {
   return { name, url: databaseUrlFor(TEST_POSTGRES_URL, name), drop: () => dropDatabase(TEST_POSTGRES_URL, name) };
 }
 
-/** Lower-case letters, digits and underscores only, so the name needs no quoting. */
-function newDatabaseName(): string {
+/**
+ * A test database's name: the prefix, the creating process's id (how
+ * dropAbandonedTestDatabases tells a live run's database from an abandoned
+ * one) and random hex. Lower-case letters, digits and underscores only, so
+ * the name needs no quoting.
+ */
+export function newTestDatabaseName(): string {
   return `${TEST_DATABASE_PREFIX}${process.pid}_${randomBytes(6).toString('hex')}`;
 }
 
@@ -71,7 +76,11 @@ export async function dropAbandonedTestDatabases(): Promise<number> {
   try {
     await client.connect();
     const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [TEST_DATABASE_PREFIX]);
-    const abandoned = rows.map((row) => row.datname).filter((name) => !isRunning(Number(name.slice(TEST_DATABASE_PREFIX.length).split('_')[0])));
+    // A name that does not say which process made it is left alone: it may be a live run's.
+    const abandoned = rows.map((row) => row.datname).filter((name) => {
+      const owner = /^(\d+)_/.exec(name.slice(TEST_DATABASE_PREFIX.length));
+      return owner !== null && !isRunning(Number(owner[1]));
+    });
     for (const name of abandoned) await dropDatabase(TEST_POSTGRES_URL, name);
     return abandoned.length;
   } catch {
