@@ -3,7 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, IsUUI
 import { MAX_DECISION_ITEMS } from '@ledger/consents';
 import type { EmbedSessionStatus } from '@ledger/embed';
 import { CustomerReferenceDto } from '../redec/interactions/create/create-interaction.request.dto';
-import { IssuedId, PRESENTED, PresentedText, UuidInLowerCase } from '../dto-fields';
+import { IdentityCharacters, IssuedId, PRESENTED, PresentedText, UuidInLowerCase } from '../dto-fields';
 
 export const DEFAULT_SESSION_SECONDS = 900;
 
@@ -48,6 +48,7 @@ export class OpenEmbedSessionRequestDto extends CustomerReferenceDto {
   })
   @IsOptional()
   @PresentedText()
+  @IdentityCharacters()
   dynamicReference?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 60, maximum: 3600, default: DEFAULT_SESSION_SECONDS, description: 'How long the page accepts a decision.' })

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Text } from '../dto-fields';
+import { IdentityText, Text } from '../dto-fields';
 
 /** docs/reference/credit-extensions.md, "Annulling a fact recorded by mistake": why a fact recorded by mistake is annulled, and the bank's reference for the correction. */
 export class AnnulRequestDto {
@@ -8,6 +8,6 @@ export class AnnulRequestDto {
   reason!: string;
 
   @ApiProperty({ description: "The bank's reference for this correction.", maxLength: 200 })
-  @Text()
+  @IdentityText()
   sourceReference!: string;
 }

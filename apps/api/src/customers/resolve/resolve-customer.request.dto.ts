@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IdentityCharacters } from '../../dto-fields';
 
 export class IdentifierVerificationDto {
   @ApiProperty({ description: 'How the integrator verified the identifier, e.g. `clave_unica`.', maxLength: 100 })
@@ -15,6 +16,7 @@ export class IdentifierVerificationDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IdentityCharacters()
   sourceReference!: string;
 
   @ApiProperty({ description: 'When it was verified (epoch ms); not after the receipt of this request.', type: 'integer' })
@@ -60,6 +62,7 @@ export class ResolveCustomerRequestDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IdentityCharacters()
   userReference!: string;
 
   @ApiProperty({ type: [IdentifierDto], minItems: 1, maxItems: 20 })

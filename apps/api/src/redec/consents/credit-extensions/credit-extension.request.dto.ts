@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { CREDIT_EXTENSION_END_REASONS } from '@ledger/redec';
-import { EpochMs, Text } from '../../../dto-fields';
+import { EpochMs, IdentityCharacters, IdentityText, Text } from '../../../dto-fields';
 
 /** docs/reference/credit-extensions.md, "Registering an extension". */
 export class RegisterCreditExtensionRequestDto {
@@ -14,7 +14,7 @@ export class RegisterCreditExtensionRequestDto {
   objectiveCode!: string;
 
   @ApiProperty({ description: 'The credit operation (the obligation); under `obligationSourceSystem` of the consent it is the binding produced.', maxLength: 200 })
-  @Text()
+  @IdentityText()
   creditOperationReference!: string;
 
   @ApiProperty({ type: 'integer', description: 'When the credit was granted (epoch ms): inside the initial window and not after the receipt.' })
@@ -22,7 +22,7 @@ export class RegisterCreditExtensionRequestDto {
   creditGrantedAt!: number;
 
   @ApiProperty({ maxLength: 200 })
-  @Text()
+  @IdentityText()
   sourceSystem!: string;
 
   @ApiPropertyOptional({
@@ -34,6 +34,7 @@ export class RegisterCreditExtensionRequestDto {
   @IsOptional()
   @IsString()
   @MaxLength(200)
+  @IdentityCharacters()
   sourceReference?: string;
 }
 
@@ -45,7 +46,7 @@ export class EndCreditExtensionRequestDto {
 
   @ApiPropertyOptional({ description: 'Required with `superseded_by_new_obligation`, refused otherwise: the creditOperationReference of the new obligation, which does not inherit the consent.', maxLength: 200 })
   @IsOptional()
-  @Text()
+  @IdentityText()
   supersededByObligationReference?: string;
 
   @ApiPropertyOptional({

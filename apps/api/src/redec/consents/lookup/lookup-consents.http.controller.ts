@@ -6,6 +6,7 @@ import { CurrentPrincipal, RequireScopes } from '@ledger/http';
 import { Principal, Scopes, validationError } from '@ledger/platform';
 import { ConsentListDto } from '../consent-representation.dto';
 import { ConsentLookup, LookupConsentsQuery } from './lookup-consents.query';
+import { IdentityCharacters } from '../../../dto-fields';
 
 export class LookupConsentsQueryDto {
   @ApiPropertyOptional({ description: 'Exactly one of internalConsentCode and creditOperationReference.' })
@@ -20,6 +21,7 @@ export class LookupConsentsQueryDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IdentityCharacters()
   creditOperationReference?: string;
 }
 

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { IdentifierDto } from '../../../customers/resolve/resolve-customer.request.dto';
-import { IssuedId } from '../../../dto-fields';
+import { IdentityCharacters, IssuedId } from '../../../dto-fields';
 
 /**
  * docs/reference/grants.md, "Opening an interaction": the customer by
@@ -21,6 +21,7 @@ export class CustomerReferenceDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IdentityCharacters()
   userReference?: string;
 
   @ApiPropertyOptional({
