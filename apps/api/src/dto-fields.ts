@@ -73,18 +73,24 @@ export const IDENTITY = 'An identity: C0 and C1 control characters (tab and line
  * Text shown to a data subject (the consent page) or printed on the consent
  * certificate: Text, without a character that hides or reorders what is
  * displayed. A refusal is 400 naming the field and the code point, its reason
- * one of `control_character`, `bidi_control`, `invisible_character`, `lone_surrogate`.
+ * one of `control_character`, `bidi_control`, `invisible_character`,
+ * `lone_surrogate`. With `identity`, a field that is also an identity, whose
+ * control characters are refused as IdentityText refuses them (tab and line feed too).
  */
-export function PresentedText(maxLength = 200, options: Pick<ValidationOptions, 'each'> = {}): PropertyDecorator {
-  return applyDecorators(Text(maxLength, options), refusing(HIDDEN_CHARACTERS, options));
+export function PresentedText(maxLength = 200, options: Pick<ValidationOptions, 'each'> & { identity?: boolean } = {}): PropertyDecorator {
+  const { identity, ...each } = options;
+  // An identity shown to the data subject (a grant's sourceReference) takes no control character at all: IdentityText's rule in place of the presented one.
+  const classes = identity ? [...IDENTITY_CHARACTERS, ...HIDDEN_CHARACTERS.filter(([reason]) => reason !== 'control_character')] : HIDDEN_CHARACTERS;
+  return applyDecorators(Text(maxLength, each), refusing(classes, each));
 }
 
 /**
  * The characters of an identity (sourceSystem, sourceReference,
  * obligationReference, creditOperationReference, userReference): no control
  * character, so that parts joined with NUL stay apart
- * (docs/decisions/0065-identity-text.md). For a field that is also
- * PresentedText, or whose other rules differ from Text's.
+ * (docs/decisions/0065-identity-text.md). For a field whose other rules
+ * differ from Text's (an optional one); a presented identity is
+ * PresentedText with `identity`.
  */
 export function IdentityCharacters(): PropertyDecorator {
   return refusing(IDENTITY_CHARACTERS, {});

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { CREDIT_EXTENSION_END_REASONS } from '@ledger/redec';
-import { EpochMs, IdentityCharacters, IdentityText, Text } from '../../../dto-fields';
+import { EpochMs, IDENTITY, IdentityCharacters, IdentityText, Text } from '../../../dto-fields';
 
 /** docs/reference/credit-extensions.md, "Registering an extension". */
 export class RegisterCreditExtensionRequestDto {
@@ -13,7 +13,7 @@ export class RegisterCreditExtensionRequestDto {
   @Matches(/^[0-9]{2}$/)
   objectiveCode!: string;
 
-  @ApiProperty({ description: 'The credit operation (the obligation); under `obligationSourceSystem` of the consent it is the binding produced.', maxLength: 200 })
+  @ApiProperty({ description: `The credit operation (the obligation); under \`obligationSourceSystem\` of the consent it is the binding produced. ${IDENTITY}`, maxLength: 200 })
   @IdentityText()
   creditOperationReference!: string;
 
@@ -21,7 +21,7 @@ export class RegisterCreditExtensionRequestDto {
   @EpochMs()
   creditGrantedAt!: number;
 
-  @ApiProperty({ maxLength: 200 })
+  @ApiProperty({ description: IDENTITY, maxLength: 200 })
   @IdentityText()
   sourceSystem!: string;
 
@@ -44,7 +44,7 @@ export class EndCreditExtensionRequestDto {
   @IsIn(CREDIT_EXTENSION_END_REASONS)
   endReason!: (typeof CREDIT_EXTENSION_END_REASONS)[number];
 
-  @ApiPropertyOptional({ description: 'Required with `superseded_by_new_obligation`, refused otherwise: the creditOperationReference of the new obligation, which does not inherit the consent.', maxLength: 200 })
+  @ApiPropertyOptional({ description: `Required with \`superseded_by_new_obligation\`, refused otherwise: the creditOperationReference of the new obligation, which does not inherit the consent. ${IDENTITY}`, maxLength: 200 })
   @IsOptional()
   @IdentityText()
   supersededByObligationReference?: string;
