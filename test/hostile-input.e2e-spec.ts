@@ -147,6 +147,8 @@ describe('hostile input', () => {
       const queried = await api.http.get('/v1/redec/reportable-obligations/consent-code').set(auth).query({ sourceSystem: 'core-loans', obligationReference: 'x', [name]: 'y' });
       expectValidationError(queried, [{ field: name, reason: 'unknown_property' }]);
     }
+    const prototypeKey = await api.http.get('/v1/redec/reportable-obligations/consent-code?sourceSystem=core-loans&obligationReference=x&__proto__=y').set(auth);
+    expectValidationError(prototypeKey, [{ field: '__proto__', reason: 'unknown_property' }]);
   });
 
   it('keeps refusing a __proto__ key in a body as malformed JSON, before validation', async () => {

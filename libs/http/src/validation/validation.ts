@@ -170,8 +170,8 @@ export class RequestValidationPipe extends ValidationPipe {
         throw validationError('The request body must be a JSON object.', { reason: 'body_must_be_object' });
       }
     }
-    const inherited = metadata.metatype && this.toValidate(metadata) ? inheritedNames(value) : [];
-    if (inherited.length === 0) return super.transform(value, metadata);
+    if (!metadata.metatype || !this.toValidate(metadata) || !hasInheritedName(value)) return super.transform(value, metadata);
+    const inherited = inheritedNames(value);
     let outcome: { transformed: unknown } | { refused: DomainError };
     try {
       outcome = { transformed: await super.transform(value, metadata) };
@@ -204,7 +204,18 @@ function isInherited(key: string): boolean {
   return key === 'prototype' || key in Object.prototype;
 }
 
-/** Every own key of `value`, at any depth, that names something every object has. Almost always none. */
+/** Whether an own key of `value`, at any depth, names something every object has: almost never, and found without allocating. */
+function hasInheritedName(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(hasInheritedName);
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    if (isInherited(key) || hasInheritedName((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
+/** Every own key of `value`, at any depth, that names something every object has, where it was. */
 function inheritedNames(value: unknown, steps: Array<string | number> = [], field = ''): InheritedName[] {
   if (value === null || typeof value !== 'object') return [];
   if (Array.isArray(value)) return value.flatMap((item, index) => inheritedNames(item, [...steps, index], joinPath(field, String(index))));
