@@ -7,7 +7,8 @@ import { redecConfiguration, rutOf } from './support/redec-fixtures';
 // Issue 13, "Presented text": what the consent page shows and the certificate
 // prints is refused, 400 naming the field, when it holds a character that
 // would make the display differ from the record: C0 and C1 controls but tab
-// and line feed, bidi overrides and isolates, lone surrogates.
+// and line feed, bidi overrides and isolates, lone surrogates; the field error
+// names the character's code point (issue 32, test/hostile-input.e2e-spec.ts).
 
 const MINUTE = 60_000;
 const SCOPES = ['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert'] as const;
@@ -29,6 +30,7 @@ const HIDDEN: Array<[string, string]> = [
   ['\udfff', 'lone_surrogate'],
 ];
 const RLO: [string, string] = ['\u202e', 'bidi_control'];
+const codePointOf = (character: string) => `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 /** Sets `value` at a dotted path with [index] steps, in a deep copy. */
 function withValue(body: object, path: string, value: string): Record<string, unknown> {
@@ -75,7 +77,7 @@ describe('presented text', () => {
         const body = withValue(configuration, path, `Banco${character} Ejemplo`);
         const response = await recordsNothingAtAll(api, () => post('/v1/configurations', body));
         expect({ path, character: character.codePointAt(0), status: response.status }).toEqual({ path, character: character.codePointAt(0), status: 400 });
-        expectValidationError(response, [{ field, reason }]);
+        expectValidationError(response, [{ field, reason, codePoint: codePointOf(character) }]);
       }
     }
   });
@@ -115,7 +117,7 @@ describe('presented text', () => {
       for (const [character, reason] of [RLO, ['\u0000', 'control_character'], ['\udc00', 'lone_surrogate']]) {
         const response = await recordsNoFact(api, () => post(path, withValue(grant, field, `ref${character}1`)));
         expect({ field, status: response.status }).toEqual({ field, status: 400 });
-        expectValidationError(response, [{ field, reason }]);
+        expectValidationError(response, [{ field, reason, codePoint: codePointOf(character) }]);
       }
     }
     // Nothing was claimed: the same interaction is granted with the text as it should be.
@@ -133,7 +135,7 @@ describe('presented text', () => {
     };
     for (const field of ['sourceSystem', 'sourceReference', 'items[0].redec.evidence.authentication.reference']) {
       const response = await recordsNoFact(api, () => api.http.post('/v1/consent-decisions').set(auth).set('Idempotency-Key', randomUUID()).send(withValue(decision, field, `a${RLO[0]}b`)));
-      expectValidationError(response, [{ field, reason: RLO[1] }]);
+      expectValidationError(response, [{ field, reason: RLO[1], codePoint: 'U+202E' }]);
     }
   });
 
@@ -141,6 +143,6 @@ describe('presented text', () => {
     const response = await recordsNothingAtAll(api, () =>
       post('/v1/embed/sessions', { configurationId: randomUUID(), customerId: randomUUID(), dynamicReference: `pedido${'\u2066'}-42` }),
     );
-    expectValidationError(response, [{ field: 'dynamicReference', reason: 'bidi_control' }]);
+    expectValidationError(response, [{ field: 'dynamicReference', reason: 'bidi_control', codePoint: 'U+2066' }]);
   });
 });

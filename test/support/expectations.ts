@@ -10,7 +10,7 @@ export function expectProblem(response: Response, status: number, code: string):
 }
 
 /** 400 VALIDATION_ERROR naming at least these field errors, and the top-level reason when given. */
-export function expectValidationError(response: Response, errors: Array<{ field: string; reason: string }>, reason?: string): void {
+export function expectValidationError(response: Response, errors: Array<{ field: string; reason: string; codePoint?: string }>, reason?: string): void {
   expectProblem(response, 400, 'VALIDATION_ERROR');
   expect(response.body.errors).toEqual(expect.arrayContaining(errors));
   if (reason !== undefined) expect(response.body.reason).toBe(reason);

@@ -12,5 +12,5 @@ export type { IdempotentOptions } from './idempotency/idempotent.decorator';
 export { JsonLogger, createJsonLogger } from './logging/json-logger';
 export type { JsonLogOptions } from './logging/json-logger';
 export { PROBLEM_CONTENT_TYPE } from './problem/problem';
-export { MustNotBeSent } from './validation/validation';
+export { CODE_POINT, MustNotBeSent } from './validation/validation';
 export type { Problem } from './problem/problem';

@@ -21,6 +21,8 @@ export type ErrorKind =
 export interface FieldError {
   field: string;
   reason: string;
+  /** The refused character, as `U+XXXX`, when the reason is a class of characters (docs/reference/errors.md, "Validation reasons"). */
+  codePoint?: string;
 }
 
 export interface DomainErrorOptions {

@@ -4,7 +4,7 @@ import { IsDefined, IsIn, IsObject, ValidateNested } from 'class-validator';
 import { CAPTURE_TIMINGS, CHANNELS } from '@ledger/redec';
 import type { GeneralConsentState } from '@ledger/consents';
 import { generalConsentStatus } from '@ledger/consents';
-import { EpochMs, Text } from '../dto-fields';
+import { EpochMs, IDENTITY, IdentityText, Text } from '../dto-fields';
 import { EvidenceDto } from '../redec/interactions/grant/grant.request.dto';
 
 /** The grant of a general consent captured outside the service: when, where, and the evidence. */
@@ -13,12 +13,12 @@ export class GeneralGrantRequestDto {
   @EpochMs()
   occurredAt!: number;
 
-  @ApiProperty({ description: 'The system of the capture on your platform.', maxLength: 100 })
-  @Text(100)
+  @ApiProperty({ description: `The system of the capture on your platform. ${IDENTITY}`, maxLength: 100 })
+  @IdentityText(100)
   sourceSystem!: string;
 
-  @ApiProperty({ description: 'The reference of the capture on your platform.', maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `The reference of the capture on your platform. ${IDENTITY}`, maxLength: 200 })
+  @IdentityText()
   sourceReference!: string;
 
   @ApiProperty({ type: EvidenceDto, description: 'As for a REDEC grant: `electronic` (authentication), `audio_recording` or `physical_document` (bytes held, or a reference with its hash). No artifact is rendered.' })

@@ -3,7 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, IsUUI
 import { MAX_DECISION_ITEMS } from '@ledger/consents';
 import type { EmbedSessionStatus } from '@ledger/embed';
 import { CustomerReferenceDto } from '../redec/interactions/create/create-interaction.request.dto';
-import { IssuedId, PRESENTED, PresentedText, UuidInLowerCase } from '../dto-fields';
+import { IDENTITY, IssuedId, PRESENTED, PresentedText, UuidInLowerCase } from '../dto-fields';
 
 export const DEFAULT_SESSION_SECONDS = 900;
 
@@ -43,11 +43,11 @@ export class OpenEmbedSessionRequestDto extends CustomerReferenceDto {
   returnUrl?: string;
 
   @ApiPropertyOptional({
-    description: `The integrator's own reference for this capture, returned in the redirect and the status, and recorded as the grant's sourceReference, which the certificate prints. ${PRESENTED}`,
+    description: `The integrator's own reference for this capture, returned in the redirect and the status, and recorded as the grant's sourceReference, which the certificate prints. ${PRESENTED} ${IDENTITY}`,
     maxLength: 200,
   })
   @IsOptional()
-  @PresentedText()
+  @PresentedText(200, { identity: true })
   dynamicReference?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 60, maximum: 3600, default: DEFAULT_SESSION_SECONDS, description: 'How long the page accepts a decision.' })

@@ -29,7 +29,14 @@ const PROBLEM_SCHEMA = {
     code: { type: 'string' },
     detail: { type: 'string' },
     reason: { type: 'string' },
-    errors: { type: 'array', items: { type: 'object', required: ['field', 'reason'], properties: { field: { type: 'string' }, reason: { type: 'string' } } } },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['field', 'reason'],
+        properties: { field: { type: 'string' }, reason: { type: 'string' }, codePoint: { type: 'string', pattern: '^U\\+[0-9A-F]{4,6}$', description: 'The refused character, when the reason is a class of characters.' } },
+      },
+    },
   },
 };
 

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Text } from '../dto-fields';
+import { IDENTITY, IdentityText, Text } from '../dto-fields';
 
 /** docs/reference/credit-extensions.md, "Annulling a fact recorded by mistake": why a fact recorded by mistake is annulled, and the bank's reference for the correction. */
 export class AnnulRequestDto {
@@ -7,7 +7,7 @@ export class AnnulRequestDto {
   @Text(500)
   reason!: string;
 
-  @ApiProperty({ description: "The bank's reference for this correction.", maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `The bank's reference for this correction. ${IDENTITY}`, maxLength: 200 })
+  @IdentityText()
   sourceReference!: string;
 }

@@ -1,6 +1,7 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
-import { ValidationOptions, ValidatorOptions, registerDecorator } from 'class-validator';
-import { FieldError, validationError } from '@ledger/platform';
+import { plainToInstance } from 'class-transformer';
+import { ValidationOptions, ValidatorOptions, getMetadataStorage, registerDecorator } from 'class-validator';
+import { DomainError, ErrorCodes, FieldError, validationError } from '@ledger/platform';
 import { createValidityCheck } from './validity-check';
 
 /**
@@ -45,7 +46,7 @@ const TYPE_CONSTRAINTS = ['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray
 export function toFieldErrors(errors: ValidationError[], parentPath = ''): FieldError[] {
   return errors.flatMap((error) => {
     const path = joinPath(parentPath, error.property);
-    const own = error.constraints ? [{ field: path, reason: reasonOf(error) }] : [];
+    const own = error.constraints ? [fieldErrorOf(error, path)] : [];
     return [...own, ...toFieldErrors(error.children ?? [], path)];
   });
 }
@@ -55,12 +56,32 @@ function joinPath(parent: string, property: string): string {
   return parent === '' ? property : `${parent}.${property}`;
 }
 
-function reasonOf(error: ValidationError): string {
+/**
+ * The key, in a constraint's context, of the pattern of a refused class of
+ * characters: the field error then names the first such character as
+ * `codePoint` (`U+E0041`), which tells the client what to remove without the
+ * problem quoting the value.
+ */
+export const CODE_POINT = 'codePoint';
+
+function fieldErrorOf(error: ValidationError, field: string): FieldError {
   const names = Object.keys(error.constraints ?? {});
-  if (names.includes('whitelistValidation')) return REASON_BY_CONSTRAINT.whitelistValidation;
-  if (error.value === undefined) return 'required';
+  if (names.includes('whitelistValidation')) return { field, reason: REASON_BY_CONSTRAINT.whitelistValidation };
+  if (error.value === undefined) return { field, reason: 'required' };
   const name = names.find((n) => TYPE_CONSTRAINTS.includes(n)) ?? names[0];
-  return REASON_BY_CONSTRAINT[name] ?? name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
+  const reason = REASON_BY_CONSTRAINT[name] ?? name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
+  const pattern = (error.contexts?.[name] as Record<string, unknown> | undefined)?.[CODE_POINT];
+  const codePoint = pattern instanceof RegExp ? firstCodePoint(error.value, pattern) : undefined;
+  return codePoint === undefined ? { field, reason } : { field, reason, codePoint };
+}
+
+/** The first character `pattern` matches in a string, or in a list's strings (an `each` rule), as `U+XXXX`. */
+function firstCodePoint(value: unknown, pattern: RegExp): string | undefined {
+  for (const item of Array.isArray(value) ? value : [value]) {
+    const match = typeof item === 'string' ? pattern.exec(item) : null;
+    if (match) return `U+${match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  }
+  return undefined;
 }
 
 /** Marks a constraint whose failure names the whole request's problem (the problem's top-level `reason`). */
@@ -134,13 +155,92 @@ export class RequestValidationPipe extends ValidationPipe {
     return [];
   }
 
-  /** A body DTO needs a JSON object: `null`, an array or a scalar is refused before class-transformer sees it. */
+  /**
+   * A body DTO needs a JSON object: `null`, an array or a scalar is refused before class-transformer sees it.
+   *
+   * Unknown properties are refused by their own names, including names every
+   * object has (`constructor`, `toString`, `__proto__`, `prototype`...):
+   * Nest strips the prototype keys and class-transformer skips a key naming a
+   * function of the prototype, so class-validator's whitelist never sees
+   * them, and they would be dropped in silence (docs/security.md, "Hostile input").
+   */
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.metatype && this.toValidate(metadata) && value !== undefined) {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {
         throw validationError('The request body must be a JSON object.', { reason: 'body_must_be_object' });
       }
     }
-    return super.transform(value, metadata);
+    if (!metadata.metatype || !this.toValidate(metadata) || !hasInheritedName(value)) return super.transform(value, metadata);
+    const inherited = inheritedNames(value);
+    let outcome: { transformed: unknown } | { refused: DomainError };
+    try {
+      outcome = { transformed: await super.transform(value, metadata) };
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== ErrorCodes.VALIDATION_ERROR) throw error;
+      outcome = { refused: error };
+    }
+    // Refused, there is no instance: the same one again from the value, which super.transform stripped in place.
+    const instance = 'transformed' in outcome ? outcome.transformed : plainToInstance(metadata.metatype as new () => object, value, { enableImplicitConversion: false });
+    const reported = new Set('refused' in outcome ? (outcome.refused.errors ?? []).map((error) => error.field) : []);
+    const unknown = inherited.filter((name) => !reported.has(name.field) && isUndeclared(instance, name));
+    if (unknown.length === 0) {
+      if ('refused' in outcome) throw outcome.refused;
+      return outcome.transformed;
+    }
+    const errors = [...('refused' in outcome ? (outcome.refused.errors ?? []) : []), ...unknown.map(({ field }) => ({ field, reason: REASON_BY_CONSTRAINT.whitelistValidation }))];
+    throw validationError(`The request has ${errors.length} invalid field(s).`, { reason: 'refused' in outcome ? outcome.refused.reason : undefined, errors });
   }
+}
+
+/** A key sent in an object of the request, where it was, as the field path reports it. */
+interface InheritedName {
+  field: string;
+  steps: Array<string | number>;
+  key: string;
+}
+
+/** A name every object has (Object.prototype's members, `__proto__` among them) or every function has (`prototype`). */
+function isInherited(key: string): boolean {
+  return key === 'prototype' || key in Object.prototype;
+}
+
+/** Whether an own key of `value`, at any depth, names something every object has: almost never, and found without allocating. */
+function hasInheritedName(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(hasInheritedName);
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    if (isInherited(key) || hasInheritedName((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
+/** Every own key of `value`, at any depth, that names something every object has, where it was. */
+function inheritedNames(value: unknown, steps: Array<string | number> = [], field = ''): InheritedName[] {
+  if (value === null || typeof value !== 'object') return [];
+  if (Array.isArray(value)) return value.flatMap((item, index) => inheritedNames(item, [...steps, index], joinPath(field, String(index))));
+  return Object.keys(value).flatMap((key) => {
+    const path = joinPath(field, key);
+    const own = isInherited(key) ? [{ field: path, steps, key }] : [];
+    return [...own, ...inheritedNames((value as Record<string, unknown>)[key], [...steps, key], path)];
+  });
+}
+
+/**
+ * Whether the object at `steps` of the instance is one of the DTO classes
+ * and neither declares `key` nor holds it as its own property (which
+ * class-validator's whitelist then reports). An object of no class (a free
+ * map of values) takes any key.
+ */
+function isUndeclared(instance: unknown, { steps, key }: InheritedName): boolean {
+  let holder = instance;
+  for (const step of steps) {
+    if (holder === null || typeof holder !== 'object') return false;
+    holder = (holder as Record<string | number, unknown>)[step];
+  }
+  if (holder === null || typeof holder !== 'object' || Array.isArray(holder)) return false;
+  const prototype = Object.getPrototypeOf(holder) as object | null;
+  if (prototype === null || prototype === Object.prototype) return false;
+  const declared = getMetadataStorage().getTargetValidationMetadatas(prototype.constructor, '', false, false, undefined);
+  return !declared.some((rule) => rule.propertyName === key) && !Object.prototype.hasOwnProperty.call(holder, key);
 }

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { MAX_DECISION_ITEMS } from '@ledger/consents';
-import { EpochMs, IssuedId, PRESENTED, PresentedText } from '../../dto-fields';
+import { EpochMs, IDENTITY, IssuedId, PRESENTED, PresentedText } from '../../dto-fields';
 import { CustomerReferenceDto } from '../../redec/interactions/create/create-interaction.request.dto';
 import { GrantRequestDto } from '../../redec/interactions/grant/grant.request.dto';
 
@@ -39,12 +39,12 @@ export class RecordConsentDecisionRequestDto extends CustomerReferenceDto {
   @EpochMs()
   occurredAt!: number;
 
-  @ApiProperty({ description: `The system of the capture on the caller's platform; printed on the certificate of each REDEC item. ${PRESENTED}`, maxLength: 100 })
-  @PresentedText(100)
+  @ApiProperty({ description: `The system of the capture on the caller's platform; printed on the certificate of each REDEC item. ${PRESENTED} ${IDENTITY}`, maxLength: 100 })
+  @PresentedText(100, { identity: true })
   sourceSystem!: string;
 
-  @ApiProperty({ description: `The reference of the capture on the caller's platform; printed on the certificate of each REDEC item. ${PRESENTED}`, maxLength: 200 })
-  @PresentedText()
+  @ApiProperty({ description: `The reference of the capture on the caller's platform; printed on the certificate of each REDEC item. ${PRESENTED} ${IDENTITY}`, maxLength: 200 })
+  @PresentedText(200, { identity: true })
   sourceReference!: string;
 
   @ApiProperty({ type: [DecisionItemDto], minItems: 1, maxItems: MAX_DECISION_ITEMS, description: `One per configuration decided (1 to ${MAX_DECISION_ITEMS}, each configuration once): all are recorded, or none.` })

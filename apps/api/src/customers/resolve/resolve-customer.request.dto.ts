@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IDENTITY, IdentityCharacters } from '../../dto-fields';
 
 export class IdentifierVerificationDto {
   @ApiProperty({ description: 'How the integrator verified the identifier, e.g. `clave_unica`.', maxLength: 100 })
@@ -10,11 +11,12 @@ export class IdentifierVerificationDto {
   @MaxLength(100)
   method!: string;
 
-  @ApiProperty({ description: "Reference of the verification on the integrator's platform.", maxLength: 200 })
+  @ApiProperty({ description: `Reference of the verification on the integrator's platform. ${IDENTITY}`, maxLength: 200 })
   @IsDefined()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IdentityCharacters()
   sourceReference!: string;
 
   @ApiProperty({ description: 'When it was verified (epoch ms); not after the receipt of this request.', type: 'integer' })
@@ -55,11 +57,12 @@ export class IdentifierDto {
 }
 
 export class ResolveCustomerRequestDto {
-  @ApiProperty({ description: 'Stable integrator reference of the subject within the tenant.', maxLength: 200 })
+  @ApiProperty({ description: `Stable integrator reference of the subject within the tenant. ${IDENTITY}`, maxLength: 200 })
   @IsDefined()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IdentityCharacters()
   userReference!: string;
 
   @ApiProperty({ type: [IdentifierDto], minItems: 1, maxItems: 20 })

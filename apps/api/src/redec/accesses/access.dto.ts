@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsIn, IsObject, IsOptional, Matches, ValidateNested } from 'class-validator';
 import { ACCESS_OUTCOME_KINDS, DENY_REASON_CODES } from '@ledger/redec';
-import { EpochMs, Text, UuidInLowerCase } from '../../dto-fields';
+import { EpochMs, IDENTITY, IdentityText, Text, UuidInLowerCase } from '../../dto-fields';
 import { IdentifierRutDto } from '../interactions/grant/grant.request.dto';
 
 const MODES = ['initial_window', 'credit_lifecycle_extension'] as const;
@@ -13,12 +13,12 @@ export class ReportingObligationDto {
   @Text(64)
   status!: string;
 
-  @ApiProperty({ description: "The obligation's source system; in mode credit_lifecycle_extension, the consent's obligation source system.", maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `The obligation's source system; in mode credit_lifecycle_extension, the consent's obligation source system. ${IDENTITY}`, maxLength: 200 })
+  @IdentityText()
   sourceSystem!: string;
 
-  @ApiProperty({ description: 'The obligation reference; in mode credit_lifecycle_extension, the creditOperationReference of an active extension.', maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `The obligation reference; in mode credit_lifecycle_extension, the creditOperationReference of an active extension. ${IDENTITY}`, maxLength: 200 })
+  @IdentityText()
   sourceReference!: string;
 
   @ApiProperty({ type: 'integer', description: 'When the bank asserted it (epoch ms); not after the receipt, beyond 5 minutes of clock tolerance.' })
@@ -60,12 +60,12 @@ export class AuthorizeAccessRequestDto {
   @Type(() => ReportingObligationDto)
   reportingObligation!: ReportingObligationDto;
 
-  @ApiProperty({ description: 'The requesting system; with sourceReference it identifies the access request.', maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `The requesting system; with sourceReference it identifies the access request. ${IDENTITY}`, maxLength: 200 })
+  @IdentityText()
   sourceSystem!: string;
 
-  @ApiProperty({ description: 'The access request reference: the same pair again answers the recorded decision with `replayed: true`.', maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `The access request reference: the same pair again answers the recorded decision with \`replayed: true\`. ${IDENTITY}`, maxLength: 200 })
+  @IdentityText()
   sourceReference!: string;
 
   @ApiPropertyOptional({

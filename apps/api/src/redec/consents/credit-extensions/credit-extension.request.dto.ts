@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { CREDIT_EXTENSION_END_REASONS } from '@ledger/redec';
-import { EpochMs, Text } from '../../../dto-fields';
+import { EpochMs, IDENTITY, IdentityCharacters, IdentityText, Text } from '../../../dto-fields';
 
 /** docs/reference/credit-extensions.md, "Registering an extension". */
 export class RegisterCreditExtensionRequestDto {
@@ -13,16 +13,16 @@ export class RegisterCreditExtensionRequestDto {
   @Matches(/^[0-9]{2}$/)
   objectiveCode!: string;
 
-  @ApiProperty({ description: 'The credit operation (the obligation); under `obligationSourceSystem` of the consent it is the binding produced.', maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `The credit operation (the obligation); under \`obligationSourceSystem\` of the consent it is the binding produced. ${IDENTITY}`, maxLength: 200 })
+  @IdentityText()
   creditOperationReference!: string;
 
   @ApiProperty({ type: 'integer', description: 'When the credit was granted (epoch ms): inside the initial window and not after the receipt.' })
   @EpochMs()
   creditGrantedAt!: number;
 
-  @ApiProperty({ maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: IDENTITY, maxLength: 200 })
+  @IdentityText()
   sourceSystem!: string;
 
   @ApiPropertyOptional({
@@ -34,6 +34,7 @@ export class RegisterCreditExtensionRequestDto {
   @IsOptional()
   @IsString()
   @MaxLength(200)
+  @IdentityCharacters()
   sourceReference?: string;
 }
 
@@ -43,9 +44,9 @@ export class EndCreditExtensionRequestDto {
   @IsIn(CREDIT_EXTENSION_END_REASONS)
   endReason!: (typeof CREDIT_EXTENSION_END_REASONS)[number];
 
-  @ApiPropertyOptional({ description: 'Required with `superseded_by_new_obligation`, refused otherwise: the creditOperationReference of the new obligation, which does not inherit the consent.', maxLength: 200 })
+  @ApiPropertyOptional({ description: `Required with \`superseded_by_new_obligation\`, refused otherwise: the creditOperationReference of the new obligation, which does not inherit the consent. ${IDENTITY}`, maxLength: 200 })
   @IsOptional()
-  @Text()
+  @IdentityText()
   supersededByObligationReference?: string;
 
   @ApiPropertyOptional({

@@ -6,6 +6,7 @@ import { CurrentPrincipal, RequireScopes } from '@ledger/http';
 import { Principal, Scopes, validationError } from '@ledger/platform';
 import { ConsentListDto } from '../consent-representation.dto';
 import { ConsentLookup, LookupConsentsQuery } from './lookup-consents.query';
+import { IDENTITY, IdentityCharacters } from '../../../dto-fields';
 
 export class LookupConsentsQueryDto {
   @ApiPropertyOptional({ description: 'Exactly one of internalConsentCode and creditOperationReference.' })
@@ -15,11 +16,12 @@ export class LookupConsentsQueryDto {
   @MaxLength(200)
   internalConsentCode?: string;
 
-  @ApiPropertyOptional({ description: 'Exactly one of internalConsentCode and creditOperationReference.' })
+  @ApiPropertyOptional({ description: `Exactly one of internalConsentCode and creditOperationReference. ${IDENTITY}` })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IdentityCharacters()
   creditOperationReference?: string;
 }
 

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, Matches, MinLength, ValidateBy } from 'class-validator';
 import { MustNotBeSent } from '@ledger/http';
 import { NotificationReason, NotificationStatus } from '@ledger/redec';
-import { EpochMs, SHA256_HEX, Sha256Hex, Text } from '../../../dto-fields';
+import { EpochMs, IDENTITY, IdentityText, SHA256_HEX, Sha256Hex, Text } from '../../../dto-fields';
 
 const NOTIFICATION_REASONS: NotificationReason[] = ['grant', 'revoke'];
 const NOTIFICATION_STATUSES: NotificationStatus[] = ['sent', 'delivered', 'bounced'];
@@ -46,12 +46,12 @@ export class NotificationEvidenceRequestDto {
   @EpochMs()
   sentAt!: number;
 
-  @ApiProperty({ description: 'The sender system.', maxLength: 100 })
-  @Text(100)
+  @ApiProperty({ description: `The sender system. ${IDENTITY}`, maxLength: 100 })
+  @IdentityText(100)
   sourceSystem!: string;
 
-  @ApiProperty({ description: "The notice's reference in the sender system.", maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `The notice's reference in the sender system. ${IDENTITY}`, maxLength: 200 })
+  @IdentityText()
   sourceReference!: string;
 
   @ApiProperty({ description: 'SHA-256 (lower-case hex) of the exact message sent. The bank keeps the message.', pattern: SHA256_HEX.source })

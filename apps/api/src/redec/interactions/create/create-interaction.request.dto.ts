@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { IdentifierDto } from '../../../customers/resolve/resolve-customer.request.dto';
-import { IssuedId } from '../../../dto-fields';
+import { IDENTITY, IdentityCharacters, IssuedId } from '../../../dto-fields';
 
 /**
  * docs/reference/grants.md, "Opening an interaction": the customer by
@@ -16,11 +16,12 @@ export class CustomerReferenceDto {
   @IssuedId()
   customerId?: string;
 
-  @ApiPropertyOptional({ description: 'Resolves the customer inline with the rules of POST /v1/customers/resolve.', maxLength: 200 })
+  @ApiPropertyOptional({ description: `Resolves the customer inline with the rules of POST /v1/customers/resolve. ${IDENTITY}`, maxLength: 200 })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @IdentityCharacters()
   userReference?: string;
 
   @ApiPropertyOptional({

@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { MustNotBeSent } from '@ledger/http';
 import { EVIDENCE_MEDIA_TYPES } from '@ledger/redec';
-import { PRESENTED, PresentedText, SHA256_HEX, Text } from '../../../dto-fields';
+import { IDENTITY, PRESENTED, PresentedText, SHA256_HEX, Text } from '../../../dto-fields';
 
 
 /** docs/reference/grants.md, "Representation": closed; the service keeps the bank's assertion and never calls it verified. */
@@ -103,8 +103,8 @@ export class EvidenceDto {
 /** Printed on the certificate. */
 export class ReportableObligationDto {
   @ApiProperty({ description: `e.g. \`none\`, \`pending\`, \`granted\`. ${PRESENTED}`, maxLength: 50 }) @PresentedText(50) status!: string;
-  @ApiProperty({ description: PRESENTED, maxLength: 100 }) @PresentedText(100) sourceSystem!: string;
-  @ApiProperty({ description: PRESENTED, maxLength: 200 }) @PresentedText() sourceReference!: string;
+  @ApiProperty({ description: `${PRESENTED} ${IDENTITY}`, maxLength: 100 }) @PresentedText(100, { identity: true }) sourceSystem!: string;
+  @ApiProperty({ description: `${PRESENTED} ${IDENTITY}`, maxLength: 200 }) @PresentedText(200, { identity: true }) sourceReference!: string;
 }
 
 /** docs/reference/grants.md, "The grant request". */
@@ -115,12 +115,12 @@ export class GrantRequestDto {
   @Min(0)
   occurredAt!: number;
 
-  @ApiProperty({ description: `The system of the capture on the caller's platform; printed on the certificate. ${PRESENTED}`, maxLength: 100 })
-  @PresentedText(100)
+  @ApiProperty({ description: `The system of the capture on the caller's platform; printed on the certificate. ${PRESENTED} ${IDENTITY}`, maxLength: 100 })
+  @PresentedText(100, { identity: true })
   sourceSystem!: string;
 
-  @ApiProperty({ description: `The reference of the capture on the caller's platform; printed on the certificate. ${PRESENTED}`, maxLength: 200 })
-  @PresentedText()
+  @ApiProperty({ description: `The reference of the capture on the caller's platform; printed on the certificate. ${PRESENTED} ${IDENTITY}`, maxLength: 200 })
+  @PresentedText(200, { identity: true })
   sourceReference!: string;
 
   @ApiPropertyOptional({ type: RepresentationDto, description: 'When omitted, the data subject acted personally (`self`).' })

@@ -1,16 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { BINDING_KINDS, BindingKind } from '@ledger/redec';
-import { EpochMs, IssuedId, Text } from '../../../dto-fields';
+import { EpochMs, IDENTITY, IdentityText, IssuedId } from '../../../dto-fields';
 
 /** docs/reference/obligations.md, "Binding an obligation": closed; the kind decides whether a consent is named. */
 export class BindObligationRequestDto {
-  @ApiProperty({ description: "The system the obligation is recorded in. With kind `consent`, the consent's obligation source system (frozen at publication).", maxLength: 100 })
-  @Text(100)
+  @ApiProperty({ description: `The system the obligation is recorded in. With kind \`consent\`, the consent's obligation source system (frozen at publication). ${IDENTITY}`, maxLength: 100 })
+  @IdentityText(100)
   sourceSystem!: string;
 
-  @ApiProperty({ description: 'The reference of the obligation in that system: the `creditOperationReference` a credit extension would carry.', maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `The reference of the obligation in that system: the \`creditOperationReference\` a credit extension would carry. ${IDENTITY}`, maxLength: 200 })
+  @IdentityText()
   obligationReference!: string;
 
   @ApiProperty({

@@ -1,15 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { CONSENT_CODE_RESULTS, ConsentCodeResult } from '@ledger/redec';
-import { Text } from '../../../dto-fields';
+import { IDENTITY, IdentityText } from '../../../dto-fields';
 
 /** docs/reference/obligations.md, "The consent-code lookup": both fields, always; the lookup never falls back to anything else. */
 export class ConsentCodeQueryDto {
-  @ApiProperty({ description: 'The system the obligation is recorded in.', maxLength: 100 })
-  @Text(100)
+  @ApiProperty({ description: `The system the obligation is recorded in. ${IDENTITY}`, maxLength: 100 })
+  @IdentityText(100)
   sourceSystem!: string;
 
-  @ApiProperty({ description: 'The reference of the obligation in that system.', maxLength: 200 })
-  @Text()
+  @ApiProperty({ description: `The reference of the obligation in that system. ${IDENTITY}`, maxLength: 200 })
+  @IdentityText()
   obligationReference!: string;
 }
 
