@@ -57,10 +57,15 @@ describe('createJsonLogger', () => {
     expect(lines[0].requestId).toBe('r-1');
   });
 
-  it('logs a request as its method and path, never its query, headers or address', () => {
+  it('logs a request as its method and route pattern, never its path, query, headers or address', () => {
     const { logger, lines } = capture();
-    logger.info({ req: { method: 'GET', url: '/embed/t/sessions/s?token=abc', headers: { authorization: 'Bearer k' }, ip: '10.1.2.3' } }, 'incoming request');
-    expect(lines[0].req).toEqual({ method: 'GET', path: '/embed/t/sessions/s' });
+    const request = { method: 'GET', url: '/embed/t/sessions/s?token=abc', routeOptions: { url: '/embed/:tenantId/sessions/:sessionId' }, headers: { authorization: 'Bearer k' }, ip: '10.1.2.3' };
+    logger.info({ req: request }, 'matched');
+    logger.info({ req: { ...request, is404: true, routeOptions: {} } }, 'unmatched');
+    expect(lines.map((line) => line.req)).toEqual([
+      { method: 'GET', route: '/embed/:tenantId/sessions/:sessionId' },
+      { method: 'GET', route: '(unmatched)' },
+    ]);
   });
 
   it('redacts credentials, evidence bytes and identifiers under any key of an object, up to four levels deep', () => {

@@ -35,7 +35,16 @@ export function scrubLogText(text: string): string {
   return RULES.reduce((scrubbed, [pattern, replacement]) => scrubbed.replace(pattern, replacement), text);
 }
 
-/** A request target as logged: its path, never its query. */
-export function pathOf(url: string | undefined): string | undefined {
-  return url?.split('?')[0];
+/** What the request log says of a request no route matched: its path is the caller's text, whatever it holds. */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+/**
+ * A request as the request log names it: by the pattern of the route that
+ * answered it (`/v1/redec/consents/:redecConsentId`), never by its path,
+ * where a caller may put a RUT, a key or anything else (docs/security.md,
+ * "No secret in any log"). A request no route matched (an unknown path, one refused by
+ * routing itself) is UNMATCHED_ROUTE.
+ */
+export function routeOf(request: { is404?: boolean; routeOptions?: { url?: string } }): string {
+  return (request.is404 ? undefined : request.routeOptions?.url) ?? UNMATCHED_ROUTE;
 }
