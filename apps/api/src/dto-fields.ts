@@ -22,6 +22,35 @@ const HIDDEN_CHARACTERS: ReadonlyArray<[reason: string, pattern: RegExp]> = [
   ['lone_surrogate', /[\uD800-\uDFFF]/u],
 ];
 
+/** A URI scheme (RFC 3986): letters, digits, `+`, `.` and `-` after a letter, then a colon. */
+const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/** What the OpenAPI description of every LocationText field says of its form. */
+export const LOCATION =
+  'An `https:` URL, or an opaque reference without a scheme (`calls/2026/0042`); any other scheme (`javascript:`, `data:`, `file:`, `http:`) is refused ' +
+  '(400, reason `must_be_https_or_opaque`): whoever reads it back may open it.';
+
+/**
+ * Text that says where something is held, handed back to whoever reads the
+ * record and likely opened by a browser or a tool: an `https:` URL or an
+ * opaque reference without a scheme, never `javascript:`, `data:` or
+ * another scheme that runs, reads local files or goes in clear. A refusal is
+ * 400 naming the field, reason `must_be_https_or_opaque`.
+ */
+export function LocationText(maxLength = 200): PropertyDecorator {
+  const located: PropertyDecorator = (target, propertyName) =>
+    registerDecorator({
+      name: 'mustBeHttpsOrOpaque',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || !URI_SCHEME.test(value) || /^https:\/\/[^/?#\s]/i.test(value),
+        defaultMessage: () => `${String(propertyName)} must be an https URL or a reference without a scheme`,
+      },
+    });
+  return applyDecorators(Text(maxLength), located);
+}
+
 /** What the OpenAPI description of every PresentedText field says of its characters. */
 export const PRESENTED =
   'Shown to the data subject: C0 and C1 control characters other than tab and line feed, bidi overrides and isolates (U+202A-U+202E, U+2066-U+2069) and lone surrogates are refused ' +
