@@ -114,7 +114,7 @@ export async function rateLimits(app: NestFastifyApplication, settings: RateLimi
   };
   const refuse = (reply: FastifyReply, retryAfterSeconds: number, what: string) => {
     void reply.header('retry-after', String(retryAfterSeconds));
-    return rateLimited(`More than ${settings.perMinute} ${what} a minute; retry after the number of seconds in Retry-After.`);
+    return rateLimited(`More than ${settings.perMinute} ${what}; retry after the number of seconds in Retry-After.`);
   };
   const failuresOf = (request: FastifyRequest) => `failed-authentication:${addressOf(request)}`;
   return {
@@ -123,16 +123,17 @@ export async function rateLimits(app: NestFastifyApplication, settings: RateLimi
       if (!counting()) return done();
       const verdict = budgets.spend(budgetOf(request), Date.now());
       if (verdict.allowed) return done();
-      done(refuse(reply, verdict.retryAfterSeconds, currentContext()?.principal ? 'requests with this API key' : 'requests from this address'));
+      done(refuse(reply, verdict.retryAfterSeconds, `requests a minute ${currentContext()?.principal ? 'with this API key' : 'from this address'}`));
     },
+    // The outage is logged, and the budgets forgotten, by spendRequestBudgets, which every request that is not refused 401 reaches.
     failedAuthentications: {
       refuseWhenSpent(request, reply) {
-        if (!counting()) return undefined;
+        if (redis.status !== 'ready') return undefined;
         const verdict = budgets.check(failuresOf(request), Date.now());
-        return verdict.allowed ? undefined : refuse(reply, verdict.retryAfterSeconds, 'failed authentications from this address');
+        return verdict.allowed ? undefined : refuse(reply, verdict.retryAfterSeconds, 'failed authentications a minute from this address');
       },
       count(request) {
-        if (counting()) budgets.spend(failuresOf(request), Date.now());
+        if (redis.status === 'ready') budgets.spend(failuresOf(request), Date.now());
       },
     },
   };
