@@ -15,7 +15,9 @@ function capture() {
 
 describe('scrubLogText', () => {
   it.each([
-    ['a path with its query', 'Route GET:/embed/t/sessions/s?token=abc&x=1 not found', 'Route GET:/embed/t/sessions/s?[redacted] not found'],
+    ['a request path with its query', 'Route GET:/embed/t/sessions/s?token=abc&x=1 not found', 'Route GET:[redacted] not found'],
+    ['a request path as Nest quotes it', 'Cannot POST /nope/segment-9f2c', 'Cannot POST [redacted]'],
+    ['a path with its query', 'redirect to /embed/t/sessions/s?token=abc&x=1', 'redirect to /embed/t/sessions/s?[redacted]'],
     ['a URL with its query', 'fetch https://hooks.example/in?secret=s3 failed', 'fetch https://hooks.example/in?[redacted] failed'],
     ['a URL without a path', 'POST https://hooks.example?secret=s3', 'POST https://hooks.example?[redacted]'],
     ['user info in a URL', 'connect redis://:hunter2@10.0.0.5:6379 refused', 'connect redis://[redacted]@10.0.0.5:6379 refused'],
@@ -49,8 +51,8 @@ describe('createJsonLogger', () => {
     logger.error({ context: 'http', stack: 'Error: GET /v1/y?token=T\n    at f (/srv/a.ts:1:1)' }, 'unhandled');
     logger.warn({ err: new Error('Bearer lk_a_b refused for 12.345.678-5') }, 'failed');
     expect(lines.map((line) => [line.msg, line.stack, (line.err as { message?: string } | undefined)?.message])).toEqual([
-      ['Route GET:/v1/x?[redacted] not found', undefined, undefined],
-      ['unhandled', 'Error: GET /v1/y?[redacted]\n    at f (/srv/a.ts:1:1)', undefined],
+      ['Route GET:[redacted] not found', undefined, undefined],
+      ['unhandled', 'Error: GET [redacted]\n    at f (/srv/a.ts:1:1)', undefined],
       ['failed', undefined, 'Bearer [redacted] refused for [redacted]'],
     ]);
     expect(JSON.stringify((lines[2].err as { stack: string }).stack)).not.toContain('lk_a_b');

@@ -7,6 +7,8 @@
 const MASKED = '[redacted]';
 
 const RULES: ReadonlyArray<readonly [RegExp, string]> = [
+  // A request as Fastify and Nest quote it (`Route GET:/x not found`, `Cannot GET /x`): its path is the caller's text, whatever it holds.
+  [/\b(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)([: ])\/[^\s"'`]*/g, `$1$2${MASKED}`],
   // The query string of a path or URL: consent page tokens, lookup codes and any integrator's value travel there.
   [/((?:\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#"'`]+)?\/[^\s?#"'`]*)\?[^\s#"'`]*/gi, `$1?${MASKED}`],
   // A credential as an Authorization header or a URL's user info carries it.
@@ -23,11 +25,11 @@ const RULES: ReadonlyArray<readonly [RegExp, string]> = [
 /**
  * A character (or word) without which none of the rules above can match: a
  * query's `?`, a URL's `:`, a secret's `_`, a RUT's digits, the quotes of
- * JSON.parse, `Bearer`. Most lines hold none ("request completed", once per
+ * JSON.parse, `Bearer`, a method before a path. Most lines hold none ("request completed", once per
  * request) and are returned without running the rules. A new rule adds its
  * own mark here.
  */
-const MAY_HOLD_A_VALUE = /[?:_"\d]|bearer/i;
+const MAY_HOLD_A_VALUE = /[?:_"\d]|bearer|(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \//;
 
 /** `text` with every value the rules above recognise replaced by `[redacted]`. */
 export function scrubLogText(text: string): string {
