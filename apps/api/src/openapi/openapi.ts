@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, OperationObject, SwaggerModule } from '@nestjs/swagger';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, createHttpAdapter, createJsonLogger } from '@ledger/http';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, NO_STORE_EXTENSION, createHttpAdapter, createJsonLogger } from '@ledger/http';
 import { LedgerConfig, SCOPES } from '@ledger/platform';
 import { AppModule } from '../app.module';
 import { addExample } from './examples';
@@ -86,6 +86,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication, publicUrl: str
       content: { 'application/problem+json': { schema: { $ref: PROBLEM_SCHEMA_REF } } },
     };
     declareReplayHeader(operation);
+    declareNoStoreHeader(operation);
   }
   document.info.description += `\n\n## Error codes\n\nEvery \`code\` an operation can answer, with its HTTP status. A client keys its handling on \`code\`, never on \`title\` or \`detail\`.\n\n${errorCatalogue(operationsOf(document).map(([, operation]) => operation))}`;
   return document;
@@ -101,6 +102,22 @@ function declareReplayHeader(operation: OperationObject): void {
       [IDEMPOTENT_REPLAYED_HEADER]: {
         description: '`true` when this answer replays the first answer to the same Idempotency-Key; absent otherwise.',
         schema: { type: 'string', enum: ['true'] },
+      },
+    };
+  }
+}
+
+/** On an operation marked @NoStore(), every answer says that no cache may keep it. */
+function declareNoStoreHeader(operation: OperationObject & { [NO_STORE_EXTENSION]?: boolean }): void {
+  if (!operation[NO_STORE_EXTENSION]) return;
+  delete operation[NO_STORE_EXTENSION];
+  for (const response of Object.values(operation.responses)) {
+    if (response === undefined || '$ref' in response) continue;
+    response.headers = {
+      ...response.headers,
+      'Cache-Control': {
+        description: '`no-store`: the answer carries evidence or what is built from it, and no cache between the service and the client may keep it.',
+        schema: { type: 'string', enum: ['no-store'] },
       },
     };
   }

@@ -1,5 +1,10 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { extendRouteConfig } from '../route-config';
+
+/** How a @NoStore() operation is marked for the OpenAPI document, which declares the header on each of its answers and drops the mark. */
+export const NO_STORE_EXTENSION = 'x-ledger-no-store';
 
 /**
  * Marks a route whose answers carry evidence, artifacts, report content,
@@ -8,7 +13,7 @@ import { extendRouteConfig } from '../route-config';
  * between the service and the bank keeps a copy of what the service itself
  * protects (docs/security.md, "What is shown and downloaded").
  */
-export const NoStore = (): MethodDecorator => extendRouteConfig({ noStore: true });
+export const NoStore = (): MethodDecorator => applyDecorators(extendRouteConfig({ noStore: true }), ApiExtension(NO_STORE_EXTENSION, true));
 
 const sendNoStore: onRequestHookHandler = (_request, reply, done) => {
   void reply.header('cache-control', 'no-store');
