@@ -73,13 +73,28 @@ describe('evidence media types and downloads', () => {
     await environment?.dispose();
   });
 
+  it('takes an external reference that is an https URL or has no scheme, and refuses any other scheme with must_be_https_or_opaque, recording nothing', async () => {
+    const occurredAt = Date.now() - MINUTE;
+    const held = (externalReference: string) => ({ kind: 'audio_recording', recordedAt: occurredAt, mediaType: 'audio/mpeg', externalReference, contentSha256: 'a'.repeat(64) });
+    for (const refused of ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'file:///etc/passwd', 'http://calls.bank.example/1', 'https:calls']) {
+      const interactionId = await interaction('phone');
+      const response = await recordsNoFact(api, () => grant(interactionId, held(refused), occurredAt));
+      expectValidationError(response, [{ field: 'evidence.externalReference', reason: 'must_be_https_or_opaque' }]);
+    }
+    for (const accepted of ['https://calls.bank.example/2026/0042', 'calls/2026/0042', 'PBX-0042']) {
+      const granted = await grant(await interaction('phone'), held(accepted), occurredAt);
+      expect(granted.status).toBe(201);
+      expect((await api.http.get(`/v1/redec/consents/${granted.body.redecConsentId}/artifact`).set(auth)).body.externalReference).toBe(accepted);
+    }
+  });
+
   it("refuses a grant whose evidence has a media type its kind does not take, with 400 on evidence.mediaType, recording nothing", async () => {
     const occurredAt = Date.now() - MINUTE;
     const refused: Array<[keyof typeof configurations, object]> = [
       ['phone', audio('text/html', occurredAt)],
       ['phone', audio('image/svg+xml', occurredAt)],
       ['phone', audio('application/pdf', occurredAt)],
-      ['phone', { kind: 'audio_recording', recordedAt: occurredAt, mediaType: 'text/html', externalReference: 'pbx://calls/1', contentSha256: 'a'.repeat(64) }],
+      ['phone', { kind: 'audio_recording', recordedAt: occurredAt, mediaType: 'text/html', externalReference: 'pbx-calls/1', contentSha256: 'a'.repeat(64) }],
       ['in_person', paper('text/html')],
       ['in_person', paper('application/xhtml+xml')],
       ['in_person', paper('audio/mpeg')],

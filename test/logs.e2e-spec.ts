@@ -125,6 +125,28 @@ describe('logs: no secret, query value or identifier in any line', () => {
     expectProblem(await api.http.get(`/v1/no-such-route?token=${keep('query value', randomUUID())}`).set(auth()), 404, 'NOT_FOUND');
   });
 
+  it('secrets and RUTs in the paths, queries and headers of matched and unmatched routes, refused before or after routing', async () => {
+    const body = (nextRutBody += 7919);
+    const plain = keep('RUT without dots', rutOf(body));
+    const dotted = keep('RUT with dots', `${String(body).replace(/\B(?=(\d{3})+(?!\d))/g, '.')}-${plain.slice(-1)}`);
+    const values = [apiKey, keep('webhook secret', `whsec_${randomUUID()}`), keep('embed secret', `embsec_${randomUUID()}`), plain, dotted];
+    // A value that no scrubbing rule recognises: only a log that never writes the path keeps it out.
+    const opaque = keep('opaque path segment', `segment-${randomUUID()}`);
+    for (const value of [...values, opaque]) {
+      const carried = { 'x-carried': value };
+      expect((await api.http.get(`/v1/redec/consents/${value}`).query({ q: value }).set(auth()).set(carried)).status).toBeGreaterThanOrEqual(400);
+      expectProblem(await api.http.get(`/v1/redec/consents/${value}`).set('Authorization', `Bearer lk_${value}`), 401, 'UNAUTHENTICATED');
+      expectProblem(await api.http.get(`/nope/${value}`).query({ q: value }).set(carried), 404, 'NOT_FOUND');
+      expectProblem(await api.http.get(`/nope/${value}`).set(auth()), 404, 'NOT_FOUND');
+      const badJson = await api.http.post(`/v1/customers/resolve?q=${value}`).set(auth()).set('content-type', 'application/json').send(`{"userReference":"${value}"`);
+      expectProblem(badJson, 400, 'VALIDATION_ERROR');
+      // Not percent-encoded UTF-8: refused by routing, before any hook.
+      expect((await api.http.get(`/v1/redec/consents/${value}%E0%A4%A`).set(auth())).status).toBe(400);
+    }
+    const routes = new Set(api.logs.slice(firstLine).flatMap((line) => (line.msg === 'request completed' ? [(line.req as { route: string }).route] : [])));
+    expect([...routes].sort()).toEqual(['(unmatched)', '/v1/customers/resolve', '/v1/redec/consents/:redecConsentId']);
+  });
+
   it('a server fault: the store gone under a request with a key and a query answers 500, logged with its stack and nothing else', async () => {
     // A second instance of the service on the same data; its event store is closed under it.
     const broken = await startApiApp(environment, { LEDGER_PUBLIC_URL: PUBLIC_URL, LEDGER_WORKERS: 'external', LOG_LEVEL: 'trace' });

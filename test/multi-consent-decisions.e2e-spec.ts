@@ -153,7 +153,7 @@ describe('Multi-Consent decisions: POST /v1/consent-decisions', () => {
     const customer = verifiedCustomer();
     const refusals: Array<[Record<string, unknown>, number, string, Array<{ field: string; reason: string }>]> = [
       [
-        { items: [{ configurationId: general, decision: 'accepted' }, { configurationId: redec, decision: 'accepted', redec: { evidence: { kind: 'physical_document', digitizedAt: Date.now(), mediaType: 'application/pdf', externalReference: 'dms://1', contentSha256: 'a'.repeat(64) } } }] },
+        { items: [{ configurationId: general, decision: 'accepted' }, { configurationId: redec, decision: 'accepted', redec: { evidence: { kind: 'physical_document', digitizedAt: Date.now(), mediaType: 'application/pdf', externalReference: 'dms/1', contentSha256: 'a'.repeat(64) } } }] },
         400,
         'VALIDATION_ERROR',
         [{ field: 'items[1].redec.evidence.kind', reason: 'evidence_kind_not_accepted_for_channel' }],

@@ -223,7 +223,7 @@ describe('operability', () => {
     expect(response.headers['x-request-id']).toBe('trace-abc-123');
     await waitUntil(() => api.logs.some((l) => l.requestId === 'trace-abc-123' && l.msg === 'request completed'), 2_000);
     const lines = api.logs.filter((l) => l.requestId === 'trace-abc-123');
-    expect(lines).toEqual([expect.objectContaining({ msg: 'request completed', req: { method: 'GET', path: '/health/live' }, res: { statusCode: 200 } })]);
+    expect(lines).toEqual([expect.objectContaining({ msg: 'request completed', req: { method: 'GET', route: '/health/live' }, res: { statusCode: 200 } })]);
 
     const generated = await api.http.get('/health/live').set('x-request-id', 'not a safe id <script>');
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { IncomingHttpHeaders, request } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -111,6 +111,26 @@ describe('rate limits', () => {
     expect((await fromAddress('127.0.0.4', '/health/live')).status).toBe(200);
     const { apiKey } = await api.tenantKey(['consent:read']);
     expect((await fromAddress('127.0.0.3', `/v1/configurations/${randomUUID()}`, { authorization: `Bearer ${apiKey}` })).status).toBe(404);
+  });
+
+  it('counts failed authentications against the client address: random keys get 401, then 429 without the store being read, while a key from another address goes on', async () => {
+    const randomKey = () => `lk_${randomBytes(12).toString('hex')}_${randomBytes(32).toString('base64url')}`;
+    const guess = () => fromAddress('127.0.0.8', `/v1/configurations/${randomUUID()}`, { authorization: `Bearer ${randomKey()}` });
+    const reads = jest.spyOn(api.store, 'readStream');
+    try {
+      await withinOneWindow();
+      for (let i = 0; i < LIMIT; i += 1) expect((await guess()).status).toBe(401);
+      const readsWithinTheBudget = reads.mock.calls.length;
+      expect(readsWithinTheBudget).toBeGreaterThanOrEqual(LIMIT);
+      for (let i = 0; i < 5; i += 1) expectRateLimited(await guess());
+      expectRateLimited(await fromAddress('127.0.0.8', '/v1/configurations', { authorization: 'Bearer not-a-key' }));
+      expect(reads.mock.calls.length).toBe(readsWithinTheBudget);
+    } finally {
+      reads.mockRestore();
+    }
+
+    const { apiKey } = await api.tenantKey(['consent:read']);
+    expect((await fromAddress('127.0.0.9', `/v1/configurations/${randomUUID()}`, { authorization: `Bearer ${apiKey}` })).status).toBe(404);
   });
 
   describe('while Redis is down', () => {

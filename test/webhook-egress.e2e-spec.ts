@@ -81,6 +81,36 @@ describe('webhook egress', () => {
       expect(response.status).toBe(201);
       expect(response.body.url).toBe('https://8.8.8.8/hooks');
     });
+
+    it('refuses a public address on any port but 443 with port_not_allowed, recording nothing', async () => {
+      for (const url of ['https://8.8.8.8:8443/hooks', 'https://8.8.8.8:25/hooks', 'https://[2001:4860:4860::8888]:6379/hooks', 'https://dns.google:22/hooks']) {
+        expectValidationError(await recordsNothingAtAll(api, () => register(api, apiKey, url)), [{ field: 'url', reason: 'port_not_allowed' }], 'port_not_allowed');
+      }
+      // 443 written out is https's own port: the URL is kept without it.
+      expect((await register(api, apiKey, 'https://8.8.8.8:443/hooks')).body.url).toBe('https://8.8.8.8/hooks');
+    });
+  });
+
+  describe('with LEDGER_WEBHOOK_ALLOWED_PORTS=443,8443', () => {
+    let environment: TestEnvironment;
+    let api: ApiApp;
+    let apiKey: string;
+
+    beforeAll(async () => {
+      environment = testEnvironment();
+      const { LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: _allowedInTests, ...strict } = environment.env;
+      api = await startApiApp({ ...environment, env: strict }, { LEDGER_WORKERS: 'external', LEDGER_WEBHOOK_ALLOWED_PORTS: '443, 8443' });
+      ({ apiKey } = await api.tenantKey(['consent:admin']));
+    });
+    afterAll(async () => {
+      await api?.close();
+      await environment?.dispose();
+    });
+
+    it('accepts those ports of a public address and refuses any other', async () => {
+      for (const url of ['https://8.8.8.8/hooks', 'https://8.8.8.8:8443/hooks']) expect((await register(api, apiKey, url)).status).toBe(201);
+      expectValidationError(await recordsNothingAtAll(api, () => register(api, apiKey, 'https://8.8.8.8:8080/hooks')), [{ field: 'url', reason: 'port_not_allowed' }], 'port_not_allowed');
+    });
   });
 
   describe('with LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, even in production', () => {

@@ -41,6 +41,35 @@ const HIDDEN_CHARACTERS: readonly CharacterClass[] = [
   ['lone_surrogate', /[\uD800-\uDFFF]/u],
 ];
 
+/** A URI scheme (RFC 3986): letters, digits, `+`, `.` and `-` after a letter, then a colon. */
+const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/** What the OpenAPI description of every LocationText field says of its form. */
+export const LOCATION =
+  'An `https:` URL, or an opaque reference without a scheme (`calls/2026/0042`); any other scheme (`javascript:`, `data:`, `file:`, `http:`) is refused ' +
+  '(400, reason `must_be_https_or_opaque`): whoever reads it back may open it.';
+
+/**
+ * Text that says where something is held, handed back to whoever reads the
+ * record and likely opened by a browser or a tool: an `https:` URL or an
+ * opaque reference without a scheme, never `javascript:`, `data:` or
+ * another scheme that runs, reads local files or goes in clear. A refusal is
+ * 400 naming the field, reason `must_be_https_or_opaque`.
+ */
+export function LocationText(maxLength = 200): PropertyDecorator {
+  const located: PropertyDecorator = (target, propertyName) =>
+    registerDecorator({
+      name: 'mustBeHttpsOrOpaque',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || !URI_SCHEME.test(value) || /^https:\/\/[^/?#\s]/i.test(value),
+        defaultMessage: () => `${String(propertyName)} must be an https URL or a reference without a scheme`,
+      },
+    });
+  return applyDecorators(Text(maxLength), located);
+}
+
 /**
  * Refuses, in a string (or each string of a list, with `each`), every class
  * of `classes`, the field error naming the class and the first refused

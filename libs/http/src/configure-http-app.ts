@@ -5,7 +5,7 @@ import { API_KEY_VERIFIER } from './auth/api-key-verifier';
 import { authenticationHook, scopeHook } from './auth/authentication.hook';
 import { createHttpAdapter } from './http-adapter';
 import { boundedJsonParser } from './limits/bounded-json';
-import { RateLimitSettings, limitRequestRates } from './limits/rate-limit';
+import { RateLimitSettings, rateLimits } from './limits/rate-limit';
 import { JsonLogger } from './logging/json-logger';
 import { ProblemFilter } from './problem/problem.filter';
 import { RequestValidationPipe } from './validation/validation';
@@ -31,9 +31,11 @@ export async function createHttpApp(rootModule: IEntryNestModule, logger: PinoLo
     logger: new JsonLogger(logger),
   });
   const fastify = app.getHttpAdapter().getInstance();
-  // onRequest hooks run in this order: who the caller is, whether it is over its budget, whether its key may use the route.
-  fastify.addHook('onRequest', authenticationHook(app.get(API_KEY_VERIFIER)));
-  if (options.rateLimit) await limitRequestRates(app, options.rateLimit);
+  const limits = options.rateLimit && (await rateLimits(app, options.rateLimit));
+  // onRequest hooks run in this order: who the caller is (a 401 spending its address's budget of failures),
+  // whether it is over its budget, whether its key may use the route.
+  fastify.addHook('onRequest', authenticationHook(app.get(API_KEY_VERIFIER), limits?.failedAuthentications));
+  if (limits) fastify.addHook('onRequest', limits.spendRequestBudgets);
   fastify.addHook('onRequest', scopeHook);
   app.useBodyParser('application/json', {}, boundedJsonParser(fastify));
   app.useGlobalFilters(new ProblemFilter());

@@ -5,6 +5,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { FastifyError, FastifyReply, FastifyRequest, LogController } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { runWithContext } from '@ledger/platform';
+import { applyNoStore } from './caching/no-store';
 import { DEFAULT_BODY_LIMIT_BYTES, applyBodyLimits } from './limits/body-limit';
 import { PROBLEM_CONTENT_TYPE, clientErrorProblem, toProblem } from './problem/problem';
 
@@ -43,7 +44,8 @@ export function requestIdFrom(header: string | string[] | undefined): string {
  * id, the request id echoed in
  * `x-request-id`, a request context opened for every request before
  * anything else (body parsing, guards, handlers) runs in it, bodies limited
- * per route (@BodyLimit(), else DEFAULT_BODY_LIMIT_BYTES) and the time a
+ * per route (@BodyLimit(), else DEFAULT_BODY_LIMIT_BYTES), `Cache-Control:
+ * no-store` on the routes marked @NoStore(), and the time a
  * client may hold a connection bounded.
  */
 export function createHttpAdapter(logger: PinoLogger): FastifyAdapter {
@@ -65,6 +67,7 @@ export function createHttpAdapter(logger: PinoLogger): FastifyAdapter {
     frameworkErrors: answerFrameworkError,
   });
   applyBodyLimits(adapter.getInstance());
+  applyNoStore(adapter.getInstance());
   adapter.getInstance().addHook('onResponse', (request, reply, done) => {
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();

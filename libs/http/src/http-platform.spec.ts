@@ -171,7 +171,7 @@ describe('HTTP platform: errors, validation, authentication, request ids', () =>
       expect(lines.map((line) => line.msg)).toEqual(['who am i', 'request completed']);
       expect(lines.find((line) => line.msg === 'who am i')).toMatchObject({ context: 'test-controller', level: 30 });
       expect(lines.find((line) => line.msg === 'request completed')).toMatchObject({
-        req: { method: 'GET', path: '/whoami' },
+        req: { method: 'GET', route: '/whoami' },
         res: { statusCode: 200 },
         responseTime: expect.any(Number),
       });

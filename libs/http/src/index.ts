@@ -6,6 +6,7 @@ export { createHttpApp } from './configure-http-app';
 export type { HttpAppOptions } from './configure-http-app';
 export { createHttpAdapter } from './http-adapter';
 export { BodyLimit, EVIDENCE_BODY_LIMIT_BYTES } from './limits/body-limit';
+export { NO_STORE_EXTENSION, NoStore } from './caching/no-store';
 export { IDEMPOTENCY_KEY_HEADER, Idempotent } from './idempotency/idempotent.decorator';
 export { IDEMPOTENT_REPLAYED_HEADER } from './idempotency/idempotent-route';
 export type { IdempotentOptions } from './idempotency/idempotent.decorator';

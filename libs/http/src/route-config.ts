@@ -16,6 +16,8 @@ declare module 'fastify' {
     anyOfScopes?: readonly Scope[];
     /** The largest body the route reads, in bytes (see @BodyLimit()). */
     bodyLimit?: number;
+    /** Every answer is sent with `Cache-Control: no-store` (see @NoStore()). */
+    noStore?: boolean;
   }
 }
 
@@ -24,6 +26,7 @@ export interface LedgerRouteConfig {
   requiredScopes?: readonly Scope[];
   anyOfScopes?: readonly Scope[];
   bodyLimit?: number;
+  noStore?: boolean;
 }
 
 const LEDGER_ROUTE_CONFIG = 'ledger:route-config';

@@ -126,6 +126,19 @@ describe('keys neither set nor on file', () => {
   });
 });
 
+describe('LEDGER_WEBHOOK_ALLOWED_PORTS', () => {
+  it('is unset unless given (the egress policy then allows 443), and takes comma-separated ports', () => {
+    expect(loadConfig(base).webhookAllowedPorts).toBeUndefined();
+    expect(loadConfig({ ...base, LEDGER_WEBHOOK_ALLOWED_PORTS: '443, 8443' }).webhookAllowedPorts).toEqual([443, 8443]);
+  });
+
+  it('refuses anything but port numbers, and an empty list', () => {
+    for (const value of ['', ',', '0', '65536', '443,https', '8443.5', '-443']) {
+      expect(() => loadConfig({ ...base, LEDGER_WEBHOOK_ALLOWED_PORTS: value })).toThrow(ConfigError);
+    }
+  });
+});
+
 describe('LEDGER_WORKER_METRICS_PORT', () => {
   it('is unset (no port) or a port number', () => {
     expect(loadConfig({ ...base }).workerMetricsPort).toBeUndefined();

@@ -42,6 +42,11 @@ export interface LedgerConfig {
    */
   webhookAllowPrivateNetworks: boolean;
   /**
+   * LEDGER_WEBHOOK_ALLOWED_PORTS: the ports a webhook endpoint on a public
+   * host may use, comma-separated; unset, the egress policy's own (443 only).
+   */
+  webhookAllowedPorts: number[] | undefined;
+  /**
    * Where the data subject's browser reaches this service (LEDGER_PUBLIC_URL):
    * the base of the consent page URLs that embed sessions hand out. Without
    * a trailing slash.
@@ -149,6 +154,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     reportLayoutsFile: env.LEDGER_REPORT_LAYOUTS_FILE ? resolve(env.LEDGER_REPORT_LAYOUTS_FILE) : undefined,
     // Exactly `true`: anything else (`1`, `yes`, `TRUE`, a typo) keeps egress strict.
     webhookAllowPrivateNetworks: env.LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
+    webhookAllowedPorts: parsePortList('LEDGER_WEBHOOK_ALLOWED_PORTS', env.LEDGER_WEBHOOK_ALLOWED_PORTS),
     publicUrl,
     rateLimitPerMinute: parsePositiveInteger('LEDGER_RATE_LIMIT_PER_MINUTE', env.LEDGER_RATE_LIMIT_PER_MINUTE ?? String(DEFAULT_RATE_LIMIT_PER_MINUTE)),
     retentionEraseSchedule: parseCronPattern('LEDGER_RETENTION_ERASE_SCHEDULE', env.LEDGER_RETENTION_ERASE_SCHEDULE),
@@ -220,6 +226,14 @@ function parsePort(name: string, raw: string): number {
   const value = parseInteger(name, raw);
   if (value < 1 || value > 65_535) throw new ConfigError(`${name} must be a port number, 1 to 65535`);
   return value;
+}
+
+/** A comma-separated list of ports, at least one when set; undefined when unset. */
+function parsePortList(name: string, raw: string | undefined): number[] | undefined {
+  if (raw === undefined) return undefined;
+  const ports = listOf(raw).map((port) => parsePort(name, port));
+  if (ports.length === 0) throw new ConfigError(`${name} must name at least one port, comma-separated, e.g. "443,8443"`);
+  return ports;
 }
 
 function parsePositiveInteger(name: string, raw: string): number {

@@ -98,7 +98,7 @@ describe('isPublicAddress', () => {
 
 describe('checkEndpointUrl', () => {
   it('returns the normalized URL of a public https endpoint', async () => {
-    for (const policy of [strict, allowing]) {
+    for (const policy of [{ ...strict, allowedPorts: [443, 8443] }, allowing]) {
       await expect(checkEndpointUrl('HTTPS://Hooks.Example.COM:443/a/../notify?x=1', policy)).resolves.toBe('https://hooks.example.com/notify?x=1');
       await expect(checkEndpointUrl('https://hooks.example.com:8443', policy)).resolves.toBe('https://hooks.example.com:8443/');
     }
@@ -203,12 +203,22 @@ describe('checkEndpointUrl', () => {
       await expect(checkEndpointUrl(`https://${host}/hook`, strict)).resolves.toEqual(expect.stringMatching(/^https:\/\//));
     }
   });
+
+  it('strict, allows port 443 alone unless the policy names others; allowing private networks, any port', async () => {
+    for (const url of ['https://8.8.8.8:8443/hook', 'https://hooks.example.com:25/hook', 'https://[2001:4860:4860::8888]:6379/']) await expectRefused(url, strict, 'port_not_allowed');
+    await expect(checkEndpointUrl('https://8.8.8.8:443/hook', strict)).resolves.toBe('https://8.8.8.8/hook');
+    await expect(checkEndpointUrl('https://8.8.8.8:8443/hook', { ...strict, allowedPorts: [443, 8443] })).resolves.toBe('https://8.8.8.8:8443/hook');
+    await expectRefused('https://8.8.8.8/hook', { ...strict, allowedPorts: [8443] }, 'port_not_allowed');
+    // A private address is refused as such, whatever its port.
+    await expectRefused('https://10.0.0.1:8443/hook', strict, 'private_address_not_allowed');
+    await expect(checkEndpointUrl('http://127.0.0.1:9/hook', allowing)).resolves.toBe('http://127.0.0.1:9/hook');
+  });
 });
 
 describe('resolveDeliveryAddresses', () => {
   it('asks for every address of the bare host name', async () => {
     const lookup = answering(PUBLIC);
-    await expect(resolveDeliveryAddresses('https://Hooks.Example.com.:8443/notify?x=1', { allowPrivateNetworks: false, lookup })).resolves.toEqual(PUBLIC);
+    await expect(resolveDeliveryAddresses('https://Hooks.Example.com.:8443/notify?x=1', { allowPrivateNetworks: false, allowedPorts: [8443], lookup })).resolves.toEqual(PUBLIC);
     expect(lookup).toHaveBeenCalledWith('hooks.example.com', { all: true });
 
     const literal = answering([{ address: '2606:4700:4700::1111', family: 6 }]);
@@ -221,6 +231,10 @@ describe('resolveDeliveryAddresses', () => {
       const refusal = resolveDeliveryAddresses('https://hooks.example.com/', { allowPrivateNetworks: false, lookup: answering(addresses) });
       await expect(refusal).rejects.toEqual(new EgressRefused('private_address_not_allowed'));
     }
+  });
+
+  it('refuses a port the policy no longer allows', async () => {
+    await expect(resolveDeliveryAddresses('https://hooks.example.com:8443/', { allowPrivateNetworks: false, lookup: answering(PUBLIC) })).rejects.toEqual(new EgressRefused('port_not_allowed'));
   });
 
   it('strict, refuses a target registered while private networks were allowed', async () => {

@@ -7,9 +7,12 @@ import { fieldRefused } from '@ledger/platform';
  * Where deliveries may go. An endpoint URL is chosen by the integrator and
  * called from inside our network, so it is a server-side request forgery
  * vector: it must be https to a public host, checked against what its name
- * resolves to at registration and again on every delivery. Private networks
- * open only with LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (tests, a
- * developer's machine), never as a side effect of NODE_ENV.
+ * resolves to at registration and again on every delivery, and on an allowed
+ * port (443 unless LEDGER_WEBHOOK_ALLOWED_PORTS says otherwise), so that it
+ * cannot probe or talk to other services of a public host (SMTP, a
+ * database, an admin console). Private networks open only with
+ * LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (tests, a developer's machine),
+ * never as a side effect of NODE_ENV, and then on any port.
  */
 
 export type AddressLookup = (hostname: string, options: { all: true }) => Promise<LookupAddress[]>;
@@ -17,12 +20,17 @@ export type AddressLookup = (hostname: string, options: { all: true }) => Promis
 export interface EgressPolicy {
   /** LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: every address allowed, and plain http to loopback. */
   allowPrivateNetworks: boolean;
+  /** LEDGER_WEBHOOK_ALLOWED_PORTS: the ports an endpoint on a public host may use; DEFAULT_WEBHOOK_PORTS when absent. */
+  allowedPorts?: readonly number[];
   /** How names are resolved; the system resolver by default. */
   lookup?: AddressLookup;
 }
 
 /** Why the policy refuses a target: the `reason` of the 400 at registration, the cause of a refused delivery. */
-export type EgressRefusal = 'https_required' | 'private_address_not_allowed';
+export type EgressRefusal = 'https_required' | 'private_address_not_allowed' | 'port_not_allowed';
+
+/** The ports of a public endpoint unless LEDGER_WEBHOOK_ALLOWED_PORTS names others: https's own. */
+export const DEFAULT_WEBHOOK_PORTS: readonly number[] = [443];
 
 /** A delivery the policy refused before connecting: the endpoint's host now resolves inside, or the policy changed since registration. */
 export class EgressRefused extends Error {
@@ -88,14 +96,14 @@ function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
 /**
  * The normalized URL an endpoint may be registered with, or a
  * VALIDATION_ERROR on `url` with reason `invalid_url`, `https_required`,
- * `private_address_not_allowed` or `host_not_resolved`. A name is resolved
+ * `private_address_not_allowed`, `port_not_allowed` or `host_not_resolved`. A name is resolved
  * and each of its addresses checked, unless private networks are allowed
  * (then no address is refused).
  */
 export async function checkEndpointUrl(url: string, policy: EgressPolicy): Promise<string> {
   const parsed = parseEndpointUrl(url);
   const host = hostOf(parsed);
-  refuseAsField(refusalOf(parsed, [], policy.allowPrivateNetworks));
+  refuseAsField(refusalOf(parsed, [], policy));
   if (!policy.allowPrivateNetworks && isIP(host) === 0) {
     let addresses: LookupAddress[];
     try {
@@ -105,7 +113,7 @@ export async function checkEndpointUrl(url: string, policy: EgressPolicy): Promi
     }
     // A name that resolves to nothing cannot be checked; it can be registered once it resolves.
     if (addresses.length === 0) throw fieldRefused('url', 'host_not_resolved', "The webhook endpoint's host name does not resolve to an address.");
-    refuseAsField(refusalOf(parsed, addresses.map((a) => a.address), false));
+    refuseAsField(refusalOf(parsed, addresses.map((a) => a.address), policy));
   }
   return parsed.href;
 }
@@ -120,21 +128,23 @@ export async function resolveDeliveryAddresses(url: string, policy: EgressPolicy
   const parsed = new URL(url);
   const addresses = await (policy.lookup ?? systemLookup)(hostOf(parsed), { all: true });
   if (addresses.length === 0) throw new Error("the endpoint's host has no address");
-  const refusal = refusalOf(parsed, addresses.map((a) => a.address), policy.allowPrivateNetworks);
+  const refusal = refusalOf(parsed, addresses.map((a) => a.address), policy);
   if (refusal) throw new EgressRefused(refusal);
   return addresses;
 }
 
 /** The one rule, at registration and at delivery: why the policy refuses `url` whose host resolved to `addresses` (a literal address is checked itself), or null. */
-function refusalOf(url: URL, addresses: readonly string[], allowPrivateNetworks: boolean): EgressRefusal | null {
+function refusalOf(url: URL, addresses: readonly string[], policy: EgressPolicy): EgressRefusal | null {
   const host = hostOf(url);
   // Plain http only to this machine, where a developer's receiver has no certificate.
-  const localHttp = allowPrivateNetworks && url.protocol === 'http:' && isLoopbackHost(host);
+  const localHttp = policy.allowPrivateNetworks && url.protocol === 'http:' && isLoopbackHost(host);
   if (url.protocol !== 'https:' && !localHttp) return 'https_required';
-  if (allowPrivateNetworks) return null;
+  if (policy.allowPrivateNetworks) return null;
   const literal = isIP(host) !== 0;
   if (!literal && isLocalName(host)) return 'private_address_not_allowed';
-  return [...(literal ? [host] : []), ...addresses].every(isPublicAddress) ? null : 'private_address_not_allowed';
+  if (![...(literal ? [host] : []), ...addresses].every(isPublicAddress)) return 'private_address_not_allowed';
+  // The URL parser leaves the port empty when it is the scheme's default, 443 for the https required here.
+  return (policy.allowedPorts ?? DEFAULT_WEBHOOK_PORTS).includes(url.port === '' ? 443 : Number(url.port)) ? null : 'port_not_allowed';
 }
 
 function refuseAsField(refusal: EgressRefusal | null): void {
@@ -142,6 +152,7 @@ function refuseAsField(refusal: EgressRefusal | null): void {
   if (refusal === 'private_address_not_allowed') {
     throw fieldRefused('url', refusal, 'A webhook endpoint must be a public internet host, not a private, loopback, link-local, reserved or local-network address or name.');
   }
+  if (refusal === 'port_not_allowed') throw fieldRefused('url', refusal, "A webhook endpoint's port must be 443, or one the operator allows with LEDGER_WEBHOOK_ALLOWED_PORTS.");
 }
 
 function parseEndpointUrl(url: string): URL {

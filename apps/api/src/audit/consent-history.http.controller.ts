@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, A
 import type { FastifyReply } from 'fastify';
 import { IsIn, IsOptional, Matches } from 'class-validator';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { CurrentPrincipal, RequireScopes } from '@ledger/http';
+import { CurrentPrincipal, NoStore, RequireScopes } from '@ledger/http';
 import { CLOCK, Clock, Principal, Scopes, notFound } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { ConsentHistory, consentHistory, historyTimeline, readConsentReferences } from '@ledger/redec';
@@ -60,6 +60,7 @@ export class ConsentHistoryHttpController {
   ) {}
 
   @Get(':redecConsentId/history')
+  @NoStore()
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({
     operationId: 'getRedecConsentHistory',

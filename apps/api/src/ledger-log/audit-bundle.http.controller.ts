@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { AuditBundle, auditBundle, cosignedNote } from '@ledger/ledger-log';
-import { CurrentPrincipal, RequireScopes } from '@ledger/http';
+import { CurrentPrincipal, NoStore, RequireScopes } from '@ledger/http';
 import { Principal, Scopes, notFound } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { consentFacts, readConsentReferences } from '@ledger/redec';
@@ -47,6 +47,7 @@ export class AuditBundleHttpController {
   ) {}
 
   @Get(':redecConsentId/audit-bundle')
+  @NoStore()
   @ProblemResponses({ 503: ['ledger_log_unavailable'] })
   @RequireScopes(Scopes.AUDIT)
   @ApiOperation({

@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, OperationObject, SwaggerModule } from '@nestjs/swagger';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, createHttpAdapter, createJsonLogger } from '@ledger/http';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, NO_STORE_EXTENSION, createHttpAdapter, createJsonLogger } from '@ledger/http';
 import { LedgerConfig, SCOPES } from '@ledger/platform';
 import { AppModule } from '../app.module';
 import { addExample } from './examples';
@@ -16,7 +16,9 @@ Errors are \`application/problem+json\` (RFC 9457) with \`status\`, \`title\`, \
 
 Operations marked with an \`Idempotency-Key\` header replay the first answer (same status, same body, and the header \`${IDEMPOTENT_REPLAYED_HEADER}: true\`) for an exact retry; the same key with another request is 422 \`IDEMPOTENCY_KEY_REUSED\`, and while the first is in flight 409 \`IDEMPOTENCY_KEY_IN_PROGRESS\`.
 
-Limits: a request without a valid key is answered 401 before its body is read. A body may be up to 64 KiB (512 KiB when publishing a configuration, 16 MiB on the operations that take evidence bytes); a larger one is 413 \`PAYLOAD_TOO_LARGE\`. JSON nested deeper than 32 levels, or with more than 10,000 keys and array elements in all, is 400 \`VALIDATION_ERROR\` with the reason \`too_deeply_nested\` or \`too_many_values\`. A whole request must arrive within 30 seconds. Each API key may make a number of requests a minute set by the operator (\`LEDGER_RATE_LIMIT_PER_MINUTE\`, 60,000 unless changed), and so may each client address on the routes that take no key; beyond it, 429 \`TOO_MANY_REQUESTS\` with \`Retry-After\` (seconds).`;
+Answers that carry evidence or what is built from it (a consent's evidence view, its artifact download, history and audit bundle, the consent export, a report's content) are sent with \`Cache-Control: no-store\`, errors included: no cache between the service and the bank may keep them.
+
+Limits: a request without a valid key is answered 401 before its body is read. A body may be up to 64 KiB (512 KiB when publishing a configuration, 16 MiB on the operations that take evidence bytes); a larger one is 413 \`PAYLOAD_TOO_LARGE\`. JSON nested deeper than 32 levels, or with more than 10,000 keys and array elements in all, is 400 \`VALIDATION_ERROR\` with the reason \`too_deeply_nested\` or \`too_many_values\`. A whole request must arrive within 30 seconds. Each API key may make a number of requests a minute set by the operator (\`LEDGER_RATE_LIMIT_PER_MINUTE\`, 60,000 unless changed), and so may each client address on the routes that take no key; beyond it, 429 \`TOO_MANY_REQUESTS\` with \`Retry-After\` (seconds). Each 401 counts against its client address's failed authentications, as many a minute: past them, a request with a key from that address is answered 429 before its key is checked.`;
 
 /** Problem+json schema shared by every error response. */
 const PROBLEM_SCHEMA = {
@@ -91,6 +93,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication, publicUrl: str
       content: { 'application/problem+json': { schema: { $ref: PROBLEM_SCHEMA_REF } } },
     };
     declareReplayHeader(operation);
+    declareNoStoreHeader(operation);
   }
   document.info.description += `\n\n## Error codes\n\nEvery \`code\` an operation can answer, with its HTTP status. A client keys its handling on \`code\`, never on \`title\` or \`detail\`.\n\n${errorCatalogue(operationsOf(document).map(([, operation]) => operation))}`;
   return document;
@@ -106,6 +109,22 @@ function declareReplayHeader(operation: OperationObject): void {
       [IDEMPOTENT_REPLAYED_HEADER]: {
         description: '`true` when this answer replays the first answer to the same Idempotency-Key; absent otherwise.',
         schema: { type: 'string', enum: ['true'] },
+      },
+    };
+  }
+}
+
+/** On an operation marked @NoStore(), every answer says that no cache may keep it. */
+function declareNoStoreHeader(operation: OperationObject & { [NO_STORE_EXTENSION]?: boolean }): void {
+  if (!operation[NO_STORE_EXTENSION]) return;
+  delete operation[NO_STORE_EXTENSION];
+  for (const response of Object.values(operation.responses)) {
+    if (response === undefined || '$ref' in response) continue;
+    response.headers = {
+      ...response.headers,
+      'Cache-Control': {
+        description: '`no-store`: the answer carries evidence or what is built from it, and no cache between the service and the client may keep it.',
+        schema: { type: 'string', enum: ['no-store'] },
       },
     };
   }

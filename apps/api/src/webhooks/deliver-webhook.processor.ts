@@ -5,6 +5,7 @@ import { ReportKeyring } from '@ledger/ledger';
 import { CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { JobProcessor } from '@ledger/queues';
 import { EndpointGone, WebhookDeliveryMetrics, WebhookJob, deliverWebhook, disableWebhookEndpoint, recordFailedDelivery } from '@ledger/webhooks';
+import { egressPolicyOf } from './egress-policy';
 
 /**
  * One delivery attempt per run. A failure is thrown so BullMQ retries it on
@@ -24,7 +25,7 @@ export class DeliverWebhookProcessor implements JobProcessor<WebhookJob, void> {
   ) {}
 
   async process(job: Job<WebhookJob, void>, signal: AbortSignal): Promise<void> {
-    const deps = { store: this.store, protection: this.protection, reportKeys: this.reportKeys, egress: { allowPrivateNetworks: this.config.webhookAllowPrivateNetworks }, now: () => this.clock.now(), metrics: this.metrics };
+    const deps = { store: this.store, protection: this.protection, reportKeys: this.reportKeys, egress: egressPolicyOf(this.config), now: () => this.clock.now(), metrics: this.metrics };
     const attempt = job.attemptsMade + 1;
     try {
       await deliverWebhook(deps, job.data, attempt, signal);

@@ -1,5 +1,5 @@
-import type { FastifyContextConfig, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
-import { requireContext, unauthenticated } from '@ledger/platform';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
+import { DomainError, requireContext, unauthenticated } from '@ledger/platform';
 import { ApiKeyVerifier } from './api-key-verifier';
 import { assertRouteScopes } from './scopes';
 
@@ -18,6 +18,14 @@ function keyedRouteConfig(request: FastifyRequest): FastifyContextConfig | undef
   return config.public ? undefined : config;
 }
 
+/** The client address's budget of failed authentications (the rate limits keep it). */
+export interface FailedAuthentications {
+  /** The 429 to answer, with its Retry-After set, when the request's address has no failure left this minute. */
+  refuseWhenSpent(request: FastifyRequest, reply: FastifyReply): DomainError | undefined;
+  /** A request of that address refused 401. */
+  count(request: FastifyRequest): void;
+}
+
 /**
  * Authenticates every request to a route that is not @Public() in Fastify's
  * `onRequest` phase, before its body is read: a caller without a valid key
@@ -26,17 +34,26 @@ function keyedRouteConfig(request: FastifyRequest): FastifyContextConfig | undef
  * principal goes into the request context, where the scope hook, handlers,
  * the idempotency interceptor and the loggers find it.
  *
+ * With rate limits, every 401 spends the client address's budget of
+ * failures, and an address that has spent it is refused 429 before any key
+ * it sends is looked up: guessing keys costs the store a bounded number of
+ * reads.
+ *
  * An unknown route is left to the not-found handler: there is nothing to
  * authenticate for, and its 404 needs no key.
  */
-export function authenticationHook(verifier: ApiKeyVerifier): onRequestAsyncHookHandler {
-  return async (request: FastifyRequest) => {
+export function authenticationHook(verifier: ApiKeyVerifier, failures?: FailedAuthentications): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     if (!keyedRouteConfig(request)) return;
+    const spent = failures?.refuseWhenSpent(request, reply);
+    if (spent) throw spent;
     const header = request.headers.authorization;
     const apiKey = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    if (apiKey === undefined) throw unauthenticated(SEND_A_KEY);
-    const principal = await verifier.verify(apiKey);
-    if (!principal) throw unauthenticated('The API key is unknown or revoked.');
+    const principal = apiKey === undefined ? null : await verifier.verify(apiKey);
+    if (!principal) {
+      failures?.count(request);
+      throw unauthenticated(apiKey === undefined ? SEND_A_KEY : 'The API key is unknown or revoked.');
+    }
     requireContext().principal = principal;
   };
 }

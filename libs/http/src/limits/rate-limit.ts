@@ -3,8 +3,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { createRedis, currentContext, rateLimited } from '@ledger/platform';
+import type { FailedAuthentications } from '../auth/authentication.hook';
 import { RequestBudgets } from './request-budgets';
 
 export interface RateLimitSettings {
@@ -26,11 +27,27 @@ const REDIS_READY_WAIT_MS = 2_000;
 /** How often this instance adds its counts to Redis's and learns the other instances'. */
 const FLUSH_INTERVAL_MS = 100;
 
+/** The rate limits of one instance, installed by createHttpApp around authentication. */
+export interface RateLimits {
+  /** The `onRequest` hook that spends each request's budget, installed after authentication. */
+  spendRequestBudgets: onRequestHookHandler;
+  /** What authentication asks before verifying a key and tells when it refuses one. */
+  failedAuthentications: FailedAuthentications;
+}
+
 /**
  * Limits each API key, and each client address on routes without a key
  * (public routes, unknown paths), to `perMinute` requests in a fixed
  * one-minute window. Over it: 429 TOO_MANY_REQUESTS with `Retry-After`,
  * answered in `onRequest` after authentication and before the body is read.
+ *
+ * A request refused 401 spends its client address's budget of failed
+ * authentications, `perMinute` too: once it is spent, a request with a key
+ * from that address is refused 429 before its key is verified, so guessing
+ * keys cannot make the service read the store more than `perMinute` times a
+ * minute per address (docs/security.md, "Work bounded before
+ * authentication"). A budget of its own, so that an address's public
+ * requests (health probes) never refuse its valid keys.
  *
  * Every instance of the service spends the same budget: each counts its
  * requests in memory (RequestBudgets) and adds them to a counter in Redis
@@ -42,7 +59,7 @@ const FLUSH_INTERVAL_MS = 100;
  * else (docs/decisions/0026-bounded-work.md). Counting uses a connection of
  * its own that fails at once instead of queueing.
  */
-export async function limitRequestRates(app: NestFastifyApplication, settings: RateLimitSettings): Promise<void> {
+export async function rateLimits(app: NestFastifyApplication, settings: RateLimitSettings): Promise<RateLimits> {
   const fastify = app.getHttpAdapter().getInstance();
   const redis = createRedis(settings.redisUrl, `${settings.redisPrefix}:rate-limit`, {
     enableOfflineQueue: false,
@@ -85,29 +102,52 @@ export async function limitRequestRates(app: NestFastifyApplication, settings: R
   await Promise.race([once(redis, 'ready'), delay(REDIS_READY_WAIT_MS, undefined, { ref: false })]).catch(() => undefined);
 
   const outage = new OutageLog();
-  // A callback hook, not an async one: the request path makes no promise for a decision taken in memory.
-  fastify.addHook('onRequest', (request, reply, done) => {
+  /** Whether budgets are counted now; while Redis cannot add them up, none is (fails open). */
+  const counting = () => {
     if (redis.status !== 'ready') {
       budgets.forget();
       outage.failed(`the connection is ${redis.status}`);
-      return done();
+      return false;
     }
     outage.counted();
-    const verdict = budgets.spend(budgetOf(request), Date.now());
-    if (verdict.allowed) return done();
-    void reply.header('retry-after', String(verdict.retryAfterSeconds));
-    done(
-      rateLimited(
-        `More than ${settings.perMinute} requests a minute ${currentContext()?.principal ? 'with this API key' : 'from this address'}; retry after the number of seconds in Retry-After.`,
-      ),
-    );
-  });
+    return true;
+  };
+  const refuse = (reply: FastifyReply, retryAfterSeconds: number, what: string) => {
+    void reply.header('retry-after', String(retryAfterSeconds));
+    return rateLimited(`More than ${settings.perMinute} ${what}; retry after the number of seconds in Retry-After.`);
+  };
+  const failuresOf = (request: FastifyRequest) => `failed-authentication:${addressOf(request)}`;
+  return {
+    // A callback hook, not an async one: the request path makes no promise for a decision taken in memory.
+    spendRequestBudgets: (request, reply, done) => {
+      if (!counting()) return done();
+      const verdict = budgets.spend(budgetOf(request), Date.now());
+      if (verdict.allowed) return done();
+      done(refuse(reply, verdict.retryAfterSeconds, `requests a minute ${currentContext()?.principal ? 'with this API key' : 'from this address'}`));
+    },
+    // The outage is logged, and the budgets forgotten, by spendRequestBudgets, which every request that is not refused 401 reaches.
+    failedAuthentications: {
+      refuseWhenSpent(request, reply) {
+        if (redis.status !== 'ready') return undefined;
+        const verdict = budgets.check(failuresOf(request), Date.now());
+        return verdict.allowed ? undefined : refuse(reply, verdict.retryAfterSeconds, 'failed authentications a minute from this address');
+      },
+      count(request) {
+        if (redis.status === 'ready') budgets.spend(failuresOf(request), Date.now());
+      },
+    },
+  };
 }
 
-/** Whose budget a request spends: its API key's once authenticated, else its address's (an IPv6 client's /64). */
+/** Whose budget a request spends: its API key's once authenticated, else its address's. */
 function budgetOf(request: FastifyRequest): string {
   const principal = currentContext()?.principal;
-  return principal ? `key:${principal.keyId}` : `address:${normalizeIP(request.ip)}`;
+  return principal ? `key:${principal.keyId}` : `address:${addressOf(request)}`;
+}
+
+/** A client's address as budgets count it: an IPv6 client's /64. */
+function addressOf(request: FastifyRequest): string {
+  return normalizeIP(request.ip);
 }
 
 /** Says when requests start going through unlimited, every minute while it lasts, and when counting is back. */

@@ -22,6 +22,15 @@ const allowedOf = (budgets: RequestBudgets, budget: string, times: number, now: 
   Array.from({ length: times }, () => budgets.spend(budget, now).allowed).filter(Boolean).length;
 
 describe('RequestBudgets', () => {
+  it('checks whether a budget has room without counting', () => {
+    const budgets = new RequestBudgets(2, MINUTE);
+    const start = 10 * MINUTE;
+    expect(budgets.check('failed-authentication:a', start).allowed).toBe(true);
+    expect(allowedOf(budgets, 'failed-authentication:a', 2, start)).toBe(2);
+    expect(budgets.check('failed-authentication:a', start)).toEqual({ allowed: false, retryAfterSeconds: 60 });
+    expect(budgets.check('failed-authentication:a', 11 * MINUTE).allowed).toBe(true);
+  });
+
   it('allows exactly the budget in a window, refusing the rest with the seconds left in the window', () => {
     const budgets = new RequestBudgets(5, MINUTE);
     const start = 10 * MINUTE + 15_500;

@@ -41,13 +41,17 @@ export class RequestBudgets {
 
   /** Counts one request against `budget` and says whether it is within it. */
   spend(budget: string, now: number): BudgetVerdict {
+    const verdict = this.check(budget, now);
+    if (verdict.allowed) this.entryOf(budget).pending += 1;
+    return verdict;
+  }
+
+  /** Whether `budget` has room for one more request, counting nothing. */
+  check(budget: string, now: number): BudgetVerdict {
     this.roll(now);
-    let entry = this.budgets.get(budget);
-    if (!entry) this.budgets.set(budget, (entry = { counted: 0, pending: 0 }));
+    const entry = this.budgets.get(budget);
     const retryAfterSeconds = Math.max(1, Math.ceil(((this.window + 1) * this.windowMs - now) / 1000));
-    if (entry.counted + entry.pending >= this.perWindow) return { allowed: false, retryAfterSeconds };
-    entry.pending += 1;
-    return { allowed: true, retryAfterSeconds };
+    return { allowed: entry === undefined || entry.counted + entry.pending < this.perWindow, retryAfterSeconds };
   }
 
   /** The requests counted here and not yet flushed, taken out of pending; `settle` or `restore` them after the flush. */
@@ -83,6 +87,12 @@ export class RequestBudgets {
   /** Forgets every count: while Redis cannot add them up, requests are not limited (fail open). */
   forget(): void {
     this.budgets.clear();
+  }
+
+  private entryOf(budget: string): Budget {
+    let entry = this.budgets.get(budget);
+    if (!entry) this.budgets.set(budget, (entry = { counted: 0, pending: 0 }));
+    return entry;
   }
 
   private roll(now: number): void {

@@ -15,7 +15,9 @@ function capture() {
 
 describe('scrubLogText', () => {
   it.each([
-    ['a path with its query', 'Route GET:/embed/t/sessions/s?token=abc&x=1 not found', 'Route GET:/embed/t/sessions/s?[redacted] not found'],
+    ['a request path with its query', 'Route GET:/embed/t/sessions/s?token=abc&x=1 not found', 'Route GET:[redacted] not found'],
+    ['a request path as Nest quotes it', 'Cannot POST /nope/segment-9f2c', 'Cannot POST [redacted]'],
+    ['a path with its query', 'redirect to /embed/t/sessions/s?token=abc&x=1', 'redirect to /embed/t/sessions/s?[redacted]'],
     ['a URL with its query', 'fetch https://hooks.example/in?secret=s3 failed', 'fetch https://hooks.example/in?[redacted] failed'],
     ['a URL without a path', 'POST https://hooks.example?secret=s3', 'POST https://hooks.example?[redacted]'],
     ['user info in a URL', 'connect redis://:hunter2@10.0.0.5:6379 refused', 'connect redis://[redacted]@10.0.0.5:6379 refused'],
@@ -49,18 +51,23 @@ describe('createJsonLogger', () => {
     logger.error({ context: 'http', stack: 'Error: GET /v1/y?token=T\n    at f (/srv/a.ts:1:1)' }, 'unhandled');
     logger.warn({ err: new Error('Bearer lk_a_b refused for 12.345.678-5') }, 'failed');
     expect(lines.map((line) => [line.msg, line.stack, (line.err as { message?: string } | undefined)?.message])).toEqual([
-      ['Route GET:/v1/x?[redacted] not found', undefined, undefined],
-      ['unhandled', 'Error: GET /v1/y?[redacted]\n    at f (/srv/a.ts:1:1)', undefined],
+      ['Route GET:[redacted] not found', undefined, undefined],
+      ['unhandled', 'Error: GET [redacted]\n    at f (/srv/a.ts:1:1)', undefined],
       ['failed', undefined, 'Bearer [redacted] refused for [redacted]'],
     ]);
     expect(JSON.stringify((lines[2].err as { stack: string }).stack)).not.toContain('lk_a_b');
     expect(lines[0].requestId).toBe('r-1');
   });
 
-  it('logs a request as its method and path, never its query, headers or address', () => {
+  it('logs a request as its method and route pattern, never its path, query, headers or address', () => {
     const { logger, lines } = capture();
-    logger.info({ req: { method: 'GET', url: '/embed/t/sessions/s?token=abc', headers: { authorization: 'Bearer k' }, ip: '10.1.2.3' } }, 'incoming request');
-    expect(lines[0].req).toEqual({ method: 'GET', path: '/embed/t/sessions/s' });
+    const request = { method: 'GET', url: '/embed/t/sessions/s?token=abc', routeOptions: { url: '/embed/:tenantId/sessions/:sessionId' }, headers: { authorization: 'Bearer k' }, ip: '10.1.2.3' };
+    logger.info({ req: request }, 'matched');
+    logger.info({ req: { ...request, is404: true, routeOptions: {} } }, 'unmatched');
+    expect(lines.map((line) => line.req)).toEqual([
+      { method: 'GET', route: '/embed/:tenantId/sessions/:sessionId' },
+      { method: 'GET', route: '(unmatched)' },
+    ]);
   });
 
   it('redacts credentials, evidence bytes and identifiers under any key of an object, up to four levels deep', () => {

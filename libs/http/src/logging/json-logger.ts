@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { DestinationStream, LogFn, Logger as PinoLogger } from 'pino';
 import { currentContext } from '@ledger/platform';
-import { pathOf, scrubLogText } from './log-scrubbing';
+import { routeOf, scrubLogText } from './log-scrubbing';
 
 export interface JsonLogOptions {
   level?: string;
@@ -68,7 +68,7 @@ function redactLogArray(values: unknown[], depth: number): unknown[] {
 }
 
 const LOG_SERIALIZERS = {
-  req: (request: { method?: string; url?: string }) => ({ method: request.method, path: pathOf(request.url) }),
+  req: (request: Parameters<typeof routeOf>[0] & { method?: string }) => ({ method: request.method, route: routeOf(request) }),
   res: (reply: { statusCode?: number }) => ({ statusCode: reply.statusCode }),
   err: (error: Error) => scrubbedError(pino.stdSerializers.err(error)),
 };
@@ -80,8 +80,9 @@ const SERIALIZED_LOG_KEYS: ReadonlySet<string> = new Set(Object.keys(LOG_SERIALI
  * `requestId` on those lines itself; Nest's messages go through JsonLogger,
  * which takes the id from the request context.
  *
- * Requests are serialized as method and path only: headers carry the API key
- * and query strings carry tokens, codes and references; bodies are never
+ * Requests are serialized as method and route pattern only: paths carry
+ * identifiers (and whatever a caller puts in them), headers carry the API
+ * key and query strings carry tokens, codes and references; bodies are never
  * logged. Messages, stacks and error objects are scrubbed (scrubLogText)
  * because Fastify, Nest and Node quote URLs and inputs in them.
  */

@@ -7,6 +7,8 @@
 const MASKED = '[redacted]';
 
 const RULES: ReadonlyArray<readonly [RegExp, string]> = [
+  // A request as Fastify and Nest quote it (`Route GET:/x not found`, `Cannot GET /x`): its path is the caller's text, whatever it holds.
+  [/\b(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)([: ])\/[^\s"'`]*/g, `$1$2${MASKED}`],
   // The query string of a path or URL: consent page tokens, lookup codes and any integrator's value travel there.
   [/((?:\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#"'`]+)?\/[^\s?#"'`]*)\?[^\s#"'`]*/gi, `$1?${MASKED}`],
   // A credential as an Authorization header or a URL's user info carries it.
@@ -23,11 +25,11 @@ const RULES: ReadonlyArray<readonly [RegExp, string]> = [
 /**
  * A character (or word) without which none of the rules above can match: a
  * query's `?`, a URL's `:`, a secret's `_`, a RUT's digits, the quotes of
- * JSON.parse, `Bearer`. Most lines hold none ("request completed", once per
+ * JSON.parse, `Bearer`, a method before a path. Most lines hold none ("request completed", once per
  * request) and are returned without running the rules. A new rule adds its
  * own mark here.
  */
-const MAY_HOLD_A_VALUE = /[?:_"\d]|bearer/i;
+const MAY_HOLD_A_VALUE = /[?:_"\d]|bearer|(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \//;
 
 /** `text` with every value the rules above recognise replaced by `[redacted]`. */
 export function scrubLogText(text: string): string {
@@ -35,7 +37,16 @@ export function scrubLogText(text: string): string {
   return RULES.reduce((scrubbed, [pattern, replacement]) => scrubbed.replace(pattern, replacement), text);
 }
 
-/** A request target as logged: its path, never its query. */
-export function pathOf(url: string | undefined): string | undefined {
-  return url?.split('?')[0];
+/** What the request log says of a request no route matched: its path is the caller's text, whatever it holds. */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+/**
+ * A request as the request log names it: by the pattern of the route that
+ * answered it (`/v1/redec/consents/:redecConsentId`), never by its path,
+ * where a caller may put a RUT, a key or anything else (docs/security.md,
+ * "No secret in any log"). A request no route matched (an unknown path, one refused by
+ * routing itself) is UNMATCHED_ROUTE.
+ */
+export function routeOf(request: { is404?: boolean; routeOptions?: { url?: string } }): string {
+  return (request.is404 ? undefined : request.routeOptions?.url) ?? UNMATCHED_ROUTE;
 }

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { ReportKeyring, reportContentErased } from '@ledger/ledger';
-import { CurrentPrincipal, Idempotent, RequireAnyScope, RequireScopes } from '@ledger/http';
+import { CurrentPrincipal, Idempotent, NoStore, RequireAnyScope, RequireScopes } from '@ledger/http';
 import { Principal, Scopes, conflict, notFound } from '@ledger/platform';
 import { Report, ReportLayouts, contentBlobOf, localDateOf, openReportContent, readReport, reportContentSha256, requestReport } from '@ledger/redec';
 import { ProblemResponses } from '../../openapi/problem-responses';
@@ -70,6 +70,7 @@ export class ReportsHttpController {
   }
 
   @Get(':reportId/content')
+  @NoStore()
   @RequireScopes(Scopes.REPORT)
   @ApiOperation({
     operationId: 'downloadReportContent',

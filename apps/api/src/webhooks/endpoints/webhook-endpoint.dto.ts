@@ -24,7 +24,7 @@ export const URL_POLICY =
   'also in the IPv4-mapped, IPv4-compatible, NAT64, 6to4 and Teredo forms of such an IPv4 address, as are local names (`localhost`, one-label names, `.local`, `.internal` such as `metadata.google.internal`, `.home.arpa`); ' +
   'a host name is resolved and every address it resolves to is checked, at registration and again before every delivery. ' +
   'Only a service started with LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (tests, local development) allows those targets, and plain `http://` to a loopback host (`localhost`, `127.0.0.1`, `[::1]`). ' +
-  'A refused URL is 400 VALIDATION_ERROR on field `url` with the rule as reason: `invalid_url`, `https_required`, `private_address_not_allowed`, or `host_not_resolved` (the name resolves to no address).';
+  'A refused URL is 400 VALIDATION_ERROR on field `url` with the rule as reason: `invalid_url`, `https_required`, `private_address_not_allowed`, `port_not_allowed` (a port other than 443, or than those the operator allows with `LEDGER_WEBHOOK_ALLOWED_PORTS`), or `host_not_resolved` (the name resolves to no address).';
 
 /** docs/reference/webhooks.md, "Managing endpoints": closed, as every request body. */
 export class RegisterWebhookEndpointRequestDto {

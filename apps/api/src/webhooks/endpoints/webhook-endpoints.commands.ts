@@ -3,6 +3,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { checkEndpointUrl, disableWebhookEndpoint, registerWebhookEndpoint, rotateWebhookSecret } from '@ledger/webhooks';
 import { RequestCommands } from '../../request-commands';
+import { egressPolicyOf } from '../egress-policy';
 import { WebhookEventType } from '@ledger/webhooks';
 import { RegisteredWebhookEndpointDto, RotatedWebhookSecretDto } from './webhook-endpoint.dto';
 
@@ -34,7 +35,7 @@ export class RegisterWebhookEndpointHandler implements ICommandHandler<RegisterW
 
   async execute({ request }: RegisterWebhookEndpointCommand): Promise<RegisteredWebhookEndpointDto> {
     // Before anything is recorded: a refused URL is a 400 on field `url`. The normalized form is what is registered.
-    const url = await checkEndpointUrl(request.url, { allowPrivateNetworks: this.config.webhookAllowPrivateNetworks });
+    const url = await checkEndpointUrl(request.url, egressPolicyOf(this.config));
     return this.commands.run(async (store, context) => {
       const { endpoint, secret } = await registerWebhookEndpoint({ store, protection: this.protection }, { url, eventTypes: request.eventTypes }, context);
       const result: RegisteredWebhookEndpointDto = {

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Res, StreamableFile } from '@nestjs/com
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
-import { CurrentPrincipal, RequireScopes } from '@ledger/http';
+import { CurrentPrincipal, NoStore, RequireScopes } from '@ledger/http';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { evolveCustomer, loadAggregate, streams } from '@ledger/ledger';
 import { Principal, Scopes, conflict, customerDataErased, notFound } from '@ledger/platform';
@@ -62,6 +62,7 @@ export class ArtifactHttpController {
   }
 
   @Get(':redecConsentId/artifact/download')
+  @NoStore()
   @RequireScopes(Scopes.READ)
   @ApiOperation({
     operationId: 'downloadRedecConsentArtifact',

@@ -1,6 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, RequireScopes } from '@ledger/http';
+import { CurrentPrincipal, NoStore, RequireScopes } from '@ledger/http';
 import { Principal, Scopes, notFound } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { ConsentState } from '@ledger/redec';
@@ -63,6 +63,7 @@ export class EvidenceHttpController {
   constructor(private readonly readModel: ReadModel) {}
 
   @Get(':redecConsentId/evidence')
+  @NoStore()
   @RequireScopes(Scopes.READ)
   @ApiOperation({
     operationId: 'getRedecConsentEvidence',

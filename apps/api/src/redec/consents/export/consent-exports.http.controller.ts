@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsOptional, Matches } from 'class-validator';
-import { CurrentPrincipal, RequireScopes } from '@ledger/http';
+import { CurrentPrincipal, NoStore, RequireScopes } from '@ledger/http';
 import { CLOCK, Clock, Principal, Scopes } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { exportConsents } from '@ledger/redec';
@@ -28,6 +28,7 @@ export class ConsentExportsHttpController {
   ) {}
 
   @Get()
+  @NoStore()
   @RequireScopes(Scopes.READ)
   @ApiOperation({
     operationId: 'exportRedecConsents',

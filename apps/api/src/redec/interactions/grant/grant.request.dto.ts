@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { MustNotBeSent } from '@ledger/http';
 import { EVIDENCE_MEDIA_TYPES } from '@ledger/redec';
-import { IDENTITY, PRESENTED, PresentedText, SHA256_HEX, Text } from '../../../dto-fields';
+import { IDENTITY, LOCATION, LocationText, PRESENTED, PresentedText, SHA256_HEX, Text } from '../../../dto-fields';
 
 
 /** docs/reference/grants.md, "Representation": closed; the service keeps the bank's assertion and never calls it verified. */
@@ -89,9 +89,9 @@ export class EvidenceDto {
   @IsString()
   contentBase64?: string;
 
-  @ApiPropertyOptional({ description: 'Where the bytes are held outside the service; recorded with their hash, never proxied.', maxLength: 500 })
+  @ApiPropertyOptional({ description: `Where the bytes are held outside the service; recorded with their hash, never proxied. ${LOCATION}`, maxLength: 500 })
   @IsOptional()
-  @Text(500)
+  @LocationText(500)
   externalReference?: string;
 
   @ApiPropertyOptional({ description: 'SHA-256 (hex) of the bytes: required with `externalReference`, checked when sent with `contentBase64`.', pattern: '^[0-9a-f]{64}$' })
