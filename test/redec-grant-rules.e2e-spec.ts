@@ -271,7 +271,7 @@ describe('REDEC grant rules and regulatory reads', () => {
     const paper = await granted(
       grantBody({
         occurredAt,
-        evidence: { kind: 'physical_document', digitizedAt, mediaType: 'application/pdf', externalReference: 'dms://contracts/123', contentSha256: audioSha256 },
+        evidence: { kind: 'physical_document', digitizedAt, mediaType: 'application/pdf', externalReference: 'dms-contracts/123', contentSha256: audioSha256 },
       }),
       configurations.inPerson,
     );
@@ -306,21 +306,21 @@ describe('REDEC grant rules and regulatory reads', () => {
     const neither = await recordsNothing(() => grant(interactionId, audio({})));
     expectValidationError(neither, [{ field: 'evidence', reason: 'content_or_external_reference_required' }]);
 
-    const referenceWithoutHash = await recordsNothing(() => grant(interactionId, audio({ externalReference: 'pbx://calls/1' })));
+    const referenceWithoutHash = await recordsNothing(() => grant(interactionId, audio({ externalReference: 'pbx-calls/1' })));
     expectValidationError(referenceWithoutHash, [{ field: 'evidence', reason: 'content_or_external_reference_required' }]);
 
-    const both = await recordsNothing(() => grant(interactionId, audio({ contentBase64: base64, externalReference: 'pbx://calls/1', contentSha256: audioSha256 })));
+    const both = await recordsNothing(() => grant(interactionId, audio({ contentBase64: base64, externalReference: 'pbx-calls/1', contentSha256: audioSha256 })));
     expectValidationError(both, [{ field: 'evidence', reason: 'content_or_external_reference_required' }]);
 
     const notBase64 = await recordsNothing(() => grant(interactionId, audio({ contentBase64: 'not base64!' })));
     expectValidationError(notBase64, [{ field: 'evidence.contentBase64', reason: 'invalid_base64' }]);
 
-    const badHash = await recordsNothing(() => grant(interactionId, audio({ externalReference: 'pbx://calls/1', contentSha256: 'XYZ' })));
+    const badHash = await recordsNothing(() => grant(interactionId, audio({ externalReference: 'pbx-calls/1', contentSha256: 'XYZ' })));
     expectValidationError(badHash, [{ field: 'evidence.contentSha256', reason: 'invalid_format' }]);
 
     const held = await granted(audio({ contentBase64: base64, contentSha256: audioSha256 }), undefined, interactionId);
     expect(held.artifactStatus).toBe('ready');
-    const referenced = await granted(audio({ externalReference: 'pbx://calls/2', contentSha256: audioSha256 }), configurations.phone);
+    const referenced = await granted(audio({ externalReference: 'pbx-calls/2', contentSha256: audioSha256 }), configurations.phone);
     expect((await readConsent(referenced.redecConsentId)).body.mediumCode).toBe('2');
   });
 
@@ -366,7 +366,7 @@ describe('REDEC grant rules and regulatory reads', () => {
     const cases: Array<[string, Record<string, unknown>, string]> = [
       [configurations.digital, electronic, '1'],
       [configurations.inPerson, electronic, '1'],
-      [configurations.phone, { kind: 'audio_recording', recordedAt: occurredAt, mediaType: 'audio/mpeg', externalReference: 'pbx://calls/9', contentSha256: audioSha256 }, '2'],
+      [configurations.phone, { kind: 'audio_recording', recordedAt: occurredAt, mediaType: 'audio/mpeg', externalReference: 'pbx-calls/9', contentSha256: audioSha256 }, '2'],
       [configurations.inPerson, { kind: 'physical_document', digitizedAt: occurredAt, mediaType: 'image/jpeg', contentBase64: audioBytes.toString('base64') }, '3'],
     ];
     for (const [configurationId, evidence, mediumCode] of cases) {
