@@ -35,6 +35,12 @@ const NON_PUBLIC_TARGETS = [
   'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hooks', // Teredo, client 127.0.0.1
 ];
 
+/** The service as production starts it: without the tests' LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS, with `settings` on top. */
+function startWithoutPrivateNetworks(environment: TestEnvironment, settings: Record<string, string>): Promise<ApiApp> {
+  const { LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: _allowedInTests, ...strict } = environment.env;
+  return startApiApp({ ...environment, env: strict }, { LEDGER_WORKERS: 'external', ...settings });
+}
+
 describe('webhook egress', () => {
   const register = (api: ApiApp, apiKey: string, url: string) =>
     api.http.post('/v1/webhook-endpoints').set({ Authorization: `Bearer ${apiKey}` }).send({ url, eventTypes: [NOTIFICATION_REQUIRED] });
@@ -51,8 +57,7 @@ describe('webhook egress', () => {
 
     beforeAll(async () => {
       environment = testEnvironment();
-      const { LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: _allowedInTests, ...strict } = environment.env;
-      api = await startApiApp({ ...environment, env: strict }, { LEDGER_WORKERS: 'external', ...nodeEnv, ...(allowPrivate === undefined ? {} : { LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: allowPrivate }) });
+      api = await startWithoutPrivateNetworks(environment, { ...nodeEnv, ...(allowPrivate === undefined ? {} : { LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: allowPrivate }) });
       ({ apiKey } = await api.tenantKey(['consent:admin']));
     });
     afterAll(async () => {
@@ -98,8 +103,7 @@ describe('webhook egress', () => {
 
     beforeAll(async () => {
       environment = testEnvironment();
-      const { LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: _allowedInTests, ...strict } = environment.env;
-      api = await startApiApp({ ...environment, env: strict }, { LEDGER_WORKERS: 'external', LEDGER_WEBHOOK_ALLOWED_PORTS: '443, 8443' });
+      api = await startWithoutPrivateNetworks(environment, { LEDGER_WEBHOOK_ALLOWED_PORTS: '443, 8443' });
       ({ apiKey } = await api.tenantKey(['consent:admin']));
     });
     afterAll(async () => {

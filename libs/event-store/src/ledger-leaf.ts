@@ -1,4 +1,4 @@
-import { hash as oneShotHash } from 'node:crypto';
+import { sha256Hex } from '@ledger/platform';
 import type { RecordedEvent } from './event-store.port';
 
 /**
@@ -40,7 +40,7 @@ export interface ParsedLeaf extends Omit<LeafContent, 'streamId'> {
 }
 
 export function streamIdHash(streamId: string): string {
-  return oneShotHash('sha256', streamId, 'hex');
+  return sha256Hex(streamId);
 }
 
 export function ledgerLeaf({ streamId, revision, eventId, type, recordedAt, hash }: LeafContent): Buffer {
