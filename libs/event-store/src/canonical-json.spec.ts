@@ -1,4 +1,5 @@
-import { canonicalJson } from './canonical-json';
+import { Base64Bytes, sha256Hex } from '@ledger/platform';
+import { canonicalJson, canonicalJsonSha256 } from './canonical-json';
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth and leaves out whitespace', () => {
@@ -87,5 +88,29 @@ describe('canonicalJson', () => {
       expect(text.startsWith(`{"y":${depth - 1},"z":[`)).toBe(true);
       expect(text).toContain('{"a":0,"b":1}');
     }
+  });
+});
+
+describe('canonicalJsonSha256', () => {
+  const bytes = (length: number) => Buffer.from(Array.from({ length }, (_, i) => (i * 31 + (i >> 9)) % 256));
+
+  it('is the SHA-256 of canonicalJson for a value without decoded bytes', () => {
+    const value = { b: [1, { z: 'ñ', y: null }], a: 'x', __proto__: 'kept' };
+    expect(canonicalJsonSha256(value)).toBe(sha256Hex(canonicalJson(value)));
+  });
+
+  it('hashes decoded bytes as the base64 text they were sent as, padding included, wherever they sit and however many', () => {
+    for (const [length, padding] of [[1, 2], [1, 0], [2, 1], [3, 0], [3, 3], [200_000, 1], [147_456, 0]]) {
+      const sent = bytes(length).toString('base64').replace(/=+$/, '') + '='.repeat(padding);
+      const asSent = (content: unknown) => ({ path: '/x', body: { z: 1, evidence: { kind: 'audio', contentBase64: content }, items: [{ contentBase64: content }] } });
+      expect(canonicalJsonSha256(asSent(new Base64Bytes(bytes(length), padding)))).toBe(sha256Hex(canonicalJson(asSent(sent))));
+    }
+  });
+
+  it('leaves the value it hashes as it was', () => {
+    const content = new Base64Bytes(bytes(10));
+    const value = { evidence: { contentBase64: content } };
+    canonicalJsonSha256(value);
+    expect(value.evidence.contentBase64).toBe(content);
   });
 });

@@ -1,3 +1,6 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Base64Bytes, sha256Hex } from '@ledger/platform';
+
 /**
  * JSON with sorted keys and no whitespace. It follows JSON.stringify for
  * everything else (toJSON, undefined members dropped, undefined in arrays as
@@ -157,4 +160,60 @@ function encodable(value: unknown): unknown {
 /** What JSON leaves out of an object (and writes as null in an array). */
 function isOmitted(value: unknown): boolean {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+}
+
+/**
+ * SHA-256 (hex) of `canonicalJson(value)`, the digest of a request body:
+ * the same digest, but every Base64Bytes in the value (evidence bytes sent
+ * base64) is fed to the hash in pieces instead of written out, so a body
+ * carrying 15 MB of evidence is hashed without building 15 MB of text.
+ */
+export function canonicalJsonSha256(value: unknown): string {
+  const held: Base64Bytes[] = [];
+  const marker = { prefix: '' };
+  const text = canonicalJson(withPlaceholders(value, held, marker, 0));
+  if (held.length === 0) return sha256Hex(text);
+  // Each placeholder is written once, as a JSON string; where, depends on the keys' order.
+  const found = held.map((bytes, index) => ({ bytes, quoted: JSON.stringify(`${marker.prefix}${index}`) })).map((h) => ({ ...h, at: text.indexOf(h.quoted) }));
+  found.sort((a, b) => a.at - b.at);
+  const hash = createHash('sha256');
+  let from = 0;
+  for (const { bytes, quoted, at } of found) {
+    hash.update(text.slice(from, at));
+    for (const piece of bytes.jsonPieces()) hash.update(piece);
+    from = at + quoted.length;
+  }
+  hash.update(text.slice(from));
+  return hash.digest('hex');
+}
+
+/**
+ * `value` with each Base64Bytes replaced by a placeholder string no client
+ * can have sent (a NUL and a fresh random id), copied only where one is.
+ */
+function withPlaceholders(value: unknown, held: Base64Bytes[], marker: { prefix: string }, depth: number): unknown {
+  if (typeof value !== 'object' || value === null || depth > MAX_NATIVE_DEPTH) return value;
+  if (value instanceof Base64Bytes) {
+    if (marker.prefix === '') marker.prefix = `\u0000base64-bytes:${randomUUID()}:`;
+    held.push(value);
+    return `${marker.prefix}${held.length - 1}`;
+  }
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = withPlaceholders(value[i], held, marker, depth + 1);
+      if (item !== value[i]) (copy ??= value.slice())[i] = item;
+    }
+    return copy ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(record)) {
+    const member = withPlaceholders(record[key], held, marker, depth + 1);
+    if (member === record[key]) continue;
+    copy ??= { ...record };
+    // Defined, not assigned: a member named __proto__ stays a member.
+    Object.defineProperty(copy, key, { value: member, enumerable: true, writable: true, configurable: true });
+  }
+  return copy ?? value;
 }

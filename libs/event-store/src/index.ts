@@ -1,5 +1,5 @@
 export * from './event-store.port';
-export { canonicalJson } from './canonical-json';
+export { canonicalJson, canonicalJsonSha256 } from './canonical-json';
 export { computeEventHash, hashEventText, storedJson, verifyStream } from './integrity';
 export type { HashedContent, IntegrityBreak } from './integrity';
 export { verifyLedger, type LedgerVerification, type VerifyLedgerOptions, type VerifyLedgerProgress } from './verify-ledger';

@@ -6,6 +6,7 @@ import { FastifyError, FastifyReply, FastifyRequest, LogController } from 'fasti
 import type { Logger as PinoLogger } from 'pino';
 import { runWithContext } from '@ledger/platform';
 import { applyNoStore } from './caching/no-store';
+import { applyBase64Decoding } from './limits/base64-members';
 import { DEFAULT_BODY_LIMIT_BYTES, applyBodyLimits } from './limits/body-limit';
 import { PROBLEM_CONTENT_TYPE, clientErrorProblem, toProblem } from './problem/problem';
 
@@ -44,7 +45,8 @@ export function requestIdFrom(header: string | string[] | undefined): string {
  * id, the request id echoed in
  * `x-request-id`, a request context opened for every request before
  * anything else (body parsing, guards, handlers) runs in it, bodies limited
- * per route (@BodyLimit(), else DEFAULT_BODY_LIMIT_BYTES), `Cache-Control:
+ * per route (@BodyLimit(), else DEFAULT_BODY_LIMIT_BYTES), evidence's base64
+ * decoded as it arrives (@EvidenceBytes()), `Cache-Control:
  * no-store` on the routes marked @NoStore(), and the time a
  * client may hold a connection bounded.
  */
@@ -67,6 +69,7 @@ export function createHttpAdapter(logger: PinoLogger): FastifyAdapter {
     frameworkErrors: answerFrameworkError,
   });
   applyBodyLimits(adapter.getInstance());
+  applyBase64Decoding(adapter.getInstance());
   applyNoStore(adapter.getInstance());
   adapter.getInstance().addHook('onResponse', (request, reply, done) => {
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');

@@ -18,6 +18,8 @@ declare module 'fastify' {
     bodyLimit?: number;
     /** Every answer is sent with `Cache-Control: no-store` (see @NoStore()). */
     noStore?: boolean;
+    /** `contentBase64` strings are decoded as the body arrives (see @EvidenceBytes()). */
+    decodesBase64?: boolean;
   }
 }
 
@@ -27,6 +29,7 @@ export interface LedgerRouteConfig {
   anyOfScopes?: readonly Scope[];
   bodyLimit?: number;
   noStore?: boolean;
+  decodesBase64?: boolean;
 }
 
 const LEDGER_ROUTE_CONFIG = 'ledger:route-config';

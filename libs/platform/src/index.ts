@@ -12,3 +12,4 @@ export * from './postgres';
 export * from './build-info';
 export * from './heap-growth';
 export * from './sha256';
+export * from './base64-bytes';

@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { GeneralConsentRevoked, GeneralConsentState, GeneralGrantResult } from '@ledger/consents';
-import { canonicalJson } from '@ledger/event-store';
-import { BodyLimit, CurrentPrincipal, EVIDENCE_BODY_LIMIT_BYTES, Idempotent, RequireScopes, assertScope } from '@ledger/http';
-import { Principal, Scopes, sha256Hex } from '@ledger/platform';
+import { canonicalJsonSha256 } from '@ledger/event-store';
+import { CurrentPrincipal, EvidenceBytes, Idempotent, RequireScopes, assertScope } from '@ledger/http';
+import { Principal, Scopes } from '@ledger/platform';
 import type { CreateInteractionResult } from '@ledger/redec';
 import { CreateInteractionCommand } from '../redec/interactions/create/create-interaction.command';
 import { customerReference } from '../redec/interactions/create/create-interaction.http.controller';
@@ -62,7 +62,7 @@ export class GeneralConsentsHttpController {
   @HttpCode(201)
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: false })
-  @BodyLimit(EVIDENCE_BODY_LIMIT_BYTES)
+  @EvidenceBytes()
   @ApiOperation({
     operationId: 'grantConsent',
     summary: 'Record the grant of a general consent captured outside the service',
@@ -74,7 +74,7 @@ export class GeneralConsentsHttpController {
   @ApiCreatedResponse({ type: GeneralGrantResponseDto })
   @ProblemResponses({ 409: ['consent_interaction_already_granted', 'general_configuration_required', 'capture_is_embedded'] })
   async grant(@Param('interactionId', new ResourceIdPipe('consent interaction')) interactionId: string, @Body() body: GeneralGrantRequestDto): Promise<GeneralGrantResponseDto> {
-    const requestSha256 = sha256Hex(canonicalJson(body));
+    const requestSha256 = canonicalJsonSha256(body);
     const { occurredAt, sourceSystem, sourceReference } = body;
     const command = new GrantGeneralConsentCommand(interactionId, { occurredAt, sourceSystem, sourceReference, evidence: toEvidence(body.evidence) }, requestSha256);
     const { grant } = await this.commandBus.execute<GrantGeneralConsentCommand, GeneralGrantResult>(command);

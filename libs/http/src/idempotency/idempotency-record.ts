@@ -1,4 +1,4 @@
-import { ExpectedRevision, RecordedEvent, canonicalJson } from '@ledger/event-store';
+import { ExpectedRevision, RecordedEvent, canonicalJsonSha256 } from '@ledger/event-store';
 import { DomainError, ErrorCodes, sha256Hex } from '@ledger/platform';
 
 /**
@@ -67,7 +67,7 @@ export function idempotencyStreamId(tenantId: string, key: string): string {
  * (cache busters, tracking), which would turn an exact retry into a 422.
  */
 export function hashRequest(method: string, path: string, body: unknown): string {
-  return sha256Hex(canonicalJson({ method: method.toUpperCase(), path, body: body ?? null }));
+  return canonicalJsonSha256({ method: method.toUpperCase(), path, body: body ?? null });
 }
 
 /** 1 to 255 visible ASCII characters (the IETF draft's practice; anything else is a client bug). */

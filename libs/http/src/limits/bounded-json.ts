@@ -1,5 +1,6 @@
 import type { FastifyBodyParser, FastifyInstance } from 'fastify';
 import { validationError } from '@ledger/platform';
+import { substituteDecoded } from './base64-members';
 
 /** Deeper than any request of the API nests (a grant body: 4 levels), far below what exhausts a recursive walker's stack. */
 export const MAX_JSON_DEPTH = 32;
@@ -85,7 +86,8 @@ const REFUSALS: Record<JsonShapeRefusal, string> = {
  * above, so that nothing nested deeper or larger than the limits reaches
  * JSON.parse, class-transformer, class-validator or canonicalJson. A refusal
  * is 400 VALIDATION_ERROR with the reason `too_deeply_nested` or
- * `too_many_values`.
+ * `too_many_values`. On a route marked @EvidenceBytes(), the decoded bytes
+ * then take the places of their placeholders.
  */
 export function boundedJsonParser(fastify: FastifyInstance): FastifyBodyParser<Buffer> {
   const parse = fastify.getDefaultJsonParser('error', 'error');
@@ -95,6 +97,6 @@ export function boundedJsonParser(fastify: FastifyInstance): FastifyBodyParser<B
       done(validationError(REFUSALS[refusal], { reason: refusal }), undefined);
       return;
     }
-    void parse(request, body.toString('utf8'), done);
+    void parse(request, body.toString('utf8'), (error, parsed) => (error ? done(error, undefined) : done(null, substituteDecoded(request, parsed))));
   };
 }

@@ -23,8 +23,8 @@ export interface GrantDependencies {
   calendar: BankingCalendar;
 }
 
-/** Evidence as sent: supplied bytes in base64, or a resource held elsewhere with its hash. */
-type SuppliedContent = { contentBase64?: string; externalReference?: string; contentSha256?: string };
+/** Evidence as sent: supplied bytes (decoded from base64 by the HTTP edge), or a resource held elsewhere with its hash. */
+type SuppliedContent = { bytes?: Buffer; externalReference?: string; contentSha256?: string };
 export type EvidenceInput =
   | { kind: 'electronic'; authentication: { method: string; reference: string } }
   | ({ kind: 'audio_recording'; recordedAt: number; mediaType: string } & SuppliedContent)
@@ -256,19 +256,15 @@ async function protectExecutive(protection: ValueProtection, tenantId: string, i
 export async function holdEvidence(blobs: GrantDependencies['blobs'], tenantId: string, evidence: EvidenceInput, customerId?: string): Promise<GrantEvidence> {
   if (evidence.kind === 'electronic') return evidence;
   checkEvidenceMediaType(evidence.kind, evidence.mediaType);
-  const { contentBase64, externalReference, contentSha256, ...described } = evidence;
+  const { bytes, externalReference, contentSha256, ...described } = evidence;
   let content: EvidenceContent;
-  if (contentBase64 !== undefined && externalReference === undefined) {
-    const bytes = Buffer.from(contentBase64, 'base64');
-    if (bytes.length === 0 || bytes.toString('base64').replace(/=+$/, '') !== contentBase64.replace(/=+$/, '')) {
-      throw validationError('evidence.contentBase64 is not base64.', { errors: [{ field: 'evidence.contentBase64', reason: 'invalid_base64' }] });
-    }
+  if (bytes !== undefined && externalReference === undefined) {
     const stored = await blobs.put(tenantId, bytes, customerId);
     if (contentSha256 !== undefined && contentSha256 !== stored.contentSha256) {
       throw validationError('evidence.contentSha256 does not match the supplied bytes.', { errors: [{ field: 'evidence.contentSha256', reason: 'content_sha256_mismatch' }] });
     }
     content = { origin: 'held', contentSha256: stored.contentSha256, size: stored.size };
-  } else if (contentBase64 === undefined && externalReference !== undefined && contentSha256 !== undefined) {
+  } else if (bytes === undefined && externalReference !== undefined && contentSha256 !== undefined) {
     content = { origin: 'external_reference', externalReference, contentSha256 };
   } else {
     throw validationError('Send either evidence.contentBase64, or evidence.externalReference with evidence.contentSha256.', {

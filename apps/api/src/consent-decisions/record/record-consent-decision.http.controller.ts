@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { CompletedConsentDecision, ConsentDecisionRequest } from '@ledger/consents';
-import { BodyLimit, CurrentPrincipal, EVIDENCE_BODY_LIMIT_BYTES, Idempotent, RequireScopes, assertScope } from '@ledger/http';
+import { CurrentPrincipal, EvidenceBytes, Idempotent, RequireScopes, assertScope } from '@ledger/http';
 import { DomainError, Principal, Scopes, refusalOfPart } from '@ledger/platform';
 import { customerReference } from '../../redec/interactions/create/create-interaction.http.controller';
 import { toGrantTerms } from '../../redec/interactions/grant/grant.http.controller';
@@ -21,7 +21,7 @@ export class RecordConsentDecisionHttpController {
   @HttpCode(201)
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: true })
-  @BodyLimit(EVIDENCE_BODY_LIMIT_BYTES)
+  @EvidenceBytes()
   @ApiOperation({
     operationId: 'recordConsentDecision',
     summary: "Record the data subject's decisions on several configurations at once (Multi-Consent decision): all items or none",

@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { canonicalJson } from '@ledger/event-store';
-import { BodyLimit, EVIDENCE_BODY_LIMIT_BYTES, Idempotent, RequireScopes } from '@ledger/http';
-import { FieldError, Scopes, sha256Hex, validationError } from '@ledger/platform';
+import { canonicalJsonSha256 } from '@ledger/event-store';
+import { EvidenceBytes, Idempotent, RequireScopes } from '@ledger/http';
+import { Base64Bytes, FieldError, Scopes, validationError } from '@ledger/platform';
 import { EvidenceInput, GrantConsentRequest, GrantConsentResult } from '@ledger/redec';
 import { GrantConsentCommand } from './grant.command';
 import { EvidenceDto, GrantRequestDto, GrantResponseDto } from './grant.request.dto';
@@ -20,7 +20,7 @@ export class GrantHttpController {
   @HttpCode(201)
   @RequireScopes(Scopes.WRITE)
   @Idempotent({ required: false })
-  @BodyLimit(EVIDENCE_BODY_LIMIT_BYTES)
+  @EvidenceBytes()
   @ApiOperation({
     operationId: 'grantRedecConsent',
     summary: 'Record the grant of consent captured outside the service',
@@ -46,7 +46,7 @@ export class GrantHttpController {
     503: ['banking_calendar_out_of_range'],
   })
   async grant(@Param('interactionId', new ResourceIdPipe('consent interaction')) interactionId: string, @Body() body: GrantRequestDto): Promise<GrantResponseDto> {
-    const requestSha256 = sha256Hex(canonicalJson(body));
+    const requestSha256 = canonicalJsonSha256(body);
     const command = new GrantConsentCommand(interactionId, toGrantRequest(body), requestSha256);
     const { grant } = await this.commandBus.execute<GrantConsentCommand, GrantConsentResult>(command);
     return {
@@ -92,5 +92,7 @@ export function toEvidence(evidence: EvidenceDto): EvidenceInput {
     .filter((field) => evidence[field] !== undefined && !allowed.includes(field))
     .map((field) => ({ field: `evidence.${field}`, reason: 'not_for_evidence_kind' }));
   if (foreign.length > 0) throw validationError(`These evidence fields do not apply to kind ${evidence.kind}.`, { errors: foreign });
-  return Object.fromEntries(allowed.filter((field) => evidence[field] !== undefined).map((field) => [field, field === 'authentication' ? { ...evidence.authentication } : evidence[field]])) as unknown as EvidenceInput;
+  const { contentBase64, ...sent } = Object.fromEntries(allowed.filter((field) => evidence[field] !== undefined).map((field) => [field, field === 'authentication' ? { ...evidence.authentication } : evidence[field]]));
+  // The bytes were decoded as the body arrived, and validation refused text that was not base64.
+  return (contentBase64 === undefined ? sent : { ...sent, bytes: (contentBase64 as Base64Bytes).bytes }) as unknown as EvidenceInput;
 }

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Min, ValidateIf, ValidateNested } from 'class-validator';
-import { MustNotBeSent } from '@ledger/http';
+import { DecodedBase64, MustNotBeSent } from '@ledger/http';
+import { Base64Bytes } from '@ledger/platform';
 import { EVIDENCE_MEDIA_TYPES } from '@ledger/redec';
 import { IDENTITY, LOCATION, LocationText, PRESENTED, PresentedText, SHA256_HEX, Text } from '../../../dto-fields';
 
@@ -84,10 +85,14 @@ export class EvidenceDto {
   @Matches(/^[a-z]+\/[A-Za-z0-9.+-]+$/)
   mediaType?: string;
 
-  @ApiPropertyOptional({ description: 'The bytes (base64), held by the service. Or send `externalReference` with `contentSha256`.' })
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'byte',
+    description: 'The bytes (standard base64; padding optional), held by the service; else 400 `invalid_base64`. Or send `externalReference` with `contentSha256`.',
+  })
   @IsOptional()
-  @IsString()
-  contentBase64?: string;
+  @DecodedBase64()
+  contentBase64?: Base64Bytes;
 
   @ApiPropertyOptional({ description: `Where the bytes are held outside the service; recorded with their hash, never proxied. ${LOCATION}`, maxLength: 500 })
   @IsOptional()
