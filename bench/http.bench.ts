@@ -349,7 +349,7 @@ async function routesOf(service: RunningService, log: (line: string) => void): P
   ];
 }
 
-interface RunningService {
+export interface RunningService {
   baseUrl: string;
   apiKey: string;
   /** The service's environment, for the operator CLI beside it. */
@@ -359,7 +359,7 @@ interface RunningService {
 }
 
 /** The built service as `npm start` runs it, on a fresh data dir and Redis prefix, with a tenant and a key minted by the operator CLI. */
-async function startService(options: { redisUrl: string; dataDir?: string; masterKey?: string; readyTimeoutMs?: number }): Promise<RunningService> {
+export async function startService(options: { redisUrl: string; dataDir?: string; masterKey?: string; readyTimeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<RunningService> {
   requireBuilt();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'bench-http-'));
   const prefix = `bench-http:${randomUUID()}`;
@@ -377,6 +377,7 @@ async function startService(options: { redisUrl: string; dataDir?: string; maste
     REDIS_URL: options.redisUrl,
     // One key drives every request of the run: the limit must not be what the figures measure; its cost still is.
     LEDGER_RATE_LIMIT_PER_MINUTE: String(100_000_000),
+    ...options.env,
   };
   const cli = (args: string[]) => JSON.parse(runSync(process.execPath, [join(DIST, 'apps/cli/src/main.js'), ...args], env)) as Record<string, string>;
   // BENCH_HTTP_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/profile' profiles the service during the run.
@@ -491,7 +492,7 @@ async function measureMemory(events: number, redisUrl: string, log: (line: strin
   }
 }
 
-function rssMb(pid: number): number {
+export function rssMb(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
     .find((l) => l.startsWith('VmRSS:'))!;
@@ -516,7 +517,7 @@ async function waitReady(baseUrl: string, child: ChildProcess, timeoutMs = 600_0
   }
 }
 
-function runSync(command: string, args: string[], env: NodeJS.ProcessEnv): string {
+export function runSync(command: string, args: string[], env: NodeJS.ProcessEnv): string {
   const ran = spawnSync(command, args, { env, encoding: 'utf8' });
   if (ran.status !== 0) throw new Error(`${args.join(' ')}: exit ${ran.status}: ${ran.stdout}${ran.stderr}`);
   return ran.stdout;

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ScenarioResult, TARGET_TREE_RATIO_64_WRITERS, runEventStoreBench, runPostgresEventStoreBench } from './event-store.bench';
+import { BodiesInFlightResult, ReadFigures, TARGET_OTHER_TENANT_SLOWEST_READ_MS, TARGET_PEAK_RSS_MB, runBodiesInFlightBench } from './bodies-in-flight.bench';
 import { BuildFigures, LedgerLogBenchResult, runLedgerLogBench } from './ledger-log.bench';
 import { HttpBenchResult, REFERENCES, RouteFigures, runHttpBench } from './http.bench';
 import { DIGEST_ALLOWANCE, ProjectionRebuildResult, REBUILD_STORES, runProjectionRebuildBench } from './projection-rebuild.bench';
@@ -12,7 +13,7 @@ import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyB
  * `--` run only those benchmarks: `npm run bench -- webhook-latency`.
  */
 const TARGET_RATIO_64_WRITERS = 0.7;
-const BENCHMARKS = ['event-store', 'ledger-log', 'webhook-latency', 'projection-rebuild', 'http'] as const;
+const BENCHMARKS = ['event-store', 'ledger-log', 'webhook-latency', 'projection-rebuild', 'http', 'bodies-in-flight'] as const;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -61,6 +62,27 @@ async function main(): Promise<void> {
     // A route that errors or answers an unexpected status is a failure of the run, not a slow figure.
     if (result.failed) process.exitCode = 1;
   }
+  if (runs('bodies-in-flight')) {
+    const result = await runBodiesInFlightBench(log);
+    process.stdout.write(bodiesInFlightSummary(result));
+    writeResults('bodies-in-flight.json', result);
+    // An acknowledged grant that cannot be read back, or an answer other than 201 or 503, is a failure of the run.
+    if (result.failed) process.exitCode = 1;
+  }
+}
+
+function bodiesInFlightSummary(result: BodiesInFlightResult): string {
+  const reads = (r: ReadFigures) => `${r.reads} reads, p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}, slowest ${ms(r.slowestMs)}`;
+  const lines = [
+    `\n## Bodies in flight: 15 MB evidence uploads by one tenant, another tenant reading (LEDGER_MAX_BODY_BYTES_IN_FLIGHT ${result.maxBytesInFlight})`,
+    `RSS after start ${result.rssAfterStartMb.toFixed(0)} MB; the other tenant's reads alone: ${reads(result.baseline)}`,
+    ...result.bursts.map(
+      (b) =>
+        `${String(b.uploads).padStart(3)} uploads at once: ${b.grantedAtOnce} granted at once, ${b.refused503} answers 503 retried, all granted ${b.allGranted}, read back ${b.everyGrantReadBack}, ${b.seconds.toFixed(1)} s; ` +
+        `peak RSS ${b.peakRssMb.toFixed(0)} MB (target < ${TARGET_PEAK_RSS_MB}); other tenant: ${reads(b.reads)} (p99 ratio to alone ${b.readP99Ratio.toFixed(2)}; target slowest < ${TARGET_OTHER_TENANT_SLOWEST_READ_MS} ms)`,
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 /** BENCH_REBUILD_STORES: SQLite, PostgreSQL or both (comma-separated; both by default). */

@@ -19,6 +19,7 @@ export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS
   const logger = createJsonLogger({ level: config.logLevel, destination: logDestination, mixin: traceLogFields() });
   const app = await createHttpApp(AppModule.forRoot(config), logger, {
     rateLimit: { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix },
+    bodiesInFlight: { maxBytes: config.maxBodyBytesInFlight },
   });
   try {
     countRoutes(app);

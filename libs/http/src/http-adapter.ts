@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { FastifyError, FastifyReply, FastifyRequest, LogController } from 'fastify';
+import { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, LogController } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { runWithContext } from '@ledger/platform';
 import { applyNoStore } from './caching/no-store';
@@ -68,6 +68,7 @@ export function createHttpAdapter(logger: PinoLogger): FastifyAdapter {
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
   });
+  answerContinueWhenReading(adapter.getInstance());
   applyBodyLimits(adapter.getInstance());
   applyBase64Decoding(adapter.getInstance());
   applyNoStore(adapter.getInstance());
@@ -110,4 +111,20 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
     );
   }
   socket.destroy(error);
+}
+
+/**
+ * Node answers `Expect: 100-continue` itself as soon as the headers arrive,
+ * so a client that asks first sends its body before any check has run. The
+ * service answers it when it starts reading the body instead: a request
+ * refused before (401, 403, 429, 503 for the memory budget of bodies) is
+ * answered without its body ever being sent.
+ */
+function answerContinueWhenReading(fastify: FastifyInstance): void {
+  // With a listener, Node leaves the 100 to it; the request then goes to Fastify as any other.
+  fastify.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => fastify.server.emit('request', request, response));
+  fastify.addHook('preParsing', (request, reply, payload, done) => {
+    if (/^100-continue$/i.test(request.headers.expect ?? '')) reply.raw.writeContinue();
+    done(null, payload);
+  });
 }

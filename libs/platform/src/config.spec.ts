@@ -50,6 +50,14 @@ describe('LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS', () => {
   });
 });
 
+describe('LEDGER_MAX_BODY_BYTES_IN_FLIGHT', () => {
+  it('defaults to 64 MiB and takes a positive integer, refusing anything else', () => {
+    expect(loadConfig({ ...base }).maxBodyBytesInFlight).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ ...base, LEDGER_MAX_BODY_BYTES_IN_FLIGHT: '33554432' }).maxBodyBytesInFlight).toBe(33_554_432);
+    for (const value of ['0', '-5', '1.5', 'much', '']) expect(() => loadConfig({ ...base, LEDGER_MAX_BODY_BYTES_IN_FLIGHT: value })).toThrow('LEDGER_MAX_BODY_BYTES_IN_FLIGHT');
+  });
+});
+
 describe('LEDGER_RATE_LIMIT_PER_MINUTE', () => {
   it('defaults to 60,000 and takes a positive integer', () => {
     expect(loadConfig({ ...base }).rateLimitPerMinute).toBe(60_000);

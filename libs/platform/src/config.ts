@@ -58,6 +58,11 @@ export interface LedgerConfig {
    */
   rateLimitPerMinute: number;
   /**
+   * The most bytes of request bodies the process reads and handles at once,
+   * one tenant at most half of it (LEDGER_MAX_BODY_BYTES_IN_FLIGHT).
+   */
+  maxBodyBytesInFlight: number;
+  /**
    * LEDGER_RETENTION_ERASE_SCHEDULE: a cron pattern (America/Santiago time)
    * at which erasure after the retention floor runs, as `ledger retention
    * erase` does, for every tenant whose `scheduledErasure` setting is on;
@@ -99,6 +104,13 @@ export class ConfigError extends Error {
  * (docs/decisions/0026-bounded-work.md).
  */
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60_000;
+
+/**
+ * 64 MiB: four evidence uploads of the largest size at once, two per
+ * tenant, which keeps the service's resident memory under 400 MB however
+ * many arrive (docs/decisions/0066-bodies-in-flight.md).
+ */
+export const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
 
 type Env = Record<string, string | undefined>;
 type Warn = (message: string) => void;
@@ -157,6 +169,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     webhookAllowedPorts: parsePortList('LEDGER_WEBHOOK_ALLOWED_PORTS', env.LEDGER_WEBHOOK_ALLOWED_PORTS),
     publicUrl,
     rateLimitPerMinute: parsePositiveInteger('LEDGER_RATE_LIMIT_PER_MINUTE', env.LEDGER_RATE_LIMIT_PER_MINUTE ?? String(DEFAULT_RATE_LIMIT_PER_MINUTE)),
+    maxBodyBytesInFlight: parsePositiveInteger('LEDGER_MAX_BODY_BYTES_IN_FLIGHT', env.LEDGER_MAX_BODY_BYTES_IN_FLIGHT ?? String(DEFAULT_MAX_BODY_BYTES_IN_FLIGHT)),
     retentionEraseSchedule: parseCronPattern('LEDGER_RETENTION_ERASE_SCHEDULE', env.LEDGER_RETENTION_ERASE_SCHEDULE),
     workerMetricsPort: env.LEDGER_WORKER_METRICS_PORT ? parsePort('LEDGER_WORKER_METRICS_PORT', env.LEDGER_WORKER_METRICS_PORT) : undefined,
     logOrigin: parseLogOrigin(env.LEDGER_LOG_ORIGIN || `${new URL(publicUrl).host}/consent-ledger`),

@@ -69,10 +69,10 @@ export class GeneralConsentsHttpController {
     description:
       'occurredAt (not later than the receipt), sourceSystem, sourceReference and the evidence. An identical retry answers the first grant; a different second grant is 409 `consent_interaction_already_granted`. ' +
       'An `embedded` configuration is captured on the consent page instead (409 `capture_is_embedded`). ' +
-      'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`.',
+      'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`. While the service holds as many bodies as its memory budget allows, or your tenant its share, 503 `SERVICE_BUSY` with `Retry-After` before the body is read: send the same request again after it (send `Expect: 100-continue` to be refused before the body is sent).',
   })
   @ApiCreatedResponse({ type: GeneralGrantResponseDto })
-  @ProblemResponses({ 409: ['consent_interaction_already_granted', 'general_configuration_required', 'capture_is_embedded'] })
+  @ProblemResponses({ 409: ['consent_interaction_already_granted', 'general_configuration_required', 'capture_is_embedded'], 503: ['SERVICE_BUSY'] })
   async grant(@Param('interactionId', new ResourceIdPipe('consent interaction')) interactionId: string, @Body() body: GeneralGrantRequestDto): Promise<GeneralGrantResponseDto> {
     const requestSha256 = canonicalJsonSha256(body);
     const { occurredAt, sourceSystem, sourceReference } = body;

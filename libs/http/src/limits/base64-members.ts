@@ -74,6 +74,9 @@ const isWhitespace = (byte: number) => byte === 0x20 || byte === 0x09 || byte ==
 const DIGIT = new Int8Array(256).fill(-1);
 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.split('').forEach((c, i) => (DIGIT[c.charCodeAt(0)] = i));
 
+/** The first character that is no base64 digit (standard alphabet). */
+const NOT_A_DIGIT = /[^A-Za-z0-9+/]/g;
+
 /** A key longer than this is not `contentBase64`, however it is escaped (`\u0063` is 6 bytes a letter). */
 const LONGEST_KEY_BYTES = 6 * BASE64_MEMBER.length;
 
@@ -214,9 +217,10 @@ class ContentDecoder {
     let i = start;
     while (i < chunk.length) {
       if (this.escape.length === 0 && this.valid && this.padding === 0) {
-        // Almost every byte: a run of digits, copied as it is.
-        let end = i;
-        while (end < chunk.length && DIGIT[chunk[end]] !== -1) end += 1;
+        // Almost every byte: a run of digits, found by the regular expression engine rather than a loop over bytes.
+        NOT_A_DIGIT.lastIndex = 0;
+        const text = chunk.toString('latin1', i);
+        const end = NOT_A_DIGIT.test(text) ? i + NOT_A_DIGIT.lastIndex - 1 : chunk.length;
         this.digitRun(chunk, i, end);
         i = end;
         if (i === chunk.length) return -1;

@@ -32,7 +32,7 @@ export class RecordConsentDecisionHttpController {
       'Every item is checked before anything is recorded: a refusal of any item records nothing and names the item’s field (e.g. `items[1].redec.evidence.kind`). ' +
       'Idempotency-Key required: it names the decision, so an exact retry answers the same, also after a failure between the decision and its consents (the retry records what is missing). ' +
       'Errors: 400 VALIDATION_ERROR, 404 NOT_FOUND (customer, or a configuration of another tenant, named in `errors`), 409 for a configuration that cannot be decided here (e.g. `redec_capture_is_embedded`), 409 CUSTOMER_IDENTITY_CONFLICT. ' +
-      'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`.',
+      'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`. While the service holds as many bodies as its memory budget allows, or your tenant its share, 503 `SERVICE_BUSY` with `Retry-After` before the body is read: send the same request again after it (send `Expect: 100-continue` to be refused before the body is sent).',
   })
   @ApiCreatedResponse({ type: ConsentDecisionDto })
   @ProblemResponses({
@@ -52,7 +52,7 @@ export class RecordConsentDecisionHttpController {
       'redec_interaction_already_granted',
       'internal_consent_code_unavailable',
     ],
-    503: ['banking_calendar_out_of_range'],
+    503: ['banking_calendar_out_of_range', 'SERVICE_BUSY'],
   })
   async record(@Body() body: RecordConsentDecisionRequestDto, @CurrentPrincipal() principal: Principal): Promise<ConsentDecisionDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);

@@ -30,7 +30,7 @@ export class GrantHttpController {
       'internalConsentCode must not be sent (400, reason internal_consent_code_is_server_generated). The medium is derived from the evidence. ' +
       'An identical retry answers the first grant; a different second grant is 409 redec_interaction_already_granted. ' +
       'artifactStatus may be `pending`: read the consent with bounded polling and backoff until `ready`; the grant is valid either way. ' +
-      'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`.',
+      'Evidence bytes travel base64 in `contentBase64`: the body may be up to 16 MiB here (64 KiB elsewhere); a larger one is 413 `PAYLOAD_TOO_LARGE`. While the service holds as many bodies as its memory budget allows, or your tenant its share, 503 `SERVICE_BUSY` with `Retry-After` before the body is read: send the same request again after it (send `Expect: 100-continue` to be refused before the body is sent).',
   })
   @ApiCreatedResponse({ type: GrantResponseDto })
   @ProblemResponses({
@@ -43,7 +43,7 @@ export class GrantHttpController {
       'customer_data_erased',
       'concurrent_change',
     ],
-    503: ['banking_calendar_out_of_range'],
+    503: ['banking_calendar_out_of_range', 'SERVICE_BUSY'],
   })
   async grant(@Param('interactionId', new ResourceIdPipe('consent interaction')) interactionId: string, @Body() body: GrantRequestDto): Promise<GrantResponseDto> {
     const requestSha256 = canonicalJsonSha256(body);

@@ -87,7 +87,6 @@ export class EvidenceDto {
 
   @ApiPropertyOptional({
     type: 'string',
-    format: 'byte',
     description: 'The bytes (standard base64; padding optional), held by the service; else 400 `invalid_base64`. Or send `externalReference` with `contentSha256`.',
   })
   @IsOptional()
