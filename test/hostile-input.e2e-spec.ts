@@ -59,6 +59,8 @@ describe('hostile input', () => {
       ['POST /v1/customers/resolve', ['userReference']],
       ['POST /v1/redec/consent-interactions', ['userReference']],
       ['POST /v1/redec/consents/{redecConsentId}/notification-evidence', ['sourceSystem', 'sourceReference']],
+      ['POST /v1/consent-decisions', ['sourceSystem', 'sourceReference']],
+      ['POST /v1/embed/sessions', ['dynamicReference']],
     ];
     for (const [operation, paths] of fields) {
       const { path, body } = example(operation);
