@@ -25,6 +25,8 @@ export interface Draw {
 }
 
 const MINUTE = 60_000;
+/** An address of the public internet written as a literal: no name to resolve, so a refusal cannot depend on the network. Nothing is ever delivered to it (LEDGER_WORKERS=external). */
+export const PUBLIC_HOST = '1.1.1.1';
 const EVIDENCE_BYTES = Buffer.from('fuzz evidence bytes');
 
 /**
@@ -37,7 +39,7 @@ const HINTS: Record<string, (draw: Draw) => JsonLike> = {
   system: () => 'cl-sii',
   type: () => 'rut',
   userReference: ({ random }) => `cliente-fuzz-${random.int(1, 1e9)}`,
-  url: () => 'http://127.0.0.1:9/hooks',
+  url: () => `https://${PUBLIC_HOST}/hooks`,
   returnUrl: () => 'https://bank.example/consent/return',
   allowedOrigins: () => 'https://bank.example',
   mediaType: ({ random }) => random.pick(['audio/wav', 'audio/mpeg', 'application/pdf', 'image/png']),
