@@ -41,6 +41,7 @@ const context: FuzzContext = {
   keys: { all: 'key_all_0123456789', readOnly: 'key_read_0123456789', revoked: 'key_revoked_0123456789', other: 'key_other_0123456789' },
   examples: {},
   ruts: ['12345678-5'],
+  webhookSecret: 'whsec_0123456789abcdef',
 };
 
 const NOW = 1_795_000_000_000;
@@ -80,7 +81,7 @@ describe('generateRequest', () => {
 
   it('covers valid, boundary and hostile values, unknown fields, whole bodies, content types, keys and headers', () => {
     const strategies = new Set(many.map((r) => r.strategy.split(':')[0]));
-    expect([...strategies].sort()).toEqual(['auth', 'body', 'boundary', 'content type', 'header', 'refusal', 'unknown field', 'valid', 'value']);
+    expect([...strategies].sort()).toEqual(['auth', 'body', 'boundary', 'content type', 'header', 'refusal', 'secret in URL', 'unknown field', 'valid', 'value']);
     const kinds = new Set(many.map((r) => r.strategy));
     for (const kind of ['value: deep nesting', "value: another tenant's id", 'value: lone high surrogate', 'body: deep nesting', 'body: not JSON', 'auth: revoked key', 'unknown field: __proto__ property']) {
       expect(kinds).toContain(kind);
@@ -122,6 +123,23 @@ describe('generateRequest', () => {
       expect({ strategy: request.strategy, expected: request.expected }).toEqual({ strategy: request.strategy, expected: { status: 400, reason: parserRefuses ? 'malformed_json' : 'unknown_property' } });
     }
     expect(unknown.filter((r) => r.method === 'GET').every((r) => r.target.startsWith('query '))).toBe(true);
+  });
+
+  it('puts an API key, the webhook secret or a RUT in a path segment, the query or an unmatched path, expecting 404 on the unmatched one', () => {
+    const secrets = many.filter((r) => r.strategy.startsWith('secret in URL:'));
+    expect(new Set(secrets.map((r) => r.strategy))).toEqual(new Set(['secret in URL: API key', 'secret in URL: webhook secret', 'secret in URL: RUT']));
+    expect(new Set(secrets.map((r) => r.target))).toEqual(new Set(['path redecConsentId', 'query', 'unmatched path']));
+    for (const request of secrets) {
+      const url = decodeURIComponent(request.url);
+      const sent = [context.keys.all, context.webhookSecret].some((secret) => url.includes(secret)) || /\d{1,2}\.?\d{3}\.?\d{3}-?[\dkK]/.test(url);
+      expect({ url, sent }).toEqual({ url, sent: true });
+      if (request.target === 'unmatched path') {
+        expect(request.url).toMatch(/^\/v1\/unmatched\//);
+        expect(request.expected).toEqual({ status: 404 });
+      } else {
+        expect(request.expected).toBeUndefined();
+      }
+    }
   });
 
   it('describes a body too large to print instead of spelling it out', () => {

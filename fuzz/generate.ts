@@ -2,6 +2,7 @@ import { FuzzContext } from './fuzz-context';
 import { JsonLike, RawJson, deeplyNested, deeplyNestedArrays, longArray, longString, manyKeys, toFieldText, toJsonText } from './json-text';
 import { Operation, Schema, operationName } from './operations';
 import { Random, randomFor } from './random';
+import { formatRut } from './rut';
 import { Draw, Expected, NamedValue, ambiguousIdentityPair, boundaryValues, hostileValue, isIdentity, refusedValue, rulesOf, validValue } from './values';
 
 /** One request, ready to send, and what it is in words for the report. */
@@ -26,7 +27,7 @@ export interface FuzzRequest {
   expected?: Expected;
 }
 
-type Strategy = 'valid' | 'boundary' | 'value' | 'refusal' | 'unknown field' | 'body' | 'content type' | 'auth' | 'header';
+type Strategy = 'valid' | 'boundary' | 'value' | 'refusal' | 'unknown field' | 'secret in URL' | 'body' | 'content type' | 'auth' | 'header';
 
 /**
  * How often each class of request is sent. Hostile values in one field are
@@ -40,6 +41,7 @@ const STRATEGIES: ReadonlyArray<readonly [Strategy, number]> = [
   ['value', 28],
   ['refusal', 10],
   ['unknown field', 6],
+  ['secret in URL', 4],
   ['body', 12],
   ['content type', 6],
   ['auth', 14],
@@ -61,6 +63,8 @@ interface Draft {
   strategy: string;
   target: string;
   expected?: Expected;
+  /** A path no route matches, sent instead of the operation's own. */
+  unmatchedPath?: string;
 }
 
 /**
@@ -132,6 +136,8 @@ function mutate(strategy: Strategy, operation: Operation, draft: Draft, draw: Dr
       return refuse(operation, draft, draw);
     case 'unknown field':
       return addUnknownField(operation, draft, random);
+    case 'secret in URL':
+      return secretInUrl(operation, draft, draw);
     case 'body':
       return replaceBody(draft, random);
     case 'content type':
@@ -288,6 +294,33 @@ function nestedObjects(object: Record<string, JsonLike>, where: string): Array<[
   return found;
 }
 
+/**
+ * A secret or a RUT where a careless client puts one: in a path segment of
+ * this route, in its query, or in a path no route matches. The service
+ * logs a request by its route's pattern (`/v1/redec/consents/:redecConsentId`,
+ * `(unmatched)`), never by the path as sent (decision 0064), so neither the
+ * log nor the answer may show it: the leak checks, which know every one of
+ * these values, are what this request is for.
+ */
+function secretInUrl(operation: Operation, draft: Draft, { context, random }: Draw): void {
+  const [what, secret] = random.pick<[string, string]>([
+    ['API key', context.keys.all],
+    ['webhook secret', context.webhookSecret],
+    ['RUT', formatRut(random.pick(context.ruts), random)],
+  ]);
+  const pathParameters = operation.parameters.filter((parameter) => parameter.in === 'path');
+  const [where, place] = random.pick<[string, () => void]>([
+    ...pathParameters.map<[string, () => void]>((parameter) => [`path ${parameter.name}`, () => (draft.pathParams[parameter.name] = secret)]),
+    ['query', () => draft.query.push([random.pick(['api_key', 'secret', 'rut']), secret])],
+    // No route starts so: the request is answered 404 whatever the key and the body.
+    ['unmatched path', () => (draft.unmatchedPath = `/v1/unmatched/${percentEncode(secret)}`)],
+  ]);
+  place();
+  draft.strategy = `secret in URL: ${what}`;
+  draft.target = where;
+  if (draft.unmatchedPath !== undefined) draft.expected = { status: 404 };
+}
+
 /** The whole body replaced: nesting and sizes that cost a parser, text that is not JSON, JSON that is not an object. */
 function replaceBody(draft: Draft, random: Random): void {
   const text = (description: string, body: string) => ({ description, bytes: Buffer.from(body, 'utf8') });
@@ -373,7 +406,7 @@ function hostileHeader(draft: Draft, random: Random, seed: number, index: number
 }
 
 function encode(operation: Operation, draft: Draft, context: FuzzContext, index: number): FuzzRequest {
-  const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => percentEncode(draft.pathParams[name] ?? ''));
+  const path = draft.unmatchedPath ?? operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => percentEncode(draft.pathParams[name] ?? ''));
   const query = draft.query.map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`).join('&');
   const headers: Record<string, string> = { ...draft.headers };
   const authorization = draft.auth.header ?? keyOf(draft.auth.choice, context);

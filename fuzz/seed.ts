@@ -72,6 +72,7 @@ export async function seed(root: string, environment: ServiceEnvironment, baseUr
       keys: { all: all.apiKey, readOnly: readOnly.apiKey, revoked: revoked.apiKey, other: otherKey.apiKey },
       examples,
       ruts: ruts.map(({ rut }) => rut),
+      webhookSecret: ownSeeded.webhookSecret,
     },
     secrets,
     ruts,
@@ -264,7 +265,7 @@ async function seedTenant(baseUrl: string, tenantId: string, apiKey: string, rut
     { label: 'embed result secret', value: session.resultSecret },
     { label: 'webhook secret', value: endpoint.secret },
   ];
-  return { fixtures, secrets };
+  return { fixtures, secrets, webhookSecret: endpoint.secret as string };
 }
 
 /**
