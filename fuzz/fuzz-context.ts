@@ -40,4 +40,6 @@ export interface FuzzContext {
   examples: Record<string, Example>;
   /** RUTs (`12345678-5`) the generator puts in identifier fields; every one is watched for leaks. */
   ruts: string[];
+  /** The own tenant's webhook endpoint's secret: a secret the generator puts where none belongs (a URL), watched for leaks like the keys. */
+  webhookSecret: string;
 }

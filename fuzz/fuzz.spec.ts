@@ -49,6 +49,29 @@ describe('check', () => {
   });
 });
 
+describe('check of a promised refusal', () => {
+  const promised: FuzzRequest = { ...request, strategy: 'refusal: NUL in an identity', target: 'body sourceSystem', expected: { status: 400, reason: 'control_character' } };
+  const refusal = (body: object) => answer(400, JSON.stringify({ code: 'VALIDATION_ERROR', ...body }));
+
+  it("passes the promised status with the promised reason, the problem's own or a field's", () => {
+    expect(check(promised, refusal({ errors: [{ field: 'sourceSystem', reason: 'control_character', codePoint: 'U+0000' }] }), detector, ledgerWith([]), 10)).toEqual([]);
+    expect(check({ ...promised, expected: { status: 400, reason: 'malformed_json' } }, refusal({ reason: 'malformed_json' }), detector, ledgerWith([]), 10)).toEqual([]);
+    expect(check({ ...promised, expected: { status: 404 } }, answer(404, '{"code":"NOT_FOUND"}'), detector, ledgerWith([]), 10)).toEqual([]);
+  });
+
+  it('fails an acceptance, another reason or an answer that is not a problem, saying what was promised', () => {
+    const failures = [answer(201, '{"bindingId":"b"}'), refusal({ errors: [{ field: 'sourceSystem', reason: 'too_long' }] }), answer(400, 'not JSON')].flatMap((a) =>
+      check(promised, a, detector, ledgerWith([]), 10),
+    );
+    expect(failures.map((f) => [f.kind, f.status])).toEqual([
+      ['promised refusal missing', '201'],
+      ['promised refusal missing', '400'],
+      ['promised refusal missing', '400'],
+    ]);
+    expect(failures[0].detail).toBe('promised 400 control_character, answer: {"bindingId":"b"}');
+  });
+});
+
 describe('logLeaks', () => {
   it('ties a log line carrying a secret to the request whose id it carries', () => {
     const log = [

@@ -6,6 +6,7 @@ import { LeakDetector, leakDetector, leaksInAnswer } from './leaks';
 import { PUBLIC_PAGES, operationsOf } from './operations';
 import { randomFor } from './random';
 import { seed } from './seed';
+import { Expected } from './values';
 import { RunningService, serviceEnvironment, startService } from './service';
 
 /**
@@ -27,7 +28,7 @@ export interface FuzzOptions {
   progress(line: string): void;
 }
 
-export type FailureKind = '5xx' | 'no answer' | 'leak in an answer' | 'leak in the log' | 'fact recorded by a refused request' | 'RSS above the limit';
+export type FailureKind = '5xx' | 'no answer' | 'leak in an answer' | 'leak in the log' | 'fact recorded by a refused request' | 'RSS above the limit' | 'promised refusal missing';
 
 export interface Failure {
   kind: FailureKind;
@@ -49,6 +50,8 @@ export interface FuzzResult {
   leaksInAnswers: number;
   leaksInLog: number;
   factsFromRefusedRequests: number;
+  /** Requests the API description promises a refusal (status and reason) that were answered otherwise. */
+  promisedRefusalsMissing: number;
   peakRssBytes: number;
   rssLimitBytes: number;
   seconds: number;
@@ -121,6 +124,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       leaksInAnswers: count('leak in an answer'),
       leaksInLog: count('leak in the log'),
       factsFromRefusedRequests: count('fact recorded by a refused request'),
+      promisedRefusalsMissing: count('promised refusal missing'),
       peakRssBytes: rss.peak,
       rssLimitBytes: options.rssLimitBytes,
       seconds: Math.round((Date.now() - started) / 1000),
@@ -134,7 +138,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   }
 }
 
-/** The checks on one answer. A refused request (4xx, 5xx, no answer) may leave Idempotency-Key bookkeeping and nothing else. */
+/**
+ * The checks on one answer. A refused request (4xx, 5xx, no answer) may
+ * leave Idempotency-Key bookkeeping and nothing else; a request the API
+ * description promises a refusal must get that status and reason.
+ */
 export function check(request: FuzzRequest, response: FuzzResponse, detector: LeakDetector, ledger: Pick<LedgerFile, 'factsAfter'>, headBefore: number): Failure[] {
   const failures: Failure[] = [];
   const status = String(response.status);
@@ -142,6 +150,10 @@ export function check(request: FuzzRequest, response: FuzzResponse, detector: Le
     failures.push({ kind: '5xx', status, request, detail: `answer: ${abbreviate(detector.mask(response.body.toString('utf8')))}` });
   }
   if (response.status === 'no answer') failures.push({ kind: 'no answer', status, request, detail: response.error ?? '' });
+  if (request.expected && !answersAsPromised(response, request.expected)) {
+    const promised = `${request.expected.status}${request.expected.reason ? ` ${request.expected.reason}` : ''}`;
+    failures.push({ kind: 'promised refusal missing', status, request, detail: `promised ${promised}, answer: ${abbreviate(detector.mask(response.body.toString('utf8')))}` });
+  }
   const leaks = leaksInAnswer(detector, request, response);
   if (leaks.length > 0) failures.push({ kind: 'leak in an answer', status, request, detail: leaks.map((leak) => `${leak.label} in ${leak.where}`).join('; ') });
   const refused = typeof response.status !== 'number' || response.status >= 400;
@@ -150,6 +162,18 @@ export function check(request: FuzzRequest, response: FuzzResponse, detector: Le
     if (facts.length > 0) failures.push({ kind: 'fact recorded by a refused request', status, request, detail: facts.map((f) => `${f.type} in ${f.streamId.split('-')[0]}-…`).join(', ') });
   }
   return failures;
+}
+
+/** The promised status, and the promised reason as the problem's own or one of its field errors'. */
+function answersAsPromised(response: FuzzResponse, expected: Expected): boolean {
+  if (response.status !== expected.status) return false;
+  if (expected.reason === undefined) return true;
+  try {
+    const problem = JSON.parse(response.body.toString('utf8')) as { reason?: unknown; errors?: Array<{ reason?: unknown }> };
+    return problem.reason === expected.reason || (problem.errors ?? []).some((error) => error.reason === expected.reason);
+  } catch {
+    return false;
+  }
 }
 
 /** Log lines carrying a secret or RUT, each tied to the request whose id it carries. */

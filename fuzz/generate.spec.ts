@@ -19,7 +19,9 @@ const operations = operationsOf({
                 properties: {
                   channel: { type: 'string', enum: ['digital', 'phone'] },
                   occurredAt: { type: 'integer' },
-                  sourceReference: { type: 'string', maxLength: 20 },
+                  sourceSystem: { type: 'string', maxLength: 20, description: 'An identity: control characters are refused.' },
+                  sourceReference: { type: 'string', maxLength: 20, description: 'An identity: control characters are refused.' },
+                  title: { type: 'string', description: 'Shown to the data subject: invisible characters are refused.' },
                   scopeId: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$' },
                 },
               },
@@ -39,6 +41,7 @@ const context: FuzzContext = {
   keys: { all: 'key_all_0123456789', readOnly: 'key_read_0123456789', revoked: 'key_revoked_0123456789', other: 'key_other_0123456789' },
   examples: {},
   ruts: ['12345678-5'],
+  webhookSecret: 'whsec_0123456789abcdef',
 };
 
 const NOW = 1_795_000_000_000;
@@ -78,7 +81,7 @@ describe('generateRequest', () => {
 
   it('covers valid, boundary and hostile values, unknown fields, whole bodies, content types, keys and headers', () => {
     const strategies = new Set(many.map((r) => r.strategy.split(':')[0]));
-    expect([...strategies].sort()).toEqual(['auth', 'body', 'boundary', 'content type', 'header', 'unknown field', 'valid', 'value']);
+    expect([...strategies].sort()).toEqual(['auth', 'body', 'boundary', 'content type', 'header', 'refusal', 'secret in URL', 'unknown field', 'valid', 'value']);
     const kinds = new Set(many.map((r) => r.strategy));
     for (const kind of ['value: deep nesting', "value: another tenant's id", 'value: lone high surrogate', 'body: deep nesting', 'body: not JSON', 'auth: revoked key', 'unknown field: __proto__ property']) {
       expect(kinds).toContain(kind);
@@ -89,6 +92,54 @@ describe('generateRequest', () => {
     const foreign = many.filter((r) => r.strategy === "value: another tenant's id" && r.target === 'path redecConsentId');
     expect(foreign.length).toBeGreaterThan(0);
     for (const request of foreign) expect(request.url).toBe(`/v1/consents/${OTHER_CONSENT}/revoke`);
+  });
+
+  it('sends what the API description promises to refuse, in the fields it promises it of, and expects that refusal', () => {
+    const refusals = many.filter((r) => r.strategy.startsWith('refusal:'));
+    expect(refusals.length).toBeGreaterThan(20);
+    for (const request of refusals) {
+      const body = JSON.parse(request.body!.toString('utf8'));
+      expect(request.headers.Authorization).toBe(`Bearer ${context.keys.all}`);
+      if (request.target === 'body title') {
+        expect(body.title).toMatch(/^Banco[\s\S] Ejemplo$/u);
+        expect(['bidi_control', 'invisible_character']).toContain(request.expected?.reason);
+      } else {
+        expect(request.target).toMatch(/^body source(System|Reference)/);
+        expect(request.expected).toEqual({ status: 400, reason: 'control_character' });
+      }
+    }
+    // The pair decision 0065 names: two identities of one object that a NUL join would make one.
+    const pairs = refusals.filter((r) => r.target === 'body sourceSystem + body sourceReference').map((r) => JSON.parse(r.body!.toString('utf8')));
+    expect(pairs.length).toBeGreaterThan(0);
+    for (const body of pairs) expect(`${body.sourceSystem}\u0000${body.sourceReference}`).toBe('core\u0000x\u0000y');
+  });
+
+  it('expects every name every object has, sent as a property, refused: by validation, or by the JSON parser for the keys it will not build', () => {
+    const unknown = many.filter((r) => r.strategy.startsWith('unknown field:'));
+    const kinds = new Set(unknown.map((r) => r.strategy));
+    for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', '__proto__']) expect(kinds).toContain(`unknown field: ${name} property`);
+    for (const request of unknown) {
+      const parserRefuses = request.method === 'POST' && /__proto__|constructor\.prototype/.test(request.strategy);
+      expect({ strategy: request.strategy, expected: request.expected }).toEqual({ strategy: request.strategy, expected: { status: 400, reason: parserRefuses ? 'malformed_json' : 'unknown_property' } });
+    }
+    expect(unknown.filter((r) => r.method === 'GET').every((r) => r.target.startsWith('query '))).toBe(true);
+  });
+
+  it('puts an API key, the webhook secret or a RUT in a path segment, the query or an unmatched path, expecting 404 on the unmatched one', () => {
+    const secrets = many.filter((r) => r.strategy.startsWith('secret in URL:'));
+    expect(new Set(secrets.map((r) => r.strategy))).toEqual(new Set(['secret in URL: API key', 'secret in URL: webhook secret', 'secret in URL: RUT']));
+    expect(new Set(secrets.map((r) => r.target))).toEqual(new Set(['path redecConsentId', 'query', 'unmatched path']));
+    for (const request of secrets) {
+      const url = decodeURIComponent(request.url);
+      const sent = [context.keys.all, context.webhookSecret].some((secret) => url.includes(secret)) || /\d{1,2}\.?\d{3}\.?\d{3}-?[\dkK]/.test(url);
+      expect({ url, sent }).toEqual({ url, sent: true });
+      if (request.target === 'unmatched path') {
+        expect(request.url).toMatch(/^\/v1\/unmatched\//);
+        expect(request.expected).toEqual({ status: 404 });
+      } else {
+        expect(request.expected).toBeUndefined();
+      }
+    }
   });
 
   it('describes a body too large to print instead of spelling it out', () => {

@@ -2,7 +2,8 @@ import { FuzzContext } from './fuzz-context';
 import { JsonLike, RawJson, deeplyNested, deeplyNestedArrays, longArray, longString, manyKeys, toFieldText, toJsonText } from './json-text';
 import { Operation, Schema, operationName } from './operations';
 import { Random, randomFor } from './random';
-import { Draw, NamedValue, boundaryValues, hostileValue, validValue } from './values';
+import { formatRut } from './rut';
+import { Draw, Expected, NamedValue, ambiguousIdentityPair, boundaryValues, hostileValue, isIdentity, refusedValue, rulesOf, validValue } from './values';
 
 /** One request, ready to send, and what it is in words for the report. */
 export interface FuzzRequest {
@@ -22,16 +23,25 @@ export interface FuzzRequest {
   body?: Buffer;
   /** The body as the report prints it: abbreviated, hostile shapes described. */
   bodyDescription?: string;
+  /** The answer the API description promises to this request, when it promises one: checked, not only the generic promises. */
+  expected?: Expected;
 }
 
-type Strategy = 'valid' | 'boundary' | 'value' | 'unknown field' | 'body' | 'content type' | 'auth' | 'header';
+type Strategy = 'valid' | 'boundary' | 'value' | 'refusal' | 'unknown field' | 'secret in URL' | 'body' | 'content type' | 'auth' | 'header';
 
-/** How often each class of request is sent. Hostile values in one field are the bulk: that is where validation lives. */
+/**
+ * How often each class of request is sent. Hostile values in one field are
+ * the bulk: that is where validation lives. Refusals the API description
+ * promises come often enough that `npm test`'s first 1,000 requests send
+ * each operation that promises one a few.
+ */
 const STRATEGIES: ReadonlyArray<readonly [Strategy, number]> = [
   ['valid', 12],
   ['boundary', 14],
   ['value', 28],
+  ['refusal', 10],
   ['unknown field', 6],
+  ['secret in URL', 4],
   ['body', 12],
   ['content type', 6],
   ['auth', 14],
@@ -52,6 +62,9 @@ interface Draft {
   contentType?: string;
   strategy: string;
   target: string;
+  expected?: Expected;
+  /** A path no route matches, sent instead of the operation's own. */
+  unmatchedPath?: string;
 }
 
 /**
@@ -72,6 +85,7 @@ export function generateRequest(operations: readonly Operation[], context: FuzzC
 function applies(strategy: Strategy, operation: Operation, draft: Draft): boolean {
   if (strategy === 'auth') return operation.secured;
   if (strategy === 'boundary' || strategy === 'value') return operation.parameters.length > 0 || isObject(draft.body);
+  if (strategy === 'refusal') return fieldsOf(operation, draft).some((field) => field.refused);
   if (strategy === 'unknown field') return operation.body !== undefined || operation.method === 'GET';
   return true;
 }
@@ -118,8 +132,12 @@ function mutate(strategy: Strategy, operation: Operation, draft: Draft, draw: Dr
       draft.target = field.where;
       return;
     }
+    case 'refusal':
+      return refuse(operation, draft, draw);
     case 'unknown field':
       return addUnknownField(operation, draft, random);
+    case 'secret in URL':
+      return secretInUrl(operation, draft, draw);
     case 'body':
       return replaceBody(draft, random);
     case 'content type':
@@ -139,40 +157,89 @@ function mutate(strategy: Strategy, operation: Operation, draft: Draft, draw: Dr
 interface Field {
   name: string;
   where: string;
+  /** The query, the path, or the body object the field belongs to: fields of one object make one identity. */
+  holder: string;
   schema: Schema;
+  /** Whether the API description promises to refuse some values of it (values.ts, refusedValue). */
+  refused: boolean;
   set(value: JsonLike): void;
 }
 
 function pickField(operation: Operation, draft: Draft, random: Random): Field {
+  return random.pick(fieldsOf(operation, draft));
+}
+
+function fieldsOf(operation: Operation, draft: Draft): Field[] {
   const fields: Field[] = [];
   for (const parameter of operation.parameters.filter((p) => p.in !== 'header')) {
     fields.push({
       name: parameter.name,
       where: `${parameter.in} ${parameter.name}`,
+      holder: parameter.in,
       schema: parameter.schema,
+      refused: rulesOf(parameter.schema).length > 0,
       set: (value) => {
         if (parameter.in === 'path') draft.pathParams[parameter.name] = toFieldText(value);
         else draft.query = [...draft.query.filter(([name]) => name !== parameter.name), [parameter.name, toFieldText(value)]];
       },
     });
   }
-  if (isObject(draft.body) && operation.body) collectBodyFields(draft.body, operation.body.schema, '', fields);
-  return random.pick(fields);
+  // A form's fields are not validated as the API description's rules say; only JSON bodies are promised them.
+  if (isObject(draft.body) && operation.body) collectBodyFields(draft.body, operation.body.schema, '', fields, operation.body.mediaType === 'application/json');
+  return fields;
 }
 
 /** Every property the schema names under `object`, present or not, and its nested objects' and arrays' items. */
-function collectBodyFields(object: Record<string, JsonLike>, schema: Schema, prefix: string, fields: Field[]): void {
+function collectBodyFields(object: Record<string, JsonLike>, schema: Schema, prefix: string, fields: Field[], json: boolean): void {
+  const holder = `body ${prefix}`.trim();
   for (const [name, propertySchema] of Object.entries(schema.properties ?? {})) {
     const path = prefix === '' ? name : `${prefix}.${name}`;
-    fields.push({ name, where: `body ${path}`, schema: propertySchema, set: (value) => (object[name] = value) });
+    fields.push({ name, where: `body ${path}`, holder, schema: propertySchema, refused: json && rulesOf(propertySchema).length > 0, set: (value) => (object[name] = value) });
     const current = object[name];
-    if (isObject(current)) collectBodyFields(current, propertySchema, path, fields);
+    if (isObject(current)) collectBodyFields(current, propertySchema, path, fields, json);
     if (Array.isArray(current) && current.length > 0 && propertySchema.items) {
       const items = current;
-      fields.push({ name, where: `body ${path}[0]`, schema: propertySchema.items, set: (value) => (items[0] = value) });
-      if (isObject(items[0])) collectBodyFields(items[0], propertySchema.items, `${path}[0]`, fields);
+      fields.push({ name, where: `body ${path}[0]`, holder: `body ${path}`, schema: propertySchema.items, refused: false, set: (value) => (items[0] = value) });
+      if (isObject(items[0])) collectBodyFields(items[0], propertySchema.items, `${path}[0]`, fields, json);
     }
   }
+}
+
+
+/**
+ * One value the API description promises to refuse, in the seeded example
+ * of the operation (so that the promised refusal is the only one the
+ * request earns): the refusal is checked, status and reason. Two identity
+ * fields of one object may instead get the parts a NUL join would confuse.
+ */
+function refuse(operation: Operation, draft: Draft, draw: Draw): void {
+  const { context, random } = draw;
+  const example = context.examples[operationName(operation)];
+  if (example !== undefined) {
+    Object.assign(draft.pathParams, example.path);
+    draft.query = Object.entries(example.query);
+    if (example.body !== undefined) draft.body = clone(example.body as JsonLike);
+    draft.contentType = operation.body?.mediaType;
+  }
+  const fields = fieldsOf(operation, draft).filter((field) => field.refused);
+  const identities = fields.filter((field) => isIdentity(field.schema));
+  const pair = identities.filter((field) => field.holder === identities[0]?.holder).slice(0, 2);
+  if (pair.length === 2 && random.chance(0.25)) {
+    const { kind, values, expected } = ambiguousIdentityPair(random);
+    pair.forEach((field, i) => field.set(values[i]));
+    draft.strategy = `refusal: ${kind}`;
+    draft.target = pair.map((field) => field.where).join(' + ');
+    draft.expected = expected;
+    return;
+  }
+  // A rule first, then a field that promises it: an operation with many identities and one presented text sends both kinds.
+  const rule = random.pick([...new Set(fields.flatMap((field) => rulesOf(field.schema)))]);
+  const field = random.pick(fields.filter((candidate) => rulesOf(candidate.schema).includes(rule)));
+  const { kind, value, expected } = refusedValue(field.schema, random, [rule])!;
+  field.set(value);
+  draft.strategy = `refusal: ${kind}`;
+  draft.target = field.where;
+  draft.expected = expected;
 }
 
 function pickBoundary(schema: Schema, random: Random): NamedValue {
@@ -180,20 +247,34 @@ function pickBoundary(schema: Schema, random: Random): NamedValue {
   return values.length > 0 ? random.pick(values) : { kind: 'empty string', value: '' };
 }
 
-/** Properties no DTO declares, among them the names that pollute prototypes when merged carelessly. */
+/**
+ * Routes that read one query parameter by its name and ignore any other, so
+ * that no unknown name in their query is refused; every other described
+ * query is read whole, as a DTO, and refuses one. A route found answering
+ * an unknown name otherwise fails the run until it is judged and named here.
+ */
+const QUERY_READ_BY_NAME = new Set(['GET /v1/customers/{customerId}/consent-compliance', 'GET /embed/{tenantId}/sessions/{sessionId}']);
+
+/**
+ * Properties no DTO declares, among them the names every object has, which
+ * pollute prototypes when merged carelessly and which a framework may drop
+ * in silence instead of refusing (docs/decisions/0065-identity-text.md).
+ * Each is refused: `unknown_property`, or, for the keys the JSON parser
+ * will not build (`__proto__`, `constructor.prototype`), `malformed_json`.
+ */
 function addUnknownField(operation: Operation, draft: Draft, random: Random): void {
-  const [kind, name, value] = random.pick<[string, string, JsonLike]>([
-    ['unknown property', 'unexpected', 1],
-    ['__proto__ property', '__proto__', new RawJson('{"polluted":true,"isAdmin":true}', '{"polluted":true,…}')],
-    ['constructor property', 'constructor', { prototype: { polluted: true } }],
-    ['prototype property', 'prototype', { polluted: true }],
-    ['hasOwnProperty property', 'hasOwnProperty', 'x'],
-    ['toString property', 'toString', 'x'],
+  const [kind, name, value, reason] = random.pick<[string, string, JsonLike, string]>([
+    ['unknown property', 'unexpected', 1, 'unknown_property'],
+    ['__proto__ property', '__proto__', new RawJson('{"polluted":true,"isAdmin":true}', '{"polluted":true,…}'), 'malformed_json'],
+    ['constructor.prototype property', 'constructor', { prototype: { polluted: true } }, 'malformed_json'],
+    ...['constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'].map<[string, string, JsonLike, string]>((own) => [`${own} property`, own, 'x', 'unknown_property']),
   ]);
   draft.strategy = `unknown field: ${kind}`;
   if (operation.method === 'GET' || !isObject(draft.body)) {
     draft.query.push([name, toFieldText(value)]);
     draft.target = `query ${name}`;
+    const readWhole = operation.method === 'GET' && operation.parameters.some((parameter) => parameter.in === 'query') && !QUERY_READ_BY_NAME.has(operationName(operation));
+    if (readWhole) draft.expected = { status: 400, reason: 'unknown_property' };
     return;
   }
   const objects = nestedObjects(draft.body, 'body');
@@ -201,6 +282,7 @@ function addUnknownField(operation: Operation, draft: Draft, random: Random): vo
   // Assignment to `__proto__` would set the prototype; the property must be the object's own, as JSON.parse makes it.
   Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
   draft.target = `${where}.${name}`;
+  if (operation.body?.mediaType === 'application/json') draft.expected = { status: 400, reason };
 }
 
 function nestedObjects(object: Record<string, JsonLike>, where: string): Array<[string, Record<string, JsonLike>]> {
@@ -210,6 +292,33 @@ function nestedObjects(object: Record<string, JsonLike>, where: string): Array<[
     if (Array.isArray(value) && isObject(value[0])) found.push(...nestedObjects(value[0], `${where}.${key}[0]`));
   }
   return found;
+}
+
+/**
+ * A secret or a RUT where a careless client puts one: in a path segment of
+ * this route, in its query, or in a path no route matches. The service
+ * logs a request by its route's pattern (`/v1/redec/consents/:redecConsentId`,
+ * `(unmatched)`), never by the path as sent (decision 0064), so neither the
+ * log nor the answer may show it: the leak checks, which know every one of
+ * these values, are what this request is for.
+ */
+function secretInUrl(operation: Operation, draft: Draft, { context, random }: Draw): void {
+  const [what, secret] = random.pick<[string, string]>([
+    ['API key', context.keys.all],
+    ['webhook secret', context.webhookSecret],
+    ['RUT', formatRut(random.pick(context.ruts), random)],
+  ]);
+  const pathParameters = operation.parameters.filter((parameter) => parameter.in === 'path');
+  const [where, place] = random.pick<[string, () => void]>([
+    ...pathParameters.map<[string, () => void]>((parameter) => [`path ${parameter.name}`, () => (draft.pathParams[parameter.name] = secret)]),
+    ['query', () => draft.query.push([random.pick(['api_key', 'secret', 'rut']), secret])],
+    // No route starts so: the request is answered 404 whatever the key and the body.
+    ['unmatched path', () => (draft.unmatchedPath = `/v1/unmatched/${percentEncode(secret)}`)],
+  ]);
+  place();
+  draft.strategy = `secret in URL: ${what}`;
+  draft.target = where;
+  if (draft.unmatchedPath !== undefined) draft.expected = { status: 404 };
 }
 
 /** The whole body replaced: nesting and sizes that cost a parser, text that is not JSON, JSON that is not an object. */
@@ -297,7 +406,7 @@ function hostileHeader(draft: Draft, random: Random, seed: number, index: number
 }
 
 function encode(operation: Operation, draft: Draft, context: FuzzContext, index: number): FuzzRequest {
-  const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => percentEncode(draft.pathParams[name] ?? ''));
+  const path = draft.unmatchedPath ?? operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => percentEncode(draft.pathParams[name] ?? ''));
   const query = draft.query.map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`).join('&');
   const headers: Record<string, string> = { ...draft.headers };
   const authorization = draft.auth.header ?? keyOf(draft.auth.choice, context);
@@ -325,6 +434,7 @@ function encode(operation: Operation, draft: Draft, context: FuzzContext, index:
     headers,
     auth: draft.auth.label,
     ...(body === undefined ? {} : { body, bodyDescription }),
+    ...(draft.expected === undefined ? {} : { expected: draft.expected }),
   };
 }
 

@@ -26,6 +26,17 @@ describe('operationsOf', () => {
     expect(get).toMatchObject({ method: 'GET', secured: false, parameters: [{ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } }] });
   });
 
+  it("keeps a field's description, and a parameter's, where the refusals it promises are read", () => {
+    const operations = operationsOf({
+      paths: {
+        '/v1/lookup': { get: { parameters: [{ name: 'sourceSystem', in: 'query', description: 'An identity: …', schema: { type: 'string', maxLength: 100 } }] } },
+      },
+    });
+    expect(operations[0].parameters[0].schema).toEqual({ type: 'string', maxLength: 100, description: 'An identity: …' });
+    const post = operationsOf(document).find((o) => o.method === 'POST')!;
+    expect(post.body?.schema.properties?.evidence.description).toBe('inlined');
+  });
+
   it('inlines $ref and allOf, and stops at a schema that refers to itself', () => {
     const post = operationsOf(document).find((o) => o.method === 'POST')!;
     expect(post.body).toEqual({
@@ -33,7 +44,7 @@ describe('operationsOf', () => {
       schema: {
         type: 'object',
         required: ['evidence'],
-        properties: { evidence: { type: 'object', required: ['kind'], properties: { kind: { type: 'string', enum: ['electronic'] }, next: {} } } },
+        properties: { evidence: { type: 'object', description: 'inlined', required: ['kind'], properties: { kind: { type: 'string', enum: ['electronic'] }, next: {} } } },
       },
     });
   });

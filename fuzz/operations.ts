@@ -8,6 +8,8 @@
 /** The part of a JSON Schema the generator understands; anything else is ignored. */
 export interface Schema {
   type?: string | string[];
+  /** What the API promises of the field in words: the harness reads the refusals it names (values.ts, REFUSALS). */
+  description?: string;
   enum?: unknown[];
   format?: string;
   pattern?: string;
@@ -44,7 +46,7 @@ export interface Operation {
 export type Document = { paths?: Record<string, Record<string, RawOperation>>; components?: { schemas?: Record<string, RawSchema> } };
 type RawSchema = Record<string, unknown>;
 type RawOperation = {
-  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: RawSchema }>;
+  parameters?: Array<{ name: string; in: string; required?: boolean; description?: string; schema?: RawSchema }>;
   requestBody?: { content?: Record<string, { schema?: RawSchema }> };
   security?: unknown[];
 };
@@ -99,8 +101,9 @@ export function operationsOf(document: Document): Operation[] {
       const raw = item[method];
       if (!raw) continue;
       const parameters = (raw.parameters ?? [])
-        .filter((p): p is { name: string; in: Parameter['in']; required?: boolean; schema?: RawSchema } => ['path', 'query', 'header'].includes(p.in))
-        .map((p) => ({ name: p.name, in: p.in, required: p.required === true || p.in === 'path', schema: resolveSchema(p.schema ?? {}, schemas) }));
+        .filter((p): p is { name: string; in: Parameter['in']; required?: boolean; description?: string; schema?: RawSchema } => ['path', 'query', 'header'].includes(p.in))
+        // A parameter's description sits beside its schema; the generator reads both as one.
+        .map((p) => ({ name: p.name, in: p.in, required: p.required === true || p.in === 'path', schema: resolveSchema({ description: p.description, ...p.schema }, schemas) }));
       const [mediaType, content] = Object.entries(raw.requestBody?.content ?? {})[0] ?? [];
       operations.push({
         method: method.toUpperCase(),
@@ -131,7 +134,7 @@ export function resolveSchema(schema: RawSchema, schemas: Record<string, RawSche
     if (merged.properties && Object.keys(merged.properties).length === 0) delete merged.properties;
   }
   const result: Schema = {};
-  for (const key of ['type', 'enum', 'format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'nullable', 'default', 'required'] as const) {
+  for (const key of ['type', 'description', 'enum', 'format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'nullable', 'default', 'required'] as const) {
     if (merged[key] !== undefined) (result as Record<string, unknown>)[key] = merged[key];
   }
   if (merged.items) result.items = resolveSchema(merged.items as RawSchema, schemas, visiting);

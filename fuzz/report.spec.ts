@@ -26,6 +26,7 @@ const result = (failures: Failure[]): FuzzResult => ({
   leaksInAnswers: failures.filter((f) => f.kind === 'leak in an answer').length,
   leaksInLog: 0,
   factsFromRefusedRequests: 0,
+  promisedRefusalsMissing: failures.filter((f) => f.kind === 'promised refusal missing').length,
   peakRssBytes: 150 << 20,
   rssLimitBytes: 400 << 20,
   seconds: 300,
@@ -78,7 +79,7 @@ describe('summarize', () => {
     const text = summarize(result([]));
     expect(text).toContain('fuzz: seed 13, 10000 requests sent to 49 operations in 300 s');
     expect(text).toContain('status histogram: 200 ×9000, 400 ×998, 500 ×2');
-    expect(text).toContain('5xx: 0   no answer: 0   leaks: 0 in answers, 0 in the log   facts from refused requests: 0   peak RSS: 150 MB (limit 400 MB)');
+    expect(text).toContain('5xx: 0   no answer: 0   leaks: 0 in answers, 0 in the log   facts from refused requests: 0   promised refusals missing: 0   peak RSS: 150 MB (limit 400 MB)');
     expect(text).toContain('PASSED: no failure');
   });
 

@@ -16,7 +16,7 @@ export function summarize(result: FuzzResult): string {
     `fuzz: seed ${result.seed}, ${result.requestsSent} requests sent to ${result.operations} operations in ${result.seconds} s`,
     `status histogram: ${statuses}`,
     `5xx: ${result.serverErrors}   no answer: ${result.noAnswers}   leaks: ${result.leaksInAnswers} in answers, ${result.leaksInLog} in the log   ` +
-      `facts from refused requests: ${result.factsFromRefusedRequests}   peak RSS: ${megabytes(result.peakRssBytes)} (limit ${megabytes(result.rssLimitBytes)})`,
+      `facts from refused requests: ${result.factsFromRefusedRequests}   promised refusals missing: ${result.promisedRefusalsMissing}   peak RSS: ${megabytes(result.peakRssBytes)} (limit ${megabytes(result.rssLimitBytes)})`,
   ];
   if (classes.length === 0) return [...lines, 'PASSED: no failure', ''].join('\n');
   lines.push(`FAILED: ${result.failures.length} failures in ${classes.length} classes`);
@@ -65,6 +65,7 @@ function titleOf(failure: Failure): string {
   switch (failure.kind) {
     case '5xx':
     case 'fact recorded by a refused request':
+    case 'promised refusal missing':
       return `${failure.kind} (${failure.status}) on ${failure.request?.strategy}`;
     case 'no answer':
       return `${failure.kind} on ${failure.request?.strategy}`;

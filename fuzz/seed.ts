@@ -6,6 +6,7 @@ import { Secret } from './leaks';
 import { Random } from './random';
 import { randomRut } from './rut';
 import { ServiceEnvironment, runCli } from './service';
+import { PUBLIC_HOST } from './values';
 
 /**
  * Prepares the ledger the fuzzer attacks, as an operator and an integrator
@@ -71,6 +72,7 @@ export async function seed(root: string, environment: ServiceEnvironment, baseUr
       keys: { all: all.apiKey, readOnly: readOnly.apiKey, revoked: revoked.apiKey, other: otherKey.apiKey },
       examples,
       ruts: ruts.map(({ rut }) => rut),
+      webhookSecret: ownSeeded.webhookSecret,
     },
     secrets,
     ruts,
@@ -216,7 +218,7 @@ async function seedTenant(baseUrl: string, tenantId: string, apiKey: string, rut
   await call('GET', '/v1/embed/sessions/{sessionId}', { path: { sessionId: session.sessionId } });
   const pageToken = new URL(session.url).searchParams.get('token')!;
 
-  const endpoint = await call('POST', '/v1/webhook-endpoints', { body: { url: 'http://127.0.0.1:9/hooks', eventTypes: ['redec.notification.required'] } });
+  const endpoint = await call('POST', '/v1/webhook-endpoints', { body: { url: `https://${PUBLIC_HOST}/hooks`, eventTypes: ['redec.notification.required'] } });
   const endpointPath = { endpointId: endpoint.endpointId };
   await call('GET', '/v1/webhook-endpoints');
   await call('GET', '/v1/webhook-endpoints/{endpointId}', { path: endpointPath });
@@ -263,7 +265,7 @@ async function seedTenant(baseUrl: string, tenantId: string, apiKey: string, rut
     { label: 'embed result secret', value: session.resultSecret },
     { label: 'webhook secret', value: endpoint.secret },
   ];
-  return { fixtures, secrets };
+  return { fixtures, secrets, webhookSecret: endpoint.secret as string };
 }
 
 /**

@@ -25,9 +25,11 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
  * Only what the harness sets, so a variable of the caller's shell (an
  * EventStoreDB connection string, a clock offset) cannot change what runs.
  * Queue workers run elsewhere, so that nothing appends facts in the
- * background while head positions are compared; private networks are
- * allowed so a loopback webhook endpoint can be seeded; the rate limit is
- * far above the harness's pace, so that every request reaches the checks.
+ * background while head positions are compared; private networks are not
+ * allowed, as in production, so that the egress policy's refusals (a
+ * private address, a port other than 443) are what the harness sees; the
+ * rate limit is far above the harness's pace, so that every request
+ * reaches the checks.
  */
 export async function serviceEnvironment(): Promise<ServiceEnvironment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ledger-fuzz-'));
@@ -46,7 +48,7 @@ export async function serviceEnvironment(): Promise<ServiceEnvironment> {
     LEDGER_MASTER_KEY: masterKey,
     LEDGER_LOG_SIGNING_KEY: randomBytes(32).toString('hex'),
     LEDGER_WORKERS: 'external',
-    LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
     LEDGER_RATE_LIMIT_PER_MINUTE: '1000000',
   };
   return {

@@ -25,6 +25,8 @@ export interface Draw {
 }
 
 const MINUTE = 60_000;
+/** An address of the public internet written as a literal: no name to resolve, so a refusal cannot depend on the network. Nothing is ever delivered to it (LEDGER_WORKERS=external). */
+export const PUBLIC_HOST = '1.1.1.1';
 const EVIDENCE_BYTES = Buffer.from('fuzz evidence bytes');
 
 /**
@@ -37,7 +39,7 @@ const HINTS: Record<string, (draw: Draw) => JsonLike> = {
   system: () => 'cl-sii',
   type: () => 'rut',
   userReference: ({ random }) => `cliente-fuzz-${random.int(1, 1e9)}`,
-  url: () => 'http://127.0.0.1:9/hooks',
+  url: () => `https://${PUBLIC_HOST}/hooks`,
   returnUrl: () => 'https://bank.example/consent/return',
   allowedOrigins: () => 'https://bank.example',
   mediaType: ({ random }) => random.pick(['audio/wav', 'audio/mpeg', 'application/pdf', 'image/png']),
@@ -228,4 +230,138 @@ function stringFor(schema: Schema, random: Random, now: number): string {
 export function randomUuid(random: Random): string {
   const hex = Array.from({ length: 32 }, () => random.int(0, 15).toString(16)).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${'89ab'[random.int(0, 3)]}${hex.slice(17, 20)}-${hex.slice(20)}`;
+}
+
+/** An answer the API description promises: its status and the `reason` it names (top-level or of a field), if any. */
+export interface Expected {
+  status: number;
+  reason?: string;
+}
+
+/** A value the API description says is refused, and how. */
+export interface Refusal extends NamedValue {
+  expected: Expected;
+}
+
+const refusedAs = (reason: string): Expected => ({ status: 400, reason });
+
+/**
+ * Characters an identity refuses (docs/decisions/0065-identity-text.md):
+ * NUL joins the parts of composite ids, so `("core\0x", "y")` would name
+ * the obligation `("core", "x\0y")` names; tab and line feed, which
+ * presented text takes, are no part of a one-line identity either.
+ */
+const IDENTITY_CONTROLS: ReadonlyArray<[string, string]> = [
+  ['NUL', '\u0000'],
+  ['tab', '\t'],
+  ['line feed', '\n'],
+  ['C0 unit separator', '\u001F'],
+  ['DEL', '\u007F'],
+  ['C1 next line', '\u0085'],
+];
+
+/**
+ * Characters presented text refuses although they draw nothing or reorder
+ * what is drawn, as ranges of code points with the reason each is refused
+ * with: the bidi controls apart, every other format character as invisible.
+ */
+const INVISIBLE_RANGES: ReadonlyArray<[string, number, number, string]> = [
+  ['bidi embedding or override', 0x202a, 0x202e, 'bidi_control'],
+  ['bidi isolate', 0x2066, 0x2069, 'bidi_control'],
+  ['bidi mark', 0x200e, 0x200f, 'bidi_control'],
+  ['zero-width character', 0x200b, 0x200d, 'invisible_character'],
+  ['byte order mark', 0xfeff, 0xfeff, 'invisible_character'],
+  ['line or paragraph separator', 0x2028, 0x2029, 'invisible_character'],
+  ['soft hyphen', 0x00ad, 0x00ad, 'invisible_character'],
+  ['interlinear annotation', 0xfff9, 0xfffb, 'invisible_character'],
+  ['tag character', 0xe0000, 0xe007f, 'invisible_character'],
+];
+
+/** How the description of an identity field begins its rule. */
+const IDENTITY = 'An identity:';
+
+/**
+ * Refusals the API description promises, each found by the words the
+ * description of a field uses for its rule (apps/api/src/dto-fields.ts, the
+ * egress policy of libs/webhooks), so that a field that gains the rule is
+ * fuzzed with it and one whose description names a rule it lacks fails.
+ */
+export interface RefusalRule {
+  /** The words of a field's description that promise the rule. */
+  promise: string;
+  refusals(random: Random): Refusal;
+}
+
+const REFUSALS: readonly RefusalRule[] = [
+  {
+    promise: IDENTITY,
+    refusals: (random) => {
+      const [kind, character] = random.pick(IDENTITY_CONTROLS);
+      return { kind: `${kind} in an identity`, value: `core${character}x`, expected: refusedAs('control_character') };
+    },
+  },
+  {
+    promise: 'Shown to the data subject:',
+    refusals: (random) => {
+      const [kind, first, last, reason] = random.pick(INVISIBLE_RANGES);
+      return { kind: `${kind} in presented text`, value: `Banco${String.fromCodePoint(random.int(first, last))} Ejemplo`, expected: refusedAs(reason) };
+    },
+  },
+  {
+    promise: '`must_be_https_or_opaque`',
+    refusals: (random) => {
+      const [kind, value] = random.pick([
+        ['javascript: URL', 'javascript:alert(1)'],
+        ['http URL', 'http://evidence.example/calls/1'],
+        ['data: URL', 'data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=='],
+        ['file URL', 'file:///etc/passwd'],
+      ]);
+      return { kind, value, expected: refusedAs('must_be_https_or_opaque') };
+    },
+  },
+  {
+    promise: '`port_not_allowed`',
+    refusals: (random) => {
+      const [kind, value, reason] = random.pick([
+        ...[25, 80, 5432, 8443].map((port) => [`public host on port ${port}`, `https://${PUBLIC_HOST}:${port}/hooks`, 'port_not_allowed']),
+        ['plain http to a public host', `http://${PUBLIC_HOST}/hooks`, 'https_required'],
+        ['private address', 'https://10.0.0.1/hooks', 'private_address_not_allowed'],
+        ['cloud metadata address', 'https://169.254.169.254/latest/meta-data', 'private_address_not_allowed'],
+      ]);
+      return { kind, value, expected: refusedAs(reason) };
+    },
+  },
+];
+
+/** The refusals the description of a field promises. */
+export function rulesOf(schema: Schema): RefusalRule[] {
+  return REFUSALS.filter(({ promise }) => schema.description?.includes(promise));
+}
+
+/**
+ * A value the API description promises to refuse in this field, by one of
+ * `rules` (all the field's by default), or undefined when it promises no
+ * particular refusal. A list's rule applies to each item.
+ */
+export function refusedValue(schema: Schema, random: Random, rules = rulesOf(schema)): Refusal | undefined {
+  if (rules.length === 0) return undefined;
+  const refusal = random.pick(rules).refusals(random);
+  return typesOf(schema).includes('array') ? { ...refusal, value: [refusal.value] } : refusal;
+}
+
+export function isIdentity(schema: Schema): boolean {
+  return schema.description?.includes(IDENTITY) === true;
+}
+
+/**
+ * Two identity parts that a NUL join would make one identity of: the pair
+ * decision 0065 names, sent to two identity fields of one object, either
+ * way round. Each must be refused by itself (`control_character`).
+ */
+export function ambiguousIdentityPair(random: Random): { kind: string; values: [string, string]; expected: Expected } {
+  const values = random.pick<[string, string]>([
+    ['core\u0000x', 'y'],
+    ['core', 'x\u0000y'],
+  ]);
+  return { kind: 'identity parts a NUL join would confuse', values, expected: refusedAs('control_character') };
 }

@@ -48,6 +48,10 @@ describe(`fuzzing the built service from its OpenAPI description (${REQUESTS} re
     expect(classesOf('fact recorded by a refused request')).toEqual([]);
   });
 
+  it('answers every request the API description promises a refusal with that status and reason', () => {
+    expect(classesOf('promised refusal missing')).toEqual([]);
+  });
+
   it('keeps the service within 400 MB of resident memory', () => {
     expect(classesOf('RSS above the limit')).toEqual([]);
   });

@@ -59,6 +59,7 @@ const context: FuzzContext = {
     ]),
   ),
   ruts: ['12345678-5'],
+  webhookSecret: 'whsec_fuzz',
 };
 
 type Outcome = { resolved: unknown } | { rejected: unknown };
