@@ -61,6 +61,7 @@ describe('hostile input', () => {
       ['POST /v1/redec/consents/{redecConsentId}/notification-evidence', ['sourceSystem', 'sourceReference']],
       ['POST /v1/consent-decisions', ['sourceSystem', 'sourceReference']],
       ['POST /v1/embed/sessions', ['dynamicReference']],
+      ['POST /v1/consents/{consentId}/revoke', ['sourceSystem', 'sourceReference']],
     ];
     for (const [operation, paths] of fields) {
       const { path, body } = example(operation);

@@ -4,7 +4,7 @@ import { IsDefined, IsIn, IsObject, ValidateNested } from 'class-validator';
 import { CAPTURE_TIMINGS, CHANNELS } from '@ledger/redec';
 import type { GeneralConsentState } from '@ledger/consents';
 import { generalConsentStatus } from '@ledger/consents';
-import { EpochMs, IDENTITY, IdentityText, Text } from '../dto-fields';
+import { EpochMs, IDENTITY, IdentityText } from '../dto-fields';
 import { EvidenceDto } from '../redec/interactions/grant/grant.request.dto';
 
 /** The grant of a general consent captured outside the service: when, where, and the evidence. */
@@ -38,8 +38,13 @@ export class GeneralRevokeRequestDto {
   @IsIn(CHANNELS)
   channel!: (typeof CHANNELS)[number];
 
-  @ApiProperty({ maxLength: 100 }) @Text(100) sourceSystem!: string;
-  @ApiProperty({ maxLength: 200 }) @Text() sourceReference!: string;
+  @ApiProperty({ description: `The system the revocation was received on. ${IDENTITY}`, maxLength: 100 })
+  @IdentityText(100)
+  sourceSystem!: string;
+
+  @ApiProperty({ description: `The reference of the revocation on that system. ${IDENTITY}`, maxLength: 200 })
+  @IdentityText()
+  sourceReference!: string;
 }
 
 export class GeneralRevocationDto {
