@@ -55,6 +55,12 @@ describe('base64 members decoded as the body arrives', () => {
     }
   });
 
+  it('decodes digits that fill their blocks exactly, the last one ending the string', async () => {
+    const bytes = Buffer.from(Array.from({ length: 2 * 49_152 }, (_, i) => (i * 13) % 251));
+    const { body } = await post(fastify, JSON.stringify({ contentBase64: bytes.toString('base64') }), 65_536);
+    expect(body.contentBase64).toEqual({ hex: bytes.toString('hex'), json: JSON.stringify(bytes.toString('base64')) });
+  });
+
   it('keeps the padding as sent, none, the usual or more, in the text it hashes', async () => {
     for (const sent of ['QQ', 'QQ==', 'QQ=====', 'QUJD', 'QUJD=']) {
       const { body } = await post(fastify, `{"contentBase64":"${sent}"}`, 2);

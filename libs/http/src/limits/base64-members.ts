@@ -70,13 +70,6 @@ const U = 0x75;
 
 const isWhitespace = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 
-/** Each byte's value as a base64 digit (standard alphabet), or -1. */
-const DIGIT = new Int8Array(256).fill(-1);
-'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.split('').forEach((c, i) => (DIGIT[c.charCodeAt(0)] = i));
-
-/** The first character that is no base64 digit (standard alphabet). */
-const NOT_A_DIGIT = /[^A-Za-z0-9+/]/g;
-
 /** A key longer than this is not `contentBase64`, however it is escaped (`\u0063` is 6 bytes a letter). */
 const LONGEST_KEY_BYTES = 6 * BASE64_MEMBER.length;
 
@@ -201,8 +194,11 @@ function isBase64MemberName(raw: number[]): boolean {
 /**
  * The digits of one base64 string as they arrive, decoded in blocks; the
  * escapes JSON allows for them (`\/`, `\u0041`) read as the characters they
- * stand for. Anything else makes the string "not base64": its digits are
- * then only skipped to its end.
+ * stand for. A block is base64 when Node's decoder gives back exactly its
+ * bytes and encoding them writes exactly its text: the standard alphabet
+ * only (Node's decoder would skip a space and take `-` and `_`), and in the
+ * last block zero unused bits. Anything else makes the string "not base64":
+ * its bytes are then only skipped to its end.
  */
 class ContentDecoder {
   private readonly blocks: Buffer[] = [];
@@ -217,11 +213,9 @@ class ContentDecoder {
     let i = start;
     while (i < chunk.length) {
       if (this.escape.length === 0 && this.valid && this.padding === 0) {
-        // Almost every byte: a run of digits, found by the regular expression engine rather than a loop over bytes.
-        NOT_A_DIGIT.lastIndex = 0;
-        const text = chunk.toString('latin1', i);
-        const end = NOT_A_DIGIT.test(text) ? i + NOT_A_DIGIT.lastIndex - 1 : chunk.length;
-        this.digitRun(chunk, i, end);
+        // Almost every byte: a run up to the next quote, escape or padding, copied as it is and checked when decoded.
+        const end = Math.min(endOfRun(chunk, i, QUOTE), endOfRun(chunk, i, BACKSLASH), endOfRun(chunk, i, EQUALS));
+        this.run(chunk, i, end);
         i = end;
         if (i === chunk.length) return -1;
       }
@@ -243,17 +237,14 @@ class ContentDecoder {
   }
 
   finish(): Base64Bytes {
-    if (!this.valid || this.held % 4 === 1) return new Base64Bytes();
-    const tail = this.held % 4;
-    // The bits the last digit has beyond the bytes it completes must be zero (what encoding the bytes writes).
-    if ((tail === 2 && (DIGIT[this.digits[this.held - 1]] & 0x0f) !== 0) || (tail === 3 && (DIGIT[this.digits[this.held - 1]] & 0x03) !== 0)) return new Base64Bytes();
-    this.decodeHeld();
-    return new Base64Bytes(Buffer.concat(this.blocks), this.padding);
+    if (this.valid && this.held > 0) this.decodeHeld();
+    // No digits at all is not base64 either.
+    return this.valid && this.blocks.length > 0 ? new Base64Bytes(Buffer.concat(this.blocks), this.padding) : new Base64Bytes();
   }
 
-  /** Digits `chunk[from..to)`, after no padding. */
-  private digitRun(chunk: Buffer, from: number, to: number): void {
-    while (from < to) {
+  /** `chunk[from..to)`, before any padding. */
+  private run(chunk: Buffer, from: number, to: number): void {
+    while (from < to && this.valid) {
       const count = Math.min(to - from, DIGITS_PER_DECODE - this.held);
       chunk.copy(this.digits, this.held, from, from + count);
       this.held += count;
@@ -263,26 +254,40 @@ class ContentDecoder {
   }
 
   /** One character of the string, by its code (-1 for an escape that stands for no ASCII character). */
-  private character(byte: number): void {
+  private character(code: number): void {
     if (!this.valid) return;
-    if (byte === EQUALS) {
+    if (code === EQUALS) {
       this.padding += 1;
-    } else if (byte < 0 || DIGIT[byte] === -1 || this.padding > 0) {
-      // Not a digit, or a digit after padding: not base64. What was decoded is let go at once.
-      this.valid = false;
-      this.blocks.length = 0;
+    } else if (code < 0 || this.padding > 0) {
+      // No character base64 has, or a digit after padding.
+      this.refuse();
     } else {
-      this.digits[this.held] = byte;
+      this.digits[this.held] = code;
       this.held += 1;
       if (this.held === DIGITS_PER_DECODE) this.decodeHeld();
     }
   }
 
+  /** Decodes the digits held (a multiple of 4 but in the last block), or finds they are not base64. */
   private decodeHeld(): void {
-    if (this.held === 0) return;
-    this.blocks.push(Buffer.from(this.digits.toString('latin1', 0, this.held), 'base64'));
+    const text = this.digits.toString('latin1', 0, this.held);
+    const bytes = Buffer.from(text, 'base64');
     this.held = 0;
+    if (bytes.length === 0 || bytes.toString('base64').replace(/=+$/, '') !== text) return this.refuse();
+    this.blocks.push(bytes);
   }
+
+  /** What was decoded is let go at once. */
+  private refuse(): void {
+    this.valid = false;
+    this.blocks.length = 0;
+  }
+}
+
+/** Where the first `byte` from `from` is, or the chunk's end: a native search, not a loop over bytes. */
+function endOfRun(chunk: Buffer, from: number, byte: number): number {
+  const at = chunk.indexOf(byte, from);
+  return at === -1 ? chunk.length : at;
 }
 
 /** The character a complete escape stands for, or a byte that is no base64 digit when it stands for none. */
