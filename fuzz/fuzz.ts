@@ -5,6 +5,7 @@ import { LedgerFile, isBookkeeping } from './ledger-file';
 import { LeakDetector, leakDetector, leaksInAnswer } from './leaks';
 import { PUBLIC_PAGES, operationsOf } from './operations';
 import { randomFor } from './random';
+import { largeUploads } from './large-uploads';
 import { seed } from './seed';
 import { Expected } from './values';
 import { RunningService, serviceEnvironment, startService } from './service';
@@ -28,7 +29,15 @@ export interface FuzzOptions {
   progress(line: string): void;
 }
 
-export type FailureKind = '5xx' | 'no answer' | 'leak in an answer' | 'leak in the log' | 'fact recorded by a refused request' | 'RSS above the limit' | 'promised refusal missing';
+export type FailureKind =
+  | '5xx'
+  | 'no answer'
+  | 'leak in an answer'
+  | 'leak in the log'
+  | 'fact recorded by a refused request'
+  | 'RSS above the limit'
+  | 'promised refusal missing'
+  | 'valid upload refused';
 
 export interface Failure {
   kind: FailureKind;
@@ -43,6 +52,8 @@ export interface Failure {
 export interface FuzzResult {
   seed: number;
   requestsSent: number;
+  /** The large evidence uploads sent at once after them (none in a replay). */
+  largeUploadsSent: number;
   operations: number;
   histogram: Record<string, number>;
   serverErrors: number;
@@ -72,6 +83,8 @@ export const FUZZ_DEFAULTS = {
 
 /** The seeding's own random stream, apart from every request's. */
 const SEEDING_STREAM = 0xffffffff;
+/** The large uploads' own random stream. */
+const LARGE_UPLOADS_STREAM = 0xfffffffe;
 const RSS_SAMPLE_MS = 100;
 
 export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
@@ -93,6 +106,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     const sent = new Map<string, FuzzRequest>();
     const rss = watchRss(service, options.rssLimitBytes);
     const indexes = options.only ?? Array.from({ length: options.requests }, (_, i) => i);
+    let largeUploadsSent = 0;
     options.progress(`sending ${indexes.length} requests to ${operations.length} operations, seed ${options.seed}`);
     try {
       for (const [n, index] of indexes.entries()) {
@@ -106,6 +120,22 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
         failures.push(...check(request, response, detector, ledger, before));
         if ((n + 1) % 1000 === 0) options.progress(`${n + 1} requests sent, ${failures.length} failures so far`);
       }
+      // A replay sends only the requests it names.
+      if (options.only === undefined) {
+        const uploads = largeUploads(seeded.context, options.seed, randomFor(options.seed, LARGE_UPLOADS_STREAM));
+        options.progress(`sending ${uploads.length} large evidence uploads at once`);
+        largeUploadsSent = uploads.length;
+        for (const request of uploads) {
+          sent.set(requestName(options.seed, request.index), request);
+          rss.starting(request);
+        }
+        const answers = await Promise.all(uploads.map((request) => send(service!.baseUrl, request, options.timeoutMs)));
+        rss.answered();
+        uploads.forEach((request, i) => {
+          histogram[String(answers[i].status)] = (histogram[String(answers[i].status)] ?? 0) + 1;
+          failures.push(...checkLargeUpload(request, answers[i], detector));
+        });
+      }
     } finally {
       rss.stop();
     }
@@ -117,6 +147,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     return {
       seed: options.seed,
       requestsSent: indexes.length,
+      largeUploadsSent,
       operations: operations.length,
       histogram,
       serverErrors: count('5xx'),
@@ -164,16 +195,42 @@ export function check(request: FuzzRequest, response: FuzzResponse, detector: Le
   return failures;
 }
 
+/**
+ * The checks on one of the large uploads sent at once: an answer, no 5xx
+ * but 503 SERVICE_BUSY with Retry-After, no leak, and, unless the service
+ * was busy, the refusal promised to text that is not base64 and no such
+ * refusal of text that is. Facts are not compared: the uploads run together.
+ */
+export function checkLargeUpload(request: FuzzRequest, response: FuzzResponse, detector: LeakDetector): Failure[] {
+  const failures: Failure[] = [];
+  const status = String(response.status);
+  const answer = () => `answer: ${abbreviate(detector.mask(response.body.toString('utf8')))}`;
+  if (response.status === 'no answer') failures.push({ kind: 'no answer', status, request, detail: response.error ?? '' });
+  const busy = response.status === 503 && problemOf(response)?.code === 'SERVICE_BUSY' && response.headers['retry-after'] !== undefined;
+  if (typeof response.status === 'number' && response.status >= 500 && !busy) failures.push({ kind: '5xx', status, request, detail: answer() });
+  if (typeof response.status === 'number' && !busy) {
+    if (request.expected && !answersAsPromised(response, request.expected)) failures.push({ kind: 'promised refusal missing', status, request, detail: answer() });
+    if (!request.expected && (response.status === 400 || response.status === 413)) failures.push({ kind: 'valid upload refused', status, request, detail: answer() });
+  }
+  const leaks = leaksInAnswer(detector, request, response);
+  if (leaks.length > 0) failures.push({ kind: 'leak in an answer', status, request, detail: leaks.map((leak) => `${leak.label} in ${leak.where}`).join('; ') });
+  return failures;
+}
+
+function problemOf(response: FuzzResponse): { code?: unknown; reason?: unknown; errors?: Array<{ reason?: unknown }> } | undefined {
+  try {
+    return JSON.parse(response.body.toString('utf8')) as { code?: unknown };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The promised status, and the promised reason as the problem's own or one of its field errors'. */
 function answersAsPromised(response: FuzzResponse, expected: Expected): boolean {
   if (response.status !== expected.status) return false;
   if (expected.reason === undefined) return true;
-  try {
-    const problem = JSON.parse(response.body.toString('utf8')) as { reason?: unknown; errors?: Array<{ reason?: unknown }> };
-    return problem.reason === expected.reason || (problem.errors ?? []).some((error) => error.reason === expected.reason);
-  } catch {
-    return false;
-  }
+  const problem = problemOf(response);
+  return problem !== undefined && (problem.reason === expected.reason || (problem.errors ?? []).some((error) => error.reason === expected.reason));
 }
 
 /** Log lines carrying a secret or RUT, each tied to the request whose id it carries. */

@@ -19,6 +19,7 @@ const request = (index: number, overrides: Partial<FuzzRequest> = {}): FuzzReque
 const result = (failures: Failure[]): FuzzResult => ({
   seed: 13,
   requestsSent: 10_000,
+  largeUploadsSent: 16,
   operations: 49,
   histogram: { '200': 9_000, '400': 998, '500': 2 },
   serverErrors: failures.filter((f) => f.kind === '5xx').length,
@@ -77,7 +78,7 @@ describe('reproduction', () => {
 describe('summarize', () => {
   it('prints the figures and PASSED when nothing failed', () => {
     const text = summarize(result([]));
-    expect(text).toContain('fuzz: seed 13, 10000 requests sent to 49 operations in 300 s');
+    expect(text).toContain('fuzz: seed 13, 10000 requests sent to 49 operations, then 16 large evidence uploads at once, in 300 s');
     expect(text).toContain('status histogram: 200 ×9000, 400 ×998, 500 ×2');
     expect(text).toContain('5xx: 0   no answer: 0   leaks: 0 in answers, 0 in the log   facts from refused requests: 0   promised refusals missing: 0   peak RSS: 150 MB (limit 400 MB)');
     expect(text).toContain('PASSED: no failure');

@@ -13,7 +13,7 @@ export function summarize(result: FuzzResult): string {
     .join(', ');
   const classes = failureClasses(result.failures);
   const lines = [
-    `fuzz: seed ${result.seed}, ${result.requestsSent} requests sent to ${result.operations} operations in ${result.seconds} s`,
+    `fuzz: seed ${result.seed}, ${result.requestsSent} requests sent to ${result.operations} operations, then ${result.largeUploadsSent} large evidence uploads at once, in ${result.seconds} s`,
     `status histogram: ${statuses}`,
     `5xx: ${result.serverErrors}   no answer: ${result.noAnswers}   leaks: ${result.leaksInAnswers} in answers, ${result.leaksInLog} in the log   ` +
       `facts from refused requests: ${result.factsFromRefusedRequests}   promised refusals missing: ${result.promisedRefusalsMissing}   peak RSS: ${megabytes(result.peakRssBytes)} (limit ${megabytes(result.rssLimitBytes)})`,
@@ -66,6 +66,7 @@ function titleOf(failure: Failure): string {
     case '5xx':
     case 'fact recorded by a refused request':
     case 'promised refusal missing':
+    case 'valid upload refused':
       return `${failure.kind} (${failure.status}) on ${failure.request?.strategy}`;
     case 'no answer':
       return `${failure.kind} on ${failure.request?.strategy}`;
@@ -93,6 +94,7 @@ export function reproduction(request: FuzzRequest, seed: number, mask: (text: st
     `reproduce #${request.index}: ${request.method} ${cut(mask(request.url), 200)}${request.target ? `   (${request.strategy} at ${request.target})` : ''}`,
     ...headers.map((header) => `  ${header}`),
     ...(request.body === undefined ? [] : [`  body (${request.body.length} bytes): ${mask(request.bodyDescription ?? '')}`]),
-    `replay: LEDGER_FUZZ_SEED=${seed} LEDGER_FUZZ_REPLAY=${request.index} npm run fuzz`,
+    // The large uploads (negative indexes) go together at the end of every run that replays nothing.
+    request.index < 0 ? `replay: LEDGER_FUZZ_SEED=${seed} npm run fuzz (its large uploads)` : `replay: LEDGER_FUZZ_SEED=${seed} LEDGER_FUZZ_REPLAY=${request.index} npm run fuzz`,
   ];
 }

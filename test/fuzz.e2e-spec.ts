@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { FUZZ_DEFAULTS, FailureKind, FuzzResult, runFuzz } from '../fuzz/fuzz';
 import { failureClasses, summarize } from '../fuzz/report';
+import { LARGE_UPLOADS } from '../fuzz/large-uploads';
 
 const ROOT = join(__dirname, '..');
 /** A tenth of `npm run fuzz`, with the same code and seed: its first thousand requests. */
@@ -32,8 +33,9 @@ describe(`fuzzing the built service from its OpenAPI description (${REQUESTS} re
 
   it('sends every request, to every operation of the API description and the consent page', () => {
     expect(result.requestsSent).toBe(REQUESTS);
+    expect(result.largeUploadsSent).toBe(LARGE_UPLOADS);
     expect(result.operations).toBeGreaterThanOrEqual(49);
-    expect(Object.values(result.histogram).reduce((a, b) => a + b, 0)).toBe(REQUESTS);
+    expect(Object.values(result.histogram).reduce((a, b) => a + b, 0)).toBe(REQUESTS + LARGE_UPLOADS);
   });
 
   it('answers every request, and none with a 5xx', () => {
@@ -50,6 +52,10 @@ describe(`fuzzing the built service from its OpenAPI description (${REQUESTS} re
 
   it('answers every request the API description promises a refusal with that status and reason', () => {
     expect(classesOf('promised refusal missing')).toEqual([]);
+  });
+
+  it('takes base64 evidence sent many at once, canonical, with escapes, or busy (503 SERVICE_BUSY), never refusing it as not base64', () => {
+    expect(classesOf('valid upload refused')).toEqual([]);
   });
 
   it('keeps the service within 400 MB of resident memory', () => {
