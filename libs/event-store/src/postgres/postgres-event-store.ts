@@ -80,7 +80,8 @@ class StagedRows {
   readonly hashes: string[] = [];
   readonly previousHashes: Array<string | null> = [];
   readonly leafIndexes: Array<number | null> = [];
-  readonly leaves: Array<string | null> = [];
+  /** Every staged event's leaf, or none when the store keeps no tree. */
+  readonly leaves: string[] = [];
   /** The appends whose events these are, each with the id of its last event. */
   readonly owners: Array<{ pending: PendingAppend; lastEventId: string }> = [];
 
@@ -121,14 +122,23 @@ const BEGIN_AND_LOCK = `${BEGIN_AND_LOCK_ONLY};
 /** The notification is delivered at commit, and only if the transaction commits. */
 const NOTIFY_AND_COMMIT = `SELECT pg_notify('${EVENTS_CHANNEL}', ''); COMMIT`;
 /**
+ * Separates the group's leaves in the one text they travel in: a leaf's
+ * fields are a hash, decimals and JSON string literals, which write a
+ * control character escaped, so it never occurs in a leaf.
+ */
+const LEAF_SEPARATOR = '\u001e';
+
+/**
  * The group's events and their leaves, in one statement: positions are given
  * in the staged order, and each leaf is stored with its event's position.
- * Leaves travel as text (they are UTF-8) and become bytes in the database.
+ * Leaves travel as one text, split in the database (a text array would have
+ * every leaf's quotes escaped by the client and unescaped by the server),
+ * and become bytes there.
  */
 const INSERT_EVENTS = `
   WITH staged AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[],
-                         $10::bigint[], $11::text[])
+                         $10::bigint[], string_to_array($11::text, chr(30)))
          WITH ORDINALITY AS s (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash, leaf_index, leaf, n)
   ), inserted AS (
     INSERT INTO events (event_id, stream_id, revision, type, data, metadata, created, hash, previous_hash)
@@ -510,7 +520,7 @@ export class PostgresEventStore implements EventStore {
       const hash = hashEventText(previousHash, streamId, revision, id, type, data, metadata);
       const leaf = prefix === undefined ? undefined : leafTextOfStream(prefix, revision, id, type, recordedAt, hash);
       staged.leafIndexes.push(leaf !== undefined ? leafIndexes!.next++ : null);
-      staged.leaves.push(leaf ?? null);
+      if (leaf !== undefined) staged.leaves.push(leaf);
       staged.eventIds.push(id);
       staged.streamIds.push(streamId);
       staged.revisions.push(revision);
@@ -542,7 +552,7 @@ export class PostgresEventStore implements EventStore {
       staged.hashes,
       staged.previousHashes,
       staged.leafIndexes,
-      staged.leaves,
+      staged.leaves.length === 0 ? null : staged.leaves.join(LEAF_SEPARATOR),
     ]);
     const positions = new Map(rows.map((row) => [row.event_id, Number(row.position)]));
     for (const { pending, lastEventId } of staged.owners) {
