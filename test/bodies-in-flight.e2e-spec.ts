@@ -22,13 +22,14 @@ interface HeldUpload {
   received(): string;
 }
 
-function holdUpload(port: number, path: string, apiKey: string, contentLength: number, extraHeaders = ''): HeldUpload {
+/** With `contentLength` 'chunked', the body is announced as chunked, its size unknown. */
+function holdUpload(port: number, path: string, apiKey: string, contentLength: number | 'chunked', extraHeaders = ''): HeldUpload {
   const socket = connect(port, '127.0.0.1');
   let received = '';
   socket.setEncoding('latin1');
   socket.on('data', (chunk: string) => (received += chunk));
   socket.on('error', () => undefined);
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${contentLength}\r\n${extraHeaders}\r\n`);
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\n${contentLength === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${contentLength}`}\r\n${extraHeaders}\r\n`);
   return { socket, received: () => received };
 }
 
@@ -148,6 +149,17 @@ describe('memory budget for request bodies in flight', () => {
     expect(answer.status).toBe(201);
     const artifact = await call(keys.first, 'GET', `/v1/redec/consents/${answer.body.redecConsentId}/artifact`);
     expect(artifact.body.contentSha256).toBe(createHash('sha256').update(recording).digest('hex'));
+  });
+
+  it("reserves the route's whole body limit for a chunked body, whose size is not announced", async () => {
+    const path = grantPath(await openInteraction());
+    const chunked = holdUpload(port, path, keys.first, 'chunked');
+    await new Promise((r) => setTimeout(r, 300));
+    const next = holdUpload(port, path, keys.first, 1024);
+    expect(await waitFor('an answer past the share', () => answerOf(next.received()))).toMatchObject({ status: 503, body: { reason: 'tenant_share_of_bodies_in_flight' } });
+    expect(chunked.received()).toBe('');
+    chunked.socket.destroy();
+    next.socket.destroy();
   });
 
   it('asks for the body (100 Continue) only once it is admitted, and refuses without asking when it is not', async () => {

@@ -72,12 +72,14 @@ export function bodiesInFlight(settings: BodiesInFlightSettings): onRequestHookH
  * route, or a body over the route's limit (Fastify refuses it 413 unread).
  */
 function announcedBodyBytes(request: FastifyRequest): number {
-  if (request.is404) return 0;
-  const limit = request.routeOptions.bodyLimit ?? 0;
   const length = request.headers['content-length'];
+  const chunked = request.headers['transfer-encoding'] !== undefined;
+  // Most requests have no body: they cost two header reads (Fastify builds routeOptions anew on every read).
+  if ((length === undefined && !chunked) || request.is404) return 0;
+  const limit = request.routeOptions.bodyLimit ?? 0;
   if (length !== undefined) {
     const bytes = Number(length);
     return Number.isSafeInteger(bytes) && bytes > 0 && bytes <= limit ? bytes : 0;
   }
-  return request.headers['transfer-encoding'] === undefined ? 0 : limit;
+  return limit;
 }
