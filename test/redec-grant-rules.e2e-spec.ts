@@ -314,6 +314,12 @@ describe('REDEC grant rules and regulatory reads', () => {
 
     const notBase64 = await recordsNothing(() => grant(interactionId, audio({ contentBase64: 'not base64!' })));
     expectValidationError(notBase64, [{ field: 'evidence.contentBase64', reason: 'invalid_base64' }]);
+    // Under an Idempotency-Key the request is hashed before it is validated (only the key's bookkeeping is recorded):
+    // text that is not base64 is hashed too, and refused alike.
+    for (const text of ['', 'a', 'a\ud800b', 'QR==']) {
+      const keyed = await grant(interactionId, audio({ contentBase64: text })).set('Idempotency-Key', randomUUID());
+      expectValidationError(keyed, [{ field: 'evidence.contentBase64', reason: 'invalid_base64' }]);
+    }
 
     const badHash = await recordsNothing(() => grant(interactionId, audio({ externalReference: 'pbx-calls/1', contentSha256: 'XYZ' })));
     expectValidationError(badHash, [{ field: 'evidence.contentSha256', reason: 'invalid_format' }]);

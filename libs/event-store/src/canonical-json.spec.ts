@@ -107,6 +107,11 @@ describe('canonicalJsonSha256', () => {
     }
   });
 
+  it('hashes text that was not base64 as one marker, whatever it was, rather than fail', () => {
+    const value = (content: unknown) => ({ evidence: { contentBase64: content } });
+    expect(canonicalJsonSha256(value(new Base64Bytes()))).toBe(sha256Hex(canonicalJson(value('\u0000not base64'))));
+  });
+
   it('leaves the value it hashes as it was', () => {
     const content = new Base64Bytes(bytes(10));
     const value = { evidence: { contentBase64: content } };

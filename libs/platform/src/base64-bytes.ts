@@ -6,6 +6,15 @@
 const BYTES_PER_PIECE = 3 * 16 * 1024;
 
 /**
+ * What text that was not base64 is hashed as, whatever it was: such a
+ * request is refused by validation, which may run after a request's hash is
+ * taken (an Idempotency-Key's), and its text is not kept. Two such requests
+ * that differ only there are one request to an Idempotency-Key, and are
+ * refused alike.
+ */
+const NOT_BASE64 = JSON.stringify('\u0000not base64');
+
+/**
  * Bytes a client sent base64-encoded in a JSON string (evidence's
  * `contentBase64`), decoded while the request body arrived so that the
  * service never holds the text and the bytes together: a 15 MB upload is
@@ -38,10 +47,14 @@ export class Base64Bytes {
    * The JSON string exactly as it was sent (its canonical spelling, with as
    * many `=` as were sent), quotes included, in pieces of about 64 KB: what
    * a request's hash is fed instead of the whole text, which is never built.
+   * For text that was not base64, NOT_BASE64.
    */
   *jsonPieces(): Generator<string> {
     const bytes = this.#bytes;
-    if (bytes === undefined) throw new Error('text that is not base64 has no canonical spelling');
+    if (bytes === undefined) {
+      yield NOT_BASE64;
+      return;
+    }
     yield '"';
     for (let start = 0; start < bytes.length; start += BYTES_PER_PIECE) {
       const piece = bytes.subarray(start, start + BYTES_PER_PIECE).toString('base64');
