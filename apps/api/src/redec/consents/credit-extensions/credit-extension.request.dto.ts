@@ -29,7 +29,8 @@ export class RegisterCreditExtensionRequestDto {
     maxLength: 200,
     description:
       'Must be non-empty when creditGrantedAt precedes the accepted revokedAt (a revocation recorded, effective or kept): without it, 422 `redec_revocation_correction_requires_source_reference`. ' +
-      'Over an effective revocation the registration then appends a correction leaving the revocation `effective: false` with `correctedAt`.',
+      'Over an effective revocation the registration then appends a correction leaving the revocation `effective: false` with `correctedAt`. ' +
+      IDENTITY,
   })
   @IsOptional()
   @IsString()
