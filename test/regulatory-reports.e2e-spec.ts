@@ -106,6 +106,14 @@ describe('regulatory reports', () => {
       for (const stored of [grant, decision]) expect(JSON.stringify(stored)).not.toMatch(/7654321|12345678/);
     });
 
+    it('take a mandatary sent as null as none, as validation does, instead of failing', async () => {
+      const consent = await redecConsents(api, key, { channel: 'in_person' }).grant({ fields: { executive: { identifierRutInput: EXECUTIVE_RUT } } });
+      const authorized = await api.http.post('/v1/redec/accesses/authorize').set(auth()).send(initialWindow(consent.redecConsentId, { mandatary: null }));
+      expect(authorized.status).toBe(201);
+      const [decision] = await api.store.readStream(redecStreams.access(tenantId, authorized.body.decision.redecAccessId));
+      expect((decision.data as any).request.mandatary).toBeUndefined();
+    });
+
     it('keep the executive of a Multi-Consent item captured in person, protected in the decision and in the consent', async () => {
       const configuration = await api.http.post('/v1/configurations').set(auth()).send(redecConfiguration({ templateKey: `redec-${randomUUID()}`, channel: 'in_person' }));
       const decided = await api.http

@@ -50,7 +50,8 @@ export class AccessesHttpController {
       sourceSystem,
       sourceReference,
       ...(accessPurpose !== undefined ? { accessPurpose } : {}),
-      ...(mandatary !== undefined ? { mandatary: { identifierRutInput: mandatary.identifierRutInput } } : {}),
+      // An optional object sent as null is absent, as validation takes it.
+      ...(mandatary ? { mandatary: { identifierRutInput: mandatary.identifierRutInput } } : {}),
     };
     const { decision, replayed } = await this.commandBus.execute<AuthorizeAccessCommand, AuthorizeResult>(new AuthorizeAccessCommand(request));
     reply.status(replayed ? 200 : 201);
