@@ -199,7 +199,8 @@ export function check(request: FuzzRequest, response: FuzzResponse, detector: Le
  * The checks on one of the large uploads sent at once: an answer, no 5xx
  * but 503 SERVICE_BUSY with Retry-After, no leak, and, unless the service
  * was busy, the refusal promised to text that is not base64 and no such
- * refusal of text that is. Facts are not compared: the uploads run together.
+ * refusal (nor 413) of text that is; the grant's other rules may refuse it.
+ * Facts are not compared: the uploads run together.
  */
 export function checkLargeUpload(request: FuzzRequest, response: FuzzResponse, detector: LeakDetector): Failure[] {
   const failures: Failure[] = [];
@@ -210,11 +211,16 @@ export function checkLargeUpload(request: FuzzRequest, response: FuzzResponse, d
   if (typeof response.status === 'number' && response.status >= 500 && !busy) failures.push({ kind: '5xx', status, request, detail: answer() });
   if (typeof response.status === 'number' && !busy) {
     if (request.expected && !answersAsPromised(response, request.expected)) failures.push({ kind: 'promised refusal missing', status, request, detail: answer() });
-    if (!request.expected && (response.status === 400 || response.status === 413)) failures.push({ kind: 'valid upload refused', status, request, detail: answer() });
+    if (!request.expected && (response.status === 413 || refusesAsNotBase64(response))) failures.push({ kind: 'valid upload refused', status, request, detail: answer() });
   }
   const leaks = leaksInAnswer(detector, request, response);
   if (leaks.length > 0) failures.push({ kind: 'leak in an answer', status, request, detail: leaks.map((leak) => `${leak.label} in ${leak.where}`).join('; ') });
   return failures;
+}
+
+/** A 400 whose reason, or one of whose field errors, is `invalid_base64`: other refusals (the channel's evidence kinds, say) are the grant's own rules. */
+function refusesAsNotBase64(response: FuzzResponse): boolean {
+  return response.status === 400 && answersAsPromised(response, { status: 400, reason: 'invalid_base64' });
 }
 
 function problemOf(response: FuzzResponse): { code?: unknown; reason?: unknown; errors?: Array<{ reason?: unknown }> } | undefined {

@@ -43,8 +43,9 @@ describe('checkLargeUpload', () => {
   const invalid = uploads.find((u) => u.expected !== undefined)!;
   const busy = answer(503, '{"code":"SERVICE_BUSY","reason":"bodies_in_flight"}', { 'retry-after': '1' });
 
-  it('passes a grant, a conflict, the promised refusal, the service busy, and a connection closed while the body was sent', () => {
-    for (const [upload, response] of [[valid, answer(201)], [valid, answer(409)], [invalid, answer(400, '{"errors":[{"reason":"invalid_base64"}]}')], [valid, busy], [invalid, busy], [invalid, answer('closed')]] as const) {
+  it("passes a grant, a conflict, another rule's refusal, the promised refusal, the service busy, and a connection closed while the body was sent", () => {
+    const otherRule = answer(400, '{"reason":"evidence_kind_not_accepted_for_channel","errors":[{"field":"evidence.kind","reason":"evidence_kind_not_accepted_for_channel"}]}');
+    for (const [upload, response] of [[valid, answer(201)], [valid, answer(409)], [valid, otherRule], [invalid, answer(400, '{"errors":[{"reason":"invalid_base64"}]}')], [valid, busy], [invalid, busy], [invalid, answer('closed')]] as const) {
       expect(checkLargeUpload(upload, response, detector)).toEqual([]);
     }
   });
@@ -56,5 +57,6 @@ describe('checkLargeUpload', () => {
     expect(kinds(valid, answer('no answer'))).toEqual(['no answer']);
     expect(kinds(invalid, answer(201))).toEqual(['promised refusal missing']);
     expect(kinds(valid, answer(400, '{"errors":[{"reason":"invalid_base64"}]}'))).toEqual(['valid upload refused']);
+    expect(kinds(valid, answer(413))).toEqual(['valid upload refused']);
   });
 });
