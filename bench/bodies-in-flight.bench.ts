@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join, resolve } from 'node:path';
+import { customerResolution, expectStatus, redecConfiguration } from './fixtures';
 import { RunningService, rssMb, runSync, startService } from './http.bench';
 
 /**
@@ -141,7 +142,7 @@ function tenantApi(baseUrl: string, apiKey: string, agent: Agent): TenantApi {
     return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, any>) };
   };
   const customers = async () => {
-    const resolved = await call('POST', '/v1/customers/resolve', { userReference: `bench-${randomUUID()}`, identifiers: [{ system: 'cl-sii', type: 'rut', value: rutOf(Math.floor(Math.random() * 30_000_000) + 1_000_000), verification: { method: 'clave_unica', sourceReference: 'auth-1', verifiedAt: Date.now() - 60_000 } }] });
+    const resolved = await call('POST', '/v1/customers/resolve', customerResolution(Math.floor(Math.random() * 30_000_000) + 1_000_000));
     return expectStatus(201, resolved, 'resolve').customerId as string;
   };
   return {
@@ -164,22 +165,7 @@ function otherTenantKey(service: RunningService): string {
 }
 
 async function publishConfiguration(api: TenantApi, channel: 'digital' | 'phone'): Promise<string> {
-  const published = await api.call('POST', '/v1/configurations', {
-    templateKey: `bench-bodies-${channel}`,
-    title: 'Consulta al Registro de Deuda Consolidada',
-    text: 'Autorizo la consulta.',
-    channel,
-    captureTiming: 'deferred_external',
-    redec: {
-      finalityCode: '2',
-      objectiveCodes: ['02'],
-      scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
-      targets: ['Banco Ejemplo'],
-      obligationSourceSystem: 'core-loans',
-      regulatoryProfile: 'baseline',
-    },
-  });
-  return expectStatus(201, published, 'configuration').configurationId as string;
+  return expectStatus(201, await api.call('POST', '/v1/configurations', redecConfiguration(`bench-bodies-${channel}`, channel)), 'configuration').configurationId as string;
 }
 
 async function seedReadableConsent(api: TenantApi): Promise<string> {
@@ -277,22 +263,6 @@ function peakMemoryMb(pid: number): number {
     .split('\n')
     .find((l) => l.startsWith('VmHWM:'))!;
   return Number(line.replace(/\D+/g, '')) / 1024;
-}
-
-function expectStatus(status: number, answer: { status: number; body: Record<string, any> }, what: string): Record<string, any> {
-  if (answer.status !== status) throw new Error(`bodies-in-flight: ${what} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-  return answer.body;
-}
-
-function rutOf(body: number): string {
-  let sum = 0;
-  let factor = 2;
-  for (const digit of String(body).split('').reverse()) {
-    sum += Number(digit) * factor;
-    factor = factor === 7 ? 2 : factor + 1;
-  }
-  const check = 11 - (sum % 11);
-  return `${body}-${check === 11 ? '0' : check === 10 ? 'K' : check}`;
 }
 
 const delay = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));

@@ -20,6 +20,7 @@ import { webhookDeliveriesQueue } from '../apps/api/src/webhooks/webhook-deliver
 import { consentCertificatesQueue } from '../apps/api/src/redec/artifacts/consent-certificates.queue';
 // The service's own POST (connects to the address checked, as every delivery does); not exported by the library's index.
 import { postToAddress } from '../libs/webhooks/src/deliveries/post-to-address';
+import { customerResolution, expectStatus, redecConfiguration } from './fixtures';
 import type { DriverReply, DriverRequest, GrantTiming, PlannedGrant, Receipt } from './webhook-latency.driver';
 
 /**
@@ -172,7 +173,7 @@ export async function runWebhookLatencyBench(log: (line: string) => void, option
     log(`webhook latency: preparing ${total} verified customers and interactions...`);
     const occurredAt = Date.now() - MINUTE;
     const grants = await mapConcurrently(total, PREPARE_CONCURRENCY, async (i): Promise<PlannedGrant> => {
-      const { customerId } = expectStatus(201, await call('POST', '/v1/customers/resolve', customerResolution(i)), 'resolve customer') as { customerId: string };
+      const { customerId } = expectStatus(201, await call('POST', '/v1/customers/resolve', customerResolution(21_000_000 + i * 7)), 'resolve customer') as { customerId: string };
       const { interactionId } = expectStatus(201, await call('POST', '/v1/redec/consent-interactions', { configurationId, customerId }), 'open interaction') as {
         interactionId: string;
       };
@@ -512,58 +513,6 @@ function httpClient(agent: Agent, baseUrl: string): Api {
       outgoing.on('error', reject);
       outgoing.end(payload);
     });
-}
-
-function expectStatus(status: number, answer: { status: number; body: unknown }, what: string): Record<string, unknown> {
-  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${JSON.stringify(answer.body)}`);
-  return answer.body as Record<string, unknown>;
-}
-
-/** A publishable REDEC configuration under the baseline profile (as test/support/redec-fixtures.ts has it). */
-function redecConfiguration(templateKey: string) {
-  return {
-    templateKey,
-    title: 'Consulta al Registro de Deuda Consolidada',
-    text: 'Autorizo a Banco Ejemplo a consultar mi información en el Registro de Deuda Consolidada.',
-    channel: 'digital',
-    captureTiming: 'deferred_external',
-    redec: {
-      finalityCode: '2',
-      objectiveCodes: ['02', '03'],
-      scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
-      targets: ['Banco Ejemplo'],
-      obligationSourceSystem: 'core-loans',
-      regulatoryProfile: 'baseline',
-    },
-  };
-}
-
-/** A customer verified with Clave Única, each with its own RUT. */
-function customerResolution(index: number) {
-  const body = 21_000_000 + index * 7;
-  return {
-    userReference: `cliente-${randomUUID()}`,
-    identifiers: [
-      {
-        system: 'cl-sii',
-        type: 'rut',
-        value: `${body}-${checkDigitOf(body)}`,
-        verification: { method: 'clave_unica', sourceReference: 'auth-1', verifiedAt: Date.now() - MINUTE },
-      },
-    ],
-  };
-}
-
-function checkDigitOf(body: number): string {
-  const digits = String(body);
-  let sum = 0;
-  let factor = 2;
-  for (let i = digits.length - 1; i >= 0; i -= 1) {
-    sum += Number(digits[i]) * factor;
-    factor = factor === 7 ? 2 : factor + 1;
-  }
-  const remainder = 11 - (sum % 11);
-  return remainder === 11 ? '0' : remainder === 10 ? 'K' : String(remainder);
 }
 
 function consentIdOf(body: string): string {

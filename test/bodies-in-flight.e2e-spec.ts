@@ -1,8 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { Socket, connect } from 'node:net';
 import { TestEnvironment, testEnvironment } from './support/environment';
-import { ApiProcess, runCli, spawnApi } from './support/processes';
+import { ApiProcess, memoryOf, resetPeakMemory, runCli, spawnApi } from './support/processes';
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
 
 // Issue 32, item 2: one tenant's large evidence uploads cannot take the
@@ -52,11 +51,6 @@ function answerOf(raw: string): { status: number; headers: Record<string, string
   const body = raw.slice(end + 4);
   if (body.length < Number(headers['content-length'] ?? 0)) return undefined;
   return { status: Number(statusLine.split(' ')[1]), headers, body: body === '' ? {} : (JSON.parse(body) as Record<string, unknown>) };
-}
-
-function peakMemory(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
-  return Number(/(\d+) kB/.exec(line ?? '')?.[1]) * 1024;
 }
 
 describe('memory budget for request bodies in flight', () => {
@@ -190,14 +184,14 @@ describe('memory budget for request bodies in flight', () => {
   it('keeps resident memory under 400 MB while one tenant sends 20 uploads of 15 MB at once, and loses none it acknowledged', async () => {
     const recording = randomBytes(Math.floor((UPLOAD * 3) / 4) - 1024);
     const interactions = await Promise.all(Array.from({ length: 20 }, () => openInteraction()));
-    writeFileSync(`/proc/${api.child.pid}/clear_refs`, '5');
+    resetPeakMemory(api.child.pid!);
     const outcomes = await Promise.all(
       interactions.map((interactionId, index) => {
         const distinct = Buffer.concat([Buffer.from([index]), recording.subarray(1)]);
         return grantUntilAccepted(interactionId, audioGrant(distinct));
       }),
     );
-    expect(peakMemory(api.child.pid!)).toBeLessThan(400 * MB);
+    expect(memoryOf(api.child.pid!, 'VmHWM')).toBeLessThan(400 * MB);
     expect(outcomes.map((o) => o.answer.status)).toEqual(Array(20).fill(201));
     // The budget did its work: some of them were first told to wait.
     expect(outcomes.filter((o) => o.statuses[0] !== 201).length).toBeGreaterThan(0);

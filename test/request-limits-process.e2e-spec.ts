@@ -1,7 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { TestEnvironment, testEnvironment } from './support/environment';
-import { ApiProcess, runCli, spawnApi } from './support/processes';
+import { ApiProcess, memoryOf, resetPeakMemory, runCli, spawnApi } from './support/processes';
 import { answerToHeaders, upload } from './support/raw-http';
 
 // Issue 13, item 3 and "done when": the service as `npm start` runs it, in
@@ -12,19 +11,6 @@ const MB = 1024 * 1024;
 
 /** Well under the minutes such a client held a connection open: the service's 30 s request timeout, with room for a loaded machine. */
 const CUT_OFF_WITHIN_MS = 45_000;
-
-/** A size the kernel keeps for a process (`VmRSS`, `VmHWM`), in bytes. */
-function memoryOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith(`${field}:`));
-  return Number(/(\d+) kB/.exec(line ?? '')?.[1]) * 1024;
-}
-
-/** Resets the kernel's high-water mark of the process's resident set (VmHWM) to its current size (Linux 4.0+, proc(5)). */
-function resetPeakMemory(pid: number): void {
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
-}
 
 describe('request limits of the service process', () => {
   let environment: TestEnvironment;

@@ -1,4 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -165,4 +166,17 @@ export async function spawnWorker(env: Record<string, string>, readyTimeoutMs = 
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return service;
+}
+
+/** A size the kernel keeps for a process (`VmRSS`, `VmHWM`), in bytes. */
+export function memoryOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
+  return Number(/(\d+) kB/.exec(line ?? '')?.[1]) * 1024;
+}
+
+/** Resets the kernel's high-water mark of the process's resident set (VmHWM) to its current size (Linux 4.0+, proc(5)). */
+export function resetPeakMemory(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
