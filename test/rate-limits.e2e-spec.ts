@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { issueApiKey } from '@ledger/ledger';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
-import { expectProblem, recordsNothingAtAll } from './support/expectations';
+import { expectProblem } from './support/expectations';
 import { freePort } from './support/processes';
 import { rutOf } from './support/redec-fixtures';
 
@@ -24,14 +24,23 @@ const LIMIT = 40;
 type Answer = { status: number; headers: IncomingHttpHeaders; body: any };
 
 /**
- * Budgets are counted in fixed one-minute windows: a test that spends one
+ * Budgets are counted in fixed one-minute windows: a run that spends one
  * must not straddle two, or the second window's fresh budget lets the request
- * that should be refused through. Waits for the next window when the current
- * one has less than `needMs` left (a loaded machine takes seconds for 40 requests).
+ * that should be refused through. However loaded the machine, `spend` is run
+ * until one run starts and ends within a window (it starts with more than
+ * 15 s of its window left), each run with a client of its own (`run` 0, 1,
+ * 2…), so a straddling run's spending does not count against the next.
+ * Returns what the last run returned, for the test to judge.
  */
-async function withinOneWindow(needMs = 15_000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < needMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
+async function inOneWindow<T>(spend: (run: number) => Promise<T>): Promise<T> {
+  const windowOf = (instant: number) => Math.floor(instant / 60_000);
+  for (let run = 0; ; run += 1) {
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 15_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+    const window = windowOf(Date.now());
+    const result = await spend(run);
+    if (windowOf(Date.now()) === window) return result;
+  }
 }
 
 /** A GET from `localAddress` to the service listening on loopback at `port`. */
@@ -41,7 +50,7 @@ function getFrom(port: number, localAddress: string, path: string, headers: Reco
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text ? JSON.parse(text) : undefined }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text && /json/.test(response.headers['content-type'] ?? '') ? JSON.parse(text) : text || undefined }));
     });
     outgoing.on('error', reject);
     outgoing.end();
@@ -82,56 +91,73 @@ describe('rate limits', () => {
   });
 
   it('limits each API key: 429 with Retry-After beyond the limit, recording nothing, while another key of the tenant goes on', async () => {
-    const { tenantId, apiKey } = await api.tenantKey(['consent:write', 'consent:read']);
-    const sibling = (await issueApiKey(api.store, { tenantId, scopes: ['consent:read'] }, { actor: 'cli:test', correlationId: 'test', now: Date.now() })).apiKey;
+    const { tenantId } = await api.tenantKey(['consent:read']);
+    const issue = async (scopes: string[]) => (await issueApiKey(api.store, { tenantId, scopes }, { actor: 'cli:test', correlationId: 'test', now: Date.now() })).apiKey;
+    const sibling = await issue(['consent:read']);
     const read = (key: string) => fromAddress('127.0.0.2', `/v1/configurations/${randomUUID()}`, { authorization: `Bearer ${key}` });
 
-    await withinOneWindow();
-    for (let i = 0; i < LIMIT; i += 1) expect((await read(apiKey)).status).toBe(404);
-    expectRateLimited(await read(apiKey));
-    const write = await recordsNothingAtAll(api, () =>
-      api.http
+    const { reads, beyond, write, recorded } = await inOneWindow(async () => {
+      const apiKey = await issue(['consent:write', 'consent:read']);
+      const reads = [];
+      for (let i = 0; i < LIMIT; i += 1) reads.push((await read(apiKey)).status);
+      const beyond = await read(apiKey);
+      const before = await api.store.headPosition();
+      const write = await api.http
         .post('/v1/customers/resolve')
         .set('Authorization', `Bearer ${apiKey}`)
         .set('Idempotency-Key', randomUUID())
-        .send({ userReference: `cliente-${randomUUID()}`, identifiers: [{ system: 'cl-sii', type: 'rut', value: rutOf(13_579_246) }] }),
-    );
+        .send({ userReference: `cliente-${randomUUID()}`, identifiers: [{ system: 'cl-sii', type: 'rut', value: rutOf(13_579_246) }] });
+      return { reads, beyond, write, recorded: (await api.store.headPosition()) !== before };
+    });
+    expect(reads).toEqual(Array(LIMIT).fill(404));
+    expectRateLimited(beyond);
     expectProblem(write, 429, 'TOO_MANY_REQUESTS');
+    expect(recorded).toBe(false);
 
     expect((await read(sibling)).status).toBe(404);
-  });
+  }, 180_000);
 
   it('limits each client address on public routes, and not a key used from that address', async () => {
-    await withinOneWindow();
-    for (let i = 0; i < LIMIT; i += 1) expect((await fromAddress('127.0.0.3', '/health/live')).status).toBe(200);
-    expectRateLimited(await fromAddress('127.0.0.3', '/health/live'));
-    expectRateLimited(await fromAddress('127.0.0.3', '/openapi.json'));
-    expectRateLimited(await fromAddress('127.0.0.3', '/docs'));
+    const address = (run: number) => `127.0.1.${run + 1}`;
+    const { run, lives, beyond } = await inOneWindow(async (run) => {
+      const lives = [];
+      for (let i = 0; i < LIMIT; i += 1) lives.push((await fromAddress(address(run), '/health/live')).status);
+      const beyond = await Promise.all(['/health/live', '/openapi.json', '/docs'].map((path) => fromAddress(address(run), path)));
+      return { run, lives, beyond };
+    });
+    expect(lives).toEqual(Array(LIMIT).fill(200));
+    beyond.forEach(expectRateLimited);
 
     expect((await fromAddress('127.0.0.4', '/health/live')).status).toBe(200);
     const { apiKey } = await api.tenantKey(['consent:read']);
-    expect((await fromAddress('127.0.0.3', `/v1/configurations/${randomUUID()}`, { authorization: `Bearer ${apiKey}` })).status).toBe(404);
-  });
+    expect((await fromAddress(address(run), `/v1/configurations/${randomUUID()}`, { authorization: `Bearer ${apiKey}` })).status).toBe(404);
+  }, 180_000);
 
   it('counts failed authentications against the client address: random keys get 401, then 429 without the store being read, while a key from another address goes on', async () => {
     const randomKey = () => `lk_${randomBytes(12).toString('hex')}_${randomBytes(32).toString('base64url')}`;
-    const guess = () => fromAddress('127.0.0.8', `/v1/configurations/${randomUUID()}`, { authorization: `Bearer ${randomKey()}` });
     const reads = jest.spyOn(api.store, 'readStream');
     try {
-      await withinOneWindow();
-      for (let i = 0; i < LIMIT; i += 1) expect((await guess()).status).toBe(401);
-      const readsWithinTheBudget = reads.mock.calls.length;
+      const { guesses, readsWithinTheBudget, beyond, readsBeyond } = await inOneWindow(async (run) => {
+        const guess = () => fromAddress(`127.0.2.${run + 1}`, `/v1/configurations/${randomUUID()}`, { authorization: `Bearer ${randomKey()}` });
+        const guesses = [];
+        for (let i = 0; i < LIMIT; i += 1) guesses.push((await guess()).status);
+        const readsWithinTheBudget = reads.mock.calls.length;
+        const beyond = [];
+        for (let i = 0; i < 5; i += 1) beyond.push(await guess());
+        beyond.push(await fromAddress(`127.0.2.${run + 1}`, '/v1/configurations', { authorization: 'Bearer not-a-key' }));
+        return { guesses, readsWithinTheBudget, beyond, readsBeyond: reads.mock.calls.length - readsWithinTheBudget };
+      });
+      expect(guesses).toEqual(Array(LIMIT).fill(401));
       expect(readsWithinTheBudget).toBeGreaterThanOrEqual(LIMIT);
-      for (let i = 0; i < 5; i += 1) expectRateLimited(await guess());
-      expectRateLimited(await fromAddress('127.0.0.8', '/v1/configurations', { authorization: 'Bearer not-a-key' }));
-      expect(reads.mock.calls.length).toBe(readsWithinTheBudget);
+      beyond.forEach(expectRateLimited);
+      expect(readsBeyond).toBe(0);
     } finally {
       reads.mockRestore();
     }
 
     const { apiKey } = await api.tenantKey(['consent:read']);
     expect((await fromAddress('127.0.0.9', `/v1/configurations/${randomUUID()}`, { authorization: `Bearer ${apiKey}` })).status).toBe(404);
-  });
+  }, 180_000);
 
   describe('while Redis is down', () => {
     let redisServer: ChildProcess | undefined;
@@ -192,9 +218,11 @@ describe('rate limits', () => {
       // Ready again (the store, Redis and projections up), and the next request counted.
       await waitUntil(async () => (await getFrom(servicePort, '127.0.0.6', '/health/ready')).status === 200 && warnings().length === 2, 15_000, 250);
       expect(warnings()[1]).toMatch(/^rate limits are enforced again after \d+ ms; \d+ request\(s\) went through unlimited$/);
-      await withinOneWindow();
-      for (let i = 0; i < LIMIT; i += 1) await live('127.0.0.7');
-      expectRateLimited(await live('127.0.0.7'));
-    }, 60_000);
+      const beyond = await inOneWindow(async (run) => {
+        for (let i = 0; i < LIMIT; i += 1) await live(`127.0.3.${run + 1}`);
+        return live(`127.0.3.${run + 1}`);
+      });
+      expectRateLimited(beyond);
+    }, 180_000);
   });
 });
