@@ -10,3 +10,4 @@ export * from './audit';
 export * from './derived-id';
 export * from './retention';
 export * from './reports';
+export * from './rights';

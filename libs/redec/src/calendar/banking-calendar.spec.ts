@@ -36,6 +36,16 @@ describe('the banking calendar', () => {
     expect(calendar.addBankingDays('2025-03-08', 0)).toBe('2025-03-08');
   });
 
+  it('counts business days as banking days, except that 31 December is one (an administrative business day, not a banking one)', () => {
+    expect(calendar.isBusinessDay('2026-12-31')).toBe(true);
+    expect(calendar.isBusinessDay('2026-12-25')).toBe(false);
+    expect(calendar.isBusinessDay('2026-12-26')).toBe(false);
+    expect(calendar.addBusinessDays('2026-12-30', 1)).toBe('2026-12-31');
+    expect(calendar.addBankingDays('2026-12-30', 1)).toBe('2027-01-04');
+    expect(calendar.addBusinessDays('2025-09-17', 1)).toBe('2025-09-22');
+    expect(() => calendar.addBusinessDays('2026-12-30', -1)).toThrow(RangeError);
+  });
+
   it('refuses what is not a calendar day', () => {
     expect(() => calendar.isBankingDay('2025-3-3')).toThrow(RangeError);
   });

@@ -24,6 +24,15 @@ export interface BankingCalendar {
    * counts, whether or not it is a banking day; n = 0 gives `localDate` back.
    */
   addBankingDays(localDate: string, n: number): string;
+  /**
+   * Monday to Friday, except Chilean national public holidays: the
+   * "días hábiles" of administrative terms (Ley 19.880 art. 25), which a
+   * data subject's complaint window is counted in. Unlike a banking day, 31
+   * December counts.
+   */
+  isBusinessDay(localDate: string): boolean;
+  /** The n-th business day strictly after `localDate`, counted as addBankingDays counts. */
+  addBusinessDays(localDate: string, n: number): string;
 }
 
 /**
@@ -42,7 +51,7 @@ export function bankingCalendar(extraHolidays: readonly HolidayEntry[] = []): Ba
   }
   const holidays = new Set([...SHIPPED_HOLIDAYS.holidays, ...extraHolidays].map((entry) => entry.date));
 
-  const isBankingDay = (localDate: string): boolean => {
+  const isBusinessDay = (localDate: string): boolean => {
     // Parsed first, so that a malformed date is a RangeError and the string comparisons below are date comparisons.
     const weekday = dayOfWeek(localDate);
     if (localDate < coverage.from || localDate > coverage.through) {
@@ -52,18 +61,21 @@ export function bankingCalendar(extraHolidays: readonly HolidayEntry[] = []): Ba
         `The banking calendar covers ${coverage.from} to ${coverage.through} (holiday table ${version}); ${localDate} is outside it.`,
       );
     }
-    return weekday !== 0 && weekday !== 6 && !localDate.endsWith('-12-31') && !holidays.has(localDate);
+    return weekday !== 0 && weekday !== 6 && !holidays.has(localDate);
   };
+  const isBankingDay = (localDate: string): boolean => isBusinessDay(localDate) && !localDate.endsWith('-12-31');
 
-  const addBankingDays = (localDate: string, n: number): string => {
-    if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`Banking days to add must be a non-negative integer: ${n}`);
-    let day = localDate;
-    for (let counted = 0; counted < n; ) {
-      day = addCalendarDays(day, 1);
-      if (isBankingDay(day)) counted++;
-    }
-    return day;
-  };
+  const counting =
+    (counts: (localDate: string) => boolean) =>
+    (localDate: string, n: number): string => {
+      if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`Days to add must be a non-negative integer: ${n}`);
+      let day = localDate;
+      for (let counted = 0; counted < n; ) {
+        day = addCalendarDays(day, 1);
+        if (counts(day)) counted++;
+      }
+      return day;
+    };
 
-  return { version, coverage, isBankingDay, addBankingDays };
+  return { version, coverage, isBankingDay, addBankingDays: counting(isBankingDay), isBusinessDay, addBusinessDays: counting(isBusinessDay) };
 }

@@ -1,0 +1,13 @@
+export * from './rights-request.events';
+export { LEY_21719_DEADLINES, type RightsDeadlines, complaintDeadline, isExtensible, rightsRequestDueAt } from './rights-clocks';
+export {
+  RIGHTS_TRANSITIONS,
+  type ReceiveRightsRequest,
+  type RightsPolicy,
+  type RightsTransition,
+  type RightsTransitionTarget,
+  blocksProcessingAt,
+  decideReceiveRightsRequest,
+  decideRightsTransition,
+  isOverdue,
+} from './rights-request.decider';

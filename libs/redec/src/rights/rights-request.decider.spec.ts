@@ -1,0 +1,162 @@
+import { specify } from '@ledger/platform/testing';
+import { bankingCalendar } from '../calendar/banking-calendar';
+import { LEY_21719_DEADLINES } from './rights-clocks';
+import { ReceiveRightsRequest, RightsPolicy, RightsTransition, blocksProcessingAt, decideReceiveRightsRequest, decideRightsTransition, isOverdue } from './rights-request.decider';
+import { RightsRequestEvent, RightsRequestReceived, RightsRequestState, evolveRightsRequest } from './rights-request.events';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const policy: RightsPolicy = { calendar: bankingCalendar(), deadlines: LEY_21719_DEADLINES, callerClockSkewMs: 5 * 60_000 };
+/** Tuesday 1 December 2026, 10:00 in Santiago. */
+const receivedAt = Date.parse('2026-12-01T13:00:00Z');
+/** The end of 31 December 2026 in Santiago: 30 calendar days after the day of receipt. */
+const dueAt = Date.parse('2027-01-01T02:59:59.999Z');
+const sha = 'a'.repeat(64);
+
+const given = specify<RightsRequestState, RightsRequestEvent>({ evolve: evolveRightsRequest });
+const request = (overrides: Partial<ReceiveRightsRequest> = {}): ReceiveRightsRequest => ({
+  rightsRequestId: 'rr-1',
+  customerId: 'cus-1',
+  kind: 'access',
+  receivedAt,
+  channel: 'branch',
+  sourceSystem: 'crm',
+  sourceReference: 'case-1',
+  ...overrides,
+});
+const received = (overrides: Partial<ReceiveRightsRequest> = {}): RightsRequestReceived =>
+  decideReceiveRightsRequest(null, request(overrides), policy, receivedAt + HOUR)[0] as RightsRequestReceived;
+const receive = (overrides: Partial<ReceiveRightsRequest> = {}, now = receivedAt + HOUR) => (state: RightsRequestState | null) => decideReceiveRightsRequest(state, request(overrides), policy, now);
+const transition = (step: RightsTransition, now = step.occurredAt + HOUR) => (state: RightsRequestState | null) => decideRightsTransition(state, step, policy, now);
+const analysis = (occurredAt = receivedAt + DAY): RightsTransition => ({ to: 'in_analysis', occurredAt });
+const resolution = (overrides: Partial<RightsTransition> = {}): RightsTransition => ({
+  to: 'resolved',
+  occurredAt: receivedAt + 10 * DAY,
+  outcome: 'approved',
+  response: { channel: 'email', sentAt: receivedAt + 10 * DAY, contentSha256: sha },
+  ...overrides,
+});
+/** The facts a transition records on top of `facts`, decided an hour after it happened. */
+const after = (facts: RightsRequestEvent[], step: RightsTransition) => [...facts, ...decideRightsTransition(facts.reduce<RightsRequestState | null>(evolveRightsRequest, null), step, policy, step.occurredAt + HOUR)];
+
+describe('receiving a rights request', () => {
+  it('records the request with its legal deadline and the holiday table it was counted with', () => {
+    given()
+      .when(receive())
+      .then([
+        {
+          type: 'RightsRequestReceived',
+          data: { rightsRequestId: 'rr-1', customerId: 'cus-1', kind: 'access', receivedAt, channel: 'branch', sourceSystem: 'crm', sourceReference: 'case-1', dueAt, calendarVersion: policy.calendar.version, recordedAt: receivedAt + HOUR },
+        },
+      ]);
+  });
+
+  it('gives a blocking request two banking days', () => {
+    // Tuesday 1 December: Wednesday 2 is day 1, Thursday 3 day 2.
+    given().when(receive({ kind: 'blocking' })).thenMatches([{ data: { dueAt: Date.parse('2026-12-04T02:59:59.999Z') } }]);
+  });
+
+  it('keeps a REDEC dispute’s classification, reason and operation reference, and requires them', () => {
+    const redec = { classification: 'rectification' as const, reasonCode: '03', operationReference: 'op-9' };
+    given().when(receive({ kind: 'redec_dispute', redec })).thenMatches([{ data: { kind: 'redec_dispute', redec } }]);
+    given().when(receive({ kind: 'redec_dispute' })).thenRefused('VALIDATION_ERROR', 'required_for_redec_dispute');
+    given().when(receive({ kind: 'access', redec })).thenRefused('VALIDATION_ERROR', 'only_with_redec_dispute');
+  });
+
+  it('refuses a receipt later than now (beyond the bank’s clock skew) and a second receipt of the same request', () => {
+    given().when(receive({}, receivedAt - policy.callerClockSkewMs - 1)).thenRefused('VALIDATION_ERROR', 'in_the_future');
+    given(received()).when(receive()).thenRefused('rights_request_already_received');
+  });
+});
+
+describe('the life of a rights request', () => {
+  it('starts its analysis once, after its receipt', () => {
+    given(received()).when(transition(analysis())).then([{ type: 'RightsRequestAnalysisStarted', data: { rightsRequestId: 'rr-1', startedAt: receivedAt + DAY, recordedAt: receivedAt + DAY + HOUR } }]);
+    given(...after([received()], analysis())).when(transition(analysis(receivedAt + 2 * DAY))).thenRefused('rights_request_invalid_transition');
+  });
+
+  it('refuses a fact dated before the previous one, or later than now', () => {
+    given(received()).when(transition(analysis(receivedAt - 1))).thenRefused('VALIDATION_ERROR', 'occurred_at_before_previous_fact');
+    given(...after([received()], analysis(receivedAt + 3 * DAY))).when(transition(resolution({ occurredAt: receivedAt + 2 * DAY }))).thenRefused('VALIDATION_ERROR', 'occurred_at_before_previous_fact');
+    given(received()).when(transition(analysis(receivedAt + DAY), receivedAt + DAY - policy.callerClockSkewMs - 1)).thenRefused('VALIDATION_ERROR', 'in_the_future');
+  });
+
+  it('extends the term once, by 30 calendar days, for a reason, while it runs', () => {
+    const extension: RightsTransition = { to: 'extended', occurredAt: receivedAt + 20 * DAY, reason: 'volume of records' };
+    given(received())
+      .when(transition(extension))
+      .then([{ type: 'RightsRequestExtended', data: { rightsRequestId: 'rr-1', extendedAt: extension.occurredAt, reason: 'volume of records', dueAt: Date.parse('2027-01-31T02:59:59.999Z'), calendarVersion: policy.calendar.version, recordedAt: extension.occurredAt + HOUR } }]);
+    given(...after([received()], extension)).when(transition({ ...extension, occurredAt: receivedAt + 21 * DAY })).thenRefused('rights_request_already_extended');
+    given(received()).when(transition({ ...extension, reason: undefined })).thenRefused('VALIDATION_ERROR', 'required');
+    given(received()).when(transition({ ...extension, occurredAt: dueAt + 1 })).thenRefused('rights_request_extension_after_due');
+    given(received({ kind: 'blocking' })).when(transition({ ...extension, occurredAt: receivedAt + DAY })).thenRefused('rights_request_not_extensible');
+  });
+
+  it('resolves once, with the outcome, how and when the answer was sent, and its hash', () => {
+    given(received())
+      .when(transition(resolution()))
+      .then([
+        {
+          type: 'RightsRequestResolved',
+          data: { rightsRequestId: 'rr-1', resolvedAt: receivedAt + 10 * DAY, outcome: 'approved', response: { channel: 'email', sentAt: receivedAt + 10 * DAY, contentSha256: sha }, complaintDeadline: null, recordedAt: receivedAt + 10 * DAY + HOUR },
+        },
+      ]);
+    given(...after([received()], resolution())).when(transition(resolution({ occurredAt: receivedAt + 11 * DAY }))).thenRefused('rights_request_invalid_transition');
+    given(...after([received()], resolution())).when(transition({ to: 'extended', occurredAt: receivedAt + 11 * DAY, reason: 'late' })).thenRefused('rights_request_invalid_transition');
+    given(received()).when(transition(resolution({ outcome: undefined }))).thenRefused('VALIDATION_ERROR', 'required');
+    given(received()).when(transition(resolution({ response: undefined }))).thenRefused('VALIDATION_ERROR', 'required');
+    given(received()).when(transition(resolution({ response: { channel: 'email', sentAt: receivedAt - 1, contentSha256: sha } }))).thenRefused('VALIDATION_ERROR', 'sent_before_receipt');
+  });
+
+  it('gives a refusal’s reasons and the end of the data subject’s window to complain, in business days after the answer was sent', () => {
+    const refusal = resolution({ outcome: 'rejected', reason: 'not the data subject' });
+    // Sent Friday 11 December 2026 at 10:00: 30 business days, 25 and 31 December and 1 January among them as they fall, end on Tuesday 26 January 2027.
+    given(received()).when(transition(refusal)).thenMatches([{ data: { outcome: 'rejected', reason: 'not the data subject', complaintDeadline: Date.parse('2027-01-27T02:59:59.999Z') } }]);
+    given(received()).when(transition({ ...refusal, reason: undefined })).thenRefused('VALIDATION_ERROR', 'required');
+    given(received()).when(transition(resolution({ outcome: 'partially_approved', reason: 'some records are held under a legal duty' }))).thenMatches([{ data: { complaintDeadline: Date.parse('2027-01-27T02:59:59.999Z') } }]);
+  });
+
+  it('takes an outcome and a response only to resolve', () => {
+    given(received()).when(transition({ ...analysis(), outcome: 'approved' })).thenRefused('VALIDATION_ERROR', 'only_with_resolved');
+    given(received()).when(transition({ ...analysis(), response: { channel: 'email', sentAt: receivedAt, contentSha256: sha } })).thenRefused('VALIDATION_ERROR', 'only_with_resolved');
+  });
+
+  it('refuses any transition of a request it does not hold', () => {
+    given().when(transition(analysis())).thenRefused('NOT_FOUND');
+  });
+});
+
+describe('blocking', () => {
+  const block = received({ kind: 'blocking' });
+  const approval = resolution({ occurredAt: receivedAt + DAY, response: { channel: 'email', sentAt: receivedAt + DAY, contentSha256: sha } });
+  const lifting: RightsTransition = { to: 'block_lifted', occurredAt: receivedAt + 40 * DAY, reason: 'the data subject withdrew it' };
+  const state = (facts: RightsRequestEvent[]) => facts.reduce<RightsRequestState | null>(evolveRightsRequest, null)!;
+
+  it('is in force from its approval until it is lifted', () => {
+    const approved = after([block], approval);
+    expect(blocksProcessingAt(state([block]), receivedAt + 2 * DAY)).toBe(false);
+    expect(blocksProcessingAt(state(approved), receivedAt + DAY - 1)).toBe(false);
+    expect(blocksProcessingAt(state(approved), receivedAt + DAY)).toBe(true);
+    const lifted = after(approved, lifting);
+    expect(blocksProcessingAt(state(lifted), lifting.occurredAt - 1)).toBe(true);
+    expect(blocksProcessingAt(state(lifted), lifting.occurredAt)).toBe(false);
+  });
+
+  it('is never in force when rejected, and only an approved block is lifted, once', () => {
+    const rejected = after([block], { ...approval, outcome: 'rejected', reason: 'no grounds' });
+    expect(blocksProcessingAt(state(rejected), receivedAt + 2 * DAY)).toBe(false);
+    given(...rejected).when(transition(lifting)).thenRefused('rights_request_invalid_transition');
+    given(block).when(transition(lifting)).thenRefused('rights_request_invalid_transition');
+    given(...after(after([block], approval), lifting)).when(transition({ ...lifting, occurredAt: lifting.occurredAt + DAY })).thenRefused('rights_request_invalid_transition');
+    given(...after([received()], resolution())).when(transition(lifting)).thenRefused('rights_request_invalid_transition');
+  });
+});
+
+describe('an overdue request', () => {
+  it('is one still open after the last millisecond of its term', () => {
+    const open = evolveRightsRequest(null, received())!;
+    expect(isOverdue(open, dueAt)).toBe(false);
+    expect(isOverdue(open, dueAt + 1)).toBe(true);
+    expect(isOverdue(evolveRightsRequest(open, decideRightsTransition(open, resolution(), policy, receivedAt + 11 * DAY)[0])!, dueAt + 1)).toBe(false);
+  });
+});

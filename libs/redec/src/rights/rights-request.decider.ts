@@ -1,0 +1,149 @@
+import { conflict, fieldRefused, notFound, unprocessable } from '@ledger/platform';
+import { BankingCalendar } from '../calendar/banking-calendar';
+import { RightsDeadlines, complaintDeadline, isExtensible, rightsRequestDueAt } from './rights-clocks';
+import { RedecDispute, RightsRequestEvent, RightsRequestKind, RightsRequestOutcome, RightsRequestState, RightsResponse } from './rights-request.events';
+
+/** What the rules of a rights request are weighed with; `now` is passed to each decision. */
+export interface RightsPolicy {
+  calendar: BankingCalendar;
+  deadlines: RightsDeadlines;
+  /** How much later than the service clock an instant of the bank's clock may read (the baseline Regulatory Profile's). */
+  callerClockSkewMs: number;
+}
+
+export interface ReceiveRightsRequest {
+  rightsRequestId: string;
+  customerId: string;
+  kind: RightsRequestKind;
+  receivedAt: number;
+  channel: string;
+  sourceSystem: string;
+  sourceReference: string;
+  description?: string;
+  /** Only, and always, for a REDEC dispute. */
+  redec?: RedecDispute;
+}
+
+export const RIGHTS_TRANSITIONS = ['in_analysis', 'extended', 'resolved', 'block_lifted'] as const;
+export type RightsTransitionTarget = (typeof RIGHTS_TRANSITIONS)[number];
+
+/** A transition as the bank reports it: `outcome` and `response` only to resolve; `reason` to extend, to refuse all or part, or to lift a block. */
+export interface RightsTransition {
+  to: RightsTransitionTarget;
+  occurredAt: number;
+  reason?: string;
+  outcome?: RightsRequestOutcome;
+  response?: RightsResponse;
+}
+
+export function decideReceiveRightsRequest(existing: RightsRequestState | null, request: ReceiveRightsRequest, policy: RightsPolicy, now: number): RightsRequestEvent[] {
+  if (existing) throw conflict('rights_request_already_received', 'This rights request is already recorded.');
+  if (request.kind === 'redec_dispute' && !request.redec) throw fieldRefused('redec', 'required_for_redec_dispute', 'A REDEC dispute needs its classification, reason and operation reference.');
+  if (request.kind !== 'redec_dispute' && request.redec) throw fieldRefused('redec', 'only_with_redec_dispute', 'redec is only sent with kind redec_dispute.');
+  notInTheFuture('receivedAt', request.receivedAt, policy, now);
+  const { description, redec, ...received } = request;
+  return [
+    {
+      type: 'RightsRequestReceived',
+      data: {
+        ...received,
+        ...(description !== undefined ? { description } : {}),
+        ...(redec ? { redec } : {}),
+        dueAt: rightsRequestDueAt(request.kind, request.receivedAt, false, policy.calendar, policy.deadlines),
+        calendarVersion: policy.calendar.version,
+        recordedAt: now,
+      },
+    },
+  ];
+}
+
+/**
+ * One step of a request's life, in the order the law gives it: analysis,
+ * at most one extension while the term runs, one resolution, and for an
+ * approved block its lifting. Each step happened no earlier than the one
+ * before it and no later than now.
+ */
+export function decideRightsTransition(request: RightsRequestState | null, transition: RightsTransition, policy: RightsPolicy, now: number): RightsRequestEvent[] {
+  if (!request) throw notFound('rights request');
+  const { to, occurredAt, reason } = transition;
+  if (transition.outcome !== undefined && to !== 'resolved') throw fieldRefused('outcome', 'only_with_resolved', 'outcome is only sent to resolve the request.');
+  if (transition.response !== undefined && to !== 'resolved') throw fieldRefused('response', 'only_with_resolved', 'response is only sent to resolve the request.');
+  notInTheFuture('occurredAt', occurredAt, policy, now);
+  if (occurredAt < request.lastOccurredAt) throw fieldRefused('occurredAt', 'occurred_at_before_previous_fact', 'occurredAt is earlier than the request’s previous fact.');
+  const { rightsRequestId } = request;
+  const open = request.status === 'received' || request.status === 'in_analysis';
+
+  switch (to) {
+    case 'in_analysis':
+      if (request.status !== 'received') throw invalidTransition(request, to);
+      return [{ type: 'RightsRequestAnalysisStarted', data: { rightsRequestId, startedAt: occurredAt, recordedAt: now } }];
+
+    case 'extended':
+      if (!open) throw invalidTransition(request, to);
+      if (!isExtensible(request.kind)) throw conflict('rights_request_not_extensible', 'A blocking request is answered within its term; it is not extended.');
+      if (request.extended) throw conflict('rights_request_already_extended', 'The term of a request is extended once.');
+      if (occurredAt > request.dueAt) throw unprocessable('rights_request_extension_after_due', 'The term can only be extended before it ends.');
+      if (!reason) throw fieldRefused('reason', 'required', 'An extension gives its reason.');
+      return [
+        {
+          type: 'RightsRequestExtended',
+          data: {
+            rightsRequestId,
+            extendedAt: occurredAt,
+            reason,
+            dueAt: rightsRequestDueAt(request.kind, request.receivedAt, true, policy.calendar, policy.deadlines),
+            calendarVersion: policy.calendar.version,
+            recordedAt: now,
+          },
+        },
+      ];
+
+    case 'resolved': {
+      if (!open) throw invalidTransition(request, to);
+      const { outcome, response } = transition;
+      if (!outcome) throw fieldRefused('outcome', 'required', 'A resolution states its outcome.');
+      if (!response) throw fieldRefused('response', 'required', 'A resolution states how and when the answer was sent, and the SHA-256 of what was sent.');
+      const refuses = outcome !== 'approved';
+      if (refuses && !reason) throw fieldRefused('reason', 'required', 'An answer that refuses all or part of the request gives its reasons.');
+      if (response.sentAt < request.receivedAt) throw fieldRefused('response.sentAt', 'sent_before_receipt', 'The answer cannot have been sent before the request was received.');
+      notInTheFuture('response.sentAt', response.sentAt, policy, now);
+      return [
+        {
+          type: 'RightsRequestResolved',
+          data: {
+            rightsRequestId,
+            resolvedAt: occurredAt,
+            outcome,
+            ...(reason !== undefined ? { reason } : {}),
+            response,
+            complaintDeadline: refuses ? complaintDeadline(response.sentAt, policy.calendar, policy.deadlines) : null,
+            recordedAt: now,
+          },
+        },
+      ];
+    }
+
+    case 'block_lifted':
+      if (request.kind !== 'blocking' || request.status !== 'resolved' || request.outcome === 'rejected') throw invalidTransition(request, to);
+      return [{ type: 'RightsRequestBlockLifted', data: { rightsRequestId, liftedAt: occurredAt, ...(reason !== undefined ? { reason } : {}), recordedAt: now } }];
+  }
+}
+
+/** Whether the request is a block in force at `instant`: approved (in whole or in part) by then, and not lifted by then. */
+export function blocksProcessingAt(request: RightsRequestState, instant: number): boolean {
+  const { kind, outcome, resolvedAt, blockLiftedAt } = request;
+  return kind === 'blocking' && outcome !== null && outcome !== 'rejected' && resolvedAt !== null && resolvedAt <= instant && (blockLiftedAt === null || blockLiftedAt > instant);
+}
+
+/** Open past its deadline: an answer is late from the first millisecond after `dueAt`. */
+export function isOverdue(request: RightsRequestState, now: number): boolean {
+  return (request.status === 'received' || request.status === 'in_analysis') && now > request.dueAt;
+}
+
+function notInTheFuture(field: string, instant: number, policy: RightsPolicy, now: number): void {
+  if (instant > now + policy.callerClockSkewMs) throw fieldRefused(field, 'in_the_future', `${field} is later than the receipt.`);
+}
+
+function invalidTransition(request: RightsRequestState, to: RightsTransitionTarget) {
+  return conflict('rights_request_invalid_transition', `A ${request.kind} request that is ${request.status} cannot go to ${to}.`);
+}

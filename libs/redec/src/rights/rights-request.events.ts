@@ -1,0 +1,117 @@
+/** The rights a data subject exercises under Ley 21.719 (Arts. 4–9), and REDEC's dispute of the data a reporter sent. */
+export const RIGHTS_REQUEST_KINDS = ['access', 'rectification', 'suppression', 'opposition', 'portability', 'blocking', 'redec_dispute'] as const;
+export type RightsRequestKind = (typeof RIGHTS_REQUEST_KINDS)[number];
+
+/** What a REDEC dispute asks of the registry data: the classifications of the RDC40 file. */
+export const REDEC_DISPUTE_CLASSIFICATIONS = ['update', 'rectification', 'complementation', 'cancellation'] as const;
+export type RedecDisputeClassification = (typeof REDEC_DISPUTE_CLASSIFICATIONS)[number];
+
+export const RIGHTS_REQUEST_OUTCOMES = ['approved', 'partially_approved', 'rejected'] as const;
+export type RightsRequestOutcome = (typeof RIGHTS_REQUEST_OUTCOMES)[number];
+
+export interface RedecDispute {
+  classification: RedecDisputeClassification;
+  reasonCode: string;
+  operationReference: string;
+}
+
+/** How and when the answer reached the data subject, and the SHA-256 of what was sent: what proves the answer later. */
+export interface RightsResponse {
+  channel: string;
+  sentAt: number;
+  contentSha256: string;
+}
+
+/**
+ * A request's deadline as the service computed it, kept in the fact: a later
+ * change of the holiday table never moves a deadline already told to the
+ * bank, and the table's version says which holidays it was counted with.
+ */
+export interface ComputedDeadline {
+  dueAt: number;
+  calendarVersion: string;
+}
+
+export type RightsRequestReceived = {
+  type: 'RightsRequestReceived';
+  data: {
+    rightsRequestId: string;
+    customerId: string;
+    kind: RightsRequestKind;
+    receivedAt: number;
+    channel: string;
+    sourceSystem: string;
+    sourceReference: string;
+    description?: string;
+    redec?: RedecDispute;
+    recordedAt: number;
+  } & ComputedDeadline;
+};
+
+export type RightsRequestAnalysisStarted = {
+  type: 'RightsRequestAnalysisStarted';
+  data: { rightsRequestId: string; startedAt: number; recordedAt: number };
+};
+
+/** Art. 11: the term is extended once, for a reason told to the data subject; `dueAt` is the new deadline. */
+export type RightsRequestExtended = {
+  type: 'RightsRequestExtended';
+  data: { rightsRequestId: string; extendedAt: number; reason: string; recordedAt: number } & ComputedDeadline;
+};
+
+/** `complaintDeadline`: for an answer that refuses all or part of the request, the end of the data subject's window to complain to the Agency. */
+export type RightsRequestResolved = {
+  type: 'RightsRequestResolved';
+  data: {
+    rightsRequestId: string;
+    resolvedAt: number;
+    outcome: RightsRequestOutcome;
+    reason?: string;
+    response: RightsResponse;
+    complaintDeadline: number | null;
+    recordedAt: number;
+  };
+};
+
+/** An approved block stops being in force. */
+export type RightsRequestBlockLifted = {
+  type: 'RightsRequestBlockLifted';
+  data: { rightsRequestId: string; liftedAt: number; reason?: string; recordedAt: number };
+};
+
+export type RightsRequestEvent = RightsRequestReceived | RightsRequestAnalysisStarted | RightsRequestExtended | RightsRequestResolved | RightsRequestBlockLifted;
+
+export type RightsRequestStatus = 'received' | 'in_analysis' | 'resolved' | 'block_lifted';
+
+export interface RightsRequestState {
+  rightsRequestId: string;
+  customerId: string;
+  kind: RightsRequestKind;
+  status: RightsRequestStatus;
+  receivedAt: number;
+  dueAt: number;
+  extended: boolean;
+  outcome: RightsRequestOutcome | null;
+  resolvedAt: number | null;
+  complaintDeadline: number | null;
+  blockLiftedAt: number | null;
+  /** The instant of the latest fact: no later fact may say it happened before. */
+  lastOccurredAt: number;
+}
+
+export function evolveRightsRequest(state: RightsRequestState | null, event: RightsRequestEvent): RightsRequestState | null {
+  switch (event.type) {
+    case 'RightsRequestReceived': {
+      const { rightsRequestId, customerId, kind, receivedAt, dueAt } = event.data;
+      return { rightsRequestId, customerId, kind, status: 'received', receivedAt, dueAt, extended: false, outcome: null, resolvedAt: null, complaintDeadline: null, blockLiftedAt: null, lastOccurredAt: receivedAt };
+    }
+    case 'RightsRequestAnalysisStarted':
+      return state && { ...state, status: 'in_analysis', lastOccurredAt: event.data.startedAt };
+    case 'RightsRequestExtended':
+      return state && { ...state, extended: true, dueAt: event.data.dueAt, lastOccurredAt: event.data.extendedAt };
+    case 'RightsRequestResolved':
+      return state && { ...state, status: 'resolved', outcome: event.data.outcome, resolvedAt: event.data.resolvedAt, complaintDeadline: event.data.complaintDeadline, lastOccurredAt: event.data.resolvedAt };
+    case 'RightsRequestBlockLifted':
+      return state && { ...state, status: 'block_lifted', blockLiftedAt: event.data.liftedAt, lastOccurredAt: event.data.liftedAt };
+  }
+}

@@ -1,0 +1,147 @@
+import fc from 'fast-check';
+import { DomainError } from '@ledger/platform';
+import {
+  LEY_21719_DEADLINES,
+  RIGHTS_REQUEST_KINDS,
+  RIGHTS_REQUEST_OUTCOMES,
+  RIGHTS_TRANSITIONS,
+  RightsPolicy,
+  RightsRequestEvent,
+  RightsRequestState,
+  RightsTransition,
+  bankingCalendar,
+  decideReceiveRightsRequest,
+  decideRightsTransition,
+  evolveRightsRequest,
+  rightsRequestDueAt,
+} from '@ledger/redec';
+
+/**
+ * The life of a rights request under random transitions at random instants
+ * (some before the previous fact, some later than the clock, some with
+ * fields missing or misplaced): whatever the bank reports, what is recorded
+ * never has a resolution before the receipt, two extensions, a deadline that
+ * moves backwards, or facts out of order; and each transition is accepted
+ * exactly when a plain reading of the rules (`allowed`) says it may be.
+ */
+const RUNS = Math.ceil(Number(process.env.LEDGER_MODEL_RUNS ?? 10_000) / 5);
+const SEED = process.env.LEDGER_MODEL_SEED === undefined ? undefined : Number(process.env.LEDGER_MODEL_SEED);
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const policy: RightsPolicy = { calendar: bankingCalendar(), deadlines: LEY_21719_DEADLINES, callerClockSkewMs: 5 * 60_000 };
+/** 1 December 2026, when Ley 21.719 comes into force. */
+const FIRST_RECEIPT = Date.parse('2026-12-01T03:00:00Z');
+
+const step = fc.record({
+  to: fc.constantFrom(...RIGHTS_TRANSITIONS),
+  /** From the previous fact; sometimes before it. */
+  afterPreviousMs: fc.integer({ min: -DAY, max: 20 * DAY }),
+  /** From the fact to when it is reported; sometimes "before" it, as a bank clock ahead of the service's. */
+  reportedAfterMs: fc.integer({ min: -HOUR, max: 3 * DAY }),
+  /** Most steps carry the fields their transition takes; the others whatever was drawn. */
+  wellFormed: fc.integer({ min: 0, max: 4 }).map((n) => n > 0),
+  reason: fc.boolean(),
+  outcome: fc.option(fc.constantFrom(...RIGHTS_REQUEST_OUTCOMES), { nil: undefined }),
+  response: fc.option(fc.integer({ min: -3 * DAY, max: HOUR }), { nil: undefined }),
+});
+const scenario = fc.record({
+  // Blocking, the one kind with a step after the resolution, comes up more often.
+  kind: fc.constantFrom(...RIGHTS_REQUEST_KINDS, 'blocking', 'blocking'),
+  // Within the holiday table's years, with room for every step's days after it.
+  receivedAfterMs: fc.integer({ min: 0, max: 2 * 365 * DAY }),
+  steps: fc.array(step, { minLength: 1, maxLength: 10 }),
+});
+
+type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
+
+/** The rules as a bank's privacy officer would read them, independent of the decider's code. */
+function allowed(state: RightsRequestState, transition: RightsTransition, now: number): boolean {
+  const open = state.status === 'received' || state.status === 'in_analysis';
+  const { to, occurredAt, reason, outcome, response } = transition;
+  if ((outcome !== undefined || response !== undefined) && to !== 'resolved') return false;
+  if (occurredAt > now + policy.callerClockSkewMs || occurredAt < state.lastOccurredAt) return false;
+  if (to === 'in_analysis') return state.status === 'received';
+  if (to === 'extended') return open && state.kind !== 'blocking' && !state.extended && occurredAt <= state.dueAt && Boolean(reason);
+  if (to === 'resolved') {
+    if (!open || !outcome || !response) return false;
+    if (outcome !== 'approved' && !reason) return false;
+    return response.sentAt >= state.receivedAt && response.sentAt <= now + policy.callerClockSkewMs;
+  }
+  return state.kind === 'blocking' && state.status === 'resolved' && state.outcome !== 'rejected';
+}
+
+function toTransition(s: Step, previous: number): RightsTransition {
+  const occurredAt = previous + s.afterPreviousMs;
+  const resolving = s.to === 'resolved';
+  const outcome = s.wellFormed ? (resolving ? (s.outcome ?? 'approved') : undefined) : s.outcome;
+  const sentAfter = s.wellFormed ? (resolving ? (s.response ?? 0) : undefined) : s.response;
+  const reason = s.wellFormed ? s.to === 'extended' || (outcome !== undefined && outcome !== 'approved') || s.reason : s.reason;
+  return {
+    to: s.to,
+    occurredAt,
+    ...(reason ? { reason: 'stated' } : {}),
+    ...(outcome ? { outcome } : {}),
+    ...(sentAfter !== undefined ? { response: { channel: 'email', sentAt: occurredAt + sentAfter, contentSha256: '0'.repeat(64) } } : {}),
+  };
+}
+
+describe('the life of a rights request', () => {
+  it(`records only what the rules allow, in order, in ${RUNS} random lives`, () => {
+    const accepted = new Map<string, number>();
+    fc.assert(
+      fc.property(scenario, ({ kind, receivedAfterMs, steps }) => {
+        const receivedAt = FIRST_RECEIPT + receivedAfterMs;
+        const facts: RightsRequestEvent[] = decideReceiveRightsRequest(
+          null,
+          {
+            rightsRequestId: 'rr-1',
+            customerId: 'cus-1',
+            kind,
+            receivedAt,
+            channel: 'web',
+            sourceSystem: 'crm',
+            sourceReference: 'case-1',
+            ...(kind === 'redec_dispute' ? { redec: { classification: 'update', reasonCode: '01', operationReference: 'op-1' } } : {}),
+          },
+          policy,
+          receivedAt,
+        );
+        let state = evolveRightsRequest(null, facts[0])!;
+        for (const s of steps) {
+          const transition = toTransition(s, state.lastOccurredAt);
+          const now = transition.occurredAt + s.reportedAfterMs;
+          const expected = allowed(state, transition, now);
+          let recorded: RightsRequestEvent[];
+          try {
+            recorded = decideRightsTransition(state, transition, policy, now);
+          } catch (error) {
+            if (!(error instanceof DomainError)) throw error;
+            expect({ transition, refused: error.code, allowed: expected }).toEqual({ transition, refused: error.code, allowed: false });
+            continue;
+          }
+          expect({ transition, accepted: true }).toEqual({ transition, accepted: expected });
+          accepted.set(transition.to, (accepted.get(transition.to) ?? 0) + 1);
+          const next = recorded.reduce<RightsRequestState | null>(evolveRightsRequest, state)!;
+          expect(next.dueAt).toBeGreaterThanOrEqual(state.dueAt);
+          expect(next.lastOccurredAt).toBeGreaterThanOrEqual(state.lastOccurredAt);
+          facts.push(...recorded);
+          state = next;
+        }
+        expect(facts.filter((f) => f.type === 'RightsRequestExtended')).toHaveLength(state.extended ? 1 : 0);
+        expect(facts.filter((f) => f.type === 'RightsRequestResolved').length).toBeLessThanOrEqual(1);
+        for (const fact of facts) {
+          if (fact.type === 'RightsRequestResolved') {
+            expect(fact.data.resolvedAt).toBeGreaterThanOrEqual(receivedAt);
+            expect(fact.data.response.sentAt).toBeGreaterThanOrEqual(receivedAt);
+            expect(fact.data.complaintDeadline === null).toBe(fact.data.outcome === 'approved');
+          }
+        }
+        expect(state.dueAt).toBe(rightsRequestDueAt(kind, receivedAt, state.extended, policy.calendar, policy.deadlines));
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+    // The lives reach every step: the random transitions are not all refused.
+    for (const to of RIGHTS_TRANSITIONS) expect({ to, accepted: (accepted.get(to) ?? 0) > RUNS / 100 }).toEqual({ to, accepted: true });
+  }, 120_000);
+});
