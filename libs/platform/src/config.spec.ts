@@ -24,6 +24,18 @@ describe('LEDGER_PUBLIC_URL', () => {
   });
 });
 
+describe('variables that name something', () => {
+  it.each(['LEDGER_DATA_DIR', 'HOST', 'REDIS_URL', 'LEDGER_REDIS_PREFIX', 'LOG_LEVEL'])('refuses %s set but empty', (name) => {
+    for (const value of ['', '  ']) expect(() => loadConfig({ ...base, [name]: value })).toThrow(new ConfigError(`${name} is set but empty; unset it to use the default, or give it a value`));
+  });
+
+  it('takes their defaults when unset', () => {
+    const { LEDGER_DATA_DIR: _dataDir, ...keys } = base;
+    const config = loadConfig(keys);
+    expect([config.dataDir, config.host, config.redisUrl, config.redisPrefix, config.logLevel]).toEqual([join(process.cwd(), 'data'), '127.0.0.1', 'redis://127.0.0.1:6379', 'ledger', 'info']);
+  });
+});
+
 describe('NODE_ENV', () => {
   it('is unset, empty, development, test or production', () => {
     expect(loadConfig({ ...base }).production).toBe(false);

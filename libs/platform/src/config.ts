@@ -135,8 +135,9 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     throw new ConfigError(`NODE_ENV must be unset, development, test or production; it is ${JSON.stringify(env.NODE_ENV)}`);
   }
   const production = env.NODE_ENV === 'production';
-  const dataDir = resolve(env.LEDGER_DATA_DIR ?? './data');
-  const publicUrl = parsePublicUrl(env.LEDGER_PUBLIC_URL ?? `http://${formatHost(env.HOST ?? '127.0.0.1')}:${env.PORT ?? '3000'}`);
+  const dataDir = resolve(named('LEDGER_DATA_DIR', env.LEDGER_DATA_DIR) ?? './data');
+  const host = named('HOST', env.HOST) ?? '127.0.0.1';
+  const publicUrl = parsePublicUrl(env.LEDGER_PUBLIC_URL ?? `http://${formatHost(host)}:${env.PORT ?? '3000'}`);
   const clockOffsetMs = parseInteger('LEDGER_CLOCK_OFFSET_MS', env.LEDGER_CLOCK_OFFSET_MS ?? '0');
   if (production && env.LEDGER_CLOCK_OFFSET_MS !== undefined) {
     throw new ConfigError('LEDGER_CLOCK_OFFSET_MS is refused when NODE_ENV=production');
@@ -147,12 +148,12 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
   return {
     production,
     port: parseInteger('PORT', env.PORT ?? '3000'),
-    host: env.HOST ?? '127.0.0.1',
+    host,
     dataDir,
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING || undefined,
     databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
-    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    redisPrefix: env.LEDGER_REDIS_PREFIX ?? 'ledger',
+    redisUrl: named('REDIS_URL', env.REDIS_URL) ?? 'redis://127.0.0.1:6379',
+    redisPrefix: named('LEDGER_REDIS_PREFIX', env.LEDGER_REDIS_PREFIX) ?? 'ledger',
     // Getters: a key file that may not be generated is looked for only by what uses the key.
     get masterKey() {
       return masterKey();
@@ -160,7 +161,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     previousMasterKeys: listOf(env.LEDGER_PREVIOUS_MASTER_KEYS).map((raw) => decodeKey('LEDGER_PREVIOUS_MASTER_KEYS', raw)),
     clockOffsetMs,
     inProcessWorkers: (env.LEDGER_WORKERS ?? 'in-process') !== 'external',
-    logLevel: env.LOG_LEVEL ?? 'info',
+    logLevel: named('LOG_LEVEL', env.LOG_LEVEL) ?? 'info',
     profilesFile: env.LEDGER_PROFILES_FILE ? resolve(env.LEDGER_PROFILES_FILE) : undefined,
     holidaysFile: env.LEDGER_HOLIDAYS_FILE ? resolve(env.LEDGER_HOLIDAYS_FILE) : undefined,
     reportLayoutsFile: env.LEDGER_REPORT_LAYOUTS_FILE ? resolve(env.LEDGER_REPORT_LAYOUTS_FILE) : undefined,
@@ -180,6 +181,18 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     checkpointIntervalMs: parsePositiveInteger('LEDGER_CHECKPOINT_INTERVAL_MS', env.LEDGER_CHECKPOINT_INTERVAL_MS ?? '10000'),
     witnesses: listOf(env.LEDGER_WITNESSES).map(parseWitness),
   };
+}
+
+/**
+ * A variable that names something (a directory, an interface, a prefix) set
+ * to nothing is refused rather than taken at its word: an empty
+ * LEDGER_DATA_DIR would put the ledger and its key in the working
+ * directory, an empty HOST would listen on every interface, an empty prefix
+ * would share Redis keys with whatever else uses that Redis.
+ */
+function named(name: string, value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === '') throw new ConfigError(`${name} is set but empty; unset it to use the default, or give it a value`);
+  return value;
 }
 
 /** A C2SP origin: the log's name, also its key's name, so no spaces and no "+". */
