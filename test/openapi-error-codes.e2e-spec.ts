@@ -60,6 +60,9 @@ const UNREACHABLE_IN_PRACTICE: Record<string, string[]> = {
   'POST /v1/webhook-endpoints': ['404 NOT_FOUND', '409 customer_data_erased'],
   'POST /v1/webhook-endpoints/{endpointId}/rotate-secret': ['409 customer_data_erased'],
   'GET /v1/consent-decisions/{decisionId}': [...FINISHING_AN_ACCEPTED_DECISION, ...FIRST_FACT_ONLY],
+  // A rights request's description whose customer's key was destroyed is read as null, never refused; reading one records nothing.
+  'GET /v1/rights-requests/{rightsRequestId}': ['409 concurrent_change', '409 customer_data_erased'],
+  'POST /v1/rights-requests/{rightsRequestId}/transitions': ['409 customer_data_erased'],
   'GET /v1/embed/sessions/{sessionId}': [...FINISHING_AN_ACCEPTED_DECISION, ...FIRST_FACT_ONLY],
 };
 

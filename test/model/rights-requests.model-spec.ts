@@ -93,7 +93,6 @@ describe('the life of a rights request', () => {
       fc.property(scenario, ({ kind, receivedAfterMs, steps }) => {
         const receivedAt = FIRST_RECEIPT + receivedAfterMs;
         const facts: RightsRequestEvent[] = decideReceiveRightsRequest(
-          null,
           {
             rightsRequestId: 'rr-1',
             customerId: 'cus-1',

@@ -8,6 +8,7 @@ import { declaredQueues } from '../../worker/src/declared-queues';
 import { ConfigurationsModule } from './configurations/configurations.module';
 import { AuditModule } from './audit/audit.module';
 import { ConsentDecisionsModule } from './consent-decisions/consent-decisions.module';
+import { RightsRequestsModule } from './rights-requests/rights-requests.module';
 import { ConsentsModule } from './consents/consents.module';
 import { CustomersModule } from './customers/customers.module';
 import { EmbedModule } from './embed/embed.module';
@@ -39,6 +40,7 @@ export class AppModule {
         ConsentsModule,
         EmbedModule.forRoot(config),
         ConsentDecisionsModule.forRoot(config),
+        RightsRequestsModule.forRoot(config),
         AuditModule,
         LedgerLogModule,
         TenantSettingsModule,

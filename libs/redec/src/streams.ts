@@ -16,6 +16,8 @@ export const redecStreams = {
   access: (tenantId: string, redecAccessId: string) => `redec-access-${tenantId}-${redecAccessId}`,
   /** One stream per regulatory report: its request, then its rendering or failure. */
   report: (tenantId: string, reportId: string) => `redec-report-${tenantId}-${reportId}`,
+  /** One stream per data subject's rights request (decision 0067): its receipt, then each step of its life. */
+  rightsRequest: (tenantId: string, rightsRequestId: string) => `rights-request-${tenantId}-${rightsRequestId}`,
   /** Uniqueness of an internalConsentCode in the tenant, claimed with `no_stream`. */
   internalConsentCode: (tenantId: string, code: string) => `reservation-${tenantId}-internal-consent-code-${code}`,
   /** One stream per reportable obligation (docs/reference/obligations.md), so its bindings are decided on all of them, at the revision read. */

@@ -38,6 +38,34 @@ const PROOF_HASHES = [
 const GENERAL_CONSENT_ID = '4b3a2918-0706-4f5e-9d4c-3b2a19080706';
 const GENERAL_CONFIGURATION_ID = '8f7e6d5c-4b3a-4291-8807-f6e5d4c3b2a1';
 const DECISION_ID = '6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d';
+const RIGHTS_REQUEST_ID = '3c9e1f7a-5b2d-4e8c-a1f6-0d4b7e2c9a58';
+/** Tuesday 1 December 2026, 10:00 in Santiago: due at the end of 31 December (decision 0067). */
+const RIGHTS_REQUEST_RECEIVED_AT = 1796130000000;
+const RIGHTS_REQUEST_RESOLVED_AT = 1797346800000;
+const RIGHTS_RESPONSE = { channel: 'email', sentAt: RIGHTS_REQUEST_RESOLVED_AT, contentSha256: 'c4e8a2f6b0d4e8a2c6f0b4d8e2a6c0f4b8d2e6a0c4f8b2d6e0a4c8f2b6d0e4a8' };
+const RIGHTS_REQUEST = {
+  rightsRequestId: RIGHTS_REQUEST_ID,
+  customerId: CUSTOMER_ID,
+  kind: 'access',
+  status: 'received',
+  receivedAt: RIGHTS_REQUEST_RECEIVED_AT,
+  dueAt: 1798772399999,
+  extended: false,
+  outcome: null,
+  complaintDeadline: null,
+  overdue: false,
+  channel: 'web',
+  sourceSystem: 'privacy-desk',
+  sourceReference: 'solicitud-arco-118',
+  description: 'Solicito saber qué datos personales míos tratan y con quién los comparten.',
+  history: [{ step: 'received', occurredAt: RIGHTS_REQUEST_RECEIVED_AT, recordedAt: RIGHTS_REQUEST_RECEIVED_AT + 2_000, dueAt: 1798772399999 }],
+};
+const RESOLVED_RIGHTS_REQUEST = {
+  ...RIGHTS_REQUEST,
+  status: 'resolved',
+  outcome: 'approved',
+  history: [...RIGHTS_REQUEST.history, { step: 'resolved', occurredAt: RIGHTS_REQUEST_RESOLVED_AT, recordedAt: RIGHTS_REQUEST_RESOLVED_AT + 1_000, outcome: 'approved', response: RIGHTS_RESPONSE }],
+};
 const REPORT_ID = '3c2b1a09-f8e7-4d6c-b5a4-938271605f4e';
 const LEGAL_HOLD_ID = 'e09a8b7c-6d5e-4f40-a312-b4c5d6e7f809';
 const SESSION_ID = '7a6b5c4d-3e2f-4109-8a7b-6c5d4e3f2a1b';
@@ -514,6 +542,24 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     response: CONSENT_DECISION,
   },
   'GET /v1/consent-decisions/{decisionId}': { parameters: { decisionId: DECISION_ID }, response: CONSENT_DECISION },
+  'POST /v1/rights-requests': {
+    request: {
+      customerId: CUSTOMER_ID,
+      kind: 'access',
+      receivedAt: RIGHTS_REQUEST_RECEIVED_AT,
+      channel: 'web',
+      sourceSystem: 'privacy-desk',
+      sourceReference: 'solicitud-arco-118',
+      description: 'Solicito saber qué datos personales míos tratan y con quién los comparten.',
+    },
+    response: RIGHTS_REQUEST,
+  },
+  'POST /v1/rights-requests/{rightsRequestId}/transitions': {
+    parameters: { rightsRequestId: RIGHTS_REQUEST_ID },
+    request: { to: 'resolved', occurredAt: RIGHTS_REQUEST_RESOLVED_AT, outcome: 'approved', response: RIGHTS_RESPONSE },
+    response: RESOLVED_RIGHTS_REQUEST,
+  },
+  'GET /v1/rights-requests/{rightsRequestId}': { parameters: { rightsRequestId: RIGHTS_REQUEST_ID }, response: RESOLVED_RIGHTS_REQUEST },
   'GET /v1/tenant-settings': { response: TENANT_SETTINGS },
   'PUT /v1/tenant-settings': { request: { institutionCode: '0000000012', weeklyReports: true }, response: TENANT_SETTINGS },
   'POST /v1/redec/reports': { request: { kind: 'rdc30', periodStart: 1763265600000, periodEnd: 1763870400000 }, response: { reportId: REPORT_ID, status: 'pending' } },

@@ -50,6 +50,7 @@ const TAGS: ReadonlyArray<readonly [name: string, description: string]> = [
   ['consents', 'General (non-REDEC) consents and Multi-Consent decisions.'],
   ['embed', "Embed sessions on the service's own consent page."],
   ['audit', "A consent's full event history and integrity proofs; the verifiable ledger's checkpoints, proofs, hash tiles and audit bundles."],
+  ['rights-requests', "Data subjects' requests under Ley 21.719 and REDEC disputes, with their legal deadlines."],
   ['tenant', 'Tenant settings.'],
   ['reports', 'RDC30 and RDC31 regulatory reports.'],
   ['webhooks', 'Webhook endpoints, deliveries and redelivery.'],

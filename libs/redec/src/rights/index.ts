@@ -11,3 +11,4 @@ export {
   decideRightsTransition,
   isOverdue,
 } from './rights-request.decider';
+export { type LoadedRightsRequest, type ReceiveRightsRequestInput, type RightsRequestDependencies, readRightsRequest, receiveRightsRequest, transitionRightsRequest } from './rights-requests';

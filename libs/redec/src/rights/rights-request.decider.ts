@@ -19,7 +19,8 @@ export interface ReceiveRightsRequest {
   channel: string;
   sourceSystem: string;
   sourceReference: string;
-  description?: string;
+  /** The description, already sealed under the customer's key. */
+  descriptionCiphertext?: string;
   /** Only, and always, for a REDEC dispute. */
   redec?: RedecDispute;
 }
@@ -36,18 +37,23 @@ export interface RightsTransition {
   response?: RightsResponse;
 }
 
-export function decideReceiveRightsRequest(existing: RightsRequestState | null, request: ReceiveRightsRequest, policy: RightsPolicy, now: number): RightsRequestEvent[] {
-  if (existing) throw conflict('rights_request_already_received', 'This rights request is already recorded.');
+/** The rules a request is held to before anything is recorded for it, its customer included. */
+export function checkRightsRequest(request: Pick<ReceiveRightsRequest, 'kind' | 'receivedAt' | 'redec'>, policy: RightsPolicy, now: number): void {
   if (request.kind === 'redec_dispute' && !request.redec) throw fieldRefused('redec', 'required_for_redec_dispute', 'A REDEC dispute needs its classification, reason and operation reference.');
   if (request.kind !== 'redec_dispute' && request.redec) throw fieldRefused('redec', 'only_with_redec_dispute', 'redec is only sent with kind redec_dispute.');
   notInTheFuture('receivedAt', request.receivedAt, policy, now);
-  const { description, redec, ...received } = request;
+}
+
+/** The first fact of a request's stream, which the store records only on a stream that has none (so a request is received once). */
+export function decideReceiveRightsRequest(request: ReceiveRightsRequest, policy: RightsPolicy, now: number): RightsRequestEvent[] {
+  checkRightsRequest(request, policy, now);
+  const { descriptionCiphertext, redec, ...received } = request;
   return [
     {
       type: 'RightsRequestReceived',
       data: {
         ...received,
-        ...(description !== undefined ? { description } : {}),
+        ...(descriptionCiphertext !== undefined ? { descriptionCiphertext } : {}),
         ...(redec ? { redec } : {}),
         dueAt: rightsRequestDueAt(request.kind, request.receivedAt, false, policy.calendar, policy.deadlines),
         calendarVersion: policy.calendar.version,
@@ -145,5 +151,5 @@ function notInTheFuture(field: string, instant: number, policy: RightsPolicy, no
 }
 
 function invalidTransition(request: RightsRequestState, to: RightsTransitionTarget) {
-  return conflict('rights_request_invalid_transition', `A ${request.kind} request that is ${request.status} cannot go to ${to}.`);
+  return conflict('rights_request_invalid_transition', `A request of kind ${request.kind} that is ${request.status} cannot go to ${to}.`);
 }

@@ -42,7 +42,8 @@ export type RightsRequestReceived = {
     channel: string;
     sourceSystem: string;
     sourceReference: string;
-    description?: string;
+    /** The request in the data subject's words, under the customer's key: erasing the customer erases it. */
+    descriptionCiphertext?: string;
     redec?: RedecDispute;
     recordedAt: number;
   } & ComputedDeadline;

@@ -1,0 +1,127 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsObject, IsOptional, ValidateNested } from 'class-validator';
+import { REDEC_DISPUTE_CLASSIFICATIONS, RIGHTS_REQUEST_KINDS, RIGHTS_REQUEST_OUTCOMES, RIGHTS_TRANSITIONS } from '@ledger/redec';
+import type { RedecDisputeClassification, RightsRequestKind, RightsRequestOutcome, RightsRequestStatus, RightsTransitionTarget } from '@ledger/redec';
+import { CustomerReferenceDto } from '../redec/interactions/create/create-interaction.request.dto';
+import { EpochMs, IDENTITY, IdentityText, Sha256Hex, Text } from '../dto-fields';
+
+export class RedecDisputeDto {
+  @ApiProperty({ enum: REDEC_DISPUTE_CLASSIFICATIONS, description: 'What the debtor asks of the registry data the bank reported.' })
+  @IsIn(REDEC_DISPUTE_CLASSIFICATIONS)
+  classification!: RedecDisputeClassification;
+
+  @ApiProperty({ description: "The dispute's reason code, as the bank files it.", maxLength: 20 })
+  @IdentityText(20)
+  reasonCode!: string;
+
+  @ApiProperty({ description: `The reported operation the dispute is about. ${IDENTITY}`, maxLength: 200 })
+  @IdentityText(200)
+  operationReference!: string;
+}
+
+/** docs/reference/rights-requests.md, "Receiving a request". */
+export class ReceiveRightsRequestDto extends CustomerReferenceDto {
+  @ApiProperty({ enum: RIGHTS_REQUEST_KINDS, description: 'The right exercised (Ley 21.719), or a REDEC dispute of the data the bank reported.' })
+  @IsIn(RIGHTS_REQUEST_KINDS)
+  kind!: RightsRequestKind;
+
+  @ApiProperty({ type: 'integer', description: 'When the bank received the request (epoch ms): its legal term runs from the local day (America/Santiago) of this instant. Not later than the receipt by the service.' })
+  @EpochMs()
+  receivedAt!: number;
+
+  @ApiProperty({ description: 'How the request came in (e.g. `branch`, `web`, `email`, `phone`).', maxLength: 50 })
+  @IdentityText(50)
+  channel!: string;
+
+  @ApiProperty({ description: `The system of the request on the bank's platform. ${IDENTITY}`, maxLength: 100 })
+  @IdentityText(100)
+  sourceSystem!: string;
+
+  @ApiProperty({ description: `The request's reference on the bank's platform. ${IDENTITY}`, maxLength: 200 })
+  @IdentityText(200)
+  sourceReference!: string;
+
+  @ApiPropertyOptional({ description: "The request in the data subject's words. Kept under the customer's own key: erasing the customer's data erases it.", maxLength: 4000 })
+  @IsOptional()
+  @Text(4000)
+  description?: string;
+
+  @ApiPropertyOptional({ type: RedecDisputeDto, description: 'Only, and always, with kind `redec_dispute`.' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RedecDisputeDto)
+  redec?: RedecDisputeDto;
+}
+
+export class RightsResponseDto {
+  @ApiProperty({ description: 'How the answer was sent (e.g. `email`, `letter`, `branch`).', maxLength: 50 })
+  @IdentityText(50)
+  channel!: string;
+
+  @ApiProperty({ type: 'integer', description: 'When the answer was sent (epoch ms): not before the receipt; a refusal’s complaint window runs from its local day.' })
+  @EpochMs()
+  sentAt!: number;
+
+  @ApiProperty({ description: 'SHA-256 (lower-case hex) of what was sent, which proves the answer later.', pattern: '^[0-9a-f]{64}$' })
+  @Sha256Hex()
+  contentSha256!: string;
+}
+
+/** docs/reference/rights-requests.md, "The life of a request". */
+export class RightsTransitionDto {
+  @ApiProperty({ enum: RIGHTS_TRANSITIONS })
+  @IsIn(RIGHTS_TRANSITIONS)
+  to!: RightsTransitionTarget;
+
+  @ApiProperty({ type: 'integer', description: 'When it happened (epoch ms): not before the previous fact of the request, nor later than the receipt by the service (within the bank clock skew, 5 minutes).' })
+  @EpochMs()
+  occurredAt!: number;
+
+  @ApiPropertyOptional({ description: 'Required to extend, and to resolve with an outcome other than `approved`: told to the data subject.', maxLength: 2000 })
+  @IsOptional()
+  @Text(2000)
+  reason?: string;
+
+  @ApiPropertyOptional({ enum: RIGHTS_REQUEST_OUTCOMES, description: 'Only, and required, with `to: resolved`.' })
+  @IsOptional()
+  @IsIn(RIGHTS_REQUEST_OUTCOMES)
+  outcome?: RightsRequestOutcome;
+
+  @ApiPropertyOptional({ type: RightsResponseDto, description: 'Only, and required, with `to: resolved`.' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RightsResponseDto)
+  response?: RightsResponseDto;
+}
+
+export class RightsRequestHistoryItemDto {
+  @ApiProperty({ enum: ['received', ...RIGHTS_TRANSITIONS] }) step!: 'received' | RightsTransitionTarget;
+  @ApiProperty({ type: 'integer', description: 'When it happened (epoch ms).' }) occurredAt!: number;
+  @ApiProperty({ type: 'integer', description: 'When the service recorded it (epoch ms).' }) recordedAt!: number;
+  @ApiPropertyOptional() reason?: string;
+  @ApiPropertyOptional({ type: 'integer', description: 'The deadline this step set: on receipt, and on an extension.' }) dueAt?: number;
+  @ApiPropertyOptional({ enum: RIGHTS_REQUEST_OUTCOMES }) outcome?: RightsRequestOutcome;
+  @ApiPropertyOptional({ type: RightsResponseDto }) response?: RightsResponseDto;
+}
+
+export class RightsRequestDto {
+  @ApiProperty({ format: 'uuid' }) rightsRequestId!: string;
+  @ApiProperty({ format: 'uuid' }) customerId!: string;
+  @ApiProperty({ enum: RIGHTS_REQUEST_KINDS }) kind!: RightsRequestKind;
+  @ApiProperty({ enum: ['received', 'in_analysis', 'resolved', 'block_lifted'] }) status!: RightsRequestStatus;
+  @ApiProperty({ type: 'integer' }) receivedAt!: number;
+  @ApiProperty({ type: 'integer', description: 'The end (23:59:59.999, America/Santiago) of the term to answer: 30 calendar days after the day of receipt, 60 once extended; 2 banking days for `blocking`.' }) dueAt!: number;
+  @ApiProperty() extended!: boolean;
+  @ApiProperty({ enum: RIGHTS_REQUEST_OUTCOMES, nullable: true, type: String }) outcome!: RightsRequestOutcome | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'For an answer that refuses all or part: the end of the 30th business day after it was sent, the data subject’s window to complain to the Agency.' }) complaintDeadline!: number | null;
+  @ApiProperty({ description: 'Still open after dueAt.' }) overdue!: boolean;
+  @ApiProperty() channel!: string;
+  @ApiProperty() sourceSystem!: string;
+  @ApiProperty() sourceReference!: string;
+  @ApiProperty({ type: String, nullable: true, description: "null when none was sent, or once the customer's data was erased." }) description!: string | null;
+  @ApiPropertyOptional({ type: RedecDisputeDto }) redec?: RedecDisputeDto;
+  @ApiProperty({ type: [RightsRequestHistoryItemDto], description: 'Every fact of the request, in order.' }) history!: RightsRequestHistoryItemDto[];
+}

@@ -1,0 +1,120 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { LoadedRightsRequest, RightsRequestEvent } from '@ledger/redec';
+import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
+import { Principal, Scopes } from '@ledger/platform';
+import { customerReference } from '../redec/interactions/create/create-interaction.http.controller';
+import { ResourceIdPipe } from '../resource-id.pipe';
+import { ProblemResponses } from '../openapi/problem-responses';
+import { GetRightsRequestQuery, ReceiveRightsRequestCommand, TransitionRightsRequestCommand } from './rights-request.commands';
+import { ReceiveRightsRequestDto, RightsRequestDto, RightsRequestHistoryItemDto, RightsTransitionDto } from './rights-request.dto';
+
+@ApiTags('rights-requests')
+@ApiBearerAuth()
+@Controller('v1/rights-requests')
+export class RightsRequestsHttpController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequireScopes(Scopes.WRITE)
+  @Idempotent({ required: true })
+  @ApiOperation({
+    operationId: 'receiveRightsRequest',
+    summary: "Record a data subject's request under Ley 21.719, or a REDEC dispute",
+    description:
+      'The customer by `customerId`, or resolved inline (`userReference` + `identifiers`) as for an interaction. Answers the request with its legal deadline `dueAt`: ' +
+      'the end (America/Santiago) of the 30th calendar day after the local day of `receivedAt`, or of the 2nd banking day for `blocking` (decision 0067). ' +
+      'A REDEC dispute (`redec_dispute`) carries `redec` (classification, reason code, operation reference); no other kind does. ' +
+      'Idempotency-Key required: a retry answers the request recorded first. Scope `consent:write` (and `consent:identity-assert` to send verification).',
+  })
+  @ApiCreatedResponse({ type: RightsRequestDto })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['CUSTOMER_IDENTITY_CONFLICT', 'CUSTOMER_RESOLUTION_IN_PROGRESS', 'customer_data_erased', 'concurrent_change'], 503: ['banking_calendar_out_of_range'] })
+  async receive(@Body() body: ReceiveRightsRequestDto, @CurrentPrincipal() principal: Principal): Promise<RightsRequestDto> {
+    if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
+    const { customerId, userReference, identifiers, redec, ...request } = body;
+    const input = { ...request, customer: customerReference({ customerId, userReference, identifiers }), ...(redec ? { redec: { ...redec } } : {}) };
+    return rightsRequestView(await this.commandBus.execute<ReceiveRightsRequestCommand, LoadedRightsRequest>(new ReceiveRightsRequestCommand(input)));
+  }
+
+  @Post(':rightsRequestId/transitions')
+  @HttpCode(200)
+  @RequireScopes(Scopes.WRITE)
+  @Idempotent({ required: true })
+  @ApiOperation({
+    operationId: 'transitionRightsRequest',
+    summary: 'Record a step of a rights request: analysis, extension, resolution, or the lifting of a block',
+    description:
+      '`in_analysis` once, from `received`. `extended` once, with a `reason`, before `dueAt`, never for `blocking`: `dueAt` becomes the end of the 60th calendar day after the day of receipt. ' +
+      '`resolved` once, from `received` or `in_analysis`, with `outcome` and `response` (how and when the answer was sent, and the SHA-256 of what was sent); an outcome other than `approved` needs `reason` and gets a `complaintDeadline`. ' +
+      '`block_lifted` once, for a `blocking` request resolved `approved` or `partially_approved`. `occurredAt` is never before the previous fact nor later than now. ' +
+      'Idempotency-Key required: a retry answers the step recorded first. Scope `consent:write`.',
+  })
+  @ApiOkResponse({ type: RightsRequestDto })
+  @ProblemResponses({
+    404: ['NOT_FOUND'],
+    409: ['rights_request_invalid_transition', 'rights_request_already_extended', 'rights_request_not_extensible', 'concurrent_change'],
+    422: ['rights_request_extension_after_due'],
+    503: ['banking_calendar_out_of_range'],
+  })
+  async transition(@Param('rightsRequestId', new ResourceIdPipe('rights request')) rightsRequestId: string, @Body() body: RightsTransitionDto): Promise<RightsRequestDto> {
+    const { response, ...transition } = body;
+    const step = { ...transition, ...(response ? { response: { channel: response.channel, sentAt: response.sentAt, contentSha256: response.contentSha256 } } : {}) };
+    return rightsRequestView(await this.commandBus.execute<TransitionRightsRequestCommand, LoadedRightsRequest>(new TransitionRightsRequestCommand(rightsRequestId, step)));
+  }
+
+  @Get(':rightsRequestId')
+  @RequireScopes(Scopes.READ)
+  @ApiOperation({
+    operationId: 'getRightsRequest',
+    summary: 'A rights request: its status, deadlines and every step of its life',
+    description: 'Read from the request’s own facts. `overdue`: still open after `dueAt`. Another tenant’s request is 404. Scope `consent:read`.',
+  })
+  @ApiOkResponse({ type: RightsRequestDto })
+  async get(@Param('rightsRequestId', new ResourceIdPipe('rights request')) rightsRequestId: string): Promise<RightsRequestDto> {
+    return rightsRequestView(await this.queryBus.execute<GetRightsRequestQuery, LoadedRightsRequest>(new GetRightsRequestQuery(rightsRequestId)));
+  }
+}
+
+function rightsRequestView({ state, facts, description, overdue }: LoadedRightsRequest): RightsRequestDto {
+  const received = facts[0].type === 'RightsRequestReceived' ? facts[0].data : undefined;
+  return {
+    rightsRequestId: state.rightsRequestId,
+    customerId: state.customerId,
+    kind: state.kind,
+    status: state.status,
+    receivedAt: state.receivedAt,
+    dueAt: state.dueAt,
+    extended: state.extended,
+    outcome: state.outcome,
+    complaintDeadline: state.complaintDeadline,
+    overdue,
+    channel: received!.channel,
+    sourceSystem: received!.sourceSystem,
+    sourceReference: received!.sourceReference,
+    description,
+    ...(received?.redec ? { redec: received.redec } : {}),
+    history: facts.map(historyItem),
+  };
+}
+
+function historyItem(fact: RightsRequestEvent): RightsRequestHistoryItemDto {
+  switch (fact.type) {
+    case 'RightsRequestReceived':
+      return { step: 'received', occurredAt: fact.data.receivedAt, recordedAt: fact.data.recordedAt, dueAt: fact.data.dueAt };
+    case 'RightsRequestAnalysisStarted':
+      return { step: 'in_analysis', occurredAt: fact.data.startedAt, recordedAt: fact.data.recordedAt };
+    case 'RightsRequestExtended':
+      return { step: 'extended', occurredAt: fact.data.extendedAt, recordedAt: fact.data.recordedAt, reason: fact.data.reason, dueAt: fact.data.dueAt };
+    case 'RightsRequestResolved': {
+      const { resolvedAt, recordedAt, outcome, reason, response } = fact.data;
+      return { step: 'resolved', occurredAt: resolvedAt, recordedAt, outcome, ...(reason !== undefined ? { reason } : {}), response };
+    }
+    case 'RightsRequestBlockLifted':
+      return { step: 'block_lifted', occurredAt: fact.data.liftedAt, recordedAt: fact.data.recordedAt, ...(fact.data.reason !== undefined ? { reason: fact.data.reason } : {}) };
+  }
+}

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { CommandContext, CustomerIdentityDependencies, runCommand, toNewEvent } from '@ledger/ledger';
+import { DomainError, IdentifierProtection } from '@ledger/platform';
+import { BankingCalendar } from '../calendar/banking-calendar';
+import { CustomerReference, customerOfRequest } from '../interaction/create-interaction';
+import { BASELINE_PROFILE } from '../profiles/profile-catalog';
+import { redecStreams } from '../streams';
+import { LEY_21719_DEADLINES } from './rights-clocks';
+import { ReceiveRightsRequest, RightsPolicy, RightsTransition, checkRightsRequest, decideReceiveRightsRequest, decideRightsTransition, isOverdue } from './rights-request.decider';
+import { RightsRequestEvent, RightsRequestState, evolveRightsRequest } from './rights-request.events';
+
+type Context = CommandContext & { tenantId: string };
+
+export interface RightsRequestDependencies extends CustomerIdentityDependencies {
+  protection: IdentifierProtection;
+  calendar: BankingCalendar;
+}
+
+/** The terms of Ley 21.719 and the bank's clock skew of the baseline Regulatory Profile: the law is the same whatever configuration a consent was captured on. */
+function policyOf(deps: RightsRequestDependencies): RightsPolicy {
+  return { calendar: deps.calendar, deadlines: LEY_21719_DEADLINES, callerClockSkewMs: BASELINE_PROFILE.callerClockSkewMs };
+}
+
+export type ReceiveRightsRequestInput = Omit<ReceiveRightsRequest, 'rightsRequestId' | 'customerId' | 'descriptionCiphertext'> & { customer: CustomerReference; description?: string };
+
+/** A request as its facts say, with the description opened (null once the customer's data was erased). */
+export interface LoadedRightsRequest {
+  state: RightsRequestState;
+  facts: RightsRequestEvent[];
+  description: string | null;
+  /** Still open after its deadline, at the time of the call. */
+  overdue: boolean;
+  /** The last position this call appended, or of the facts read; for read-your-writes. */
+  position: number;
+}
+
+/** Records a request the data subject made: the customer by id or resolved inline, its description sealed under the customer's key. */
+export async function receiveRightsRequest(deps: RightsRequestDependencies, input: ReceiveRightsRequestInput, context: Context): Promise<LoadedRightsRequest> {
+  const { customer, description, ...request } = input;
+  // Checked first: a refused request records nothing, not even the customer it names.
+  const subject = await customerOfRequest(deps, customer, context, () => checkRightsRequest(request, policyOf(deps), context.now));
+  const rightsRequestId = randomUUID();
+  const descriptionCiphertext = description === undefined ? undefined : (await deps.protection.protectForCustomer(context.tenantId, subject.customerId, 'rights-request-description', description)).ciphertext;
+  const facts = decideReceiveRightsRequest({ ...request, rightsRequestId, customerId: subject.customerId, ...(descriptionCiphertext ? { descriptionCiphertext } : {}) }, policyOf(deps), context.now);
+  const appended = await deps.store.append(redecStreams.rightsRequest(context.tenantId, rightsRequestId), facts.map((fact) => toNewEvent(fact, context)), 'no_stream');
+  const state = facts.reduce<RightsRequestState | null>(evolveRightsRequest, null)!;
+  return { state, facts, description: description ?? null, overdue: isOverdue(state, context.now), position: appended.position };
+}
+
+/** One step of the request's life, decided on its facts as recorded and appended only while they still stand. */
+export async function transitionRightsRequest(deps: RightsRequestDependencies, rightsRequestId: string, transition: RightsTransition, context: Context): Promise<LoadedRightsRequest> {
+  const stream = redecStreams.rightsRequest(context.tenantId, rightsRequestId);
+  const { position } = await runCommand(deps.store, context, async (reads) => {
+    const state = await reads.fold(stream, evolveRightsRequest);
+    return { record: { streamId: stream, facts: decideRightsTransition(state, transition, policyOf(deps), context.now) }, answer: null };
+  });
+  return { ...(await readRightsRequest(deps, rightsRequestId, context))!, position: position! };
+}
+
+/** The request and its facts; null for one the tenant does not hold. */
+export async function readRightsRequest(deps: RightsRequestDependencies, rightsRequestId: string, context: Context): Promise<LoadedRightsRequest | null> {
+  const recorded = await deps.store.readStream(redecStreams.rightsRequest(context.tenantId, rightsRequestId));
+  const facts = recorded.map((event) => ({ type: event.type, data: event.data }) as RightsRequestEvent);
+  const state = facts.reduce<RightsRequestState | null>(evolveRightsRequest, null);
+  if (!state) return null;
+  const received = facts[0].type === 'RightsRequestReceived' ? facts[0].data : undefined;
+  const description = await openDescription(deps, context.tenantId, received?.descriptionCiphertext);
+  return { state, facts, description, overdue: isOverdue(state, context.now), position: recorded[recorded.length - 1].position };
+}
+
+async function openDescription(deps: RightsRequestDependencies, tenantId: string, ciphertext: string | undefined): Promise<string | null> {
+  if (ciphertext === undefined) return null;
+  try {
+    return await deps.protection.decrypt(tenantId, ciphertext);
+  } catch (error) {
+    // Erased with the customer's key: the request stays, its words are gone.
+    if (error instanceof DomainError && error.code === 'customer_data_erased') return null;
+    throw error;
+  }
+}

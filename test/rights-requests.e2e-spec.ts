@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { CUSTOMER_KEY_TABLE, CustomerKeyTable } from '@ledger/ledger';
+import { redecStreams } from '@ledger/redec';
+import { ApiApp, startApiApp } from './support/api-app';
+import { TestEnvironment, testEnvironment } from './support/environment';
+import { expectProblem, expectValidationError, recordsNoFact } from './support/expectations';
+import { rutOf } from './support/redec-fixtures';
+
+// Data subjects' rights requests (docs/reference/rights-requests.md,
+// decision 0067) through the real HTTP stack, store and Redis: receipt with
+// its legal deadline, each step of the request's life, and what is refused.
+
+const PATH = '/v1/rights-requests';
+const at = (iso: string) => Date.parse(iso);
+const sha = 'b'.repeat(64);
+
+describe('rights requests: /v1/rights-requests', () => {
+  let environment: TestEnvironment;
+  let api: ApiApp;
+  let key: string;
+  let tenantId: string;
+  let otherKey: string;
+  let nextRutBody = 25_000_000;
+
+  const post = (path: string, body: object, idempotencyKey: string | null = randomUUID(), apiKey = key) => {
+    const request = api.http.post(path).set('Authorization', `Bearer ${apiKey}`);
+    return (idempotencyKey === null ? request : request.set('Idempotency-Key', idempotencyKey)).send(body);
+  };
+  const get = (id: string, apiKey = key) => api.http.get(`${PATH}/${id}`).set('Authorization', `Bearer ${apiKey}`);
+  const request = (overrides: Record<string, unknown> = {}) => ({
+    userReference: `cliente-${randomUUID()}`,
+    identifiers: [{ system: 'cl-sii', type: 'rut', value: rutOf((nextRutBody += 7919)) }],
+    kind: 'access',
+    // Monday 10 August 2026, 10:00 in Santiago: due at the end of Wednesday 9 September, long past.
+    receivedAt: at('2026-08-10T14:00:00Z'),
+    channel: 'web',
+    sourceSystem: 'crm',
+    sourceReference: `case-${randomUUID()}`,
+    ...overrides,
+  });
+  const step = (id: string, body: object) => post(`${PATH}/${id}/transitions`, body);
+
+  beforeAll(async () => {
+    environment = testEnvironment();
+    api = await startApiApp(environment);
+    ({ apiKey: key, tenantId } = await api.tenantKey(['consent:write', 'consent:read']));
+    ({ apiKey: otherKey } = await api.tenantKey(['consent:write', 'consent:read']));
+  });
+  afterAll(async () => {
+    await api?.close();
+    await environment?.dispose();
+  });
+
+  it('records a request for a customer resolved inline, with its legal deadline, and answers it again as recorded', async () => {
+    const received = await post(PATH, request({ description: 'Quiero saber qué datos tienen de mí' }));
+    expect(received.status).toBe(201);
+    expect(received.body).toMatchObject({
+      kind: 'access',
+      status: 'received',
+      receivedAt: at('2026-08-10T14:00:00Z'),
+      dueAt: at('2026-09-10T02:59:59.999Z'),
+      extended: false,
+      outcome: null,
+      complaintDeadline: null,
+      overdue: true,
+      channel: 'web',
+      description: 'Quiero saber qué datos tienen de mí',
+      history: [{ step: 'received', occurredAt: at('2026-08-10T14:00:00Z'), dueAt: at('2026-09-10T02:59:59.999Z') }],
+    });
+    expect((await get(received.body.rightsRequestId)).body).toEqual(received.body);
+    // The data subject's words are not in the ledger in clear.
+    const [fact] = await api.store.readStream(redecStreams.rightsRequest(tenantId, received.body.rightsRequestId));
+    expect(JSON.stringify(fact.data)).not.toContain('Quiero saber');
+  });
+
+  it('replays an identical request sent again with its Idempotency-Key, and requires one', async () => {
+    const body = request();
+    const idempotencyKey = randomUUID();
+    const first = await post(PATH, body, idempotencyKey);
+    const again = await post(PATH, body, idempotencyKey);
+    expect(again.status).toBe(201);
+    expect(again.body.rightsRequestId).toBe(first.body.rightsRequestId);
+    expectProblem(await recordsNoFact(api, () => post(PATH, request(), null)), 400, 'IDEMPOTENCY_KEY_REQUIRED');
+  });
+
+  it('gives a blocking request two banking days, and a REDEC dispute its classification', async () => {
+    // Thursday 17 September 2026: the Fiestas Patrias holidays and the weekend do not count.
+    const block = await post(PATH, request({ kind: 'blocking', receivedAt: at('2026-09-17T13:00:00Z') }));
+    expect(block.body.dueAt).toBe(at('2026-09-23T02:59:59.999Z'));
+    const redec = { classification: 'rectification', reasonCode: '03', operationReference: 'op-77' };
+    const dispute = await post(PATH, request({ kind: 'redec_dispute', redec }));
+    expect(dispute.status).toBe(201);
+    expect(dispute.body.redec).toEqual(redec);
+  });
+
+  it('refuses, recording nothing, a dispute without its REDEC fields, REDEC fields on another kind, an unknown kind and a receipt in the future', async () => {
+    const refused = (body: object) => recordsNoFact(api, () => post(PATH, body));
+    expectValidationError(await refused(request({ kind: 'redec_dispute' })), [{ field: 'redec', reason: 'required_for_redec_dispute' }]);
+    expectValidationError(await refused(request({ redec: { classification: 'update', reasonCode: '01', operationReference: 'op-1' } })), [{ field: 'redec', reason: 'only_with_redec_dispute' }]);
+    expectProblem(await refused(request({ kind: 'erasure' })), 400, 'VALIDATION_ERROR');
+    expectValidationError(await refused(request({ receivedAt: Date.now() + 3_600_000 })), [{ field: 'receivedAt', reason: 'in_the_future' }]);
+  });
+
+  it('goes through analysis, one extension and a refusal, each step in the history, and refuses a step out of order', async () => {
+    const id = (await post(PATH, request())).body.rightsRequestId;
+    expect((await step(id, { to: 'in_analysis', occurredAt: at('2026-08-11T14:00:00Z') })).status).toBe(200);
+    const extended = await step(id, { to: 'extended', occurredAt: at('2026-09-01T14:00:00Z'), reason: 'many records to gather' });
+    // 10 August + 60 calendar days = 9 October.
+    expect(extended.body).toMatchObject({ status: 'in_analysis', extended: true, dueAt: at('2026-10-10T02:59:59.999Z') });
+    expectProblem(await recordsNoFact(api, () => step(id, { to: 'extended', occurredAt: at('2026-09-02T14:00:00Z'), reason: 'again' })), 409, 'rights_request_already_extended');
+    expectValidationError(await recordsNoFact(api, () => step(id, { to: 'in_analysis', occurredAt: at('2026-08-20T14:00:00Z') })), [{ field: 'occurredAt', reason: 'occurred_at_before_previous_fact' }]);
+
+    const response = { channel: 'email', sentAt: at('2026-10-02T13:00:00Z'), contentSha256: sha };
+    expectValidationError(await step(id, { to: 'resolved', occurredAt: at('2026-10-02T13:00:00Z'), outcome: 'rejected', response }), [{ field: 'reason', reason: 'required' }]);
+    const resolved = await step(id, { to: 'resolved', occurredAt: at('2026-10-02T13:00:00Z'), outcome: 'rejected', reason: 'the requester is not the data subject', response });
+    // Sent Friday 2 October 2026; 12 October is a holiday (31 October and 1 November fall on a weekend): the 30th business day is Monday 16 November.
+    expect(resolved.body).toMatchObject({ status: 'resolved', outcome: 'rejected', complaintDeadline: at('2026-11-17T02:59:59.999Z'), overdue: false });
+    expect(resolved.body.history.map((item: { step: string }) => item.step)).toEqual(['received', 'in_analysis', 'extended', 'resolved']);
+    expect(resolved.body.history[3]).toEqual({ step: 'resolved', occurredAt: response.sentAt, recordedAt: expect.any(Number), outcome: 'rejected', reason: 'the requester is not the data subject', response });
+    expectProblem(await recordsNoFact(api, () => step(id, { to: 'in_analysis', occurredAt: at('2026-10-03T13:00:00Z') })), 409, 'rights_request_invalid_transition');
+  });
+
+  it('lifts an approved block once; a request of another kind has no block to lift', async () => {
+    const block = (await post(PATH, request({ kind: 'blocking', receivedAt: at('2026-09-17T13:00:00Z') }))).body.rightsRequestId;
+    expectProblem(await step(block, { to: 'extended', occurredAt: at('2026-09-18T13:00:00Z'), reason: 'x' }), 409, 'rights_request_not_extensible');
+    await step(block, { to: 'resolved', occurredAt: at('2026-09-21T13:00:00Z'), outcome: 'approved', response: { channel: 'email', sentAt: at('2026-09-21T13:00:00Z'), contentSha256: sha } });
+    const lifted = await step(block, { to: 'block_lifted', occurredAt: at('2026-10-21T13:00:00Z'), reason: 'withdrawn by the data subject' });
+    expect(lifted.body).toMatchObject({ status: 'block_lifted', outcome: 'approved', complaintDeadline: null });
+    expectProblem(await step(block, { to: 'block_lifted', occurredAt: at('2026-10-22T13:00:00Z') }), 409, 'rights_request_invalid_transition');
+  });
+
+  it("keeps another tenant's requests out of sight, and forgets the data subject's words once the customer's key is destroyed", async () => {
+    const received = await post(PATH, request({ description: 'Bloqueen mis datos' }));
+    expectProblem(await get(received.body.rightsRequestId, otherKey), 404, 'NOT_FOUND');
+    expectProblem(await step(received.body.rightsRequestId, { to: 'in_analysis', occurredAt: Date.now() }).set('Authorization', `Bearer ${otherKey}`), 404, 'NOT_FOUND');
+    expectProblem(await get(randomUUID()), 404, 'NOT_FOUND');
+
+    await api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE).destroy(tenantId, received.body.customerId, Date.now());
+    expect((await get(received.body.rightsRequestId)).body).toMatchObject({ rightsRequestId: received.body.rightsRequestId, description: null, status: 'received' });
+  });
+});
