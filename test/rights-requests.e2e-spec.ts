@@ -138,4 +138,40 @@ describe('rights requests: /v1/rights-requests', () => {
     await api.app.get<CustomerKeyTable>(CUSTOMER_KEY_TABLE).destroy(tenantId, received.body.customerId, Date.now());
     expect((await get(received.body.rightsRequestId)).body).toMatchObject({ rightsRequestId: received.body.rightsRequestId, description: null, status: 'received' });
   });
+
+  it('lists the open requests overdue or due within N days by deadline, and every request in the order received, filtered and paged', async () => {
+    const { apiKey } = await api.tenantKey(['consent:write', 'consent:read']);
+    const receive = async (overrides: Record<string, unknown>) => (await post(PATH, request(overrides), randomUUID(), apiKey)).body.rightsRequestId as string;
+    const list = async (query: string) => {
+      const answer = await api.http.get(`${PATH}?${query}`).set('Authorization', `Bearer ${apiKey}`);
+      expect(answer.status).toBe(200);
+      return answer.body as { items: Array<{ rightsRequestId: string; overdue: boolean; dueAt: number }>; nextCursor: string | null };
+    };
+    const ids = (page: { items: Array<{ rightsRequestId: string }> }) => page.items.map((item) => item.rightsRequestId);
+
+    const late = await receive({});
+    const resolved = await receive({ receivedAt: at('2026-08-11T14:00:00Z') });
+    await post(`${PATH}/${resolved}/transitions`, { to: 'resolved', occurredAt: at('2026-08-20T14:00:00Z'), outcome: 'approved', response: { channel: 'email', sentAt: at('2026-08-20T14:00:00Z'), contentSha256: sha } }, randomUUID(), apiKey);
+    // Received now: a block is due within two banking days (at most six calendar days, over a long weekend), an access request in 30.
+    const block = await receive({ kind: 'blocking', receivedAt: Date.now() - 60_000 });
+    const recent = await receive({ receivedAt: Date.now() - 60_000 });
+
+    expect(ids(await list('overdue=true'))).toEqual([late]);
+    expect((await list('overdue=true')).items[0]).toMatchObject({ overdue: true, dueAt: at('2026-09-10T02:59:59.999Z') });
+    expect(ids(await list('dueWithinDays=10'))).toEqual([late, block]);
+    expect(ids(await list('dueWithinDays=40'))).toEqual([late, block, recent]);
+    expect(ids(await list(''))).toEqual([late, resolved, block, recent]);
+    expect(ids(await list('kind=blocking'))).toEqual([block]);
+    expect(ids(await list('status=resolved'))).toEqual([resolved]);
+
+    const first = await list('limit=3');
+    expect(ids(first)).toEqual([late, resolved, block]);
+    expect(ids(await list(`limit=3&cursor=${first.nextCursor}`))).toEqual([recent]);
+    expectValidationError(await api.http.get(`${PATH}?cursor=bm90LWEtY3Vyc29y`).set('Authorization', `Bearer ${apiKey}`), [{ field: 'cursor', reason: 'invalid_cursor' }]);
+    expectProblem(await api.http.get(`${PATH}?overdue=yes`).set('Authorization', `Bearer ${apiKey}`), 400, 'VALIDATION_ERROR');
+    // Another tenant's overdue request is not in the list.
+    const elsewhere = (await post(PATH, request())).body.rightsRequestId;
+    expect(ids(await list('overdue=true'))).toEqual([late]);
+    expect(elsewhere).not.toBe(late);
+  });
 });

@@ -1,7 +1,7 @@
 import { generalConsentsProjection } from '@ledger/consents';
 import { customersProjection } from '@ledger/ledger';
 import type { AnyDocumentProjection } from '@ledger/projections';
-import { configurationsProjection, consentReferencesProjection, consentsProjection, obligationsProjection } from '@ledger/redec';
+import { configurationsProjection, consentReferencesProjection, consentsProjection, obligationsProjection, rightsRequestsProjection } from '@ledger/redec';
 
 /**
  * Every read-model projection, in the one list the API runs and the CLI
@@ -15,4 +15,5 @@ export const PROJECTIONS: readonly AnyDocumentProjection[] = [
   obligationsProjection,
   consentReferencesProjection,
   generalConsentsProjection,
+  rightsRequestsProjection,
 ];

@@ -559,6 +559,14 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     request: { to: 'resolved', occurredAt: RIGHTS_REQUEST_RESOLVED_AT, outcome: 'approved', response: RIGHTS_RESPONSE },
     response: RESOLVED_RIGHTS_REQUEST,
   },
+  'GET /v1/rights-requests': {
+    response: {
+      items: [
+        (({ history: _history, description: _description, ...summary }) => ({ ...summary, overdue: true }))(RIGHTS_REQUEST),
+      ],
+      nextCursor: null,
+    },
+  },
   'GET /v1/rights-requests/{rightsRequestId}': { parameters: { rightsRequestId: RIGHTS_REQUEST_ID }, response: RESOLVED_RIGHTS_REQUEST },
   'GET /v1/tenant-settings': { response: TENANT_SETTINGS },
   'PUT /v1/tenant-settings': { request: { institutionCode: '0000000012', weeklyReports: true }, response: TENANT_SETTINGS },

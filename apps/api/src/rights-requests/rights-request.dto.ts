@@ -1,10 +1,11 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsObject, IsOptional, Max, Min, ValidateNested } from 'class-validator';
 import { REDEC_DISPUTE_CLASSIFICATIONS, RIGHTS_REQUEST_KINDS, RIGHTS_REQUEST_OUTCOMES, RIGHTS_TRANSITIONS } from '@ledger/redec';
 import type { RedecDisputeClassification, RightsRequestKind, RightsRequestOutcome, RightsRequestStatus, RightsTransitionTarget } from '@ledger/redec';
 import { CustomerReferenceDto } from '../redec/interactions/create/create-interaction.request.dto';
-import { EpochMs, IDENTITY, IdentityText, Sha256Hex, Text } from '../dto-fields';
+import { EpochMs, IDENTITY, IdentityText, QueryInteger, Sha256Hex, Text } from '../dto-fields';
+import { PageQueryDto } from '../page-query.dto';
 
 export class RedecDisputeDto {
   @ApiProperty({ enum: REDEC_DISPUTE_CLASSIFICATIONS, description: 'What the debtor asks of the registry data the bank reported.' })
@@ -124,4 +125,39 @@ export class RightsRequestDto {
   @ApiProperty({ type: String, nullable: true, description: "null when none was sent, or once the customer's data was erased." }) description!: string | null;
   @ApiPropertyOptional({ type: RedecDisputeDto }) redec?: RedecDisputeDto;
   @ApiProperty({ type: [RightsRequestHistoryItemDto], description: 'Every fact of the request, in order.' }) history!: RightsRequestHistoryItemDto[];
+}
+
+const STATUSES = ['received', 'in_analysis', 'resolved', 'block_lifted'] as const;
+
+export class RightsRequestListQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: STATUSES })
+  @IsOptional()
+  @IsIn(STATUSES)
+  status?: RightsRequestStatus;
+
+  @ApiPropertyOptional({ enum: RIGHTS_REQUEST_KINDS })
+  @IsOptional()
+  @IsIn(RIGHTS_REQUEST_KINDS)
+  kind?: RightsRequestKind;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 366, description: 'Only open requests due by now plus this many days, the overdue ones among them, by deadline.' })
+  @IsOptional()
+  @QueryInteger()
+  @IsInt()
+  @Min(0)
+  @Max(366)
+  dueWithinDays?: number;
+
+  @ApiPropertyOptional({ enum: ['true'], description: 'Only open requests past their deadline, by deadline.' })
+  @IsOptional()
+  @IsIn(['true'])
+  overdue?: 'true';
+}
+
+/** A request as the list shows it: no history, no description. */
+export class RightsRequestSummaryDto extends OmitType(RightsRequestDto, ['history', 'description', 'redec'] as const) {}
+
+export class RightsRequestPageDto {
+  @ApiProperty({ type: [RightsRequestSummaryDto] }) items!: RightsRequestSummaryDto[];
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next page; null after the last.' }) nextCursor!: string | null;
 }

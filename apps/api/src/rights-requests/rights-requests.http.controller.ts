@@ -1,14 +1,16 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { LoadedRightsRequest, RightsRequestEvent } from '@ledger/redec';
+import { LoadedRightsRequest, RightsRequestEvent, RightsRequestSummary, listRightsRequests } from '@ledger/redec';
+import { ReadModel } from '@ledger/projections';
 import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
-import { Principal, Scopes } from '@ledger/platform';
+import { CLOCK, Clock, Principal, Scopes } from '@ledger/platform';
 import { customerReference } from '../redec/interactions/create/create-interaction.http.controller';
 import { ResourceIdPipe } from '../resource-id.pipe';
 import { ProblemResponses } from '../openapi/problem-responses';
 import { GetRightsRequestQuery, ReceiveRightsRequestCommand, TransitionRightsRequestCommand } from './rights-request.commands';
-import { ReceiveRightsRequestDto, RightsRequestDto, RightsRequestHistoryItemDto, RightsTransitionDto } from './rights-request.dto';
+import { DEFAULT_PAGE_LIMIT } from '../page-query.dto';
+import { ReceiveRightsRequestDto, RightsRequestDto, RightsRequestHistoryItemDto, RightsRequestListQueryDto, RightsRequestPageDto, RightsRequestSummaryDto, RightsTransitionDto } from './rights-request.dto';
 
 @ApiTags('rights-requests')
 @ApiBearerAuth()
@@ -17,6 +19,8 @@ export class RightsRequestsHttpController {
   constructor(
     private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
+    private readonly readModel: ReadModel,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @Post()
@@ -67,6 +71,23 @@ export class RightsRequestsHttpController {
     return rightsRequestView(await this.commandBus.execute<TransitionRightsRequestCommand, LoadedRightsRequest>(new TransitionRightsRequestCommand(rightsRequestId, step)));
   }
 
+  @Get()
+  @RequireScopes(Scopes.READ)
+  @ApiOperation({
+    operationId: 'listRightsRequests',
+    summary: "A tenant's rights requests: all of them, or the open ones due soon or overdue",
+    description:
+      'With `overdue=true`, the open requests past their `dueAt`; with `dueWithinDays=N`, the open requests due by now plus N days (the overdue ones among them); either way by deadline, the nearest first. ' +
+      'Otherwise every request in the order received. `status` and `kind` filter a page, which may then hold fewer than `limit` items while `nextCursor` goes on. ' +
+      'Paged with `limit` and `cursor` (400 `invalid_cursor` for a cursor this list did not hand out). Scope `consent:read`.',
+  })
+  @ApiOkResponse({ type: RightsRequestPageDto })
+  async list(@Query() query: RightsRequestListQueryDto, @CurrentPrincipal() principal: Principal): Promise<RightsRequestPageDto> {
+    const { status, kind, dueWithinDays, overdue, limit = DEFAULT_PAGE_LIMIT, cursor = null } = query;
+    const page = await listRightsRequests(this.readModel, principal.tenantId, { status, kind, dueWithinDays, overdue: overdue === 'true', limit, cursor, now: this.clock.now() });
+    return { items: page.items.map(summaryView), nextCursor: page.nextCursor };
+  }
+
   @Get(':rightsRequestId')
   @RequireScopes(Scopes.READ)
   @ApiOperation({
@@ -82,24 +103,18 @@ export class RightsRequestsHttpController {
 
 function rightsRequestView({ state, facts, description, overdue }: LoadedRightsRequest): RightsRequestDto {
   const received = facts[0].type === 'RightsRequestReceived' ? facts[0].data : undefined;
+  const { channel, sourceSystem, sourceReference } = received!;
   return {
-    rightsRequestId: state.rightsRequestId,
-    customerId: state.customerId,
-    kind: state.kind,
-    status: state.status,
-    receivedAt: state.receivedAt,
-    dueAt: state.dueAt,
-    extended: state.extended,
-    outcome: state.outcome,
-    complaintDeadline: state.complaintDeadline,
-    overdue,
-    channel: received!.channel,
-    sourceSystem: received!.sourceSystem,
-    sourceReference: received!.sourceReference,
+    ...summaryView({ ...state, channel, sourceSystem, sourceReference, overdue }),
     description,
     ...(received?.redec ? { redec: received.redec } : {}),
     history: facts.map(historyItem),
   };
+}
+
+function summaryView(request: RightsRequestSummary & { overdue: boolean }): RightsRequestSummaryDto {
+  const { rightsRequestId, customerId, kind, status, receivedAt, dueAt, extended, outcome, complaintDeadline, overdue, channel, sourceSystem, sourceReference } = request;
+  return { rightsRequestId, customerId, kind, status, receivedAt, dueAt, extended, outcome, complaintDeadline, overdue, channel, sourceSystem, sourceReference };
 }
 
 function historyItem(fact: RightsRequestEvent): RightsRequestHistoryItemDto {

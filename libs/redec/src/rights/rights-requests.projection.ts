@@ -1,0 +1,80 @@
+import type { RecordedEvent } from '@ledger/event-store';
+import type { ReadModel } from '@ledger/projections';
+import { readIndexPage } from '../read-index-page';
+import { isOverdue } from './rights-request.decider';
+import { RightsRequestEvent, RightsRequestKind, RightsRequestState, RightsRequestStatus, evolveRightsRequest } from './rights-request.events';
+
+export const RIGHTS_REQUESTS_PROJECTION = 'rights-requests';
+const RIGHTS_REQUEST_EVENT_TYPES = new Set<string>(['RightsRequestReceived', 'RightsRequestAnalysisStarted', 'RightsRequestExtended', 'RightsRequestResolved', 'RightsRequestBlockLifted']);
+
+/** Every request of a tenant, newest receipt last. */
+const BY_RECEIPT_INDEX = 'received';
+/** The requests still open, by deadline: the list of those due soon or overdue reads it until the first one due later. */
+const OPEN_BY_DEADLINE_INDEX = 'open-by-deadline';
+
+/** A request as the list shows it: its state and the bank's references, never the data subject's words. */
+export type RightsRequestSummary = RightsRequestState & { channel: string; sourceSystem: string; sourceReference: string };
+
+type RightsRequestDocument = RightsRequestSummary & { tenantId: string };
+
+/** Epoch ms zero-padded to a fixed width, so byte order is time order. */
+const instantKey = (instant: number) => String(instant).padStart(15, '0');
+
+export const rightsRequestsProjection = {
+  name: RIGHTS_REQUESTS_PROJECTION,
+  version: 1,
+  route(event: RecordedEvent): string[] {
+    const { tenantId } = event.metadata;
+    if (!tenantId || !RIGHTS_REQUEST_EVENT_TYPES.has(event.type)) return [];
+    return [`${tenantId}:${(event.data as { rightsRequestId: string }).rightsRequestId}`];
+  },
+  evolve(state: RightsRequestDocument | null, event: RecordedEvent): RightsRequestDocument | null {
+    const fact = event as unknown as RightsRequestEvent;
+    if (fact.type !== 'RightsRequestReceived') return state && { ...state, ...evolveRightsRequest(state, fact) };
+    const { channel, sourceSystem, sourceReference } = fact.data;
+    return { ...evolveRightsRequest(null, fact)!, channel, sourceSystem, sourceReference, tenantId: event.metadata.tenantId! };
+  },
+  indexes(doc: RightsRequestDocument) {
+    const open = doc.status === 'received' || doc.status === 'in_analysis';
+    return [
+      { index: BY_RECEIPT_INDEX, value: doc.tenantId, sortKey: instantKey(doc.receivedAt) },
+      ...(open ? [{ index: OPEN_BY_DEADLINE_INDEX, value: doc.tenantId, sortKey: instantKey(doc.dueAt) }] : []),
+    ];
+  },
+};
+
+export interface RightsRequestListQuery {
+  status?: RightsRequestStatus;
+  kind?: RightsRequestKind;
+  /** Only open requests due by the end of this many days from now, the overdue ones first. */
+  dueWithinDays?: number;
+  /** Only open requests past their deadline. */
+  overdue?: boolean;
+  limit: number;
+  cursor: string | null;
+  now: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * One page of a tenant's requests. Filtered by deadline, the open requests
+ * in the order of their deadlines, and the list ends at the first one due
+ * later than asked; otherwise every request in the order received. `status`
+ * and `kind` filter the page, which may then hold fewer than `limit` items
+ * while `nextCursor` goes on.
+ */
+export async function listRightsRequests(readModel: ReadModel, tenantId: string, query: RightsRequestListQuery): Promise<{ items: Array<RightsRequestSummary & { overdue: boolean }>; nextCursor: string | null }> {
+  const dueBy = query.overdue ? query.now : query.dueWithinDays !== undefined ? query.now + query.dueWithinDays * DAY_MS : undefined;
+  const index = dueBy === undefined ? BY_RECEIPT_INDEX : OPEN_BY_DEADLINE_INDEX;
+  const page = await readIndexPage<RightsRequestDocument>(readModel, RIGHTS_REQUESTS_PROJECTION, index, tenantId, { after: query.cursor, limit: query.limit });
+  const items: Array<RightsRequestSummary & { overdue: boolean }> = [];
+  for (const { document } of page.entries) {
+    // Overdue means past the last millisecond of the deadline; due within N days, by then.
+    if (dueBy !== undefined && (query.overdue ? document.dueAt >= dueBy : document.dueAt > dueBy)) return { items, nextCursor: null };
+    if ((query.status && document.status !== query.status) || (query.kind && document.kind !== query.kind)) continue;
+    const { tenantId: _tenantId, ...summary } = document;
+    items.push({ ...summary, overdue: isOverdue(document, query.now) });
+  }
+  return { items, nextCursor: page.nextCursor };
+}
