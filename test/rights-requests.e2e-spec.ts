@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { CUSTOMER_KEY_TABLE, CustomerKeyTable } from '@ledger/ledger';
 import { redecStreams } from '@ledger/redec';
-import { ApiApp, startApiApp } from './support/api-app';
+import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact } from './support/expectations';
 import { rutOf } from './support/redec-fixtures';
+import { startWebhookReceiver } from './support/webhook-receiver';
 
 // Data subjects' rights requests (docs/reference/rights-requests.md,
 // decision 0067) through the real HTTP stack, store and Redis: receipt with
@@ -173,5 +174,29 @@ describe('rights requests: /v1/rights-requests', () => {
     const elsewhere = (await post(PATH, request())).body.rightsRequestId;
     expect(ids(await list('overdue=true'))).toEqual([late]);
     expect(elsewhere).not.toBe(late);
+  });
+
+  it('announces a receipt with its deadline and a resolution with its outcome to the endpoints subscribed to them', async () => {
+    const { apiKey } = await api.tenantKey(['consent:write', 'consent:read', 'consent:admin']);
+    const receiver = await startWebhookReceiver();
+    try {
+      const endpoint = await api.http.post('/v1/webhook-endpoints').set('Authorization', `Bearer ${apiKey}`).send({ url: receiver.url, eventTypes: ['rights_request.received', 'rights_request.resolved'] });
+      expect(endpoint.status).toBe(201);
+      const received = (await post(PATH, request({ kind: 'blocking', receivedAt: at('2026-09-17T13:00:00Z') }), randomUUID(), apiKey)).body;
+      await post(`${PATH}/${received.rightsRequestId}/transitions`, { to: 'in_analysis', occurredAt: at('2026-09-17T14:00:00Z') }, randomUUID(), apiKey);
+      const refusal = { to: 'resolved', occurredAt: at('2026-09-21T13:00:00Z'), outcome: 'rejected', reason: 'no grounds', response: { channel: 'email', sentAt: at('2026-09-21T13:00:00Z'), contentSha256: sha } };
+      const resolved = (await post(`${PATH}/${received.rightsRequestId}/transitions`, refusal, randomUUID(), apiKey)).body;
+      await waitUntil(() => receiver.received.length >= 2, 15_000);
+      // The analysis announces nothing.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Each is a job of its own: compared in the order of their types, not of their arrival.
+      const messages = receiver.received.map((r) => JSON.parse(r.body)).map(({ type, data }) => ({ type, data }));
+      expect(messages.sort((a, b) => a.type.localeCompare(b.type))).toEqual([
+        { type: 'rights_request.received', data: { kind: 'blocking', rights_request_id: received.rightsRequestId, customer_id: received.customerId, received_at: received.receivedAt, due_at: at('2026-09-23T02:59:59.999Z') } },
+        { type: 'rights_request.resolved', data: { rights_request_id: received.rightsRequestId, outcome: 'rejected', resolved_at: refusal.occurredAt, complaint_deadline: resolved.complaintDeadline } },
+      ]);
+    } finally {
+      await receiver.close();
+    }
   });
 });

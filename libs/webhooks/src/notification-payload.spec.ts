@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '@ledger/event-store';
-import { CONSENT_EVENT_TYPES, ConsentGranted, RevocationRecorded } from '@ledger/redec';
+import { CONSENT_EVENT_TYPES, ConsentGranted, RevocationRecorded, RightsRequestReceived, RightsRequestResolved } from '@ledger/redec';
 import { TenantDataKey } from '@ledger/platform';
-import { NOTIFICATION_REQUIRED, REPORT_CREATED, WebhookMessage, messageToSend, notificationFor, serializeMessage, webhookMessageId } from './notification-payload';
+import { NOTIFICATION_REQUIRED, REPORT_CREATED, RIGHTS_REQUEST_RECEIVED, RIGHTS_REQUEST_RESOLVED, WebhookMessage, messageToSend, notificationFor, serializeMessage, webhookMessageId } from './notification-payload';
 
 const grantedAt = Date.UTC(2026, 10, 20, 15, 0, 0);
 const recordedAt = grantedAt + 1_000;
@@ -183,6 +183,51 @@ describe('report.created', () => {
     // A message with nothing sealed goes as it is.
     const grant = notificationFor(recorded('ConsentGranted', grantData))!;
     expect(await messageToSend('tenant', grant, { keyOf: async () => null })).toBe(grant);
+  });
+});
+
+describe('rights request messages', () => {
+  const received: RightsRequestReceived['data'] = {
+    rightsRequestId: 'rr-1',
+    customerId: 'cus-1',
+    kind: 'blocking',
+    receivedAt: 1,
+    channel: 'web',
+    sourceSystem: 'crm',
+    sourceReference: 'case-1',
+    descriptionCiphertext: 'v2.sealed',
+    dueAt: 2,
+    calendarVersion: 'cl-2026.1',
+    recordedAt,
+  };
+
+  it("announces a receipt with its deadline, never the data subject's words nor the bank's references", () => {
+    const message = notificationFor(recorded('RightsRequestReceived', received))!;
+    expect(message.type).toBe(RIGHTS_REQUEST_RECEIVED);
+    expect(serializeMessage(message)).toBe(
+      `{"id":"${message.id}","type":"rights_request.received","createdAt":${recordedAt},"data":{"kind":"blocking","rights_request_id":"rr-1","customer_id":"cus-1","received_at":1,"due_at":2}}`,
+    );
+  });
+
+  it('announces a resolution with its outcome and complaint deadline, not how the answer was sent', () => {
+    const resolved: RightsRequestResolved['data'] = {
+      rightsRequestId: 'rr-1',
+      resolvedAt: 3,
+      outcome: 'rejected',
+      reason: 'not the data subject',
+      response: { channel: 'email', sentAt: 3, contentSha256: 'a'.repeat(64) },
+      complaintDeadline: 4,
+      recordedAt,
+    };
+    const message = notificationFor(recorded('RightsRequestResolved', resolved))!;
+    expect(message.type).toBe(RIGHTS_REQUEST_RESOLVED);
+    expect(JSON.parse(serializeMessage(message)).data).toEqual({ rights_request_id: 'rr-1', outcome: 'rejected', resolved_at: 3, complaint_deadline: 4 });
+    expect(JSON.parse(serializeMessage(notificationFor(recorded('RightsRequestResolved', { ...resolved, outcome: 'approved', complaintDeadline: null }))!)).data.complaint_deadline).toBeNull();
+  });
+
+  it('sends nothing for the other steps of a request', () => {
+    expect(notificationFor(recorded('RightsRequestAnalysisStarted', { rightsRequestId: 'rr-1', startedAt: 2, recordedAt }))).toBeNull();
+    expect(notificationFor(recorded('RightsRequestExtended', { rightsRequestId: 'rr-1', extendedAt: 2, reason: 'x', dueAt: 9, calendarVersion: 'v', recordedAt }))).toBeNull();
   });
 });
 

@@ -1,13 +1,17 @@
 import type { RecordedEvent } from '@ledger/event-store';
 import type { ReportKeySource } from '@ledger/platform';
-import type { ConsentGranted, ReportRendered, RevocationRecorded } from '@ledger/redec';
+import type { ConsentGranted, ReportRendered, RevocationRecorded, RightsRequestReceived, RightsRequestResolved } from '@ledger/redec';
 
 /** The bank must notify the data subject of a grant or a revocation (docs/reference/events.md). */
 export const NOTIFICATION_REQUIRED = 'redec.notification.required';
 /** Issue 16: an RDC30 or RDC31 file is ready to download. */
 export const REPORT_CREATED = 'report.created';
+/** A data subject's rights request was recorded, with the deadline to answer it (decision 0067). */
+export const RIGHTS_REQUEST_RECEIVED = 'rights_request.received';
+/** A rights request was answered. */
+export const RIGHTS_REQUEST_RESOLVED = 'rights_request.resolved';
 /** Every event type an endpoint may subscribe to; an endpoint that names none gets `redec.notification.required` only. */
-export const WEBHOOK_EVENT_TYPES = [NOTIFICATION_REQUIRED, REPORT_CREATED] as const;
+export const WEBHOOK_EVENT_TYPES = [NOTIFICATION_REQUIRED, REPORT_CREATED, RIGHTS_REQUEST_RECEIVED, RIGHTS_REQUEST_RESOLVED] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const DEFAULT_WEBHOOK_EVENT_TYPES: WebhookEventType[] = [NOTIFICATION_REQUIRED];
 
@@ -54,10 +58,29 @@ export interface ReportCreated {
   layout_version: string;
 }
 
+/** `rights_request.received`: which request, of whom, and by when the bank must answer it. */
+export interface RightsRequestReceivedData {
+  rights_request_id: string;
+  customer_id: string;
+  kind: string;
+  received_at: number;
+  due_at: number;
+}
+
+/** `rights_request.resolved`: the answer's outcome, and for a refusal the end of the data subject's window to complain. */
+export interface RightsRequestResolvedData {
+  rights_request_id: string;
+  outcome: string;
+  resolved_at: number;
+  complaint_deadline: number | null;
+}
+
 /** The delivery body (docs/reference/events.md, "The envelope"). */
 export type WebhookMessage =
   | { id: string; type: typeof NOTIFICATION_REQUIRED; /** When the fact was recorded (epoch ms), the same on every attempt. */ createdAt: number; data: GrantNotification | RevokeNotification }
-  | { id: string; type: typeof REPORT_CREATED; createdAt: number; data: ReportCreated };
+  | { id: string; type: typeof REPORT_CREATED; createdAt: number; data: ReportCreated }
+  | { id: string; type: typeof RIGHTS_REQUEST_RECEIVED; createdAt: number; data: RightsRequestReceivedData }
+  | { id: string; type: typeof RIGHTS_REQUEST_RESOLVED; createdAt: number; data: RightsRequestResolvedData };
 
 /**
  * The body's key order as docs/reference/events.md shows it. As a
@@ -86,6 +109,13 @@ const BODY_KEYS = [
   'records',
   'content_sha256',
   'layout_version',
+  'rights_request_id',
+  'customer_id',
+  'received_at',
+  'due_at',
+  'outcome',
+  'resolved_at',
+  'complaint_deadline',
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -109,6 +139,14 @@ export function webhookMessageId(eventId: string): string {
 export function notificationFor(event: RecordedEvent): WebhookMessage | null {
   const base = { id: webhookMessageId(event.id), createdAt: event.metadata.recordedAt };
   if (event.type === 'ReportRendered') return { ...base, type: REPORT_CREATED, data: reportCreatedData(event.data as ReportRendered['data']) };
+  if (event.type === 'RightsRequestReceived') {
+    const { rightsRequestId, customerId, kind, receivedAt, dueAt } = event.data as RightsRequestReceived['data'];
+    return { ...base, type: RIGHTS_REQUEST_RECEIVED, data: { rights_request_id: rightsRequestId, customer_id: customerId, kind, received_at: receivedAt, due_at: dueAt } };
+  }
+  if (event.type === 'RightsRequestResolved') {
+    const { rightsRequestId, outcome, resolvedAt, complaintDeadline } = event.data as RightsRequestResolved['data'];
+    return { ...base, type: RIGHTS_REQUEST_RESOLVED, data: { rights_request_id: rightsRequestId, outcome, resolved_at: resolvedAt, complaint_deadline: complaintDeadline } };
+  }
   const data = notificationData(event);
   return data && { ...base, type: NOTIFICATION_REQUIRED, data };
 }

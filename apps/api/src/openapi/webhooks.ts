@@ -1,5 +1,5 @@
-import { REPORT_KINDS } from '@ledger/redec';
-import { NOTIFICATION_REQUIRED, REPORT_CREATED, WebhookEventType } from '@ledger/webhooks';
+import { REPORT_KINDS, RIGHTS_REQUEST_KINDS, RIGHTS_REQUEST_OUTCOMES } from '@ledger/redec';
+import { NOTIFICATION_REQUIRED, REPORT_CREATED, RIGHTS_REQUEST_RECEIVED, RIGHTS_REQUEST_RESOLVED, WebhookEventType } from '@ledger/webhooks';
 
 /**
  * The OpenAPI 3.1 `webhooks` section: what the service POSTs to a
@@ -58,6 +58,29 @@ export const WEBHOOK_SCHEMAS: Record<string, Schema> = {
       layout_version: { type: 'string' },
     },
   },
+  WebhookRightsRequestReceived: {
+    type: 'object',
+    description: "A data subject's rights request was recorded; answer it by `due_at` (GET /v1/rights-requests/{rightsRequestId}).",
+    required: ['rights_request_id', 'customer_id', 'kind', 'received_at', 'due_at'],
+    properties: {
+      rights_request_id: { type: 'string', format: 'uuid' },
+      customer_id: { type: 'string', format: 'uuid' },
+      kind: { type: 'string', enum: [...RIGHTS_REQUEST_KINDS] },
+      received_at: EPOCH_MS,
+      due_at: { ...EPOCH_MS, description: 'The end (America/Santiago) of the term to answer (epoch ms).' },
+    },
+  },
+  WebhookRightsRequestResolved: {
+    type: 'object',
+    description: 'A rights request was answered.',
+    required: ['rights_request_id', 'outcome', 'resolved_at', 'complaint_deadline'],
+    properties: {
+      rights_request_id: { type: 'string', format: 'uuid' },
+      outcome: { type: 'string', enum: [...RIGHTS_REQUEST_OUTCOMES] },
+      resolved_at: EPOCH_MS,
+      complaint_deadline: { type: ['integer', 'null'], description: 'For an answer that refuses all or part: the end of the data subject’s window to complain to the Agency (epoch ms); null for an approval.' },
+    },
+  },
 };
 
 const ref = (name: keyof typeof WEBHOOK_SCHEMAS & string) => ({ $ref: `#/components/schemas/${name}` });
@@ -101,6 +124,14 @@ const DESCRIBED: Record<WebhookEventType, { summary: string; data: Schema }> = {
   [REPORT_CREATED]: {
     summary: 'A regulatory report file is ready to download',
     data: ref('WebhookReportCreated'),
+  },
+  [RIGHTS_REQUEST_RECEIVED]: {
+    summary: "A data subject's rights request was recorded, with its deadline",
+    data: ref('WebhookRightsRequestReceived'),
+  },
+  [RIGHTS_REQUEST_RESOLVED]: {
+    summary: 'A rights request was answered',
+    data: ref('WebhookRightsRequestResolved'),
   },
 };
 
