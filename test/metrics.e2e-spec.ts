@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { PROJECTIONS } from '../apps/api/src/projections';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
@@ -127,6 +128,8 @@ describe('GET /metrics', () => {
       'ledger_metrics_source_up',
       'ledger_projection_lag',
       'ledger_queue_jobs',
+      'ledger_rights_requests_open',
+      'ledger_rights_requests_overdue',
       'ledger_webhook_deliveries_total',
       'ledger_webhook_delivery_latency_seconds',
       'ledger_webhook_delivery_responses_total',
@@ -134,11 +137,16 @@ describe('GET /metrics', () => {
       'ledger_witness_refusals_total',
     ]);
     for (const family of families.values()) expect(family.help).not.toBe('');
+    for (const name of ['ledger_rights_requests_open', 'ledger_rights_requests_overdue']) {
+      expect(families.get(name)!.samples.map((sample) => [sample.labels.kind, sample.value])).toEqual(
+        ['access', 'rectification', 'suppression', 'opposition', 'portability', 'blocking', 'redec_dispute'].map((kind) => [kind, 0]),
+      );
+    }
     for (const outcome of ['delivered', 'failed', 'skipped']) {
       expect(families.get('ledger_webhook_deliveries_total')!.samples).toContainEqual({ name: 'ledger_webhook_deliveries_total', labels: { outcome }, value: 0 });
     }
     expect(histogram(families, 'ledger_webhook_delivery_latency_seconds').buckets.map(([le]) => le)).toEqual(['0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '60', '+Inf']);
-    for (const source of ['webhook_deliveries', 'queues', 'projections']) expect(valueOf(families, 'ledger_metrics_source_up', 'ledger_metrics_source_up', { source })).toBe(1);
+    for (const source of ['webhook_deliveries', 'queues', 'projections', 'rights_requests']) expect(valueOf(families, 'ledger_metrics_source_up', 'ledger_metrics_source_up', { source })).toBe(1);
     const lags = families.get('ledger_projection_lag')!.samples;
     expect(lags.map((s) => s.labels.projection).sort()).toEqual(PROJECTIONS.map((p) => p.name).sort());
     for (const lag of lags) expect(lag.value).toBeGreaterThanOrEqual(0);
@@ -240,4 +248,32 @@ describe('GET /metrics', () => {
       await Promise.all([steady.close(), flaky.close()]);
     }
   }, 45_000);
+
+  it("counts every tenant's open rights requests and the overdue ones among them, by kind, naming no tenant", async () => {
+    const tenants = await Promise.all([api.tenantKey(['consent:write']), api.tenantKey(['consent:write'])]);
+    const receive = async (apiKey: string, kind: string, receivedAt: number) => {
+      const answer = await api.http
+        .post('/v1/rights-requests')
+        .set('Authorization', `Bearer ${apiKey}`)
+        .set('Idempotency-Key', randomUUID())
+        .send({ userReference: 'cliente-1', identifiers: [{ system: 'cl-sii', type: 'rut', value: '12.345.678-5' }], kind, receivedAt, channel: 'web', sourceSystem: 'crm', sourceReference: randomUUID() });
+      expect(answer.status).toBe(201);
+      return answer.body.rightsRequestId as string;
+    };
+    const longAgo = Date.now() - 45 * 86_400_000;
+    await receive(tenants[0].apiKey, 'access', longAgo);
+    await receive(tenants[1].apiKey, 'access', longAgo);
+    await receive(tenants[1].apiKey, 'blocking', Date.now() - 60_000);
+    const answered = await receive(tenants[0].apiKey, 'opposition', longAgo);
+    const resolution = { to: 'resolved', occurredAt: Date.now() - 60_000, outcome: 'approved', response: { channel: 'email', sentAt: Date.now() - 60_000, contentSha256: 'a'.repeat(64) } };
+    expect((await api.http.post(`/v1/rights-requests/${answered}/transitions`).set('Authorization', `Bearer ${tenants[0].apiKey}`).set('Idempotency-Key', randomUUID()).send(resolution)).status).toBe(200);
+
+    const { text, families } = await scrape();
+    expect(valueOf(families, 'ledger_rights_requests_open', 'ledger_rights_requests_open', { kind: 'access' })).toBe(2);
+    expect(valueOf(families, 'ledger_rights_requests_open', 'ledger_rights_requests_open', { kind: 'blocking' })).toBe(1);
+    expect(valueOf(families, 'ledger_rights_requests_open', 'ledger_rights_requests_open', { kind: 'opposition' })).toBe(0);
+    expect(valueOf(families, 'ledger_rights_requests_overdue', 'ledger_rights_requests_overdue', { kind: 'access' })).toBe(2);
+    expect(valueOf(families, 'ledger_rights_requests_overdue', 'ledger_rights_requests_overdue', { kind: 'blocking' })).toBe(0);
+    for (const { tenantId } of tenants) expect(text).not.toContain(tenantId);
+  });
 });

@@ -1,5 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { ProjectionRunner, ProjectionStatus } from '@ledger/projections';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CLOCK, Clock } from '@ledger/platform';
+import { ProjectionRunner, ProjectionStatus, ReadModel } from '@ledger/projections';
+import { RIGHTS_REQUEST_KINDS, RightsRequestKind, countOpenRightsRequests } from '@ledger/redec';
 import { QueueRuntime, QueueStats } from '@ledger/queues';
 import { MetricFamily, WebhookDeliveryMetrics, deliveryMetricFamilies } from '@ledger/webhooks';
 
@@ -12,9 +14,11 @@ export const METRIC_NAMES = {
   queueJobs: 'ledger_queue_jobs',
   projectionLag: 'ledger_projection_lag',
   sourceUp: 'ledger_metrics_source_up',
+  rightsRequestsOpen: 'ledger_rights_requests_open',
+  rightsRequestsOverdue: 'ledger_rights_requests_overdue',
 } as const;
 
-type Source = 'webhook_deliveries' | 'queues' | 'projections';
+type Source = 'webhook_deliveries' | 'queues' | 'projections' | 'rights_requests';
 
 /**
  * Gathers every figure GET /metrics shows. All of them are read from Redis
@@ -34,6 +38,8 @@ export class MetricsCollector {
     private readonly deliveries: WebhookDeliveryMetrics,
     private readonly queues: QueueRuntime,
     private readonly projections: ProjectionRunner,
+    private readonly readModel: ReadModel,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async collect(): Promise<MetricFamily[]> {
@@ -41,6 +47,7 @@ export class MetricsCollector {
       ['webhook_deliveries', async () => deliveryMetricFamilies(await this.deliveries.snapshot())],
       ['queues', async () => [queueJobsFamily(await this.queues.queueStats())]],
       ['projections', async () => [projectionLagFamily(await this.projections.status())]],
+      ['rights_requests', async () => rightsRequestFamilies(await countOpenRightsRequests(this.readModel, this.clock.now()))],
     ];
     const read = await Promise.all(sources.map(async ([source, families]) => ({ source, families: await this.attempt(source, families) })));
     return [
@@ -86,4 +93,18 @@ export function projectionLagFamily(statuses: readonly ProjectionStatus[]): Metr
     type: 'gauge',
     samples: statuses.map((status) => ({ name: METRIC_NAMES.projectionLag, labels: { projection: status.name }, value: status.lag })),
   };
+}
+
+/** Every kind, at zero when none is open, so that an alert on a kind has a series before its first request. */
+export function rightsRequestFamilies(counts: { open: ReadonlyMap<RightsRequestKind, number>; overdue: ReadonlyMap<RightsRequestKind, number> }): MetricFamily[] {
+  const family = (name: string, help: string, of: ReadonlyMap<RightsRequestKind, number>): MetricFamily => ({
+    name,
+    help,
+    type: 'gauge',
+    samples: RIGHTS_REQUEST_KINDS.map((kind) => ({ name, labels: { kind }, value: of.get(kind) ?? 0 })),
+  });
+  return [
+    family(METRIC_NAMES.rightsRequestsOpen, "Data subjects' rights requests not yet resolved, of every tenant, by kind.", counts.open),
+    family(METRIC_NAMES.rightsRequestsOverdue, 'Of those, the ones past their legal deadline (dueAt): each is an answer the bank owes late.', counts.overdue),
+  ];
 }

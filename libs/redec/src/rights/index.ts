@@ -12,4 +12,4 @@ export {
   isOverdue,
 } from './rights-request.decider';
 export { type LoadedRightsRequest, type ReceiveRightsRequestInput, type RightsRequestDependencies, readRightsRequest, receiveRightsRequest, transitionRightsRequest } from './rights-requests';
-export { RIGHTS_REQUESTS_PROJECTION, type RightsRequestListQuery, type RightsRequestSummary, listRightsRequests, rightsRequestsProjection } from './rights-requests.projection';
+export { RIGHTS_REQUESTS_PROJECTION, type RightsRequestListQuery, type RightsRequestSummary, countOpenRightsRequests, listRightsRequests, rightsRequestsProjection } from './rights-requests.projection';

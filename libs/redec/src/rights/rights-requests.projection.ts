@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@ledger/event-store';
-import type { ReadModel } from '@ledger/projections';
+import type { IndexPage, ReadModel } from '@ledger/projections';
 import { readIndexPage } from '../read-index-page';
 import { isOverdue } from './rights-request.decider';
 import { RightsRequestEvent, RightsRequestKind, RightsRequestState, RightsRequestStatus, evolveRightsRequest } from './rights-request.events';
@@ -11,6 +11,8 @@ const RIGHTS_REQUEST_EVENT_TYPES = new Set<string>(['RightsRequestReceived', 'Ri
 const BY_RECEIPT_INDEX = 'received';
 /** The requests still open, by deadline: the list of those due soon or overdue reads it until the first one due later. */
 const OPEN_BY_DEADLINE_INDEX = 'open-by-deadline';
+/** The same, every tenant's under one value: what the metric of open and overdue requests counts. */
+const EVERY_TENANT = '*';
 
 /** A request as the list shows it: its state and the bank's references, never the data subject's words. */
 export type RightsRequestSummary = RightsRequestState & { channel: string; sourceSystem: string; sourceReference: string };
@@ -22,7 +24,8 @@ const instantKey = (instant: number) => String(instant).padStart(15, '0');
 
 export const rightsRequestsProjection = {
   name: RIGHTS_REQUESTS_PROJECTION,
-  version: 1,
+  // 2: every tenant's open requests under one value as well, for the metric.
+  version: 2,
   route(event: RecordedEvent): string[] {
     const { tenantId } = event.metadata;
     if (!tenantId || !RIGHTS_REQUEST_EVENT_TYPES.has(event.type)) return [];
@@ -38,7 +41,12 @@ export const rightsRequestsProjection = {
     const open = doc.status === 'received' || doc.status === 'in_analysis';
     return [
       { index: BY_RECEIPT_INDEX, value: doc.tenantId, sortKey: instantKey(doc.receivedAt) },
-      ...(open ? [{ index: OPEN_BY_DEADLINE_INDEX, value: doc.tenantId, sortKey: instantKey(doc.dueAt) }] : []),
+      ...(open
+        ? [
+            { index: OPEN_BY_DEADLINE_INDEX, value: doc.tenantId, sortKey: instantKey(doc.dueAt) },
+            { index: OPEN_BY_DEADLINE_INDEX, value: EVERY_TENANT, sortKey: instantKey(doc.dueAt) },
+          ]
+        : []),
     ];
   },
 };
@@ -77,4 +85,29 @@ export async function listRightsRequests(readModel: ReadModel, tenantId: string,
     items.push({ ...summary, overdue: isOverdue(document, query.now) });
   }
   return { items, nextCursor: page.nextCursor };
+}
+
+/** How many pages of open requests one count reads at most: a scrape is bounded even on a ledger far behind on its answers. */
+const COUNT_PAGE = 500;
+const MAX_COUNT_PAGES = 200;
+
+/**
+ * The open requests of every tenant, and how many of them are overdue, by
+ * kind. A count that would read more than MAX_COUNT_PAGES pages (100,000
+ * open requests) is refused rather than make a scrape unbounded.
+ */
+export async function countOpenRightsRequests(readModel: ReadModel, now: number): Promise<{ open: Map<RightsRequestKind, number>; overdue: Map<RightsRequestKind, number> }> {
+  const open = new Map<RightsRequestKind, number>();
+  const overdue = new Map<RightsRequestKind, number>();
+  let cursor: string | null = null;
+  for (let pages = 0; pages < MAX_COUNT_PAGES; pages += 1) {
+    const page: IndexPage<RightsRequestDocument> = await readModel.pageByIndex<RightsRequestDocument>(RIGHTS_REQUESTS_PROJECTION, OPEN_BY_DEADLINE_INDEX, EVERY_TENANT, { after: cursor, limit: COUNT_PAGE });
+    for (const { document } of page.entries) {
+      open.set(document.kind, (open.get(document.kind) ?? 0) + 1);
+      if (isOverdue(document, now)) overdue.set(document.kind, (overdue.get(document.kind) ?? 0) + 1);
+    }
+    if (page.nextCursor === null) return { open, overdue };
+    cursor = page.nextCursor;
+  }
+  throw new Error(`more than ${MAX_COUNT_PAGES * COUNT_PAGE} open rights requests: not counted`);
 }
