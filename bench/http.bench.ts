@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRedis, deleteKeysUnder } from '@ledger/platform';
 import { generateLedger } from './generate-ledger';
+import { customerResolution, redecConfiguration } from './fixtures';
 
 // autocannon ships no types: what this benchmark uses of it.
 const autocannon: (options: CannonOptions) => Promise<CannonResult> = require('autocannon');
@@ -263,25 +264,8 @@ async function routesOf(service: RunningService, log: (line: string) => void): P
     if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
     return JSON.parse(text) as Record<string, any>;
   };
-  const configuration = await call('POST', '/v1/configurations', {
-    templateKey: 'bench-http',
-    title: 'Consulta al Registro de Deuda Consolidada',
-    text: 'Autorizo la consulta.',
-    channel: 'digital',
-    captureTiming: 'deferred_external',
-    redec: {
-      finalityCode: '2',
-      objectiveCodes: ['02', '03'],
-      scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
-      targets: ['Banco Ejemplo'],
-      obligationSourceSystem: 'core-loans',
-      regulatoryProfile: 'baseline',
-    },
-  });
-  const resolution = {
-    userReference: 'bench-customer',
-    identifiers: [{ system: 'cl-sii', type: 'rut', value: '12.345.678-5', verification: { method: 'clave_unica', sourceReference: 'auth-1', verifiedAt: Date.now() - 60_000 } }],
-  };
+  const configuration = await call('POST', '/v1/configurations', redecConfiguration('bench-http'));
+  const resolution = customerResolution(12_345_678);
   const { customerId } = await call('POST', '/v1/customers/resolve', resolution);
   const grantBody = () => ({
     occurredAt: Date.now() - 60_000,

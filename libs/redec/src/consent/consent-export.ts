@@ -1,7 +1,7 @@
 import { ReadModel, cursorBeforeSortKey } from '@ledger/projections';
 import { fieldRefused } from '@ledger/platform';
-import { readIndexPage } from '../read-index-page';
-import { CONSENTS_BY_UPDATE_INDEX, CONSENTS_PROJECTION, ConsentDocument, updatedAtSortKey } from './consents.projection';
+import { instantSortKey, readIndexPage } from '../read-index-page';
+import { CONSENTS_BY_UPDATE_INDEX, CONSENTS_PROJECTION, ConsentDocument } from './consents.projection';
 import { RegulatoryRepresentation, regulatoryRepresentation } from './regulatory-representation';
 
 /** A consent as an auditor's export shows it: the regulatory representation, and when its last fact was recorded. */
@@ -22,7 +22,7 @@ export async function exportConsents(
   if (query.updatedAfter !== null && query.cursor !== null) {
     throw fieldRefused('updatedAfter', 'not_with_cursor', 'updatedAfter starts an export; a cursor already says where it is.');
   }
-  const after = query.cursor ?? (query.updatedAfter === null ? null : cursorBeforeSortKey(updatedAtSortKey(query.updatedAfter + 1)));
+  const after = query.cursor ?? (query.updatedAfter === null ? null : cursorBeforeSortKey(instantSortKey(query.updatedAfter + 1)));
   const page = await readIndexPage<ConsentDocument>(readModel, CONSENTS_PROJECTION, CONSENTS_BY_UPDATE_INDEX, tenantId, { after, limit: query.limit });
   return {
     items: page.entries.map(({ document }) => ({ ...regulatoryRepresentation(document, query.now), updatedAt: document.updatedAt })),

@@ -7,6 +7,7 @@ import { CONSENT_EVENT_TYPES, ConsentEvent } from './consent.events';
 import { ConsentState, evolveConsent } from './consent.state';
 import { bindingStands, extensionIneffectiveReason } from './enablement';
 import { NOTIFICATION_DUE_INDEX, notificationDueSortKey, pendingNotificationDuties } from './notification-duties';
+import { instantSortKey } from '../read-index-page';
 
 export const CONSENTS_PROJECTION = 'redec-consents';
 
@@ -47,11 +48,6 @@ export const OBLIGATIONS_NOT_ANSWERED_INDEX = 'obligations-not-answered';
 /** Every consent of a tenant, by when its last fact was recorded: the auditors' export (GET /v1/redec/consent-exports, `ledger export consents`). */
 export const CONSENTS_BY_UPDATE_INDEX = 'updatedAt';
 
-/** Epoch ms zero-padded to a fixed width, so byte order is time order (decision 0021). */
-export function updatedAtSortKey(updatedAt: number): string {
-  return String(updatedAt).padStart(15, '0');
-}
-
 /** The REDEC consents of every tenant, one document per consent with its folded state. */
 export const consentsProjection = {
   name: CONSENTS_PROJECTION,
@@ -91,7 +87,7 @@ export const consentsProjection = {
   },
   indexes(state: ConsentDocument) {
     return [
-      { index: CONSENTS_BY_UPDATE_INDEX, value: state.tenantId, sortKey: updatedAtSortKey(state.updatedAt) },
+      { index: CONSENTS_BY_UPDATE_INDEX, value: state.tenantId, sortKey: instantSortKey(state.updatedAt) },
       consentIndexes.internalConsentCode(state.tenantId, state.grant.internalConsentCode),
       consentIndexes.customer(state.tenantId, state.grant.customerId),
       ...state.creditExtensions.map((e) => consentIndexes.creditOperationReference(state.tenantId, e.creditOperationReference)),

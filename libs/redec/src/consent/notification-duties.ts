@@ -1,3 +1,4 @@
+import { instantSortKey } from '../read-index-page';
 import { NotificationReason } from './consent.events';
 import { ConsentState } from './consent.state';
 import { revocationEffect } from './enablement';
@@ -30,4 +31,4 @@ export function pendingNotificationDuties(consent: ConsentState): NotificationDu
 
 /** The index of pending duties, per tenant, ordered by when each arose: its sort key is the instant, fixed width, then the reason. */
 export const NOTIFICATION_DUE_INDEX = 'notification-due';
-export const notificationDueSortKey = (duty: NotificationDuty) => `${String(duty.actionAt).padStart(15, '0')} ${duty.reason}`;
+export const notificationDueSortKey = (duty: NotificationDuty) => `${instantSortKey(duty.actionAt)} ${duty.reason}`;

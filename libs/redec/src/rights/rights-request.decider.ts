@@ -1,7 +1,7 @@
 import { conflict, fieldRefused, notFound, unprocessable } from '@ledger/platform';
 import { BankingCalendar } from '../calendar/banking-calendar';
 import { RightsDeadlines, complaintDeadline, isExtensible, rightsRequestDueAt } from './rights-clocks';
-import { RedecDispute, RightsRequestEvent, RightsRequestKind, RightsRequestOutcome, RightsRequestState, RightsResponse } from './rights-request.events';
+import { RightsRequestEvent, RightsRequestOutcome, RightsRequestReceived, RightsRequestState, RightsResponse } from './rights-request.events';
 
 /** What the rules of a rights request are weighed with; `now` is passed to each decision. */
 export interface RightsPolicy {
@@ -11,19 +11,8 @@ export interface RightsPolicy {
   callerClockSkewMs: number;
 }
 
-export interface ReceiveRightsRequest {
-  rightsRequestId: string;
-  customerId: string;
-  kind: RightsRequestKind;
-  receivedAt: number;
-  channel: string;
-  sourceSystem: string;
-  sourceReference: string;
-  /** The description, already sealed under the customer's key. */
-  descriptionCiphertext?: string;
-  /** Only, and always, for a REDEC dispute. */
-  redec?: RedecDispute;
-}
+/** A request as received: its fact's fields but those the service computes (the deadline, the table it was counted with, the instant recorded). */
+export type ReceiveRightsRequest = Omit<RightsRequestReceived['data'], 'dueAt' | 'calendarVersion' | 'recordedAt'>;
 
 export const RIGHTS_TRANSITIONS = ['in_analysis', 'extended', 'resolved', 'block_lifted'] as const;
 export type RightsTransitionTarget = (typeof RIGHTS_TRANSITIONS)[number];

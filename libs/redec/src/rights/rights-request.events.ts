@@ -44,6 +44,7 @@ export type RightsRequestReceived = {
     sourceReference: string;
     /** The request in the data subject's words, under the customer's key: erasing the customer erases it. */
     descriptionCiphertext?: string;
+    /** Only, and always, for a REDEC dispute. */
     redec?: RedecDispute;
     recordedAt: number;
   } & ComputedDeadline;

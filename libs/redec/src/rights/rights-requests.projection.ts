@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '@ledger/event-store';
 import type { IndexPage, ReadModel } from '@ledger/projections';
-import { readIndexPage } from '../read-index-page';
+import { instantSortKey, readIndexPage } from '../read-index-page';
 import { isOverdue } from './rights-request.decider';
 import { RightsRequestEvent, RightsRequestKind, RightsRequestState, RightsRequestStatus, evolveRightsRequest } from './rights-request.events';
 
@@ -19,8 +19,6 @@ export type RightsRequestSummary = RightsRequestState & { channel: string; sourc
 
 type RightsRequestDocument = RightsRequestSummary & { tenantId: string };
 
-/** Epoch ms zero-padded to a fixed width, so byte order is time order. */
-const instantKey = (instant: number) => String(instant).padStart(15, '0');
 
 export const rightsRequestsProjection = {
   name: RIGHTS_REQUESTS_PROJECTION,
@@ -40,11 +38,11 @@ export const rightsRequestsProjection = {
   indexes(doc: RightsRequestDocument) {
     const open = doc.status === 'received' || doc.status === 'in_analysis';
     return [
-      { index: BY_RECEIPT_INDEX, value: doc.tenantId, sortKey: instantKey(doc.receivedAt) },
+      { index: BY_RECEIPT_INDEX, value: doc.tenantId, sortKey: instantSortKey(doc.receivedAt) },
       ...(open
         ? [
-            { index: OPEN_BY_DEADLINE_INDEX, value: doc.tenantId, sortKey: instantKey(doc.dueAt) },
-            { index: OPEN_BY_DEADLINE_INDEX, value: EVERY_TENANT, sortKey: instantKey(doc.dueAt) },
+            { index: OPEN_BY_DEADLINE_INDEX, value: doc.tenantId, sortKey: instantSortKey(doc.dueAt) },
+            { index: OPEN_BY_DEADLINE_INDEX, value: EVERY_TENANT, sortKey: instantSortKey(doc.dueAt) },
           ]
         : []),
     ];
