@@ -8,7 +8,7 @@ import { writePostgresLedgerBeforeTheTree } from '../testing/ledger-before-the-t
 import { describeLedgerLogContract } from '../testing/ledger-log.contract';
 import { STOP_EVENT_TYPE } from '../testing/subscribe-in-child-process';
 import { PostgresEventStore } from './postgres-event-store';
-import { EVENT_STORE_MIGRATIONS } from './schema';
+import { EVENTS_CHANNEL, EVENT_STORE_MIGRATIONS } from './schema';
 
 // Runs on every test run against the server in testing/postgres-database.ts
 // (CI starts one on 127.0.0.1:5432), each suite in a database of its own.
@@ -223,8 +223,8 @@ describe('PostgresEventStore', () => {
       }
       return undefined;
     })();
-    // Let the subscription read the empty store and start listening.
-    await new Promise((r) => setTimeout(r, 500));
+    // Until the subscription has read the empty store and its LISTEN is in place: a notification sent before it is not for it.
+    await untilListening(database.url);
     const appended = JSON.parse(await runTestScript('append-in-child-process', [database.url, 'from-child'])) as { position: number };
     const appendedAt = Date.now();
     const event = await withTimeout(seen, 10_000);
@@ -298,5 +298,22 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     ]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** Waits until a session of the database has run `LISTEN` on the events channel, as the server sees it (a loaded machine may take seconds). */
+async function untilListening(url: string, withinMs = 10_000): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      const { rows } = await client.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query = $1", [`LISTEN ${EVENTS_CHANNEL}`]);
+      if (rows.length > 0) return;
+      if (Date.now() > deadline) throw new Error(`no LISTEN ${EVENTS_CHANNEL} within ${withinMs} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    await client.end();
   }
 }
