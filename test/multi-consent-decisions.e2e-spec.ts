@@ -253,7 +253,7 @@ describe('Multi-Consent decisions: POST /v1/consent-decisions', () => {
 
     /** Runs the request's own code up to the decision fact, with the key and request hash the HTTP request would carry. */
     async function stopAfterDecision(body: ReturnType<typeof decisionBody> & { customerId?: string }, idempotencyKey: string, claimedAgoMs?: number): Promise<string> {
-      const requestHash = hashRequest('POST', PATH, body);
+      const requestHash = await hashRequest('POST', PATH, body);
       const context = { tenantId, actor: keyId, correlationId: randomUUID(), idempotencyKey, requestHash, now: Date.now() };
       if (claimedAgoMs !== undefined) {
         // The stopped request's claim of its Idempotency-Key, never answered.

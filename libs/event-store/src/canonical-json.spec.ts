@@ -94,28 +94,28 @@ describe('canonicalJson', () => {
 describe('canonicalJsonSha256', () => {
   const bytes = (length: number) => Buffer.from(Array.from({ length }, (_, i) => (i * 31 + (i >> 9)) % 256));
 
-  it('is the SHA-256 of canonicalJson for a value without decoded bytes', () => {
+  it('is the SHA-256 of canonicalJson for a value without decoded bytes', async () => {
     const value = { b: [1, { z: 'ñ', y: null }], a: 'x', __proto__: 'kept' };
-    expect(canonicalJsonSha256(value)).toBe(sha256Hex(canonicalJson(value)));
+    expect(await canonicalJsonSha256(value)).toBe(sha256Hex(canonicalJson(value)));
   });
 
-  it('hashes decoded bytes as the base64 text they were sent as, padding included, wherever they sit and however many', () => {
-    for (const [length, padding] of [[1, 2], [1, 0], [2, 1], [3, 0], [3, 3], [200_000, 1], [147_456, 0]]) {
+  it('hashes decoded bytes as the base64 text they were sent as, padding included, wherever they sit and however many', async () => {
+    for (const [length, padding] of [[1, 2], [1, 0], [2, 1], [3, 0], [3, 3], [200_000, 1], [147_456, 0], [3 * 1024 * 1024 + 1, 2]]) {
       const sent = bytes(length).toString('base64').replace(/=+$/, '') + '='.repeat(padding);
       const asSent = (content: unknown) => ({ path: '/x', body: { z: 1, evidence: { kind: 'audio', contentBase64: content }, items: [{ contentBase64: content }] } });
-      expect(canonicalJsonSha256(asSent(new Base64Bytes(bytes(length), padding)))).toBe(sha256Hex(canonicalJson(asSent(sent))));
+      expect(await canonicalJsonSha256(asSent(new Base64Bytes(bytes(length), padding)))).toBe(sha256Hex(canonicalJson(asSent(sent))));
     }
   });
 
-  it('hashes text that was not base64 as one marker, whatever it was, rather than fail', () => {
+  it('hashes text that was not base64 as one marker, whatever it was, rather than fail', async () => {
     const value = (content: unknown) => ({ evidence: { contentBase64: content } });
-    expect(canonicalJsonSha256(value(new Base64Bytes()))).toBe(sha256Hex(canonicalJson(value('\u0000not base64'))));
+    expect(await canonicalJsonSha256(value(new Base64Bytes()))).toBe(sha256Hex(canonicalJson(value('\u0000not base64'))));
   });
 
-  it('leaves the value it hashes as it was', () => {
+  it('leaves the value it hashes as it was', async () => {
     const content = new Base64Bytes(bytes(10));
     const value = { evidence: { contentBase64: content } };
-    canonicalJsonSha256(value);
+    await canonicalJsonSha256(value);
     expect(value.evidence.contentBase64).toBe(content);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Base64Bytes, sha256Hex } from '@ledger/platform';
+import { Base64Bytes, SLICE_BYTES, nextTurn, sha256Hex } from '@ledger/platform';
 
 /**
  * JSON with sorted keys and no whitespace. It follows JSON.stringify for
@@ -166,9 +166,11 @@ function isOmitted(value: unknown): boolean {
  * SHA-256 (hex) of `canonicalJson(value)`, the digest of a request body:
  * the same digest, but every Base64Bytes in the value (evidence bytes sent
  * base64) is fed to the hash in pieces instead of written out, so a body
- * carrying 15 MB of evidence is hashed without building 15 MB of text.
+ * carrying 15 MB of evidence is hashed without building 15 MB of text, and
+ * about a slice of it per turn of the event loop, so hashing it never holds
+ * other requests up.
  */
-export function canonicalJsonSha256(value: unknown): string {
+export async function canonicalJsonSha256(value: unknown): Promise<string> {
   const held: Base64Bytes[] = [];
   const marker = { prefix: '' };
   const text = canonicalJson(withPlaceholders(value, held, marker, 0));
@@ -178,9 +180,17 @@ export function canonicalJsonSha256(value: unknown): string {
   found.sort((a, b) => a.at - b.at);
   const hash = createHash('sha256');
   let from = 0;
+  let sinceTurn = 0;
   for (const { bytes, quoted, at } of found) {
     hash.update(text.slice(from, at));
-    for (const piece of bytes.jsonPieces()) hash.update(piece);
+    for (const piece of bytes.jsonPieces()) {
+      hash.update(piece);
+      sinceTurn += piece.length;
+      if (sinceTurn >= SLICE_BYTES) {
+        sinceTurn = 0;
+        await nextTurn();
+      }
+    }
     from = at + quoted.length;
   }
   hash.update(text.slice(from));

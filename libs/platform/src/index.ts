@@ -12,4 +12,5 @@ export * from './postgres';
 export * from './build-info';
 export * from './heap-growth';
 export * from './sha256';
+export * from './slices';
 export * from './base64-bytes';

@@ -74,7 +74,7 @@ export class GeneralConsentsHttpController {
   @ApiCreatedResponse({ type: GeneralGrantResponseDto })
   @ProblemResponses({ 409: ['consent_interaction_already_granted', 'general_configuration_required', 'capture_is_embedded'], 503: ['SERVICE_BUSY'] })
   async grant(@Param('interactionId', new ResourceIdPipe('consent interaction')) interactionId: string, @Body() body: GeneralGrantRequestDto): Promise<GeneralGrantResponseDto> {
-    const requestSha256 = canonicalJsonSha256(body);
+    const requestSha256 = await canonicalJsonSha256(body);
     const { occurredAt, sourceSystem, sourceReference } = body;
     const command = new GrantGeneralConsentCommand(interactionId, { occurredAt, sourceSystem, sourceReference, evidence: toEvidence(body.evidence) }, requestSha256);
     const { grant } = await this.commandBus.execute<GrantGeneralConsentCommand, GeneralGrantResult>(command);

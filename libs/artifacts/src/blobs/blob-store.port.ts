@@ -1,4 +1,4 @@
-import { sha256Hex } from '@ledger/platform';
+import { sha256Hex, sha256HexInSlices } from '@ledger/platform';
 
 /** What `put` reports: the name the bytes are stored under and how many there are. */
 export interface StoredBlob {
@@ -88,7 +88,7 @@ export const BLOB_STORE = Symbol('BLOB_STORE');
 export async function openVerified(sealer: BlobSealer, tenantId: string, address: string, contentSha256: string, sealed: Buffer): Promise<Buffer> {
   const bytes = await sealer.open(tenantId, address, sealed);
   if (bytes === null) throw new BlobCorruptedError(contentSha256, "it does not open under the tenant's key (altered, or not this blob)");
-  const actual = sha256Hex(bytes);
+  const actual = await sha256HexInSlices(bytes);
   if (actual !== contentSha256) throw new BlobCorruptedError(contentSha256, `its bytes hash to ${actual}`);
   return bytes;
 }

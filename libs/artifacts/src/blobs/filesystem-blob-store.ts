@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { sha256Hex } from '@ledger/platform';
+import { sha256HexInSlices } from '@ledger/platform';
 import { assertTenantId, blobAddress, BlobCorruptedError, openVerified, readAddresses, type BlobSealer, type BlobStore, type StoredBlob } from './blob-store.port';
 
 /** Directories of blobs: only the service's account may list or enter them (decision 0028). */
@@ -37,7 +37,7 @@ export class FilesystemBlobStore implements BlobStore {
 
   async put(tenantId: string, bytes: Buffer, customerId?: string): Promise<StoredBlob> {
     assertTenantId(tenantId);
-    const contentSha256 = sha256Hex(bytes);
+    const contentSha256 = await sha256HexInSlices(bytes);
     const address = blobAddress(contentSha256, customerId);
     // A repeated put (a retried job) writes nothing; one that finds the blob
     // damaged writes it again, which repairs it. Only the owner's own address

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { createPostgresPool, migratePostgres, sha256Hex, type PostgresMigrations } from '@ledger/platform';
+import { createPostgresPool, migratePostgres, sha256HexInSlices, type PostgresMigrations } from '@ledger/platform';
 import {
   assertTenantId,
   blobAddress,
@@ -74,7 +74,7 @@ export class PostgresBlobStore implements BlobStore {
 
   async put(tenantId: string, bytes: Buffer, customerId?: string): Promise<StoredBlob> {
     assertTenantId(tenantId);
-    const contentSha256 = sha256Hex(bytes);
+    const contentSha256 = await sha256HexInSlices(bytes);
     const address = blobAddress(contentSha256, customerId);
     await this.ready;
     const sealed = await this.sealer.seal(tenantId, address, bytes, customerId);

@@ -66,7 +66,7 @@ export function idempotencyStreamId(tenantId: string, key: string): string {
  * body, and a query string is where proxies and client libraries add noise
  * (cache busters, tracking), which would turn an exact retry into a 422.
  */
-export function hashRequest(method: string, path: string, body: unknown): string {
+export function hashRequest(method: string, path: string, body: unknown): Promise<string> {
   return canonicalJsonSha256({ method: method.toUpperCase(), path, body: body ?? null });
 }
 

@@ -94,7 +94,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     const context = requireContext();
     if (!context.principal) throw new Error('@Idempotent() needs an authenticated route (the key is per tenant)');
-    const requestHash = hashRequest(request.method, request.url.split('?')[0], request.body);
+    const requestHash = await hashRequest(request.method, request.url.split('?')[0], request.body);
     context.idempotency = { key, requestHash };
     const streamId = idempotencyStreamId(context.principal.tenantId, key);
 

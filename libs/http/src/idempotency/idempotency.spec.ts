@@ -165,7 +165,7 @@ describe('Idempotency-Key on a real SQLite event store', () => {
   it('takes over a claim whose request died, once the lease is over', async () => {
     const key = newKey();
     const body = { name: 'a' };
-    const requestHash = hashRequest('POST', '/things', body);
+    const requestHash = await hashRequest('POST', '/things', body);
     await test.store.append(
       idempotencyStreamId('tenant-a', key),
       [
@@ -198,11 +198,11 @@ describe('Idempotency-Key on a real SQLite event store', () => {
         recordedAt: test.clock.now(),
         schemaVersion: 1,
         idempotencyKey: key,
-        requestHash: hashRequest('POST', '/things', { name: 'a' }),
+        requestHash: await hashRequest('POST', '/things', { name: 'a' }),
       });
     }
     expect(events[1].data).toEqual({
-      requestHash: hashRequest('POST', '/things', { name: 'a' }),
+      requestHash: await hashRequest('POST', '/things', { name: 'a' }),
       status: 201,
       body: response.text,
       contentType: response.headers['content-type'],
@@ -224,7 +224,7 @@ describe('Idempotency-Key on a real SQLite event store', () => {
     it('applies the full rules when a key is sent and exposes it to the handler', async () => {
       const key = newKey();
       const first = await postOptional(key, { name: 'a' });
-      expect(first.body).toMatchObject({ run: 1, idempotency: { key, requestHash: hashRequest('POST', '/optional-things', { name: 'a' }) } });
+      expect(first.body).toMatchObject({ run: 1, idempotency: { key, requestHash: await hashRequest('POST', '/optional-things', { name: 'a' }) } });
       expect((await postOptional(key, { name: 'a' })).text).toBe(first.text);
       expect((await postOptional(key, { name: 'b' })).status).toBe(422);
       expect(test.probe.runs).toBe(1);

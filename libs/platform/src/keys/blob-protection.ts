@@ -26,7 +26,7 @@ export class BlobProtection {
     const key = keyId?.startsWith(CUSTOMER_KEY_PREFIX) ? await this.customerKeys.keyNamed(tenantId, keyId) : await this.keys.dataKey(tenantId);
     if (!key) return null;
     try {
-      return key.openBlob(address, envelope);
+      return await key.openBlob(address, envelope);
     } catch (error) {
       if (error instanceof SealBrokenError) return null;
       throw error;

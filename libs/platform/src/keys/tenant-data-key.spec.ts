@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { SealBrokenError } from './sealing';
+import { SLICE_BYTES } from '../slices';
+import { SealBrokenError, deriveKey, seal, unseal } from './sealing';
 import { TenantDataKey } from './tenant-data-key';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -26,21 +27,24 @@ describe('TenantDataKey', () => {
   describe('blob envelopes', () => {
     const bytes = Buffer.concat([Buffer.from('%PDF-1.4 certificado ñ '), randomBytes(4096)]);
     const name = sha256(bytes);
-    const envelope = key.sealBlob(name, bytes);
+    let envelope: Buffer;
+    beforeAll(async () => {
+      envelope = await key.sealBlob(name, bytes);
+    });
 
-    it('hold neither the bytes nor any long run of them, and name the data key', () => {
+    it('hold neither the bytes nor any long run of them, and name the data key', async () => {
       expect(envelope.includes(bytes.subarray(0, 16))).toBe(false);
       expect(envelope.includes(bytes.subarray(1000, 1016))).toBe(false);
       expect(envelope.subarray(0, 4).toString('ascii')).toBe('LDGB');
       expect(envelope.includes(Buffer.from(key.id, 'ascii'))).toBe(true);
-      expect(key.openBlob(name, envelope)).toEqual(bytes);
+      expect(await key.openBlob(name, envelope)).toEqual(bytes);
     });
 
-    it('use a fresh nonce each time', () => {
-      expect(key.sealBlob(name, bytes).equals(envelope)).toBe(false);
+    it('use a fresh nonce each time', async () => {
+      expect((await key.sealBlob(name, bytes)).equals(envelope)).toBe(false);
     });
 
-    it('do not open under another name, tenant or key, altered, or truncated', () => {
+    it('do not open under another name, tenant or key, altered, or truncated', async () => {
       const altered = Buffer.from(envelope);
       altered[altered.length - 1] ^= 1;
       const otherTenant = new TenantDataKey('tenant-b', key.id, key.exportSecret());
@@ -52,8 +56,33 @@ describe('TenantDataKey', () => {
         () => key.openBlob(name, envelope.subarray(0, 30)),
         () => key.openBlob(name, bytes),
       ]) {
-        expect(open).toThrow(SealBrokenError);
+        await expect(open()).rejects.toThrow(SealBrokenError);
       }
+    });
+
+    // Sealed and opened a slice at a time: the layout is still the one blobs stored before have.
+    describe('larger than a slice', () => {
+      const recording = randomBytes(2 * SLICE_BYTES + 12_345);
+      const recordingName = sha256(recording);
+      const blobKey = () => deriveKey(key.exportSecret(), 'consent-ledger/tenant-data-key', ['blob', 'tenant-a']);
+      const context = JSON.stringify(['blob', 'tenant-a', recordingName]);
+      const header = Buffer.concat([Buffer.from('LDGB'), Buffer.from([1, key.id.length]), Buffer.from(key.id, 'ascii')]);
+
+      it('lay out magic, format, key id, nonce, tag and ciphertext, as one AES-256-GCM seal of the whole', async () => {
+        const sealed = await key.sealBlob(recordingName, recording);
+        expect(sealed.subarray(0, header.length)).toEqual(header);
+        const at = header.length;
+        const whole = { iv: sealed.subarray(at, at + 12), tag: sealed.subarray(at + 12, at + 28), ciphertext: sealed.subarray(at + 28) };
+        expect(unseal(blobKey(), context, whole)).toEqual(recording);
+      });
+
+      it('open what one seal of the whole laid out, and nothing once a byte of a later slice is altered', async () => {
+        const { iv, tag, ciphertext } = seal(blobKey(), context, recording);
+        const laidOut = Buffer.concat([header, iv, tag, ciphertext]);
+        expect(await key.openBlob(recordingName, laidOut)).toEqual(recording);
+        laidOut[laidOut.length - SLICE_BYTES / 2] ^= 1;
+        await expect(key.openBlob(recordingName, laidOut)).rejects.toThrow(SealBrokenError);
+      });
     });
   });
 });

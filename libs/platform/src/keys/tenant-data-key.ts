@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { SEALED_IV_BYTES, SEALED_TAG_BYTES, SealBrokenError, deriveKey, parseSealedText, seal, sealedText, unseal } from './sealing';
+import { SealBrokenError, deriveKey, openAfter, parseSealedText, seal, sealAfter, sealedText, unseal } from './sealing';
 
 const DATA_KEY_BYTES = 32;
 const DERIVATION_SALT = 'consent-ledger/tenant-data-key';
@@ -79,23 +79,22 @@ export class TenantDataKey {
     return unseal(this.key(['encrypt', this.tenantId]), this.tenantId, parseSealedText(sealed.join('.'))).toString('utf8');
   }
 
-  /** The blob envelope: magic, format, key id, then the sealed bytes, bound to the tenant and the blob's name. */
-  sealBlob(name: string, bytes: Buffer): Buffer {
-    const { iv, tag, ciphertext } = seal(this.key(['blob', this.tenantId]), blobContext(this.tenantId, name), bytes);
+  /**
+   * The blob envelope: magic, format, key id, then the sealed bytes, bound
+   * to the tenant and the blob's name. Sealed a slice per turn of the event
+   * loop, since a blob may be a 15 MB recording.
+   */
+  sealBlob(name: string, bytes: Buffer): Promise<Buffer> {
     const keyId = Buffer.from(this.id, 'ascii');
-    return Buffer.concat([BLOB_MAGIC, Buffer.from([BLOB_FORMAT, keyId.length]), keyId, iv, tag, ciphertext]);
+    const header = Buffer.concat([BLOB_MAGIC, Buffer.from([BLOB_FORMAT, keyId.length]), keyId]);
+    return sealAfter(header, this.key(['blob', this.tenantId]), blobContext(this.tenantId, name), bytes);
   }
 
-  openBlob(name: string, envelope: Buffer): Buffer {
+  async openBlob(name: string, envelope: Buffer): Promise<Buffer> {
     const keyId = blobEnvelopeKeyId(envelope);
     if (keyId === null) throw new SealBrokenError('not a blob envelope (unknown format)');
-    const keyIdEnd = BLOB_MAGIC.length + 2 + keyId.length;
-    const ivEnd = keyIdEnd + SEALED_IV_BYTES;
-    const tagEnd = ivEnd + SEALED_TAG_BYTES;
-    if (envelope.length < tagEnd) throw new SealBrokenError('not a blob envelope (truncated)');
     this.assertNamed(keyId);
-    const sealed = { iv: envelope.subarray(keyIdEnd, ivEnd), tag: envelope.subarray(ivEnd, tagEnd), ciphertext: envelope.subarray(tagEnd) };
-    return unseal(this.key(['blob', this.tenantId]), blobContext(this.tenantId, name), sealed);
+    return openAfter(BLOB_MAGIC.length + 2 + keyId.length, this.key(['blob', this.tenantId]), blobContext(this.tenantId, name), envelope);
   }
 
   private wrap(context: string[], wrapped: TenantDataKey): string {

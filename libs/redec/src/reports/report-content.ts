@@ -1,5 +1,4 @@
-import { sha256Hex } from '@ledger/platform';
-import { TenantDataKey } from '@ledger/platform';
+import { sha256HexInSlices, TenantDataKey } from '@ledger/platform';
 import { ReportRendered } from './report.events';
 
 /**
@@ -16,9 +15,9 @@ export interface ProtectedReportContent {
   protectedContentSha256: string;
 }
 
-export function protectReportContent(key: TenantDataKey, reportId: string, content: Buffer): ProtectedReportContent {
+export async function protectReportContent(key: TenantDataKey, reportId: string, content: Buffer): Promise<ProtectedReportContent> {
   // Bound to the report: a sealed file copied under another report does not open.
-  return { sealed: key.sealBlob(reportId, content), protectedContentSha256: key.encrypt(sha256Hex(content)) };
+  return { sealed: await key.sealBlob(reportId, content), protectedContentSha256: key.encrypt(await sha256HexInSlices(content)) };
 }
 
 /**
@@ -41,10 +40,10 @@ export function contentBlobOf(rendered: ReportRendered['data']): string {
  * before decision 0045, else opened with the report's key; either way it
  * must hash to `contentSha256`, or this throws rather than serve other bytes.
  */
-export function openReportContent(rendered: ReportRendered['data'], key: TenantDataKey | null, stored: Buffer): { content: Buffer; contentSha256: string } {
+export async function openReportContent(rendered: ReportRendered['data'], key: TenantDataKey | null, stored: Buffer): Promise<{ content: Buffer; contentSha256: string }> {
   const contentSha256 = contentSha256Of(rendered, key);
   if (contentSha256 === null) throw new Error(`report ${rendered.reportId}: its key is destroyed`);
-  const content = rendered.contentSha256 !== undefined ? stored : key!.openBlob(rendered.reportId, stored);
-  if (sha256Hex(content) !== contentSha256) throw new Error(`report ${rendered.reportId}: the stored file does not hash to its contentSha256`);
+  const content = rendered.contentSha256 !== undefined ? stored : await key!.openBlob(rendered.reportId, stored);
+  if ((await sha256HexInSlices(content)) !== contentSha256) throw new Error(`report ${rendered.reportId}: the stored file does not hash to its contentSha256`);
   return { content, contentSha256 };
 }

@@ -62,7 +62,7 @@ describe('completing a report', () => {
       rendered: { reportId, kind: 'rdc30', layoutVersion: 'rdc30-2026.1', records: 1, contentBlob: sha256Hex(sealed), customerIds: [grant.data.customerId] },
     });
     // The file is stored and its hash recorded only under the report's key (decision 0045).
-    const { content, contentSha256 } = openReportContent(done!.rendered!, reportKey, sealed);
+    const { content, contentSha256 } = await openReportContent(done!.rendered!, reportKey, sealed);
     expect(content.toString('ascii')).toContain('0123456785');
     expect(done!.rendered).not.toHaveProperty('contentSha256');
     expect(done!.rendered!.protectedContentSha256).toMatch(new RegExp(`^v2\\.${reportKey.id}\\.`));

@@ -126,7 +126,7 @@ export async function completeReport(deps: ReportDependencies, tenantId: string,
   let outcome: ReportRendered | ReportFailed;
   try {
     const rendered = await renderReport(deps, tenantId, report.request);
-    const { sealed, protectedContentSha256 } = protectReportContent(await deps.reportKeys.keyFor(tenantId, reportId), reportId, rendered.content);
+    const { sealed, protectedContentSha256 } = await protectReportContent(await deps.reportKeys.keyFor(tenantId, reportId), reportId, rendered.content);
     const { contentSha256: contentBlob } = await deps.blobs.put(tenantId, sealed);
     const { kind, periodStart, periodEnd, layoutVersion } = report.request;
     const described = { reportId, kind, periodStart, periodEnd, layoutVersion };

@@ -97,7 +97,7 @@ export class ReportsHttpController {
     if (report.contentErased || (rendered.contentSha256 === undefined && !key)) throw reportContentErased();
     const stored = await this.blobs.get(principal.tenantId, contentBlobOf(rendered));
     if (!stored) throw notFound('report content');
-    const { content, contentSha256 } = openReportContent(rendered, key, stored);
+    const { content, contentSha256 } = await openReportContent(rendered, key, stored);
     const { kind, institutionCode, periodEnd } = report.request;
     void reply
       .header('Content-Type', 'text/plain; charset=us-ascii')

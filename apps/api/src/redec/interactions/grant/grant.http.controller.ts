@@ -46,7 +46,7 @@ export class GrantHttpController {
     503: ['banking_calendar_out_of_range', 'SERVICE_BUSY'],
   })
   async grant(@Param('interactionId', new ResourceIdPipe('consent interaction')) interactionId: string, @Body() body: GrantRequestDto): Promise<GrantResponseDto> {
-    const requestSha256 = canonicalJsonSha256(body);
+    const requestSha256 = await canonicalJsonSha256(body);
     const command = new GrantConsentCommand(interactionId, toGrantRequest(body), requestSha256);
     const { grant } = await this.commandBus.execute<GrantConsentCommand, GrantConsentResult>(command);
     return {
