@@ -1,4 +1,5 @@
 import { Base64Bytes, sha256Hex } from '@ledger/platform';
+import { eventLoopTurnsDuring } from '@ledger/platform/testing';
 import { canonicalJson, canonicalJsonSha256 } from './canonical-json';
 
 describe('canonicalJson', () => {
@@ -110,6 +111,11 @@ describe('canonicalJsonSha256', () => {
   it('hashes text that was not base64 as one marker, whatever it was, rather than fail', async () => {
     const value = (content: unknown) => ({ evidence: { contentBase64: content } });
     expect(await canonicalJsonSha256(value(new Base64Bytes()))).toBe(sha256Hex(canonicalJson(value('\u0000not base64'))));
+  });
+
+  it('hashes megabytes of decoded bytes without holding the event loop from start to end', async () => {
+    const value = { evidence: { contentBase64: new Base64Bytes(bytes(3 * 1024 * 1024)) } };
+    expect(await eventLoopTurnsDuring(() => canonicalJsonSha256(value))).toBeGreaterThanOrEqual(2);
   });
 
   it('leaves the value it hashes as it was', async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex, sha256HexInSlices } from './sha256';
 import { SLICE_BYTES, slicesOf } from './slices';
+import { eventLoopTurnsDuring } from './testing';
 
 describe('work in slices', () => {
   it('hashes to what one call hashes, at and around slice boundaries', async () => {
@@ -8,6 +9,10 @@ describe('work in slices', () => {
       const bytes = randomBytes(length);
       expect(await sha256HexInSlices(bytes)).toBe(sha256Hex(bytes));
     }
+  });
+
+  it('hashes without holding the event loop from start to end', async () => {
+    expect(await eventLoopTurnsDuring(() => sha256HexInSlices(Buffer.alloc(4 * SLICE_BYTES)))).toBeGreaterThanOrEqual(3);
   });
 
   it('gives the event loop a turn between two slices, so other requests run meanwhile', async () => {

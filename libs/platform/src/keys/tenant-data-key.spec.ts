@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SLICE_BYTES } from '../slices';
+import { eventLoopTurnsDuring } from '../testing';
 import { SealBrokenError, deriveKey, seal, unseal } from './sealing';
 import { TenantDataKey } from './tenant-data-key';
 
@@ -82,6 +83,12 @@ describe('TenantDataKey', () => {
         expect(await key.openBlob(recordingName, laidOut)).toEqual(recording);
         laidOut[laidOut.length - SLICE_BYTES / 2] ^= 1;
         await expect(key.openBlob(recordingName, laidOut)).rejects.toThrow(SealBrokenError);
+      });
+
+      it('seal and open without holding the event loop from start to end', async () => {
+        let sealed = Buffer.alloc(0);
+        expect(await eventLoopTurnsDuring(async () => (sealed = await key.sealBlob(recordingName, recording)))).toBeGreaterThanOrEqual(2);
+        expect(await eventLoopTurnsDuring(() => key.openBlob(recordingName, sealed))).toBeGreaterThanOrEqual(2);
       });
     });
   });

@@ -44,3 +44,4 @@ export function ephemeralCustomerKeys(): CustomerKeySource & { erase(tenantId: s
   };
 }
 export * from './given-when-then';
+export { eventLoopTurnsDuring } from './event-loop-turns';
