@@ -86,7 +86,7 @@ describe('TenantDataKey', () => {
       });
 
       it('seal and open without holding the event loop from start to end', async () => {
-        let sealed = Buffer.alloc(0);
+        let sealed: Buffer = Buffer.alloc(0);
         expect(await eventLoopTurnsDuring(async () => (sealed = await key.sealBlob(recordingName, recording)))).toBeGreaterThanOrEqual(2);
         expect(await eventLoopTurnsDuring(() => key.openBlob(recordingName, sealed))).toBeGreaterThanOrEqual(2);
       });
