@@ -896,6 +896,8 @@ class LedgerGenerator {
     const outcome = decideAuthorize({
       existing: null,
       consent: state,
+      // The generated ledger records no rights requests, so no subject is blocked.
+      processingBlocks: null,
       consentRevision: consent.revision as number,
       policy: consent.profile,
       request,
@@ -915,7 +917,7 @@ class LedgerGenerator {
         { kind: 'cancelled' as const, weight: 3 },
       ]).kind;
       const result: AccessOutcome = kind === 'accessed' ? { kind, accessedAt: this.now - this.random.between(0, 5000) } : { kind };
-      const confirmed = decideConfirm({ decision, confirmation: null }, consent.state, consent.profile, result, this.now);
+      const confirmed = decideConfirm({ decision, confirmation: null }, consent.state, null, consent.profile, result, this.now);
       this.append(streamId, [this.event(confirmed, this.request(tenant))], 0);
     });
   }

@@ -28,7 +28,7 @@ WALKS=(
   'docs/redec-capture.md docs/consent-compliance.md'
   'docs/embedded-capture.md'
   'docs/multi-consent-decisions.md'
-  'docs/data-subject-rights.md'
+  'docs/redec-capture.md docs/data-subject-rights.md'
 )
 
 # The service's settings come from here only: nothing of the caller's shell

@@ -24,8 +24,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SETUP_SCOPES: Scope[] = ['consent:admin', 'consent:write', 'consent:read', 'consent:runtime', 'consent:identity-assert'];
 /** What the consents of redecConsents() grant: scope `redec-debt` for `redec.consolidated_debt_record`, objectives 02 and 03, obligations of `core-loans`. */
 const GRANTED = { scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record', objectiveCode: '02', obligationSourceSystem: 'core-loans' };
-/** Covered by test/redec-expiry.e2e-spec.ts: a window of 15 banking days cannot be outlived inside one run without shifting the service clock. */
-const COVERED_ELSEWHERE: DenyReasonCode[] = ['redec_initial_window_expired'];
+/**
+ * Covered by test/redec-expiry.e2e-spec.ts: a window of 15 banking days cannot be outlived inside one run without shifting the service clock;
+ * and by test/processing-blocks.e2e-spec.ts: a block is a rights request of the data subject, filed and approved first.
+ */
+const COVERED_ELSEWHERE: DenyReasonCode[] = ['redec_initial_window_expired', 'data_subject_processing_blocked'];
 
 type Response = { status: number; headers: Record<string, string>; body: any; text: string };
 
@@ -249,7 +252,7 @@ describe('REDEC access authorization and confirmation', () => {
       expect(facts).toEqual([{ type: 'AccessDecided', data: expect.objectContaining({ status: 'denied', denyReasonCode, redecConsentId: request.redecConsentId }) }]);
     });
 
-    it('the rows above reach every deny reason code but the one covered by the expiry suite', () => {
+    it('the rows above reach every deny reason code but those covered by the expiry and processing-block suites', () => {
       // Fails when a deny reason is added without a test reaching it over HTTP.
       expect([...new Set(DENIALS.map(([, code]) => code)), ...COVERED_ELSEWHERE].sort()).toEqual([...DENY_REASON_CODES].sort());
     });

@@ -139,7 +139,7 @@ export class LifecycleSystem implements Ledger {
       case 'confirm': {
         const record = this.accesses.get(action.redecAccessId) ?? null;
         const consent = record && this.stateOf(CONSENTS.find((c) => consentIdOf(c) === record.decision.redecConsentId)!);
-        const confirmed = decideConfirm(record, consent, POLICY, action.outcome, now);
+        const confirmed = decideConfirm(record, consent, null, POLICY, action.outcome, now);
         this.accesses.set(action.redecAccessId, evolveAccess(record, confirmed)!);
         return { accepted: true };
       }
@@ -178,6 +178,8 @@ export class LifecycleSystem implements Ledger {
     const outcome = decideAuthorize({
       existing: null,
       consent: entry?.state ?? null,
+      // This model files no rights requests: no subject is ever blocked.
+      processingBlocks: null,
       consentRevision: entry?.revision ?? null,
       policy: POLICY,
       request,

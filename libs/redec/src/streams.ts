@@ -18,6 +18,12 @@ export const redecStreams = {
   report: (tenantId: string, reportId: string) => `redec-report-${tenantId}-${reportId}`,
   /** One stream per data subject's rights request (decision 0067): its receipt, then each step of its life. */
   rightsRequest: (tenantId: string, rightsRequestId: string) => `rights-request-${tenantId}-${rightsRequestId}`,
+  /**
+   * One stream per data subject of the resolutions and liftings of their
+   * blocking requests (decision 0068): every block authorize must weigh for
+   * the subject, in one stream it can name from the consent.
+   */
+  processingBlocks: (tenantId: string, customerId: string) => `processing-blocks-${tenantId}-${customerId}`,
   /** Uniqueness of an internalConsentCode in the tenant, claimed with `no_stream`. */
   internalConsentCode: (tenantId: string, code: string) => `reservation-${tenantId}-internal-consent-code-${code}`,
   /** One stream per reportable obligation (docs/reference/obligations.md), so its bindings are decided on all of them, at the revision read. */

@@ -3,6 +3,7 @@ import { ConsentState } from '../consent/consent.state';
 import { facts, given, grantedAt, state, validUntil } from '../consent/testing/consent-fixtures';
 import { accessRequest } from './testing/access-fixtures';
 import { AccessOutcome, AccessRecord, evolveAccess } from './access.events';
+import { ProcessingBlocks } from '../rights/processing-blocks';
 import { AccessPolicy, accessOutcome, decideAuthorize, decideConfirm } from './access-record.decider';
 
 const DAY = 86_400_000;
@@ -12,8 +13,8 @@ const policy: AccessPolicy = { callerClockSkewMs: 5 * MINUTE, authorizationTtlMs
 const SKEW = policy.callerClockSkewMs;
 const request = accessRequest({ reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: 'op-1', assertedAt: now - 1000 } });
 const authorize = (overrides: Partial<Parameters<typeof decideAuthorize>[0]> = {}) =>
-  decideAuthorize({ existing: null, consent: state, consentRevision: 0, policy, request, requestSha256: 'sha-1', redecAccessId: 'acc-id', now, ...overrides });
-const confirm = (record: AccessRecord | null, outcome: AccessOutcome, at: number, consent: ConsentState = state) => decideConfirm(record, consent, policy, outcome, at);
+  decideAuthorize({ existing: null, consent: state, processingBlocks: null, consentRevision: 0, policy, request, requestSha256: 'sha-1', redecAccessId: 'acc-id', now, ...overrides });
+const confirm = (record: AccessRecord | null, outcome: AccessOutcome, at: number, consent: ConsentState = state, blocks: ProcessingBlocks | null = null) => decideConfirm(record, consent, blocks, policy, outcome, at);
 const recorded = (outcome = authorize()): AccessRecord => {
   if (outcome.replayed) throw new Error('expected a new decision');
   return evolveAccess(null, outcome.event)!;
@@ -43,6 +44,28 @@ describe('authorize: the decision as a fact', () => {
 
   it('refuses the same sourceSystem + sourceReference with a different body', () => {
     expect(refusalOf(() => authorize({ existing: recorded(), requestSha256: 'sha-2' })).code).toBe('redec_access_request_conflict');
+  });
+
+  describe("the data subject's blocks (decision 0068)", () => {
+    const block = (resolvedAt: number, outcome: 'approved' | 'partially_approved' | 'rejected' = 'approved', blockLiftedAt: number | null = null): ProcessingBlocks => ({
+      'rr-1': { kind: 'blocking', outcome, resolvedAt, blockLiftedAt },
+    });
+
+    it('deny an access while a block approved in whole or in part is in force, whatever the consent allows', () => {
+      for (const outcome of ['approved', 'partially_approved'] as const) {
+        expect(authorize({ processingBlocks: block(now, outcome) })).toMatchObject({ event: { data: { status: 'denied', denyReasonCode: 'data_subject_processing_blocked', expiresAt: null } } });
+      }
+    });
+
+    it('leave it to the consent before the block, after its lifting, and when the block was rejected', () => {
+      for (const processingBlocks of [block(now + 1), block(now - DAY, 'approved', now), block(now - DAY, 'rejected')]) {
+        expect(authorize({ processingBlocks })).toMatchObject({ event: { data: { status: 'authorized' } } });
+      }
+    });
+
+    it('leave a request naming no consent of the tenant denied as not found', () => {
+      expect(authorize({ consent: null, consentRevision: null, processingBlocks: block(now - DAY) })).toMatchObject({ event: { data: { denyReasonCode: 'redec_consent_not_found' } } });
+    });
   });
 
   it("refuses an assertedAt later than the receipt beyond the profile's caller clock skew", () => {
@@ -107,6 +130,14 @@ describe('confirm', () => {
       const revokedBefore = given(facts.revocation(now - MINUTE, true));
       expect(confirm(authorized, { kind: 'accessed', accessedAt: now - 2 * MINUTE }, now + MINUTE)).toMatchObject({ type: 'AccessConfirmed' });
       expect(refusalOf(() => confirm(authorized, { kind: 'accessed', accessedAt: now - 2 * MINUTE }, now + MINUTE, revokedBefore)).code).toBe('redec_authorization_expired');
+    });
+
+    it("is refused once a block of the data subject is in force, even one recorded after the decision", () => {
+      const blockedAt = now + MINUTE;
+      const blocked: ProcessingBlocks = { 'rr-1': { kind: 'blocking', outcome: 'approved', resolvedAt: blockedAt, blockLiftedAt: null } };
+      expect(confirm(authorized, { kind: 'accessed', accessedAt: blockedAt - 1 }, now + 2 * MINUTE, state, blocked)).toMatchObject({ type: 'AccessConfirmed' });
+      expect(refusalOf(() => confirm(authorized, { kind: 'accessed', accessedAt: blockedAt }, now + 2 * MINUTE, state, blocked)).code).toBe('redec_authorization_expired');
+      expect(confirm(authorized, { kind: 'cancelled' }, now + 2 * MINUTE, state, blocked)).toMatchObject({ type: 'AccessConfirmed' });
     });
 
     it('still takes `failed` and `cancelled`', () => {

@@ -35,6 +35,7 @@ export const DENY_REASON_CODES = [
   'redec_scope_not_granted',
   'redec_data_category_not_granted',
   'redec_objective_not_granted',
+  'data_subject_processing_blocked',
 ] as const;
 export type DenyReasonCode = (typeof DENY_REASON_CODES)[number];
 

@@ -52,6 +52,30 @@ describe('authorizeAccess against the SQLite store', () => {
     expect(await service.readStream(redecStreams.access(tenantId, redecAccessIdFor(tenantId, request.sourceSystem, request.sourceReference)))).toHaveLength(1);
   });
 
+  it("takes the decision again when a block of the data subject is approved while it is being taken, and denies it (decision 0068)", async () => {
+    const blocks = redecStreams.processingBlocks(tenantId, grant.data.customerId);
+    const approval = { type: 'RightsRequestResolved', data: { rightsRequestId: 'rr-1', resolvedAt: grantedAt, outcome: 'approved', response: { channel: 'sms', sentAt: grantedAt, contentSha256: 'a'.repeat(64) }, complaintDeadline: null, recordedAt: grantedAt } };
+    let approved = false;
+    // The block is recorded just after authorize has read the subject's blocks, and before it appends its decision.
+    const store = new Proxy(service, {
+      get: (target, name) =>
+        name !== 'readStream'
+          ? Reflect.get(target, name, target)
+          : async (streamId: string, options?: object) => {
+              const read = await target.readStream(streamId, options);
+              if (streamId === blocks && !approved) {
+                approved = true;
+                await target.append(blocks, [toNewEvent(approval, context())], 'no_stream');
+              }
+              return read;
+            },
+    });
+    const decided = await authorizeAccess({ store, profiles, protection: noProtection, aggregates: new AccessAggregates() }, request, context());
+    expect(approved).toBe(true);
+    expect(decided.decision).toMatchObject({ status: 'denied', denyReasonCode: 'data_subject_processing_blocked' });
+    expect(await service.readStream(redecStreams.access(tenantId, redecAccessIdFor(tenantId, request.sourceSystem, request.sourceReference)))).toHaveLength(1);
+  });
+
   it('answers a repeat decided by another process from the store, the same decision', async () => {
     const other = new SqliteEventStore(join(dir, 'ledger.sqlite'));
     try {

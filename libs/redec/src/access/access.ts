@@ -1,11 +1,12 @@
 import { EventStore, canonicalJson } from '@ledger/event-store';
-import { AggregateCache, CommandContext, Decision, ValueProtection, factsOfSameRequest, runCommand } from '@ledger/ledger';
+import { AggregateCache, CommandContext, CommandReads, Decision, ValueProtection, factsOfSameRequest, runCommand } from '@ledger/ledger';
 import { sha256Hex } from '@ledger/platform';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { derivedUuid } from '../derived-id';
 import { BASELINE_PROFILE, ProfileCatalog } from '../profiles/profile-catalog';
 import { redecStreams } from '../streams';
+import { ProcessingBlocks, evolveProcessingBlocks } from '../rights/processing-blocks';
 import { normalizeRutField } from '../consent/grant.decider';
 import { protectRut } from '../consent/protected-rut';
 import { AccessRequest, AccessRequestInput, checkAccessRequest } from './access.decider';
@@ -52,6 +53,7 @@ const HOT_STREAMS = 2_000;
 export class AccessAggregates {
   readonly consents = new AggregateCache<ConsentState>(HOT_STREAMS);
   readonly accesses = new AggregateCache<AccessRecord>(HOT_STREAMS);
+  readonly processingBlocks = new AggregateCache<ProcessingBlocks>(HOT_STREAMS);
 }
 
 export async function authorizeAccess({ store, profiles, protection, aggregates }: AccessDependencies, input: AccessRequestInput, context: Context): Promise<AuthorizeResult> {
@@ -75,9 +77,12 @@ export async function authorizeAccess({ store, profiles, protection, aggregates 
       reads.fold(consentStream, evolveConsentOf(context.tenantId), aggregates?.consents),
     ]);
     const consentRevision = reads.revisionOf(consentStream);
+    // Read only once the consent names its data subject; the decision is recorded only while their blocks stand as read.
+    const processingBlocks = consent && (await readProcessingBlocks(reads, context.tenantId, consent, aggregates));
     const outcome = decideAuthorize({
       existing,
       consent,
+      processingBlocks,
       consentRevision: typeof consentRevision === 'number' ? consentRevision : null,
       policy: accessPolicy(profiles, consent),
       request,
@@ -103,10 +108,16 @@ export async function confirmAccess(deps: AccessDependencies, redecAccessId: str
     const [earlier] = factsOfSameRequest(recorded, context);
     if (record && earlier) return { answer: record, position: earlier.position };
     const consent = record && (await reads.fold(redecStreams.consent(context.tenantId, record.decision.redecConsentId), evolveConsentOf(context.tenantId), deps.aggregates?.consents));
-    const confirmed = decideConfirm(record, consent, accessPolicy(deps.profiles, consent), outcome, context.now);
+    const processingBlocks = consent && (await readProcessingBlocks(reads, context.tenantId, consent, deps.aggregates));
+    const confirmed = decideConfirm(record, consent, processingBlocks, accessPolicy(deps.profiles, consent), outcome, context.now);
     return { record: { streamId: stream, facts: [confirmed] }, answer: evolveAccess(record, confirmed)! };
   });
   return { record: result, position: position! };
+}
+
+/** The blocks of the consent's data subject, from their stream of blocks (decision 0068). */
+function readProcessingBlocks(reads: CommandReads, tenantId: string, consent: ConsentState, aggregates: AccessAggregates | undefined): Promise<ProcessingBlocks | null> {
+  return reads.fold(redecStreams.processingBlocks(tenantId, consent.grant.customerId), evolveProcessingBlocks, aggregates?.processingBlocks);
 }
 
 const evolveConsentOf = (tenantId: string) => (state: ConsentState | null, event: ConsentEvent) => evolveConsent(state, event, tenantId);

@@ -6,10 +6,10 @@ export {
   type RightsPolicy,
   type RightsTransition,
   type RightsTransitionTarget,
-  blocksProcessingAt,
   decideReceiveRightsRequest,
   decideRightsTransition,
   isOverdue,
 } from './rights-request.decider';
+export { type ProcessingBlockFact, type ProcessingBlocks, blocksProcessingAt, evolveProcessingBlocks, isProcessingBlockFact, processingBlockedAt } from './processing-blocks';
 export { type LoadedRightsRequest, type ReceiveRightsRequestInput, type RightsRequestDependencies, readRightsRequest, receiveRightsRequest, transitionRightsRequest } from './rights-requests';
 export { RIGHTS_REQUESTS_PROJECTION, type RightsRequestListQuery, type RightsRequestSummary, countOpenRightsRequests, listRightsRequests, rightsRequestsProjection } from './rights-requests.projection';

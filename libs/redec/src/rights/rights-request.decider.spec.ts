@@ -1,7 +1,8 @@
 import { specify } from '@ledger/platform/testing';
 import { bankingCalendar } from '../calendar/banking-calendar';
 import { LEY_21719_DEADLINES } from './rights-clocks';
-import { ReceiveRightsRequest, RightsPolicy, RightsTransition, blocksProcessingAt, decideReceiveRightsRequest, decideRightsTransition, isOverdue } from './rights-request.decider';
+import { ProcessingBlocks, evolveProcessingBlocks, isProcessingBlockFact, processingBlockedAt } from './processing-blocks';
+import { ReceiveRightsRequest, RightsPolicy, RightsTransition, decideReceiveRightsRequest, decideRightsTransition, isOverdue } from './rights-request.decider';
 import { RightsRequestEvent, RightsRequestReceived, RightsRequestState, evolveRightsRequest } from './rights-request.events';
 
 const HOUR = 3_600_000;
@@ -130,25 +131,42 @@ describe('blocking', () => {
   const block = received({ kind: 'blocking' });
   const approval = resolution({ occurredAt: receivedAt + DAY, response: { channel: 'email', sentAt: receivedAt + DAY, contentSha256: sha } });
   const lifting: RightsTransition = { to: 'block_lifted', occurredAt: receivedAt + 40 * DAY, reason: 'the data subject withdrew it' };
-  const state = (facts: RightsRequestEvent[]) => facts.reduce<RightsRequestState | null>(evolveRightsRequest, null)!;
+  /** What authorize reads: the facts recorded in the data subject's stream of blocks, folded. */
+  const blocksOf = (...requests: RightsRequestEvent[][]) =>
+    requests.flat().filter((fact) => isProcessingBlockFact('blocking', fact)).reduce<ProcessingBlocks | null>((state, fact) => evolveProcessingBlocks(state, fact as never), null);
 
   it('is in force from its approval until it is lifted', () => {
     const approved = after([block], approval);
-    expect(blocksProcessingAt(state([block]), receivedAt + 2 * DAY)).toBe(false);
-    expect(blocksProcessingAt(state(approved), receivedAt + DAY - 1)).toBe(false);
-    expect(blocksProcessingAt(state(approved), receivedAt + DAY)).toBe(true);
+    expect(processingBlockedAt(blocksOf([block]), receivedAt + 2 * DAY)).toBe(false);
+    expect(processingBlockedAt(blocksOf(approved), receivedAt + DAY - 1)).toBe(false);
+    expect(processingBlockedAt(blocksOf(approved), receivedAt + DAY)).toBe(true);
     const lifted = after(approved, lifting);
-    expect(blocksProcessingAt(state(lifted), lifting.occurredAt - 1)).toBe(true);
-    expect(blocksProcessingAt(state(lifted), lifting.occurredAt)).toBe(false);
+    expect(processingBlockedAt(blocksOf(lifted), lifting.occurredAt - 1)).toBe(true);
+    expect(processingBlockedAt(blocksOf(lifted), lifting.occurredAt)).toBe(false);
   });
 
   it('is never in force when rejected, and only an approved block is lifted, once', () => {
     const rejected = after([block], { ...approval, outcome: 'rejected', reason: 'no grounds' });
-    expect(blocksProcessingAt(state(rejected), receivedAt + 2 * DAY)).toBe(false);
+    expect(processingBlockedAt(blocksOf(rejected), receivedAt + 2 * DAY)).toBe(false);
     given(...rejected).when(transition(lifting)).thenRefused('rights_request_invalid_transition');
     given(block).when(transition(lifting)).thenRefused('rights_request_invalid_transition');
     given(...after(after([block], approval), lifting)).when(transition({ ...lifting, occurredAt: lifting.occurredAt + DAY })).thenRefused('rights_request_invalid_transition');
     given(...after([received()], resolution())).when(transition(lifting)).thenRefused('rights_request_invalid_transition');
+  });
+
+  it('keeps a subject blocked while any one of their blocks is in force, whichever was lifted', () => {
+    const other = decideReceiveRightsRequest(request({ kind: 'blocking', rightsRequestId: 'rr-2', receivedAt: receivedAt + 5 * DAY }), policy, receivedAt + 5 * DAY)[0];
+    const first = after(after([block], approval), lifting);
+    const second = after([other], { ...approval, occurredAt: receivedAt + 6 * DAY, response: { channel: 'email', sentAt: receivedAt + 6 * DAY, contentSha256: sha } });
+    expect(processingBlockedAt(blocksOf(first, second), lifting.occurredAt + DAY)).toBe(true);
+    expect(processingBlockedAt(blocksOf(first), lifting.occurredAt + DAY)).toBe(false);
+  });
+
+  it("records in the subject's stream of blocks only a blocking request's resolution and lifting", () => {
+    const approved = after([block], approval);
+    expect(approved.map((fact) => isProcessingBlockFact('blocking', fact))).toEqual([false, true]);
+    expect(after([received()], resolution()).map((fact) => isProcessingBlockFact('access', fact))).toEqual([false, false]);
+    expect(after([block], analysis()).map((fact) => isProcessingBlockFact('blocking', fact))).toEqual([false, false]);
   });
 });
 

@@ -124,12 +124,6 @@ export function decideRightsTransition(request: RightsRequestState | null, trans
   }
 }
 
-/** Whether the request is a block in force at `instant`: approved (in whole or in part) by then, and not lifted by then. */
-export function blocksProcessingAt(request: RightsRequestState, instant: number): boolean {
-  const { kind, outcome, resolvedAt, blockLiftedAt } = request;
-  return kind === 'blocking' && outcome !== null && outcome !== 'rejected' && resolvedAt !== null && resolvedAt <= instant && (blockLiftedAt === null || blockLiftedAt > instant);
-}
-
 /** Open past its deadline: an answer is late from the first millisecond after `dueAt`. */
 export function isOverdue(request: RightsRequestState, now: number): boolean {
   return (request.status === 'received' || request.status === 'in_analysis') && now > request.dueAt;

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { RecordedEvent } from '@ledger/event-store';
 import { CommandContext, CustomerIdentityDependencies, runCommand, toNewEvent } from '@ledger/ledger';
 import { DomainError, IdentifierProtection } from '@ledger/platform';
 import { BankingCalendar } from '../calendar/banking-calendar';
 import { CustomerReference, customerOfRequest } from '../interaction/create-interaction';
 import { BASELINE_PROFILE } from '../profiles/profile-catalog';
 import { redecStreams } from '../streams';
+import { isProcessingBlockFact } from './processing-blocks';
 import { LEY_21719_DEADLINES } from './rights-clocks';
 import { ReceiveRightsRequest, RightsPolicy, RightsTransition, checkRightsRequest, decideReceiveRightsRequest, decideRightsTransition, isOverdue } from './rights-request.decider';
 import { RightsRequestEvent, RightsRequestState, evolveRightsRequest } from './rights-request.events';
@@ -47,25 +49,52 @@ export async function receiveRightsRequest(deps: RightsRequestDependencies, inpu
   return { state, facts, description: description ?? null, overdue: isOverdue(state, context.now), position: appended.position };
 }
 
-/** One step of the request's life, decided on its facts as recorded and appended only while they still stand. */
+/**
+ * One step of the request's life, decided on its facts as recorded and
+ * appended only while they still stand: to the request's stream, or for the
+ * resolution and lifting of a block to the data subject's stream of blocks
+ * (decision 0068).
+ */
 export async function transitionRightsRequest(deps: RightsRequestDependencies, rightsRequestId: string, transition: RightsTransition, context: Context): Promise<LoadedRightsRequest> {
-  const stream = redecStreams.rightsRequest(context.tenantId, rightsRequestId);
   const { position } = await runCommand(deps.store, context, async (reads) => {
-    const state = await reads.fold(stream, evolveRightsRequest);
-    return { record: { streamId: stream, facts: decideRightsTransition(state, transition, policyOf(deps), context.now) }, answer: null };
+    const recorded = await recordedFacts((streamId) => reads.events(streamId), context.tenantId, rightsRequestId);
+    const state = recorded && recorded.state;
+    const facts = decideRightsTransition(state, transition, policyOf(deps), context.now);
+    const streamId = facts.every((fact) => isProcessingBlockFact(state!.kind, fact)) ? redecStreams.processingBlocks(context.tenantId, state!.customerId) : redecStreams.rightsRequest(context.tenantId, rightsRequestId);
+    return { record: { streamId, facts }, answer: null };
   });
   return { ...(await readRightsRequest(deps, rightsRequestId, context))!, position: position! };
 }
 
 /** The request and its facts; null for one the tenant does not hold. */
 export async function readRightsRequest(deps: RightsRequestDependencies, rightsRequestId: string, context: Context): Promise<LoadedRightsRequest | null> {
-  const recorded = await deps.store.readStream(redecStreams.rightsRequest(context.tenantId, rightsRequestId));
-  const facts = recorded.map((event) => ({ type: event.type, data: event.data }) as RightsRequestEvent);
-  const state = facts.reduce<RightsRequestState | null>(evolveRightsRequest, null);
-  if (!state) return null;
+  const recorded = await recordedFacts((streamId) => deps.store.readStream(streamId), context.tenantId, rightsRequestId);
+  if (!recorded) return null;
+  const { state, facts, position } = recorded;
   const received = facts[0].type === 'RightsRequestReceived' ? facts[0].data : undefined;
   const description = await openDescription(deps, context.tenantId, received?.descriptionCiphertext);
-  return { state, facts, description, overdue: isOverdue(state, context.now), position: recorded[recorded.length - 1].position };
+  return { state, facts, description, overdue: isOverdue(state, context.now), position };
+}
+
+/**
+ * A request's facts in the order recorded: its own stream's, and for a
+ * blocking request those of the data subject's stream of blocks that are
+ * its own. `read` reads a whole stream (a command's reads, so that the
+ * append is guarded on both).
+ */
+async function recordedFacts(
+  read: (streamId: string) => Promise<RecordedEvent[]>,
+  tenantId: string,
+  rightsRequestId: string,
+): Promise<{ state: RightsRequestState; facts: RightsRequestEvent[]; position: number } | null> {
+  const own = await read(redecStreams.rightsRequest(tenantId, rightsRequestId));
+  const received = own[0] as unknown as RightsRequestEvent | undefined;
+  if (received?.type !== 'RightsRequestReceived') return null;
+  const { kind, customerId } = received.data;
+  const blocks = kind === 'blocking' ? await read(redecStreams.processingBlocks(tenantId, customerId)) : [];
+  const recorded = [...own, ...blocks.filter((event) => (event.data as { rightsRequestId: string }).rightsRequestId === rightsRequestId)].sort((a, b) => a.position - b.position);
+  const facts = recorded.map((event) => ({ type: event.type, data: event.data }) as RightsRequestEvent);
+  return { state: facts.reduce<RightsRequestState | null>(evolveRightsRequest, null)!, facts, position: recorded[recorded.length - 1].position };
 }
 
 async function openDescription(deps: RightsRequestDependencies, tenantId: string, ciphertext: string | undefined): Promise<string | null> {

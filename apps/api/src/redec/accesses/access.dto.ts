@@ -99,7 +99,8 @@ export class AccessDecisionDto {
       'in `credit_lifecycle_extension`, an effective revocation. ' +
       '`redec_initial_window_expired`: initial_window after initialAccessValidUntil. `redec_credit_extension_purpose_not_obligation_management`: accessPurpose evaluate_new_credit. ' +
       '`redec_no_active_extension_for_obligation`: no active extension for exactly this obligation. `redec_scope_not_granted`, `redec_data_category_not_granted`, ' +
-      '`redec_objective_not_granted`: not what the consent (or the extension) grants.',
+      '`redec_objective_not_granted`: not what the consent (or the extension) grants. ' +
+      '`data_subject_processing_blocked`: the data subject has a block in force (an approved `blocking` rights request not lifted), whatever the consent allows.',
   })
   denyReasonCode?: string;
   @ApiProperty({ format: 'uuid' }) redecConsentId!: string;

@@ -68,7 +68,7 @@ export class AccessesHttpController {
     description:
       "Exactly one outcome kind: `accessed` (with accessedAt, not before the authorization nor after the receipt, within the Regulatory Profile's callerClockSkewMs, baseline 5 minutes), `failed` or `cancelled`. " +
       'Only an authorized access can be confirmed (409 `redec_access_not_authorized`), once (409 `redec_access_already_confirmed`). ' +
-      '`accessed` with an accessedAt after the decision\'s `expiresAt`, or after the consent stopped enabling that access (a revocation, the end of the initial window, the end of the obligation), ' +
+      '`accessed` with an accessedAt after the decision\'s `expiresAt`, or after the consent stopped enabling that access (a revocation, the end of the initial window, the end of the obligation) or a block of the data subject came into force, ' +
       'is 409 `redec_authorization_expired`: the registry must not have been queried then. `failed` and `cancelled` are always taken. ' +
       'An optional Idempotency-Key makes a retry answer the first confirmation. Scope `consent:runtime`.',
   })
