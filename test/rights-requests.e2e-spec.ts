@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CUSTOMER_KEY_TABLE, CustomerKeyTable } from '@ledger/ledger';
 import { redecStreams } from '@ledger/redec';
-import { ApiApp, startApiApp, waitUntil } from './support/api-app';
+import { ApiApp, rightsDeadlineChecks, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact } from './support/expectations';
 import { rutOf } from './support/redec-fixtures';
@@ -43,7 +43,10 @@ describe('rights requests: /v1/rights-requests', () => {
 
   beforeAll(async () => {
     environment = testEnvironment();
-    api = await startApiApp(environment);
+    // The deadline check runs once as the app starts, before any request is filed, and not again in this suite: its notices
+    // (test/rights-request-deadlines.e2e-spec.ts) would be facts appended beside the ones each test reads.
+    api = await startApiApp(environment, { LEDGER_RIGHTS_DEADLINE_CHECK_MS: String(24 * 3_600_000) });
+    await rightsDeadlineChecks(api, 1);
     ({ apiKey: key, tenantId } = await api.tenantKey(['consent:write', 'consent:read']));
     ({ apiKey: otherKey } = await api.tenantKey(['consent:write', 'consent:read']));
   });

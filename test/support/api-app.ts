@@ -1,7 +1,9 @@
 import { Writable } from 'node:stream';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
+import type { Queue } from 'bullmq';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
+import { queueToken } from '@ledger/queues';
 import { createTenant, issueApiKey } from '@ledger/ledger';
 import { Scope, loadConfig } from '@ledger/platform';
 import { createApiApp } from '../../apps/api/src/create-api-app';
@@ -75,4 +77,14 @@ export async function waitUntil(condition: () => Promise<boolean> | boolean, tim
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/**
+ * Resolves once the app's check of rights requests' deadlines (decision
+ * 0069) has completed at least `runs` times: it runs once as the app starts,
+ * then every LEDGER_RIGHTS_DEADLINE_CHECK_MS.
+ */
+export async function rightsDeadlineChecks(api: Pick<ApiApp, 'app'>, runs: number, timeoutMs = 20_000): Promise<void> {
+  const queue = api.app.get<Queue>(queueToken('rights-deadlines'));
+  await waitUntil(async () => (await queue.getCompletedCount()) >= runs, timeoutMs, 50);
 }

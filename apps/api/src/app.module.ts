@@ -19,6 +19,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { PROJECTIONS } from './projections';
 import { RedecModule } from './redec/redec.module';
 import { RetentionErasureModule } from './retention/retention-erasure.module';
+import { RightsDeadlinesModule } from './rights-requests/rights-deadlines.module';
 import { ReportsModule } from './redec/reports/reports.module';
 import { TenantSettingsModule } from './tenant-settings/tenant-settings.module';
 import { WebhookEndpointsModule } from './webhooks/endpoints/webhook-endpoints.module';
@@ -48,6 +49,7 @@ export class AppModule {
         WebhookEndpointsModule,
         WebhooksDispatchModule,
         RetentionErasureModule,
+        RightsDeadlinesModule,
         MetricsModule,
       ],
       controllers: [HealthController],

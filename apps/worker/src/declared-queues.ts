@@ -1,6 +1,7 @@
 import type { QueueDeclaration } from '@ledger/queues';
 import { consentCertificatesQueue } from '../../api/src/redec/artifacts/consent-certificates.queue';
 import { retentionErasureQueue } from '../../api/src/retention/retention-erasure.queue';
+import { rightsDeadlinesQueue } from '../../api/src/rights-requests/rights-deadlines.queue';
 import { regulatoryReportsQueue } from '../../api/src/redec/reports/reports.queue';
 import { weeklyReportsQueue } from '../../api/src/redec/reports/weekly-reports.queue';
 import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliveries.queue';
@@ -18,4 +19,5 @@ export const declaredQueues: readonly QueueDeclaration[] = [
   retentionErasureQueue as QueueDeclaration,
   regulatoryReportsQueue as QueueDeclaration,
   weeklyReportsQueue,
+  rightsDeadlinesQueue as QueueDeclaration,
 ];

@@ -5,6 +5,7 @@ import { queueTelemetry } from '@ledger/tracing';
 import { LedgerCoreModule } from '../../api/src/ledger-core.module';
 import { ConsentCertificatesWorkerModule } from '../../api/src/redec/artifacts/consent-certificates.module';
 import { RetentionErasureWorkerModule } from '../../api/src/retention/retention-erasure.module';
+import { RightsDeadlinesWorkerModule } from '../../api/src/rights-requests/rights-deadlines.module';
 import { ReportsWorkerModule } from '../../api/src/redec/reports/reports.module';
 import { WebhookDeliveryWorkerModule } from '../../api/src/webhooks/webhooks-dispatch.module';
 import { declaredQueues } from './declared-queues';
@@ -26,6 +27,7 @@ export class WorkerModule {
         ConsentCertificatesWorkerModule,
         WebhookDeliveryWorkerModule,
         RetentionErasureWorkerModule,
+        RightsDeadlinesWorkerModule,
         ReportsWorkerModule.forRoot(config),
       ],
     };

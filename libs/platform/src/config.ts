@@ -83,6 +83,8 @@ export interface LedgerConfig {
   logPreviousVerifierKeys: string[];
   /** LEDGER_CHECKPOINT_INTERVAL_MS: the least time between two checkpoints issued on the service's own. */
   checkpointIntervalMs: number;
+  /** LEDGER_RIGHTS_DEADLINE_CHECK_MS: how often open rights requests are checked for their due-soon and overdue notices (decision 0069). */
+  rightsDeadlineCheckMs: number;
   /** LEDGER_WITNESSES: the witnesses each new checkpoint is sent to. */
   witnesses: WitnessConfig[];
 }
@@ -179,6 +181,7 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     },
     logPreviousVerifierKeys: listOf(env.LEDGER_LOG_PREVIOUS_VERIFIER_KEYS),
     checkpointIntervalMs: parsePositiveInteger('LEDGER_CHECKPOINT_INTERVAL_MS', env.LEDGER_CHECKPOINT_INTERVAL_MS ?? '10000'),
+    rightsDeadlineCheckMs: parsePositiveInteger('LEDGER_RIGHTS_DEADLINE_CHECK_MS', env.LEDGER_RIGHTS_DEADLINE_CHECK_MS ?? '60000'),
     witnesses: listOf(env.LEDGER_WITNESSES).map(parseWitness),
   };
 }

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '@ledger/event-store';
 import type { ReportKeySource } from '@ledger/platform';
-import type { ConsentGranted, ReportRendered, RevocationRecorded, RightsRequestReceived, RightsRequestResolved } from '@ledger/redec';
+import type { ConsentGranted, ReportRendered, RevocationRecorded, RightsRequestDeadlineNoticed, RightsRequestReceived, RightsRequestResolved } from '@ledger/redec';
 
 /** The bank must notify the data subject of a grant or a revocation (docs/reference/events.md). */
 export const NOTIFICATION_REQUIRED = 'redec.notification.required';
@@ -10,8 +10,12 @@ export const REPORT_CREATED = 'report.created';
 export const RIGHTS_REQUEST_RECEIVED = 'rights_request.received';
 /** A rights request was answered. */
 export const RIGHTS_REQUEST_RESOLVED = 'rights_request.resolved';
+/** An open rights request's deadline is near (decision 0069). */
+export const RIGHTS_REQUEST_DUE_SOON = 'rights_request.due_soon';
+/** An open rights request's deadline has passed (decision 0069). */
+export const RIGHTS_REQUEST_OVERDUE = 'rights_request.overdue';
 /** Every event type an endpoint may subscribe to; an endpoint that names none gets `redec.notification.required` only. */
-export const WEBHOOK_EVENT_TYPES = [NOTIFICATION_REQUIRED, REPORT_CREATED, RIGHTS_REQUEST_RECEIVED, RIGHTS_REQUEST_RESOLVED] as const;
+export const WEBHOOK_EVENT_TYPES = [NOTIFICATION_REQUIRED, REPORT_CREATED, RIGHTS_REQUEST_RECEIVED, RIGHTS_REQUEST_DUE_SOON, RIGHTS_REQUEST_OVERDUE, RIGHTS_REQUEST_RESOLVED] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const DEFAULT_WEBHOOK_EVENT_TYPES: WebhookEventType[] = [NOTIFICATION_REQUIRED];
 
@@ -75,11 +79,20 @@ export interface RightsRequestResolvedData {
   complaint_deadline: number | null;
 }
 
+/** `rights_request.due_soon` and `rights_request.overdue`: which open request, of whom, and the deadline it is near or past. */
+export interface RightsRequestDeadlineData {
+  rights_request_id: string;
+  customer_id: string;
+  kind: string;
+  due_at: number;
+}
+
 /** The delivery body (docs/reference/events.md, "The envelope"). */
 export type WebhookMessage =
   | { id: string; type: typeof NOTIFICATION_REQUIRED; /** When the fact was recorded (epoch ms), the same on every attempt. */ createdAt: number; data: GrantNotification | RevokeNotification }
   | { id: string; type: typeof REPORT_CREATED; createdAt: number; data: ReportCreated }
   | { id: string; type: typeof RIGHTS_REQUEST_RECEIVED; createdAt: number; data: RightsRequestReceivedData }
+  | { id: string; type: typeof RIGHTS_REQUEST_DUE_SOON | typeof RIGHTS_REQUEST_OVERDUE; createdAt: number; data: RightsRequestDeadlineData }
   | { id: string; type: typeof RIGHTS_REQUEST_RESOLVED; createdAt: number; data: RightsRequestResolvedData };
 
 /**
@@ -146,6 +159,11 @@ export function notificationFor(event: RecordedEvent): WebhookMessage | null {
   if (event.type === 'RightsRequestResolved') {
     const { rightsRequestId, outcome, resolvedAt, complaintDeadline } = event.data as RightsRequestResolved['data'];
     return { ...base, type: RIGHTS_REQUEST_RESOLVED, data: { rights_request_id: rightsRequestId, outcome, resolved_at: resolvedAt, complaint_deadline: complaintDeadline } };
+  }
+  if (event.type === 'RightsRequestDeadlineNoticed') {
+    const { rightsRequestId, customerId, kind, notice, dueAt } = event.data as RightsRequestDeadlineNoticed['data'];
+    const type = notice === 'due_soon' ? RIGHTS_REQUEST_DUE_SOON : RIGHTS_REQUEST_OVERDUE;
+    return { ...base, type, data: { rights_request_id: rightsRequestId, customer_id: customerId, kind, due_at: dueAt } };
   }
   const data = notificationData(event);
   return data && { ...base, type: NOTIFICATION_REQUIRED, data };

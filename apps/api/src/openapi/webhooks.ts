@@ -1,5 +1,5 @@
 import { REPORT_KINDS, RIGHTS_REQUEST_KINDS, RIGHTS_REQUEST_OUTCOMES } from '@ledger/redec';
-import { NOTIFICATION_REQUIRED, REPORT_CREATED, RIGHTS_REQUEST_RECEIVED, RIGHTS_REQUEST_RESOLVED, WebhookEventType } from '@ledger/webhooks';
+import { NOTIFICATION_REQUIRED, REPORT_CREATED, RIGHTS_REQUEST_DUE_SOON, RIGHTS_REQUEST_OVERDUE, RIGHTS_REQUEST_RECEIVED, RIGHTS_REQUEST_RESOLVED, WebhookEventType } from '@ledger/webhooks';
 
 /**
  * The OpenAPI 3.1 `webhooks` section: what the service POSTs to a
@@ -70,6 +70,17 @@ export const WEBHOOK_SCHEMAS: Record<string, Schema> = {
       due_at: { ...EPOCH_MS, description: 'The end (America/Santiago) of the term to answer (epoch ms).' },
     },
   },
+  WebhookRightsRequestDeadline: {
+    type: 'object',
+    description: "An open rights request's deadline is near (`rights_request.due_soon`: 5 days before it, 1 day for a blocking request) or past (`rights_request.overdue`). Each is sent once for a deadline; an extension's new deadline gets its own.",
+    required: ['rights_request_id', 'customer_id', 'kind', 'due_at'],
+    properties: {
+      rights_request_id: { type: 'string', format: 'uuid' },
+      customer_id: { type: 'string', format: 'uuid' },
+      kind: { type: 'string', enum: [...RIGHTS_REQUEST_KINDS] },
+      due_at: { ...EPOCH_MS, description: 'The deadline near or past: the end (America/Santiago) of the term to answer (epoch ms).' },
+    },
+  },
   WebhookRightsRequestResolved: {
     type: 'object',
     description: 'A rights request was answered.',
@@ -128,6 +139,14 @@ const DESCRIBED: Record<WebhookEventType, { summary: string; data: Schema }> = {
   [RIGHTS_REQUEST_RECEIVED]: {
     summary: "A data subject's rights request was recorded, with its deadline",
     data: ref('WebhookRightsRequestReceived'),
+  },
+  [RIGHTS_REQUEST_DUE_SOON]: {
+    summary: "An open rights request's deadline is near",
+    data: ref('WebhookRightsRequestDeadline'),
+  },
+  [RIGHTS_REQUEST_OVERDUE]: {
+    summary: "An open rights request's deadline has passed",
+    data: ref('WebhookRightsRequestDeadline'),
   },
   [RIGHTS_REQUEST_RESOLVED]: {
     summary: 'A rights request was answered',

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsOptional, Max, Min, ValidateNested } from 'class-validator';
-import { REDEC_DISPUTE_CLASSIFICATIONS, RIGHTS_REQUEST_KINDS, RIGHTS_REQUEST_OUTCOMES, RIGHTS_TRANSITIONS } from '@ledger/redec';
+import { DEADLINE_NOTICES, REDEC_DISPUTE_CLASSIFICATIONS, RIGHTS_REQUEST_KINDS, RIGHTS_REQUEST_OUTCOMES, RIGHTS_TRANSITIONS } from '@ledger/redec';
 import type { RedecDisputeClassification, RightsRequestKind, RightsRequestOutcome, RightsRequestStatus, RightsTransitionTarget } from '@ledger/redec';
 import { CustomerReferenceDto } from '../redec/interactions/create/create-interaction.request.dto';
 import { EpochMs, IDENTITY, IdentityText, QueryInteger, Sha256Hex, Text } from '../dto-fields';
@@ -98,12 +98,19 @@ export class RightsTransitionDto {
   response?: RightsResponseDto;
 }
 
+export const DEADLINE_NOTICE_STEPS = DEADLINE_NOTICES.map((notice) => `${notice}_noticed` as const);
+export type DeadlineNoticeStep = (typeof DEADLINE_NOTICE_STEPS)[number];
+
 export class RightsRequestHistoryItemDto {
-  @ApiProperty({ enum: ['received', ...RIGHTS_TRANSITIONS] }) step!: 'received' | RightsTransitionTarget;
+  @ApiProperty({
+    enum: ['received', ...RIGHTS_TRANSITIONS, ...DEADLINE_NOTICE_STEPS],
+    description: 'A step of the request\'s life, or a notice the service gave by webhook when the open request came due soon or overdue (`due_soon_noticed`, `overdue_noticed`).',
+  })
+  step!: 'received' | RightsTransitionTarget | DeadlineNoticeStep;
   @ApiProperty({ type: 'integer', description: 'When it happened (epoch ms).' }) occurredAt!: number;
   @ApiProperty({ type: 'integer', description: 'When the service recorded it (epoch ms).' }) recordedAt!: number;
   @ApiPropertyOptional() reason?: string;
-  @ApiPropertyOptional({ type: 'integer', description: 'The deadline this step set: on receipt, and on an extension.' }) dueAt?: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'The deadline this step set (on receipt, and on an extension), or the one a notice announced.' }) dueAt?: number;
   @ApiPropertyOptional({ enum: RIGHTS_REQUEST_OUTCOMES }) outcome?: RightsRequestOutcome;
   @ApiPropertyOptional({ type: RightsResponseDto }) response?: RightsResponseDto;
 }

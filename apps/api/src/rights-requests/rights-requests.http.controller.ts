@@ -131,5 +131,7 @@ function historyItem(fact: RightsRequestEvent): RightsRequestHistoryItemDto {
     }
     case 'RightsRequestBlockLifted':
       return { step: 'block_lifted', occurredAt: fact.data.liftedAt, recordedAt: fact.data.recordedAt, ...(fact.data.reason !== undefined ? { reason: fact.data.reason } : {}) };
+    case 'RightsRequestDeadlineNoticed':
+      return { step: `${fact.data.notice}_noticed`, occurredAt: fact.data.recordedAt, recordedAt: fact.data.recordedAt, dueAt: fact.data.dueAt };
   }
 }

@@ -1,15 +1,16 @@
 export * from './rights-request.events';
-export { LEY_21719_DEADLINES, type RightsDeadlines, complaintDeadline, isExtensible, rightsRequestDueAt } from './rights-clocks';
+export { LEY_21719_DEADLINES, type RightsDeadlines, complaintDeadline, dueSoonFrom, isExtensible, rightsRequestDueAt } from './rights-clocks';
 export {
   RIGHTS_TRANSITIONS,
   type ReceiveRightsRequest,
   type RightsPolicy,
   type RightsTransition,
   type RightsTransitionTarget,
+  decideDeadlineNotice,
   decideReceiveRightsRequest,
   decideRightsTransition,
   isOverdue,
 } from './rights-request.decider';
 export { type ProcessingBlockFact, type ProcessingBlocks, blocksProcessingAt, evolveProcessingBlocks, isProcessingBlockFact, processingBlockedAt } from './processing-blocks';
-export { type LoadedRightsRequest, type ReceiveRightsRequestInput, type RightsRequestDependencies, readRightsRequest, receiveRightsRequest, transitionRightsRequest } from './rights-requests';
-export { RIGHTS_REQUESTS_PROJECTION, type RightsRequestListQuery, type RightsRequestSummary, countOpenRightsRequests, listRightsRequests, rightsRequestsProjection } from './rights-requests.projection';
+export { type LoadedRightsRequest, type ReceiveRightsRequestInput, type RightsRequestDependencies, noticeRightsRequestDeadlines, readRightsRequest, receiveRightsRequest, transitionRightsRequest } from './rights-requests';
+export { RIGHTS_REQUESTS_PROJECTION, type RightsRequestListQuery, type RightsRequestSummary, countOpenRightsRequests, listRightsRequests, openRightsRequestsByDeadline, rightsRequestsProjection } from './rights-requests.projection';

@@ -22,6 +22,19 @@ export const LEY_21719_DEADLINES: RightsDeadlines = {
   complaintBusinessDays: 30,
 };
 
+const DAY_MS = 86_400_000;
+/** How long before its deadline an open request is announced as due soon (decision 0069): the service's choice, not the law's. */
+const DUE_SOON_DAYS = 5;
+/** For a blocking request, whose whole term is 2 banking days. */
+const BLOCKING_DUE_SOON_DAYS = 1;
+/** The most any request is announced before its deadline: how far ahead a sweep of deadlines looks. */
+export const LONGEST_DUE_SOON_MS = Math.max(DUE_SOON_DAYS, BLOCKING_DUE_SOON_DAYS) * DAY_MS;
+
+/** From when an open request is due soon: 5 days before its deadline, a blocking request 1 day before. */
+export function dueSoonFrom(kind: RightsRequestKind, dueAt: number): number {
+  return dueAt - (isExtensible(kind) ? DUE_SOON_DAYS : BLOCKING_DUE_SOON_DAYS) * DAY_MS;
+}
+
 /** Whether a request of this kind may have its term extended: every kind but blocking. */
 export function isExtensible(kind: RightsRequestKind): boolean {
   return kind !== 'blocking';

@@ -2,8 +2,8 @@ import { specify } from '@ledger/platform/testing';
 import { bankingCalendar } from '../calendar/banking-calendar';
 import { LEY_21719_DEADLINES } from './rights-clocks';
 import { ProcessingBlocks, evolveProcessingBlocks, isProcessingBlockFact, processingBlockedAt } from './processing-blocks';
-import { ReceiveRightsRequest, RightsPolicy, RightsTransition, decideReceiveRightsRequest, decideRightsTransition, isOverdue } from './rights-request.decider';
-import { RightsRequestEvent, RightsRequestReceived, RightsRequestState, evolveRightsRequest } from './rights-request.events';
+import { ReceiveRightsRequest, RightsPolicy, RightsTransition, decideDeadlineNotice, decideReceiveRightsRequest, decideRightsTransition, isOverdue } from './rights-request.decider';
+import { DeadlineNotice, RightsRequestDeadlineNoticed, RightsRequestEvent, RightsRequestKind, RightsRequestReceived, RightsRequestState, evolveRightsRequest } from './rights-request.events';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -176,5 +176,53 @@ describe('an overdue request', () => {
     expect(isOverdue(open, dueAt)).toBe(false);
     expect(isOverdue(open, dueAt + 1)).toBe(true);
     expect(isOverdue(evolveRightsRequest(open, decideRightsTransition(open, resolution(), policy, receivedAt + 11 * DAY)[0])!, dueAt + 1)).toBe(false);
+  });
+});
+
+describe('deadline notices (decision 0069)', () => {
+  const notice = (now: number) => (state: RightsRequestState | null) => decideDeadlineNotice(state, now);
+  const noticed = (kind: RightsRequestKind, notice: DeadlineNotice, due: number, now: number): RightsRequestDeadlineNoticed => ({
+    type: 'RightsRequestDeadlineNoticed',
+    data: { rightsRequestId: 'rr-1', customerId: 'cus-1', kind, notice, dueAt: due, recordedAt: now },
+  });
+  /** The facts a notice records on top of `facts`, decided at `now`. */
+  const noticedOn = (facts: RightsRequestEvent[], now: number) => [...facts, ...decideDeadlineNotice(facts.reduce<RightsRequestState | null>(evolveRightsRequest, null), now)];
+
+  it('announces an open request due soon from 5 days before its deadline, then overdue from the first millisecond after it, each once', () => {
+    given(received()).when(notice(dueAt - 5 * DAY - 1)).then([]);
+    given(received()).when(notice(dueAt - 5 * DAY)).then([noticed('access', 'due_soon', dueAt, dueAt - 5 * DAY)]);
+    const dueSoon = noticedOn([received()], dueAt - 5 * DAY);
+    given(...dueSoon).when(notice(dueAt)).then([]);
+    given(...dueSoon).when(notice(dueAt + 1)).then([noticed('access', 'overdue', dueAt, dueAt + 1)]);
+    given(...noticedOn(dueSoon, dueAt + 1)).when(notice(dueAt + DAY)).then([]);
+  });
+
+  it('announces a request first seen past its deadline as overdue only', () => {
+    given(received()).when(notice(dueAt + DAY)).then([noticed('access', 'overdue', dueAt, dueAt + DAY)]);
+  });
+
+  it('announces again for the deadline an extension moved', () => {
+    const extension: RightsTransition = { to: 'extended', occurredAt: dueAt - 4 * DAY, reason: 'volume of records' };
+    const extended = after(noticedOn([received()], dueAt - 5 * DAY), extension);
+    const newDueAt = Date.parse('2027-01-31T02:59:59.999Z');
+    given(...extended).when(notice(dueAt + 1)).then([]);
+    given(...extended).when(notice(newDueAt - 5 * DAY)).then([noticed('access', 'due_soon', newDueAt, newDueAt - 5 * DAY)]);
+  });
+
+  it('gives a blocking request, whose term is 2 banking days, its notice 1 day before', () => {
+    const blockDueAt = received({ kind: 'blocking' }).data.dueAt;
+    given(received({ kind: 'blocking' })).when(notice(blockDueAt - DAY - 1)).then([]);
+    given(received({ kind: 'blocking' })).when(notice(blockDueAt - DAY)).then([noticed('blocking', 'due_soon', blockDueAt, blockDueAt - DAY)]);
+  });
+
+  it('announces nothing for an answered request, however late', () => {
+    given(...after([received()], resolution())).when(notice(dueAt + 10 * DAY)).then([]);
+  });
+
+  it("moves none of the request's instants: a step dated before the notice is still taken", () => {
+    const late = noticedOn([received()], dueAt + DAY);
+    given(...late).when(transition(resolution({ occurredAt: dueAt - DAY, response: { channel: 'email', sentAt: dueAt - DAY, contentSha256: sha } }), dueAt + 2 * DAY)).then([
+      expect.objectContaining({ type: 'RightsRequestResolved' }) as never,
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { conflict, fieldRefused, notFound, unprocessable } from '@ledger/platform';
 import { BankingCalendar } from '../calendar/banking-calendar';
-import { RightsDeadlines, complaintDeadline, isExtensible, rightsRequestDueAt } from './rights-clocks';
-import { RightsRequestEvent, RightsRequestOutcome, RightsRequestReceived, RightsRequestState, RightsResponse } from './rights-request.events';
+import { RightsDeadlines, complaintDeadline, dueSoonFrom, isExtensible, rightsRequestDueAt } from './rights-clocks';
+import { DeadlineNotice, RightsRequestDeadlineNoticed, RightsRequestEvent, RightsRequestOutcome, RightsRequestReceived, RightsRequestState, RightsResponse } from './rights-request.events';
 
 /** What the rules of a rights request are weighed with; `now` is passed to each decision. */
 export interface RightsPolicy {
@@ -125,8 +125,22 @@ export function decideRightsTransition(request: RightsRequestState | null, trans
 }
 
 /** Open past its deadline: an answer is late from the first millisecond after `dueAt`. */
-export function isOverdue(request: RightsRequestState, now: number): boolean {
+export function isOverdue(request: Pick<RightsRequestState, 'status' | 'dueAt'>, now: number): boolean {
   return (request.status === 'received' || request.status === 'in_analysis') && now > request.dueAt;
+}
+
+/**
+ * The notice an open request calls for at `now` (decision 0069): `overdue`
+ * once past its deadline, `due_soon` from dueSoonFrom until then; each given
+ * once for a deadline, so an extension that moves the deadline calls for
+ * them again. Nothing for a closed request, nor one already told.
+ */
+export function decideDeadlineNotice(request: RightsRequestState | null, now: number): RightsRequestDeadlineNoticed[] {
+  if (!request || !(request.status === 'received' || request.status === 'in_analysis')) return [];
+  const { rightsRequestId, customerId, kind, dueAt } = request;
+  const notice: DeadlineNotice | null = isOverdue(request, now) ? 'overdue' : now >= dueSoonFrom(kind, dueAt) ? 'due_soon' : null;
+  if (notice === null || request.noticed[notice] === dueAt) return [];
+  return [{ type: 'RightsRequestDeadlineNoticed', data: { rightsRequestId, customerId, kind, notice, dueAt, recordedAt: now } }];
 }
 
 function notInTheFuture(field: string, instant: number, policy: RightsPolicy, now: number): void {

@@ -81,7 +81,21 @@ export type RightsRequestBlockLifted = {
   data: { rightsRequestId: string; liftedAt: number; reason?: string; recordedAt: number };
 };
 
-export type RightsRequestEvent = RightsRequestReceived | RightsRequestAnalysisStarted | RightsRequestExtended | RightsRequestResolved | RightsRequestBlockLifted;
+export const DEADLINE_NOTICES = ['due_soon', 'overdue'] as const;
+export type DeadlineNotice = (typeof DEADLINE_NOTICES)[number];
+
+/**
+ * The service saw the open request's deadline near (`due_soon`) or past
+ * (`overdue`), and told the bank by webhook (decision 0069). Recorded by
+ * the service on its own clock, not by the bank: it is no step of the
+ * request's life and moves none of its instants.
+ */
+export type RightsRequestDeadlineNoticed = {
+  type: 'RightsRequestDeadlineNoticed';
+  data: { rightsRequestId: string; customerId: string; kind: RightsRequestKind; notice: DeadlineNotice; dueAt: number; recordedAt: number };
+};
+
+export type RightsRequestEvent = RightsRequestReceived | RightsRequestAnalysisStarted | RightsRequestExtended | RightsRequestResolved | RightsRequestBlockLifted | RightsRequestDeadlineNoticed;
 
 export type RightsRequestStatus = 'received' | 'in_analysis' | 'resolved' | 'block_lifted';
 
@@ -99,13 +113,29 @@ export interface RightsRequestState {
   blockLiftedAt: number | null;
   /** The instant of the latest fact: no later fact may say it happened before. */
   lastOccurredAt: number;
+  /** The deadline each notice was last given for: a notice is given once per deadline, again after an extension moves it. */
+  noticed: Readonly<Record<DeadlineNotice, number | null>>;
 }
 
 export function evolveRightsRequest(state: RightsRequestState | null, event: RightsRequestEvent): RightsRequestState | null {
   switch (event.type) {
     case 'RightsRequestReceived': {
       const { rightsRequestId, customerId, kind, receivedAt, dueAt } = event.data;
-      return { rightsRequestId, customerId, kind, status: 'received', receivedAt, dueAt, extended: false, outcome: null, resolvedAt: null, complaintDeadline: null, blockLiftedAt: null, lastOccurredAt: receivedAt };
+      return {
+        rightsRequestId,
+        customerId,
+        kind,
+        status: 'received',
+        receivedAt,
+        dueAt,
+        extended: false,
+        outcome: null,
+        resolvedAt: null,
+        complaintDeadline: null,
+        blockLiftedAt: null,
+        lastOccurredAt: receivedAt,
+        noticed: { due_soon: null, overdue: null },
+      };
     }
     case 'RightsRequestAnalysisStarted':
       return state && { ...state, status: 'in_analysis', lastOccurredAt: event.data.startedAt };
@@ -115,5 +145,7 @@ export function evolveRightsRequest(state: RightsRequestState | null, event: Rig
       return state && { ...state, status: 'resolved', outcome: event.data.outcome, resolvedAt: event.data.resolvedAt, complaintDeadline: event.data.complaintDeadline, lastOccurredAt: event.data.resolvedAt };
     case 'RightsRequestBlockLifted':
       return state && { ...state, status: 'block_lifted', blockLiftedAt: event.data.liftedAt, lastOccurredAt: event.data.liftedAt };
+    case 'RightsRequestDeadlineNoticed':
+      return state && { ...state, noticed: { ...state.noticed, [event.data.notice]: event.data.dueAt } };
   }
 }

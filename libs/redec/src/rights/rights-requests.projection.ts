@@ -5,7 +5,7 @@ import { isOverdue } from './rights-request.decider';
 import { RightsRequestEvent, RightsRequestKind, RightsRequestState, RightsRequestStatus, evolveRightsRequest } from './rights-request.events';
 
 export const RIGHTS_REQUESTS_PROJECTION = 'rights-requests';
-const RIGHTS_REQUEST_EVENT_TYPES = new Set<string>(['RightsRequestReceived', 'RightsRequestAnalysisStarted', 'RightsRequestExtended', 'RightsRequestResolved', 'RightsRequestBlockLifted']);
+const RIGHTS_REQUEST_EVENT_TYPES = new Set<string>(['RightsRequestReceived', 'RightsRequestAnalysisStarted', 'RightsRequestExtended', 'RightsRequestResolved', 'RightsRequestBlockLifted', 'RightsRequestDeadlineNoticed']);
 
 /** Every request of a tenant, newest receipt last. */
 const BY_RECEIPT_INDEX = 'received';
@@ -22,8 +22,8 @@ type RightsRequestDocument = RightsRequestSummary & { tenantId: string };
 
 export const rightsRequestsProjection = {
   name: RIGHTS_REQUESTS_PROJECTION,
-  // 2: every tenant's open requests under one value as well, for the metric.
-  version: 2,
+  // 2: every tenant's open requests under one value as well, for the metric. 3: the deadline notices given (decision 0069).
+  version: 3,
   route(event: RecordedEvent): string[] {
     const { tenantId } = event.metadata;
     if (!tenantId || !RIGHTS_REQUEST_EVENT_TYPES.has(event.type)) return [];
@@ -85,27 +85,33 @@ export async function listRightsRequests(readModel: ReadModel, tenantId: string,
   return { items, nextCursor: page.nextCursor };
 }
 
-/** How many pages of open requests one count reads at most: a scrape is bounded even on a ledger far behind on its answers. */
-const COUNT_PAGE = 500;
-const MAX_COUNT_PAGES = 200;
+/** How many pages of open requests one pass reads at most: a scrape or a sweep is bounded even on a ledger far behind on its answers. */
+const OPEN_PAGE = 500;
+const MAX_OPEN_PAGES = 200;
 
 /**
- * The open requests of every tenant, and how many of them are overdue, by
- * kind. A count that would read more than MAX_COUNT_PAGES pages (100,000
- * open requests) is refused rather than make a scrape unbounded.
+ * Every tenant's open requests, the nearest deadline first, with their
+ * tenant. A pass that would read more than MAX_OPEN_PAGES pages (100,000
+ * open requests) throws rather than run unbounded.
  */
+export async function* openRightsRequestsByDeadline(readModel: ReadModel): AsyncGenerator<RightsRequestSummary & { tenantId: string }> {
+  let cursor: string | null = null;
+  for (let pages = 0; pages < MAX_OPEN_PAGES; pages += 1) {
+    const page: IndexPage<RightsRequestDocument> = await readModel.pageByIndex<RightsRequestDocument>(RIGHTS_REQUESTS_PROJECTION, OPEN_BY_DEADLINE_INDEX, EVERY_TENANT, { after: cursor, limit: OPEN_PAGE });
+    for (const { document } of page.entries) yield document;
+    if (page.nextCursor === null) return;
+    cursor = page.nextCursor;
+  }
+  throw new Error(`more than ${MAX_OPEN_PAGES * OPEN_PAGE} open rights requests: not read`);
+}
+
+/** The open requests of every tenant, and how many of them are overdue, by kind. */
 export async function countOpenRightsRequests(readModel: ReadModel, now: number): Promise<{ open: Map<RightsRequestKind, number>; overdue: Map<RightsRequestKind, number> }> {
   const open = new Map<RightsRequestKind, number>();
   const overdue = new Map<RightsRequestKind, number>();
-  let cursor: string | null = null;
-  for (let pages = 0; pages < MAX_COUNT_PAGES; pages += 1) {
-    const page: IndexPage<RightsRequestDocument> = await readModel.pageByIndex<RightsRequestDocument>(RIGHTS_REQUESTS_PROJECTION, OPEN_BY_DEADLINE_INDEX, EVERY_TENANT, { after: cursor, limit: COUNT_PAGE });
-    for (const { document } of page.entries) {
-      open.set(document.kind, (open.get(document.kind) ?? 0) + 1);
-      if (isOverdue(document, now)) overdue.set(document.kind, (overdue.get(document.kind) ?? 0) + 1);
-    }
-    if (page.nextCursor === null) return { open, overdue };
-    cursor = page.nextCursor;
+  for await (const request of openRightsRequestsByDeadline(readModel)) {
+    open.set(request.kind, (open.get(request.kind) ?? 0) + 1);
+    if (isOverdue(request, now)) overdue.set(request.kind, (overdue.get(request.kind) ?? 0) + 1);
   }
-  throw new Error(`more than ${MAX_COUNT_PAGES * COUNT_PAGE} open rights requests: not counted`);
+  return { open, overdue };
 }

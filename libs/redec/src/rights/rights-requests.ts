@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RecordedEvent } from '@ledger/event-store';
+import type { EventStore, RecordedEvent } from '@ledger/event-store';
 import { CommandContext, CustomerIdentityDependencies, runCommand, toNewEvent } from '@ledger/ledger';
 import { DomainError, IdentifierProtection } from '@ledger/platform';
 import { BankingCalendar } from '../calendar/banking-calendar';
@@ -7,8 +7,10 @@ import { CustomerReference, customerOfRequest } from '../interaction/create-inte
 import { BASELINE_PROFILE } from '../profiles/profile-catalog';
 import { redecStreams } from '../streams';
 import { isProcessingBlockFact } from './processing-blocks';
-import { LEY_21719_DEADLINES } from './rights-clocks';
-import { ReceiveRightsRequest, RightsPolicy, RightsTransition, checkRightsRequest, decideReceiveRightsRequest, decideRightsTransition, isOverdue } from './rights-request.decider';
+import { LEY_21719_DEADLINES, LONGEST_DUE_SOON_MS } from './rights-clocks';
+import { openRightsRequestsByDeadline } from './rights-requests.projection';
+import type { ReadModel } from '@ledger/projections';
+import { ReceiveRightsRequest, RightsPolicy, RightsTransition, checkRightsRequest, decideDeadlineNotice, decideReceiveRightsRequest, decideRightsTransition, isOverdue } from './rights-request.decider';
 import { RightsRequestEvent, RightsRequestState, evolveRightsRequest } from './rights-request.events';
 
 type Context = CommandContext & { tenantId: string };
@@ -64,6 +66,30 @@ export async function transitionRightsRequest(deps: RightsRequestDependencies, r
     return { record: { streamId, facts }, answer: null };
   });
   return { ...(await readRightsRequest(deps, rightsRequestId, context))!, position: position! };
+}
+
+/**
+ * Gives every open request of every tenant the deadline notice it calls
+ * for now (decision 0069): the list of open requests by deadline finds the
+ * candidates, up to the furthest a notice looks ahead; each is then
+ * decided on its facts as recorded, and recorded only while they stand, so
+ * a list that lags behind an answer or another sweep records nothing
+ * twice. Answers how many notices were recorded.
+ */
+export async function noticeRightsRequestDeadlines(deps: { store: EventStore; readModel: ReadModel }, context: CommandContext): Promise<number> {
+  let recorded = 0;
+  for await (const listed of openRightsRequestsByDeadline(deps.readModel)) {
+    if (listed.dueAt > context.now + LONGEST_DUE_SOON_MS) break;
+    if (decideDeadlineNotice(listed, context.now).length === 0) continue;
+    const { tenantId, rightsRequestId } = listed;
+    const { position } = await runCommand(deps.store, { ...context, tenantId }, async (reads) => {
+      const request = await recordedFacts((streamId) => reads.events(streamId), tenantId, rightsRequestId);
+      const facts = decideDeadlineNotice(request && request.state, context.now);
+      return facts.length === 0 ? { answer: null, position: null } : { record: { streamId: redecStreams.rightsRequest(tenantId, rightsRequestId), facts }, answer: null };
+    });
+    if (position !== null) recorded += 1;
+  }
+  return recorded;
 }
 
 /** The request and its facts; null for one the tenant does not hold. */
