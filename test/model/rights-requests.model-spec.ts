@@ -10,7 +10,9 @@ import {
   RightsRequestState,
   RightsTransition,
   bankingCalendar,
+  decideDeadlineNotice,
   decideReceiveRightsRequest,
+  dueSoonFrom,
   decideRightsTransition,
   evolveRightsRequest,
   rightsRequestDueAt,
@@ -23,6 +25,9 @@ import {
  * never has a resolution before the receipt, two extensions, a deadline that
  * moves backwards, or facts out of order; and each transition is accepted
  * exactly when a plain reading of the rules (`allowed`) says it may be.
+ * Between the steps, the service's deadline check runs at random later
+ * instants: its notices come only for an open request, in their window,
+ * once per deadline, and move none of the request's instants.
  */
 const RUNS = Math.ceil(Number(process.env.LEDGER_MODEL_RUNS ?? 10_000) / 5);
 const SEED = process.env.LEDGER_MODEL_SEED === undefined ? undefined : Number(process.env.LEDGER_MODEL_SEED);
@@ -44,6 +49,8 @@ const step = fc.record({
   reason: fc.boolean(),
   outcome: fc.option(fc.constantFrom(...RIGHTS_REQUEST_OUTCOMES), { nil: undefined }),
   response: fc.option(fc.integer({ min: -3 * DAY, max: HOUR }), { nil: undefined }),
+  /** When the deadline check runs after the step is reported, if it does before the next one. */
+  checkAfterMs: fc.option(fc.integer({ min: 0, max: 40 * DAY }), { nil: undefined }),
 });
 const scenario = fc.record({
   // Blocking, the one kind with a step after the resolution, comes up more often.
@@ -89,6 +96,7 @@ function toTransition(s: Step, previous: number): RightsTransition {
 describe('the life of a rights request', () => {
   it(`records only what the rules allow, in order, in ${RUNS} random lives`, () => {
     const accepted = new Map<string, number>();
+    const noticesGiven = new Map<string, number>();
     fc.assert(
       fc.property(scenario, ({ kind, receivedAfterMs, steps }) => {
         const receivedAt = FIRST_RECEIPT + receivedAfterMs;
@@ -107,6 +115,7 @@ describe('the life of a rights request', () => {
           receivedAt,
         );
         let state = evolveRightsRequest(null, facts[0])!;
+        let clock = receivedAt;
         for (const s of steps) {
           const transition = toTransition(s, state.lastOccurredAt);
           const now = transition.occurredAt + s.reportedAfterMs;
@@ -126,7 +135,25 @@ describe('the life of a rights request', () => {
           expect(next.lastOccurredAt).toBeGreaterThanOrEqual(state.lastOccurredAt);
           facts.push(...recorded);
           state = next;
+          clock = Math.max(clock, now);
+          if (s.checkAfterMs === undefined) continue;
+          clock += s.checkAfterMs;
+          const open = state.status === 'received' || state.status === 'in_analysis';
+          for (const notice of decideDeadlineNotice(state, clock)) {
+            expect(open).toBe(true);
+            expect(notice.data.dueAt).toBe(state.dueAt);
+            if (notice.data.notice === 'overdue') expect(clock).toBeGreaterThan(state.dueAt);
+            else expect(clock >= dueSoonFrom(kind, state.dueAt) && clock <= state.dueAt).toBe(true);
+            const noticed = evolveRightsRequest(state, notice)!;
+            expect([noticed.dueAt, noticed.lastOccurredAt, noticed.status]).toEqual([state.dueAt, state.lastOccurredAt, state.status]);
+            facts.push(notice);
+            noticesGiven.set(notice.data.notice, (noticesGiven.get(notice.data.notice) ?? 0) + 1);
+            state = noticed;
+          }
         }
+        // Once per deadline each.
+        const notices = facts.flatMap((f) => (f.type === 'RightsRequestDeadlineNoticed' ? [`${f.data.notice}@${f.data.dueAt}`] : []));
+        expect(new Set(notices).size).toBe(notices.length);
         expect(facts.filter((f) => f.type === 'RightsRequestExtended')).toHaveLength(state.extended ? 1 : 0);
         expect(facts.filter((f) => f.type === 'RightsRequestResolved').length).toBeLessThanOrEqual(1);
         for (const fact of facts) {
@@ -142,5 +169,6 @@ describe('the life of a rights request', () => {
     );
     // The lives reach every step: the random transitions are not all refused.
     for (const to of RIGHTS_TRANSITIONS) expect({ to, accepted: (accepted.get(to) ?? 0) > RUNS / 100 }).toEqual({ to, accepted: true });
+    for (const notice of ['due_soon', 'overdue']) expect({ notice, given: (noticesGiven.get(notice) ?? 0) > RUNS / 100 }).toEqual({ notice, given: true });
   }, 120_000);
 });
