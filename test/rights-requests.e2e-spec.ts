@@ -5,6 +5,7 @@ import { ApiApp, rightsDeadlineChecks, startApiApp, waitUntil } from './support/
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact } from './support/expectations';
 import { rutOf } from './support/redec-fixtures';
+import { redecConsents } from './support/redec-consents';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
 // Data subjects' rights requests (docs/reference/rights-requests.md,
@@ -201,5 +202,40 @@ describe('rights requests: /v1/rights-requests', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  describe('an opposition that names the consents it concerns (decision 0070)', () => {
+    let consents: ReturnType<typeof redecConsents>;
+    let admin: string;
+    beforeAll(async () => {
+      ({ apiKey: admin } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']));
+      consents = redecConsents(api, admin);
+    });
+    const oppose = (body: object) => post(PATH, { kind: 'opposition', receivedAt: Date.now() - 60_000, channel: 'web', sourceSystem: 'crm', sourceReference: `case-${randomUUID()}`, ...body }, randomUUID(), admin);
+
+    it('records them with the request, and shows them', async () => {
+      const first = await consents.grant();
+      const second = await consents.grant({ customerId: first.customerId });
+      const opposed = await oppose({ customerId: first.customerId, redecConsentIds: [first.redecConsentId, second.redecConsentId.toUpperCase()] });
+      expect(opposed.status).toBe(201);
+      expect(opposed.body.redecConsentIds).toEqual([first.redecConsentId, second.redecConsentId]);
+      expect((await get(opposed.body.rightsRequestId, admin)).body.redecConsentIds).toEqual([first.redecConsentId, second.redecConsentId]);
+      // Recorded, not acted on: the consent is still granted.
+      expect((await api.http.get(`/v1/redec/consents/${first.redecConsentId}`).set('Authorization', `Bearer ${admin}`)).body.status).toBe('granted');
+    });
+
+    it("refuses, recording nothing, a consent of another customer or none, an inline customer, and consents with another kind", async () => {
+      const mine = await consents.grant();
+      const theirs = await consents.grant();
+      expectValidationError(await recordsNoFact(api, () => oppose({ customerId: mine.customerId, redecConsentIds: [mine.redecConsentId, theirs.redecConsentId] })), [
+        { field: 'redecConsentIds[1]', reason: 'not_a_consent_of_the_customer' },
+      ]);
+      expectValidationError(await recordsNoFact(api, () => oppose({ customerId: mine.customerId, redecConsentIds: [randomUUID()] })), [{ field: 'redecConsentIds[0]', reason: 'not_a_consent_of_the_customer' }]);
+      const inline = { userReference: `cliente-${randomUUID()}`, identifiers: [{ system: 'cl-sii', type: 'rut', value: rutOf((nextRutBody += 7919)) }] };
+      expectValidationError(await recordsNoFact(api, () => oppose({ ...inline, redecConsentIds: [mine.redecConsentId] })), [{ field: 'customerId', reason: 'required_with_consents' }]);
+      expectValidationError(await recordsNoFact(api, () => oppose({ kind: 'suppression', customerId: mine.customerId, redecConsentIds: [mine.redecConsentId] })), [
+        { field: 'redecConsentIds', reason: 'only_with_opposition' },
+      ]);
+    });
   });
 });

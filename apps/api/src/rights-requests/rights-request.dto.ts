@@ -1,11 +1,14 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsObject, IsOptional, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsObject, IsOptional, IsUUID, Max, Min, ValidateNested } from 'class-validator';
 import { DEADLINE_NOTICES, REDEC_DISPUTE_CLASSIFICATIONS, RIGHTS_REQUEST_KINDS, RIGHTS_REQUEST_OUTCOMES, RIGHTS_TRANSITIONS } from '@ledger/redec';
 import type { RedecDisputeClassification, RightsRequestKind, RightsRequestOutcome, RightsRequestStatus, RightsTransitionTarget } from '@ledger/redec';
 import { CustomerReferenceDto } from '../redec/interactions/create/create-interaction.request.dto';
-import { EpochMs, IDENTITY, IdentityText, QueryInteger, Sha256Hex, Text } from '../dto-fields';
+import { EpochMs, IDENTITY, IdentityText, QueryInteger, Sha256Hex, Text, UuidInLowerCase } from '../dto-fields';
 import { PageQueryDto } from '../page-query.dto';
+
+/** An opposition names the consents it concerns; a person has a handful, not thousands. */
+const MAX_OPPOSED_CONSENTS = 100;
 
 export class RedecDisputeDto {
   @ApiProperty({ enum: REDEC_DISPUTE_CLASSIFICATIONS, description: 'What the debtor asks of the registry data the bank reported.' })
@@ -54,6 +57,21 @@ export class ReceiveRightsRequestDto extends CustomerReferenceDto {
   @ValidateNested()
   @Type(() => RedecDisputeDto)
   redec?: RedecDisputeDto;
+
+  @ApiPropertyOptional({
+    type: [String],
+    minItems: 1,
+    maxItems: MAX_OPPOSED_CONSENTS,
+    description:
+      'Only with kind `opposition`: the consents it concerns, each once, every one of them this customer\'s, who is then named by `customerId`. Recorded with the request; revoking a consent stays a request of its own (POST /v1/redec/consents/{redecConsentId}/revoke).',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_OPPOSED_CONSENTS)
+  @UuidInLowerCase()
+  @IsUUID(undefined, { each: true })
+  redecConsentIds?: string[];
 }
 
 export class RightsResponseDto {
@@ -131,6 +149,7 @@ export class RightsRequestDto {
   @ApiProperty() sourceReference!: string;
   @ApiProperty({ type: String, nullable: true, description: "null when none was sent, or once the customer's data was erased." }) description!: string | null;
   @ApiPropertyOptional({ type: RedecDisputeDto }) redec?: RedecDisputeDto;
+  @ApiPropertyOptional({ type: [String], description: 'For an opposition, the consents it concerns.' }) redecConsentIds?: string[];
   @ApiProperty({ type: [RightsRequestHistoryItemDto], description: 'Every fact of the request, in order.' }) history!: RightsRequestHistoryItemDto[];
 }
 

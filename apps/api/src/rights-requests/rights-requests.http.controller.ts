@@ -34,6 +34,7 @@ export class RightsRequestsHttpController {
       'The customer by `customerId`, or resolved inline (`userReference` + `identifiers`) as for an interaction. Answers the request with its legal deadline `dueAt`: ' +
       'the end (America/Santiago) of the 30th calendar day after the local day of `receivedAt`, or of the 2nd banking day for `blocking` (decision 0067). ' +
       'A REDEC dispute (`redec_dispute`) carries `redec` (classification, reason code, operation reference); no other kind does. ' +
+      'An opposition may name the consents it concerns (`redecConsentIds`, the customer then named by `customerId`); no other kind does. ' +
       'Idempotency-Key required: a retry answers the request recorded first. Scope `consent:write` (and `consent:identity-assert` to send verification).',
   })
   @ApiCreatedResponse({ type: RightsRequestDto })
@@ -108,6 +109,7 @@ function rightsRequestView({ state, facts, description, overdue }: LoadedRightsR
     ...summaryView({ ...state, channel, sourceSystem, sourceReference, overdue }),
     description,
     ...(received?.redec ? { redec: received.redec } : {}),
+    ...(received?.redecConsentIds ? { redecConsentIds: received.redecConsentIds } : {}),
     history: facts.map(historyItem),
   };
 }

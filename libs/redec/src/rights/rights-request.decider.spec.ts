@@ -64,6 +64,13 @@ describe('receiving a rights request', () => {
     given().when(receive({ kind: 'access', redec })).thenRefused('VALIDATION_ERROR', 'only_with_redec_dispute');
   });
 
+  it('keeps the consents an opposition concerns, each once, and takes them with no other kind (decision 0070)', () => {
+    const redecConsentIds = ['con-1', 'con-2'];
+    given().when(receive({ kind: 'opposition', redecConsentIds })).thenMatches([{ data: { kind: 'opposition', redecConsentIds } }]);
+    given().when(receive({ kind: 'opposition', redecConsentIds: ['con-1', 'con-1'] })).thenRefused('VALIDATION_ERROR', 'duplicate');
+    given().when(receive({ kind: 'suppression', redecConsentIds })).thenRefused('VALIDATION_ERROR', 'only_with_opposition');
+  });
+
   it('refuses a receipt later than now, beyond the bank’s clock skew', () => {
     given().when(receive({}, receivedAt - policy.callerClockSkewMs - 1)).thenRefused('VALIDATION_ERROR', 'in_the_future');
     given().when(receive({}, receivedAt - policy.callerClockSkewMs)).thenMatches([{ type: 'RightsRequestReceived' }]);

@@ -27,16 +27,19 @@ export interface RightsTransition {
 }
 
 /** The rules a request is held to before anything is recorded for it, its customer included. */
-export function checkRightsRequest(request: Pick<ReceiveRightsRequest, 'kind' | 'receivedAt' | 'redec'>, policy: RightsPolicy, now: number): void {
+export function checkRightsRequest(request: Pick<ReceiveRightsRequest, 'kind' | 'receivedAt' | 'redec' | 'redecConsentIds'>, policy: RightsPolicy, now: number): void {
   if (request.kind === 'redec_dispute' && !request.redec) throw fieldRefused('redec', 'required_for_redec_dispute', 'A REDEC dispute needs its classification, reason and operation reference.');
   if (request.kind !== 'redec_dispute' && request.redec) throw fieldRefused('redec', 'only_with_redec_dispute', 'redec is only sent with kind redec_dispute.');
+  const consents = request.redecConsentIds;
+  if (consents !== undefined && request.kind !== 'opposition') throw fieldRefused('redecConsentIds', 'only_with_opposition', 'redecConsentIds is only sent with kind opposition.');
+  if (consents !== undefined && new Set(consents).size !== consents.length) throw fieldRefused('redecConsentIds', 'duplicate', 'Each consent is named once.');
   notInTheFuture('receivedAt', request.receivedAt, policy, now);
 }
 
 /** The first fact of a request's stream, which the store records only on a stream that has none (so a request is received once). */
 export function decideReceiveRightsRequest(request: ReceiveRightsRequest, policy: RightsPolicy, now: number): RightsRequestEvent[] {
   checkRightsRequest(request, policy, now);
-  const { descriptionCiphertext, redec, ...received } = request;
+  const { descriptionCiphertext, redec, redecConsentIds, ...received } = request;
   return [
     {
       type: 'RightsRequestReceived',
@@ -44,6 +47,7 @@ export function decideReceiveRightsRequest(request: ReceiveRightsRequest, policy
         ...received,
         ...(descriptionCiphertext !== undefined ? { descriptionCiphertext } : {}),
         ...(redec ? { redec } : {}),
+        ...(redecConsentIds ? { redecConsentIds } : {}),
         dueAt: rightsRequestDueAt(request.kind, request.receivedAt, false, policy.calendar, policy.deadlines),
         calendarVersion: policy.calendar.version,
         recordedAt: now,

@@ -46,6 +46,8 @@ export type RightsRequestReceived = {
     descriptionCiphertext?: string;
     /** Only, and always, for a REDEC dispute. */
     redec?: RedecDispute;
+    /** For an opposition, the consents it concerns, all the data subject's (decision 0070). */
+    redecConsentIds?: string[];
     recordedAt: number;
   } & ComputedDeadline;
 };

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EventStore, RecordedEvent } from '@ledger/event-store';
-import { CommandContext, CustomerIdentityDependencies, runCommand, toNewEvent } from '@ledger/ledger';
-import { DomainError, IdentifierProtection } from '@ledger/platform';
+import { CommandContext, CustomerIdentityDependencies, loadAggregate, runCommand, toNewEvent } from '@ledger/ledger';
+import { DomainError, IdentifierProtection, fieldRefused } from '@ledger/platform';
+import { ConsentEvent } from '../consent/consent.events';
+import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { BankingCalendar } from '../calendar/banking-calendar';
 import { CustomerReference, customerOfRequest } from '../interaction/create-interaction';
 import { BASELINE_PROFILE } from '../profiles/profile-catalog';
@@ -42,6 +44,7 @@ export interface LoadedRightsRequest {
 export async function receiveRightsRequest(deps: RightsRequestDependencies, input: ReceiveRightsRequestInput, context: Context): Promise<LoadedRightsRequest> {
   const { customer, description, ...request } = input;
   // Checked first: a refused request records nothing, not even the customer it names.
+  if (request.redecConsentIds !== undefined) await checkConsentsOfCustomer(deps.store, request, customer, policyOf(deps), context);
   const subject = await customerOfRequest(deps, customer, context, () => checkRightsRequest(request, policyOf(deps), context.now));
   const rightsRequestId = randomUUID();
   const descriptionCiphertext = description === undefined ? undefined : (await deps.protection.protectForCustomer(context.tenantId, subject.customerId, 'rights-request-description', description)).ciphertext;
@@ -49,6 +52,23 @@ export async function receiveRightsRequest(deps: RightsRequestDependencies, inpu
   const appended = await deps.store.append(redecStreams.rightsRequest(context.tenantId, rightsRequestId), facts.map((fact) => toNewEvent(fact, context)), 'no_stream');
   const state = facts.reduce<RightsRequestState | null>(evolveRightsRequest, null)!;
   return { state, facts, description: description ?? null, overdue: isOverdue(state, context.now), position: appended.position };
+}
+
+/**
+ * The consents an opposition concerns must be the data subject's own
+ * (decision 0070). A consent never changes its customer, so a plain read
+ * decides; the customer is named by id, since an inline reference would be
+ * resolved, and so perhaps recorded, before it could be compared.
+ */
+async function checkConsentsOfCustomer(store: EventStore, request: Pick<ReceiveRightsRequest, 'kind' | 'receivedAt' | 'redec' | 'redecConsentIds'>, customer: CustomerReference, policy: RightsPolicy, context: Context): Promise<void> {
+  checkRightsRequest(request, policy, context.now);
+  if (!('customerId' in customer)) throw fieldRefused('customerId', 'required_with_consents', 'An opposition that names consents names its customer by customerId.');
+  for (const [index, redecConsentId] of (request.redecConsentIds ?? []).entries()) {
+    const { state } = await loadAggregate(store, redecStreams.consent(context.tenantId, redecConsentId), (s: ConsentState | null, e: ConsentEvent) => evolveConsent(s, e, context.tenantId));
+    if (state?.grant.customerId !== customer.customerId) {
+      throw fieldRefused(`redecConsentIds[${index}]`, 'not_a_consent_of_the_customer', 'Each consent named is one of this customer, in this tenant.');
+    }
+  }
 }
 
 /**
