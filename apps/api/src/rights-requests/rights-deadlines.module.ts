@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Module, OnApplicationBootstrap } from '@nes
 import { LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { InjectQueue } from '@ledger/queues';
 import type { Queue } from 'bullmq';
-import { RightsDeadlinesProcessor } from './rights-deadlines.processor';
+import { OpenRequestsReadModel, RightsDeadlinesProcessor } from './rights-deadlines.processor';
 import { RIGHTS_DEADLINES_SCHEDULER, rightsDeadlinesQueue } from './rights-deadlines.queue';
 
 /** One BullMQ job scheduler, so several API instances starting at once keep one run at a time. */
@@ -24,7 +24,7 @@ class RightsDeadlinesSchedule implements OnApplicationBootstrap {
 }
 
 /** The processor, for every process that runs the queue's workers (the API by default, apps/worker). */
-@Module({ providers: [RightsDeadlinesProcessor], exports: [RightsDeadlinesProcessor] })
+@Module({ providers: [OpenRequestsReadModel, RightsDeadlinesProcessor], exports: [RightsDeadlinesProcessor] })
 export class RightsDeadlinesWorkerModule {}
 
 /** The schedule; runs in the API process. */

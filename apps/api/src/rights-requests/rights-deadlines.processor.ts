@@ -1,13 +1,35 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { CLOCK, Clock } from '@ledger/platform';
+import { CLOCK, Clock, LEDGER_CONFIG, LedgerConfig, createRedis, reportRedisErrors } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import type { JobProcessor } from '@ledger/queues';
 import { noticeRightsRequestDeadlines } from '@ledger/redec';
 
 /** The scheduled run carries nothing: it gives every open request the notice it calls for as of the service clock when it runs. */
 export type RightsDeadlinesJob = Record<string, never>;
+
+/**
+ * The read model's list of open requests, over a connection of this
+ * module's own: the worker process (apps/worker) runs no projections, so it
+ * has no ReadModel of theirs to share.
+ */
+@Injectable()
+export class OpenRequestsReadModel implements OnApplicationShutdown {
+  private readonly redis: Redis;
+  readonly readModel: ReadModel;
+
+  constructor(@Inject(LEDGER_CONFIG) config: LedgerConfig) {
+    const logger = new Logger('RightsDeadlines');
+    this.redis = reportRedisErrors(createRedis(config.redisUrl, 'rights-deadlines'), 'the check of rights request deadlines', (message) => logger.error(message));
+    this.readModel = new ReadModel({ redis: this.redis, prefix: config.redisPrefix });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
 
 /**
  * Gives open rights requests their `due_soon` and `overdue` notices
@@ -21,12 +43,12 @@ export class RightsDeadlinesProcessor implements JobProcessor<RightsDeadlinesJob
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    private readonly readModel: ReadModel,
+    private readonly openRequests: OpenRequestsReadModel,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async process(): Promise<number> {
-    const noticed = await noticeRightsRequestDeadlines({ store: this.store, readModel: this.readModel }, { actor: 'worker:rights-deadlines', correlationId: randomUUID(), now: this.clock.now() });
+    const noticed = await noticeRightsRequestDeadlines({ store: this.store, readModel: this.openRequests.readModel }, { actor: 'worker:rights-deadlines', correlationId: randomUUID(), now: this.clock.now() });
     if (noticed > 0) this.logger.log(`${noticed} rights request deadline notices recorded`);
     return noticed;
   }
