@@ -76,6 +76,21 @@ describe('authorizeAccess against the SQLite store', () => {
     expect(await service.readStream(redecStreams.access(tenantId, redecAccessIdFor(tenantId, request.sourceSystem, request.sourceReference)))).toHaveLength(1);
   });
 
+  it("denies the next decision once another process approved a block after this one had folded the subject's blocks", async () => {
+    const aggregates = new AccessAggregates();
+    const deps = { store: service, profiles, protection: noProtection, aggregates };
+    expect((await authorizeAccess(deps, request, context())).decision.status).toBe('authorized');
+    const other = new SqliteEventStore(join(dir, 'ledger.sqlite'));
+    try {
+      const approval = { type: 'RightsRequestResolved', data: { rightsRequestId: 'rr-2', resolvedAt: grantedAt, outcome: 'approved', response: { channel: 'sms', sentAt: grantedAt, contentSha256: 'a'.repeat(64) }, complaintDeadline: null, recordedAt: grantedAt } };
+      await other.append(redecStreams.processingBlocks(tenantId, grant.data.customerId), [toNewEvent(approval, context())], 'no_stream');
+    } finally {
+      await other.close();
+    }
+    const next = await authorizeAccess(deps, { ...request, sourceReference: 'another-access' }, context());
+    expect(next.decision).toMatchObject({ status: 'denied', denyReasonCode: 'data_subject_processing_blocked' });
+  });
+
   it('answers a repeat decided by another process from the store, the same decision', async () => {
     const other = new SqliteEventStore(join(dir, 'ledger.sqlite'));
     try {
