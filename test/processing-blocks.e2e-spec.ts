@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase } from '@ledger/event-store/testing';
 import { redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp } from './support/api-app';
-import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
+import { EACH_STORE, TestEnvironment } from './support/environment';
 import { expectProblem } from './support/expectations';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
+import { initialWindowAccess } from './support/redec-fixtures';
 
 // A data subject's block (docs/reference/rights-requests.md, "Blocks";
 // decision 0068) through the HTTP stack the service runs, on the embedded
@@ -16,25 +16,15 @@ import { GrantedConsent, redecConsents } from './support/redec-consents';
 const MINUTE = 60_000;
 const sha = 'c'.repeat(64);
 
-/** A suite's environment on a store, and what disposes of that store. */
-async function onPostgres(): Promise<{ environment: TestEnvironment; drop: () => Promise<void> }> {
-  const database = await createTestDatabase();
-  return { environment: testEnvironment({ DATABASE_URL: database.url }), drop: () => database.drop() };
-}
-
-describe.each([
-  ['SQLite', async () => ({ environment: testEnvironment(EMBEDDED_STORE), drop: async () => undefined })],
-  ['PostgreSQL', onPostgres],
-])('processing blocks, on %s', (_store, environmentOf) => {
+describe.each(EACH_STORE)('processing blocks, on %s', (_store, environmentOf) => {
   let environment: TestEnvironment;
-  let drop: () => Promise<void>;
   let api: ApiApp;
   let tenantId: string;
   let auth: { Authorization: string };
   let consents: ReturnType<typeof redecConsents>;
 
   beforeAll(async () => {
-    ({ environment, drop } = await environmentOf());
+    environment = environmentOf();
     api = await startApiApp(environment);
     let apiKey: string;
     ({ tenantId, apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:runtime', 'consent:identity-assert']));
@@ -44,25 +34,11 @@ describe.each([
   afterAll(async () => {
     await api?.close();
     await environment?.dispose();
-    await drop?.();
   });
 
   const post = (path: string, body: object) => api.http.post(path).set(auth).set('Idempotency-Key', randomUUID()).send(body);
   const authorize = (consent: GrantedConsent) =>
-    api.http
-      .post('/v1/redec/accesses/authorize')
-      .set(auth)
-      .send({
-        authorizationBasis: 'consent',
-        consentAuthorizationMode: 'initial_window',
-        redecConsentId: consent.redecConsentId,
-        dataCategoryCode: 'redec.consolidated_debt_record',
-        scopeId: 'redec-debt',
-        objectiveCode: '02',
-        reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: `solicitud-${randomUUID()}`, assertedAt: Date.now() - 1_000 },
-        sourceSystem: 'originacion',
-        sourceReference: `acceso-${randomUUID()}`,
-      });
+    api.http.post('/v1/redec/accesses/authorize').set(auth).send(initialWindowAccess(consent.redecConsentId));
   const decisionOf = async (consent: GrantedConsent) => {
     const answer = await authorize(consent);
     expect(answer.status).toBe(201);

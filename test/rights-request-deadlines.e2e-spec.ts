@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import { createTestDatabase } from '@ledger/event-store/testing';
 import { queueToken } from '@ledger/queues';
 import { ApiApp, rightsDeadlineChecks, startApiApp, waitUntil } from './support/api-app';
-import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
+import { EACH_STORE, TestEnvironment } from './support/environment';
 import { rutOf } from './support/redec-fixtures';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
@@ -18,28 +17,18 @@ const DAY = 86_400_000;
 /** Short enough that a test sees several checks. */
 const CHECK_MS = 300;
 
-async function onPostgres(): Promise<{ environment: TestEnvironment; drop: () => Promise<void> }> {
-  const database = await createTestDatabase();
-  return { environment: testEnvironment({ DATABASE_URL: database.url }), drop: () => database.drop() };
-}
-
-describe.each([
-  ['SQLite', async () => ({ environment: testEnvironment(EMBEDDED_STORE), drop: async () => undefined })],
-  ['PostgreSQL', onPostgres],
-])('rights request deadline notices, on %s', (_store, environmentOf) => {
+describe.each(EACH_STORE)('rights request deadline notices, on %s', (_store, environmentOf) => {
   let environment: TestEnvironment;
-  let drop: () => Promise<void>;
   let api: ApiApp;
   let nextRutBody = 27_000_000;
 
   beforeAll(async () => {
-    ({ environment, drop } = await environmentOf());
+    environment = environmentOf();
     api = await startApiApp(environment, { LEDGER_RIGHTS_DEADLINE_CHECK_MS: String(CHECK_MS) });
   });
   afterAll(async () => {
     await api?.close();
     await environment?.dispose();
-    await drop?.();
   });
 
   it('announces an open request due soon and a late one overdue, each once, and shows each notice in the request', async () => {

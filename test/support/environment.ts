@@ -68,3 +68,19 @@ export async function deleteRedisKeys(prefix: string): Promise<number> {
     redis.disconnect();
   }
 }
+
+/**
+ * The two stores a suite runs its cases on: the embedded SQLite file, and a
+ * fresh PostgreSQL database that `dispose` drops with the rest.
+ */
+export const EACH_STORE: Array<[string, () => TestEnvironment]> = [
+  ['SQLite', () => testEnvironment(EMBEDDED_STORE)],
+  [
+    'PostgreSQL',
+    () => {
+      const database = createTestDatabaseSync();
+      const environment = testEnvironment({ DATABASE_URL: database.url });
+      return { ...environment, dispose: () => environment.dispose().finally(() => database.drop()) };
+    },
+  ],
+];

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 /**
  * Fixtures shared by the REDEC end-to-end suites. Check digits are computed
  * here, independently of the code under test, so a broken RUT rule cannot
@@ -37,5 +39,20 @@ export function redecConfiguration(overrides: { templateKey?: string; channel?: 
     channel: overrides.channel ?? 'digital',
     captureTiming: 'deferred_external',
     redec: { ...REDEC_TERMS, ...overrides.redec },
+  };
+}
+
+/** An authorize request in the initial window, for what a redecConfiguration() consent grants, under a fresh sourceReference. */
+export function initialWindowAccess(redecConsentId: string) {
+  return {
+    authorizationBasis: 'consent',
+    consentAuthorizationMode: 'initial_window',
+    redecConsentId,
+    dataCategoryCode: 'redec.consolidated_debt_record',
+    scopeId: 'redec-debt',
+    objectiveCode: '02',
+    reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: `solicitud-${randomUUID()}`, assertedAt: Date.now() - 1_000 },
+    sourceSystem: 'originacion',
+    sourceReference: `acceso-${randomUUID()}`,
   };
 }
