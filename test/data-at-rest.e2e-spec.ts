@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import request from 'supertest';
-import type { Response } from 'superagent';
+import { binaryBody } from './support/text-body';
 import { blobAddress } from '@ledger/artifacts';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
@@ -38,13 +38,6 @@ function entriesUnder(root: string): { files: string[]; directories: string[] } 
   }
   return { files, directories };
 }
-
-/** Collects a binary response body (supertest parses only text and JSON by default). */
-const binary = (res: Response, done: (error: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-};
 
 /** An integrator's calls, for an in-process app or a service process alike. */
 function integrator(http: ReturnType<typeof request>, apiKey: string) {
@@ -103,7 +96,7 @@ function integrator(http: ReturnType<typeof request>, apiKey: string) {
       return (await http.get(`/v1/redec/consents/${redecConsentId}`).set(auth)).body.customerId;
     },
     async download(redecConsentId: string): Promise<Buffer> {
-      const response = await http.get(`/v1/redec/consents/${redecConsentId}/artifact/download`).set(auth).buffer(true).parse(binary);
+      const response = await http.get(`/v1/redec/consents/${redecConsentId}/artifact/download`).set(auth).buffer(true).parse(binaryBody);
       expect(response.status).toBe(200);
       return response.body as Buffer;
     },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'superagent';
+import { binaryBody } from './support/text-body';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectValidationError, recordsNoFact } from './support/expectations';
@@ -13,13 +14,6 @@ import { redecConfiguration, rutOf } from './support/redec-fixtures';
 const MINUTE = 60_000;
 const SCOPES = ['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert'] as const;
 const BYTES = Buffer.from('<html><script>alert(document.domain)</script></html>');
-
-/** Collects a binary response body (supertest parses only text and JSON by default). */
-const binary = (res: Response, done: (error: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-};
 
 describe('evidence media types and downloads', () => {
   let environment: TestEnvironment;
@@ -46,7 +40,7 @@ describe('evidence media types and downloads', () => {
     post(`/v1/redec/consent-interactions/${interactionId}/grant`, { occurredAt, sourceSystem: 'pbx', sourceReference: `cap-${randomUUID()}`, evidence });
   const audio = (mediaType: string, occurredAt: number) => ({ kind: 'audio_recording', recordedAt: occurredAt, mediaType, contentBase64: BYTES.toString('base64') });
   const paper = (mediaType: string) => ({ kind: 'physical_document', digitizedAt: Date.now() - MINUTE, mediaType, contentBase64: BYTES.toString('base64') });
-  const download = (redecConsentId: string) => api.http.get(`/v1/redec/consents/${redecConsentId}/artifact/download`).set(auth).buffer(true).parse(binary);
+  const download = (redecConsentId: string) => api.http.get(`/v1/redec/consents/${redecConsentId}/artifact/download`).set(auth).buffer(true).parse(binaryBody);
 
   function expectAttachment(response: Response, mediaType: string, fileName: string) {
     expect(response.status).toBe(200);

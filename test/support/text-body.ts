@@ -10,3 +10,11 @@ export function textBody(res: Response, done: (error: Error | null, body: string
   stream.on('data', (chunk: string) => (body += chunk));
   stream.on('end', () => done(null, body));
 }
+
+/** A supertest parser that keeps an answer's body as bytes (a PDF, a recording). */
+export function binaryBody(res: Response, done: (error: Error | null, body: Buffer) => void): void {
+  const stream = res as unknown as IncomingMessage;
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stream.on('end', () => done(null, Buffer.concat(chunks)));
+}
