@@ -26,6 +26,7 @@ const config: Config = {
   moduleNameMapper: {
     '^@ledger/platform/testing$': '<rootDir>/libs/platform/src/testing',
     '^@ledger/event-store/testing$': '<rootDir>/libs/event-store/src/testing',
+    '^@ledger/artifacts/testing$': '<rootDir>/libs/artifacts/src/testing',
     '^@ledger/(.*)$': '<rootDir>/libs/$1/src',
     '^@consent-ledger/client$': '<rootDir>/clients/typescript/src',
   },

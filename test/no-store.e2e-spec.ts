@@ -31,9 +31,14 @@ describe('Cache-Control: no-store on what carries evidence', () => {
     await environment?.dispose();
   });
 
-  it('on the evidence view, the artifact download, the history, the audit bundle, the consent export and a report content, and on no other read', async () => {
+  it('on the evidence view, the artifact download, the history, the audit bundle, the consent export, a report content and a subject\'s report, and on no other read', async () => {
     expect((await api.http.put('/v1/tenant-settings').set(auth()).send({ institutionCode: '0000000064' })).status).toBe(200);
-    const { redecConsentId } = await redecConsents(api, apiKey).grant({ occurredAt: Date.now() - 2 * MINUTE });
+    const { redecConsentId, customerId } = await redecConsents(api, apiKey).grant({ occurredAt: Date.now() - 2 * MINUTE });
+    const access = await api.http
+      .post('/v1/rights-requests')
+      .set({ ...auth(), 'Idempotency-Key': randomUUID() })
+      .send({ customerId, kind: 'access', receivedAt: Date.now(), channel: 'web', sourceSystem: 'privacy-desk', sourceReference: 'solicitud-1' });
+    expect(access.status).toBe(201);
     await waitUntil(async () => (await api.http.get(`/v1/redec/consents/${redecConsentId}/artifact`).set(auth())).body.status === 'ready', 30_000, 100);
     const requested = await api.http.post('/v1/redec/reports').set({ ...auth(), 'Idempotency-Key': randomUUID() }).send({ kind: 'rdc30', periodStart: Date.now() - DAY, periodEnd: Date.now() - 1 });
     expect(requested.status).toBe(202);
@@ -47,6 +52,7 @@ describe('Cache-Control: no-store on what carries evidence', () => {
       `/v1/redec/consents/${redecConsentId}/audit-bundle`,
       '/v1/redec/consent-exports',
       `/v1/redec/reports/${reportId}/content`,
+      `/v1/rights-requests/${access.body.rightsRequestId}/subject-report`,
     ];
     const answers = await Promise.all(carrying.map(async (path) => ({ path, ...(await get(path)) })));
     expect(answers.map(({ path, status, headers }) => ({ path, status, cacheControl: headers['cache-control'] }))).toEqual(

@@ -58,7 +58,7 @@ describe('the OpenAPI document: served, committed, and true to the routes', () =
   });
 
   it('declares the Idempotent-Replayed header on every answer of an operation that honours Idempotency-Key, Cache-Control on every answer of one that carries evidence (test/no-store.e2e-spec.ts), and neither on any other', () => {
-    const carryingEvidence = new Set(['getRedecConsentEvidence', 'downloadRedecConsentArtifact', 'getRedecConsentHistory', 'getRedecConsentAuditBundle', 'exportRedecConsents', 'downloadReportContent']);
+    const carryingEvidence = new Set(['getRedecConsentEvidence', 'downloadRedecConsentArtifact', 'getRedecConsentHistory', 'getRedecConsentAuditBundle', 'exportRedecConsents', 'downloadReportContent', 'getRightsRequestSubjectReport']);
     for (const { method, path, operation } of operations(served)) {
       const headers = Object.values(operation.responses).map((response) => Object.keys((response as { headers?: object }).headers ?? {}));
       const expected = [...(idempotencyKeyOf(operation) ? ['Idempotent-Replayed'] : []), ...(carryingEvidence.has((operation as { operationId?: string }).operationId ?? '') ? ['Cache-Control'] : [])];

@@ -62,7 +62,9 @@ const UNREACHABLE_IN_PRACTICE: Record<string, string[]> = {
   'GET /v1/consent-decisions/{decisionId}': [...FINISHING_AN_ACCEPTED_DECISION, ...FIRST_FACT_ONLY],
   // A rights request's description whose customer's key was destroyed is read as null, never refused; reading one records nothing.
   'GET /v1/rights-requests/{rightsRequestId}': ['409 concurrent_change', '409 customer_data_erased'],
-  'POST /v1/rights-requests/{rightsRequestId}/transitions': ['409 customer_data_erased'],
+  'GET /v1/rights-requests/{rightsRequestId}/subject-report': ['409 concurrent_change', '409 customer_data_erased'],
+  // An answer renders the subject's report only for an access or portability request.
+  'POST /v1/rights-requests/{rightsRequestId}/transitions': ['409 customer_data_erased', '409 rights_request_without_subject_report'],
   'GET /v1/embed/sessions/{sessionId}': [...FINISHING_AN_ACCEPTED_DECISION, ...FIRST_FACT_ONLY],
 };
 

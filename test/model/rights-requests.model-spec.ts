@@ -16,6 +16,7 @@ import {
   decideRightsTransition,
   evolveRightsRequest,
   rightsRequestDueAt,
+  subjectReportAsOf,
 } from '@ledger/redec';
 
 /**
@@ -118,11 +119,14 @@ describe('the life of a rights request', () => {
         let clock = receivedAt;
         for (const s of steps) {
           const transition = toTransition(s, state.lastOccurredAt);
-          const now = transition.occurredAt + s.reportedAfterMs;
+          // The service's clock never runs back: a step is never reported before the facts already recorded.
+          const now = Math.max(transition.occurredAt + s.reportedAfterMs, clock);
           const expected = allowed(state, transition, now);
           let recorded: RightsRequestEvent[];
           try {
-            recorded = decideRightsTransition(state, transition, policy, now);
+            // As the service does: the subject's report an answer gives is rendered first, and its digest recorded.
+            const reportAsOf = subjectReportAsOf(state, transition, now);
+            recorded = decideRightsTransition(state, transition, policy, now, reportAsOf === null ? undefined : { asOf: reportAsOf, jsonSha256: '1'.repeat(64), pdfSha256: '2'.repeat(64) });
           } catch (error) {
             if (!(error instanceof DomainError)) throw error;
             expect({ transition, refused: error.code, allowed: expected }).toEqual({ transition, refused: error.code, allowed: false });
@@ -161,6 +165,9 @@ describe('the life of a rights request', () => {
             expect(fact.data.resolvedAt).toBeGreaterThanOrEqual(receivedAt);
             expect(fact.data.response.sentAt).toBeGreaterThanOrEqual(receivedAt);
             expect(fact.data.complaintDeadline === null).toBe(fact.data.outcome === 'approved');
+            // The report an answer gives stands on the ledger between the receipt's recording and the answer's.
+            expect(fact.data.subjectReport !== undefined).toBe((kind === 'access' || kind === 'portability') && fact.data.outcome !== 'rejected');
+            if (fact.data.subjectReport) expect(fact.data.subjectReport.asOf >= state.receiptRecordedAt && fact.data.subjectReport.asOf <= fact.data.recordedAt).toBe(true);
           }
         }
         expect(state.dueAt).toBe(rightsRequestDueAt(kind, receivedAt, state.extended, policy.calendar, policy.deadlines));

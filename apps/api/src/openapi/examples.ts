@@ -60,11 +60,23 @@ const RIGHTS_REQUEST = {
   description: 'Solicito saber qué datos personales míos tratan y con quién los comparten.',
   history: [{ step: 'received', occurredAt: RIGHTS_REQUEST_RECEIVED_AT, recordedAt: RIGHTS_REQUEST_RECEIVED_AT + 2_000, dueAt: 1798772399999 }],
 };
+/** The report sent with the answer, as of an hour before it was sent (decision 0071). */
+const SUBJECT_REPORT_AS_OF = RIGHTS_REQUEST_RESOLVED_AT - 3_600_000;
 const RESOLVED_RIGHTS_REQUEST = {
   ...RIGHTS_REQUEST,
   status: 'resolved',
   outcome: 'approved',
-  history: [...RIGHTS_REQUEST.history, { step: 'resolved', occurredAt: RIGHTS_REQUEST_RESOLVED_AT, recordedAt: RIGHTS_REQUEST_RESOLVED_AT + 1_000, outcome: 'approved', response: RIGHTS_RESPONSE }],
+  history: [
+    ...RIGHTS_REQUEST.history,
+    {
+      step: 'resolved',
+      occurredAt: RIGHTS_REQUEST_RESOLVED_AT,
+      recordedAt: RIGHTS_REQUEST_RESOLVED_AT + 1_000,
+      outcome: 'approved',
+      response: RIGHTS_RESPONSE,
+      subjectReport: { asOf: SUBJECT_REPORT_AS_OF, jsonSha256: '5d1f9b3c7a2e6d0f4b8c2a6e0d4f8b2c6a0e4d8f2b6c0a4e8d2f6b0c4a8e2d6f', pdfSha256: RIGHTS_RESPONSE.contentSha256 },
+    },
+  ],
 };
 const REPORT_ID = '3c2b1a09-f8e7-4d6c-b5a4-938271605f4e';
 const LEGAL_HOLD_ID = 'e09a8b7c-6d5e-4f40-a312-b4c5d6e7f809';
@@ -556,8 +568,65 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   },
   'POST /v1/rights-requests/{rightsRequestId}/transitions': {
     parameters: { rightsRequestId: RIGHTS_REQUEST_ID },
-    request: { to: 'resolved', occurredAt: RIGHTS_REQUEST_RESOLVED_AT, outcome: 'approved', response: RIGHTS_RESPONSE },
+    request: { to: 'resolved', occurredAt: RIGHTS_REQUEST_RESOLVED_AT, outcome: 'approved', response: RIGHTS_RESPONSE, subjectReportAsOf: SUBJECT_REPORT_AS_OF },
     response: RESOLVED_RIGHTS_REQUEST,
+  },
+  'GET /v1/rights-requests/{rightsRequestId}/subject-report': {
+    parameters: { rightsRequestId: RIGHTS_REQUEST_ID },
+    response: {
+      schema: 'subject-report/1',
+      rightsRequestId: RIGHTS_REQUEST_ID,
+      kind: 'access',
+      asOf: SUBJECT_REPORT_AS_OF,
+      dataSubject: {
+        customerId: CUSTOMER_ID,
+        userReference: 'cliente-42',
+        identifiers: [{ system: 'cl-sii', type: 'rut', value: '12345678-5', verification: { method: 'clave_unica', sourceReference: 'auth-9f2', verifiedAt: GRANTED_AT - 60_000 } }],
+        registeredAt: GRANTED_AT - 60_000,
+        erasedAt: null,
+      },
+      redecConsents: [
+        {
+          templateKey: 'redec-credit-evaluation',
+          configurationVersion: 1,
+          consentTitle: 'Consulta al Registro de Deuda Consolidada',
+          representation: { ...REDEC_CONSENT, status: 'expired', revocation: null, retentionUntil: 1923620399999, retentionBasis: 'loss_of_validity' },
+          accesses: [
+            {
+              redecAccessId: '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b',
+              decidedAt: GRANTED_AT + 60_000,
+              status: 'authorized',
+              denyReasonCode: null,
+              dataCategoryCode: 'redec.consolidated_debt_record',
+              objectiveCode: '02',
+              accessPurpose: 'evaluate_new_credit',
+              throughMandatary: false,
+              confirmation: { outcome: { kind: 'accessed', accessedAt: GRANTED_AT + 90_000 }, confirmedAt: GRANTED_AT + 120_000 },
+            },
+          ],
+          notices: [
+            { notificationEvidenceId: '1b2c3d4e-5f60-4718-92a3-b4c5d6e7f809', consentActionId: CONSENT_ACTION_ID, notificationReason: 'grant', notificationChannel: 'email', status: 'delivered', sentAt: GRANTED_AT + 30_000, recordedAt: GRANTED_AT + 31_000 },
+          ],
+        },
+      ],
+      generalConsents: [],
+      legalHolds: [],
+      rightsRequests: [
+        {
+          rightsRequestId: RIGHTS_REQUEST_ID,
+          kind: 'access',
+          status: 'received',
+          receivedAt: RIGHTS_REQUEST_RECEIVED_AT,
+          dueAt: 1798772399999,
+          extended: false,
+          outcome: null,
+          resolvedAt: null,
+          complaintDeadline: null,
+          description: RIGHTS_REQUEST.description,
+          history: [{ step: 'received', occurredAt: RIGHTS_REQUEST_RECEIVED_AT }],
+        },
+      ],
+    },
   },
   'GET /v1/rights-requests': {
     response: {

@@ -1,9 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler, IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { LoadedRightsRequest, ReceiveRightsRequestInput, RightsRequestDependencies, RightsTransition, readRightsRequest, receiveRightsRequest, transitionRightsRequest } from '@ledger/redec';
+import { LoadedRightsRequest, ReceiveRightsRequestInput, RightsRequestDependencies, RightsTransition, SubjectReportDigest, readRightsRequest, receiveRightsRequest, subjectReportAsOf, transitionRightsRequest } from '@ledger/redec';
 import { notFound } from '@ledger/platform';
 import { CAPTURE_DEPENDENCIES } from '../capture-dependencies';
-import { RequestCommands } from '../request-commands';
+import { RequestCommands, RequestContext } from '../request-commands';
+import { SubjectReports } from './subject-reports';
 
 export class ReceiveRightsRequestCommand {
   constructor(readonly input: ReceiveRightsRequestInput) {}
@@ -40,13 +41,28 @@ export class TransitionRightsRequestHandler implements ICommandHandler<Transitio
   constructor(
     @Inject(CAPTURE_DEPENDENCIES) private readonly deps: RightsRequestDependencies,
     private readonly commands: RequestCommands,
+    private readonly subjectReports: SubjectReports,
   ) {}
 
   execute({ rightsRequestId, transition }: TransitionRightsRequestCommand): Promise<LoadedRightsRequest> {
     return this.commands.run(async (_store, context) => {
-      const changed = await transitionRightsRequest(this.deps, rightsRequestId, transition, context);
+      const changed = await transitionRightsRequest(this.deps, rightsRequestId, transition, context, await this.subjectReportOfAnswer(rightsRequestId, transition, context));
       return { result: changed, position: changed.position };
     });
+  }
+
+  /**
+   * The digest of the subject's report an answer gives (decision 0071),
+   * rendered before the answer is decided: the report stands on facts
+   * recorded by an instant that has passed, so the facts the decision reads
+   * later cannot change it. Nothing for a request that is not open: the
+   * decision refuses the answer.
+   */
+  private async subjectReportOfAnswer(rightsRequestId: string, transition: RightsTransition, context: RequestContext): Promise<SubjectReportDigest | undefined> {
+    const request = await readRightsRequest(this.deps, rightsRequestId, context);
+    if (!request || !(request.state.status === 'received' || request.state.status === 'in_analysis')) return undefined;
+    const asOf = subjectReportAsOf(request.state, transition, context.now);
+    return asOf === null ? undefined : SubjectReports.digestOf(await this.subjectReports.render(rightsRequestId, asOf, context));
   }
 }
 

@@ -114,6 +114,22 @@ export class RightsTransitionDto {
   @ValidateNested()
   @Type(() => RightsResponseDto)
   response?: RightsResponseDto;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    description:
+      'Only to resolve an `access` or `portability` request `approved` or `partially_approved`: the `asOf` of the subject\'s report sent with the answer (GET …/subject-report). ' +
+      'Default: `response.sentAt`, or now if later. Not later than now, nor before `receivedAt`. The answer records the SHA-256 of that report\'s JSON and PDF (`subjectReport`).',
+  })
+  @IsOptional()
+  @EpochMs()
+  subjectReportAsOf?: number;
+}
+
+export class SubjectReportDigestDto {
+  @ApiProperty({ type: 'integer', description: 'The instant the report stands at: the facts recorded by then (epoch ms).' }) asOf!: number;
+  @ApiProperty({ description: 'SHA-256 (hex) of the report as JSON, the body of GET …/subject-report?asOf=.' }) jsonSha256!: string;
+  @ApiProperty({ description: 'SHA-256 (hex) of the report as PDF, the body of GET …/subject-report?format=pdf&asOf=.' }) pdfSha256!: string;
 }
 
 export const DEADLINE_NOTICE_STEPS = DEADLINE_NOTICES.map((notice) => `${notice}_noticed` as const);
@@ -131,6 +147,7 @@ export class RightsRequestHistoryItemDto {
   @ApiPropertyOptional({ type: 'integer', description: 'The deadline this step set (on receipt, and on an extension), or the one a notice announced.' }) dueAt?: number;
   @ApiPropertyOptional({ enum: RIGHTS_REQUEST_OUTCOMES }) outcome?: RightsRequestOutcome;
   @ApiPropertyOptional({ type: RightsResponseDto }) response?: RightsResponseDto;
+  @ApiPropertyOptional({ type: SubjectReportDigestDto, description: "On the resolution of an access or portability request answered in all or part: the subject's report it gave." }) subjectReport?: SubjectReportDigestDto;
 }
 
 export class RightsRequestDto {

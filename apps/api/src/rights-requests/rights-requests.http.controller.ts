@@ -1,15 +1,19 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res, StreamableFile } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { LoadedRightsRequest, RightsRequestEvent, RightsRequestSummary, listRightsRequests } from '@ledger/redec';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { LoadedRightsRequest, RightsRequestEvent, RightsRequestSummary, listRightsRequests, rightsRequestStep } from '@ledger/redec';
 import { ReadModel } from '@ledger/projections';
-import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
-import { CLOCK, Clock, Principal, Scopes } from '@ledger/platform';
+import { CurrentPrincipal, Idempotent, NoStore, RequireScopes, assertScope } from '@ledger/http';
+import { CLOCK, Clock, Principal, Scopes, sha256Hex } from '@ledger/platform';
 import { customerReference } from '../redec/interactions/create/create-interaction.http.controller';
 import { ResourceIdPipe } from '../resource-id.pipe';
 import { ProblemResponses } from '../openapi/problem-responses';
 import { GetRightsRequestQuery, ReceiveRightsRequestCommand, TransitionRightsRequestCommand } from './rights-request.commands';
 import { DEFAULT_PAGE_LIMIT } from '../page-query.dto';
+import { requestCommandContext } from '../request-command-context';
+import { SubjectReportDto, SubjectReportQueryDto } from './subject-report.dto';
+import { SubjectReports } from './subject-reports';
 import { ReceiveRightsRequestDto, RightsRequestDto, RightsRequestHistoryItemDto, RightsRequestListQueryDto, RightsRequestPageDto, RightsRequestSummaryDto, RightsTransitionDto } from './rights-request.dto';
 
 @ApiTags('rights-requests')
@@ -21,6 +25,7 @@ export class RightsRequestsHttpController {
     private readonly queryBus: QueryBus,
     private readonly readModel: ReadModel,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly subjectReports: SubjectReports,
   ) {}
 
   @Post()
@@ -64,7 +69,7 @@ export class RightsRequestsHttpController {
     404: ['NOT_FOUND'],
     409: ['rights_request_invalid_transition', 'rights_request_already_extended', 'rights_request_not_extensible', 'concurrent_change'],
     422: ['rights_request_extension_after_due'],
-    503: ['banking_calendar_out_of_range'],
+    503: ['banking_calendar_out_of_range', 'read_model_behind'],
   })
   async transition(@Param('rightsRequestId', new ResourceIdPipe('rights request')) rightsRequestId: string, @Body() body: RightsTransitionDto): Promise<RightsRequestDto> {
     const { response, ...transition } = body;
@@ -87,6 +92,35 @@ export class RightsRequestsHttpController {
     const { status, kind, dueWithinDays, overdue, limit = DEFAULT_PAGE_LIMIT, cursor = null } = query;
     const page = await listRightsRequests(this.readModel, principal.tenantId, { status, kind, dueWithinDays, overdue: overdue === 'true', limit, cursor, now: this.clock.now() });
     return { items: page.items.map(summaryView), nextCursor: page.nextCursor };
+  }
+
+  @Get(':rightsRequestId/subject-report')
+  @NoStore()
+  @RequireScopes(Scopes.READ)
+  @ApiOperation({
+    operationId: 'getRightsRequestSubjectReport',
+    summary: "The subject's report answering an access or portability request: as JSON, or as a PDF in Spanish",
+    description:
+      'What the ledger holds about the data subject as of `asOf` (default now): their identifiers, every consent in its regulatory representation with every access decision taken under it and its outcome, ' +
+      'the notices recorded, legal holds, and their rights requests (decision 0071). A function of the facts recorded by `asOf`: the same `asOf` gives the same bytes, whose SHA-256 is the ETag. ' +
+      'JSON is canonical (keys sorted, no whitespace; schema `subject-report/1`); `format=pdf` answers the PDF as an attachment. Resolving the request records the SHA-256 of both (`subjectReportAsOf`). ' +
+      'Another kind of request is 409 `rights_request_without_subject_report`; a read model behind the ledger is 503 `read_model_behind`. Scope `consent:read`.',
+  })
+  @ApiProduces('application/json', 'application/pdf')
+  @ApiOkResponse({ type: SubjectReportDto })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['rights_request_without_subject_report'], 503: ['read_model_behind'] })
+  async subjectReport(
+    @Param('rightsRequestId', new ResourceIdPipe('rights request')) rightsRequestId: string,
+    @Query() query: SubjectReportQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<StreamableFile> {
+    const asOf = query.asOf === undefined ? undefined : Number(query.asOf);
+    const rendered = await this.subjectReports.render(rightsRequestId, asOf, requestCommandContext(this.clock));
+    const pdf = query.format === 'pdf';
+    const bytes = pdf ? rendered.pdf : rendered.json;
+    void reply.header('Content-Type', pdf ? 'application/pdf' : 'application/json; charset=utf-8').header('ETag', `"${sha256Hex(bytes)}"`);
+    if (pdf) void reply.header('Content-Disposition', `attachment; filename="informe-${rightsRequestId}-${rendered.report.asOf}.pdf"`).header('X-Content-Type-Options', 'nosniff');
+    return new StreamableFile(bytes);
   }
 
   @Get(':rightsRequestId')
@@ -120,20 +154,20 @@ function summaryView(request: RightsRequestSummary & { overdue: boolean }): Righ
 }
 
 function historyItem(fact: RightsRequestEvent): RightsRequestHistoryItemDto {
+  const step = { ...rightsRequestStep(fact), recordedAt: fact.data.recordedAt };
   switch (fact.type) {
     case 'RightsRequestReceived':
-      return { step: 'received', occurredAt: fact.data.receivedAt, recordedAt: fact.data.recordedAt, dueAt: fact.data.dueAt };
+    case 'RightsRequestDeadlineNoticed':
+      return { ...step, dueAt: fact.data.dueAt };
     case 'RightsRequestAnalysisStarted':
-      return { step: 'in_analysis', occurredAt: fact.data.startedAt, recordedAt: fact.data.recordedAt };
+      return step;
     case 'RightsRequestExtended':
-      return { step: 'extended', occurredAt: fact.data.extendedAt, recordedAt: fact.data.recordedAt, reason: fact.data.reason, dueAt: fact.data.dueAt };
+      return { ...step, reason: fact.data.reason, dueAt: fact.data.dueAt };
     case 'RightsRequestResolved': {
-      const { resolvedAt, recordedAt, outcome, reason, response } = fact.data;
-      return { step: 'resolved', occurredAt: resolvedAt, recordedAt, outcome, ...(reason !== undefined ? { reason } : {}), response };
+      const { outcome, reason, response, subjectReport } = fact.data;
+      return { ...step, outcome, ...(reason !== undefined ? { reason } : {}), response, ...(subjectReport ? { subjectReport } : {}) };
     }
     case 'RightsRequestBlockLifted':
-      return { step: 'block_lifted', occurredAt: fact.data.liftedAt, recordedAt: fact.data.recordedAt, ...(fact.data.reason !== undefined ? { reason: fact.data.reason } : {}) };
-    case 'RightsRequestDeadlineNoticed':
-      return { step: `${fact.data.notice}_noticed`, occurredAt: fact.data.recordedAt, recordedAt: fact.data.recordedAt, dueAt: fact.data.dueAt };
+      return { ...step, ...(fact.data.reason !== undefined ? { reason: fact.data.reason } : {}) };
   }
 }

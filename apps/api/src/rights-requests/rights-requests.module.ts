@@ -6,6 +6,7 @@ import { RequestCommands } from '../request-commands';
 import { bankingCalendarProvider } from '../redec/banking-calendar.provider';
 import { GetRightsRequestHandler, ReceiveRightsRequestHandler, TransitionRightsRequestHandler } from './rights-request.commands';
 import { RightsRequestsHttpController } from './rights-requests.http.controller';
+import { SubjectReports } from './subject-reports';
 
 /** Data subjects' requests under Ley 21.719 and REDEC disputes, with their legal clocks (decision 0067). */
 @Module({})
@@ -14,7 +15,7 @@ export class RightsRequestsModule {
     return {
       module: RightsRequestsModule,
       controllers: [RightsRequestsHttpController],
-      providers: [bankingCalendarProvider(config), captureDependenciesProvider, ReadYourWrites, RequestCommands, ReceiveRightsRequestHandler, TransitionRightsRequestHandler, GetRightsRequestHandler],
+      providers: [bankingCalendarProvider(config), captureDependenciesProvider, ReadYourWrites, RequestCommands, SubjectReports, ReceiveRightsRequestHandler, TransitionRightsRequestHandler, GetRightsRequestHandler],
     };
   }
 }

@@ -20,6 +20,17 @@ const SANTIAGO = new Intl.DateTimeFormat('en-US', {
  * checks against (the 15-banking-day window is counted in local days).
  */
 export function formatInstant(epochMs: number, field: string): string {
+  const { local, offset } = santiagoTime(epochMs, field);
+  return `${new Date(epochMs).toISOString()} (UTC)\n${local} hora de Chile (${TIME_ZONE}, UTC${offset})`;
+}
+
+/** Santiago civil time to the second and its UTC offset, on one line: for an instant in a list. */
+export function formatSantiagoTime(epochMs: number, field: string): string {
+  const { local, offset } = santiagoTime(epochMs, field);
+  return `${local} (UTC${offset})`;
+}
+
+function santiagoTime(epochMs: number, field: string): { local: string; offset: string } {
   if (!Number.isSafeInteger(epochMs)) throw new Error(`${field} must be an integer of epoch milliseconds`);
   const parts = Object.fromEntries(SANTIAGO.formatToParts(epochMs).map((part) => [part.type, part.value]));
   const local = `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
@@ -27,7 +38,7 @@ export function formatInstant(epochMs: number, field: string): string {
   // (Chile's summer time has moved more than once), read back from the parts.
   const localAsUtc = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour, +parts.minute, +parts.second);
   const offsetMinutes = Math.round((localAsUtc - Math.floor(epochMs / 1000) * 1000) / 60_000);
-  return `${new Date(epochMs).toISOString()} (UTC)\n${local} hora de Chile (${TIME_ZONE}, UTC${formatOffset(offsetMinutes)})`;
+  return { local, offset: formatOffset(offsetMinutes) };
 }
 
 function formatOffset(minutes: number): string {

@@ -10,7 +10,11 @@ export {
   decideReceiveRightsRequest,
   decideRightsTransition,
   isOverdue,
+  checkSubjectReportAsOf,
+  subjectReportAsOf,
 } from './rights-request.decider';
+export * from './subject-report';
+export { renderSubjectReportPdf } from './subject-report-pdf';
 export { type ProcessingBlockFact, type ProcessingBlocks, blocksProcessingAt, evolveProcessingBlocks, isProcessingBlockFact, processingBlockedAt } from './processing-blocks';
-export { type LoadedRightsRequest, type ReceiveRightsRequestInput, type RightsRequestDependencies, noticeRightsRequestDeadlines, readRightsRequest, receiveRightsRequest, transitionRightsRequest } from './rights-requests';
-export { RIGHTS_REQUESTS_PROJECTION, type RightsRequestListQuery, type RightsRequestSummary, countOpenRightsRequests, listRightsRequests, openRightsRequestsByDeadline, rightsRequestsProjection } from './rights-requests.projection';
+export { type LoadedRightsRequest, type ReceiveRightsRequestInput, type RightsRequestDependencies, noticeRightsRequestDeadlines, openUnlessErased, readRightsRequest, readRightsRequestFacts, receiveRightsRequest, transitionRightsRequest } from './rights-requests';
+export { RIGHTS_REQUESTS_PROJECTION, type RightsRequestListQuery, type RightsRequestSummary, countOpenRightsRequests, listRightsRequests, readCustomerRightsRequestIds, openRightsRequestsByDeadline, rightsRequestsProjection } from './rights-requests.projection';

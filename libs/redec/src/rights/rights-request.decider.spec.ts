@@ -2,7 +2,7 @@ import { specify } from '@ledger/platform/testing';
 import { bankingCalendar } from '../calendar/banking-calendar';
 import { LEY_21719_DEADLINES } from './rights-clocks';
 import { ProcessingBlocks, evolveProcessingBlocks, isProcessingBlockFact, processingBlockedAt } from './processing-blocks';
-import { ReceiveRightsRequest, RightsPolicy, RightsTransition, decideDeadlineNotice, decideReceiveRightsRequest, decideRightsTransition, isOverdue } from './rights-request.decider';
+import { ReceiveRightsRequest, RightsPolicy, RightsTransition, decideDeadlineNotice, decideReceiveRightsRequest, decideRightsTransition, isOverdue, subjectReportAsOf } from './rights-request.decider';
 import { DeadlineNotice, RightsRequestDeadlineNoticed, RightsRequestEvent, RightsRequestKind, RightsRequestReceived, RightsRequestState, evolveRightsRequest } from './rights-request.events';
 
 const HOUR = 3_600_000;
@@ -28,7 +28,13 @@ const request = (overrides: Partial<ReceiveRightsRequest> = {}): ReceiveRightsRe
 const received = (overrides: Partial<ReceiveRightsRequest> = {}): RightsRequestReceived =>
   decideReceiveRightsRequest(request(overrides), policy, receivedAt + HOUR)[0] as RightsRequestReceived;
 const receive = (overrides: Partial<ReceiveRightsRequest> = {}, now = receivedAt + HOUR) => () => decideReceiveRightsRequest(request(overrides), policy, now);
-const transition = (step: RightsTransition, now = step.occurredAt + HOUR) => (state: RightsRequestState | null) => decideRightsTransition(state, step, policy, now);
+/** The digest of the subject's report the service renders for an answer that gives one, as the transition handler does: what the decider records. */
+const reportDigest = (state: RightsRequestState | null, step: RightsTransition, now: number) => {
+  const asOf = state && subjectReportAsOf(state, step, now);
+  return asOf === null ? undefined : { asOf, jsonSha256: 'b'.repeat(64), pdfSha256: 'c'.repeat(64) };
+};
+const decide = (state: RightsRequestState | null, step: RightsTransition, now: number) => decideRightsTransition(state, step, policy, now, reportDigest(state, step, now));
+const transition = (step: RightsTransition, now = step.occurredAt + HOUR) => (state: RightsRequestState | null) => decide(state, step, now);
 const analysis = (occurredAt = receivedAt + DAY): RightsTransition => ({ to: 'in_analysis', occurredAt });
 const resolution = (overrides: Partial<RightsTransition> = {}): RightsTransition => ({
   to: 'resolved',
@@ -38,7 +44,7 @@ const resolution = (overrides: Partial<RightsTransition> = {}): RightsTransition
   ...overrides,
 });
 /** The facts a transition records on top of `facts`, decided an hour after it happened. */
-const after = (facts: RightsRequestEvent[], step: RightsTransition) => [...facts, ...decideRightsTransition(facts.reduce<RightsRequestState | null>(evolveRightsRequest, null), step, policy, step.occurredAt + HOUR)];
+const after = (facts: RightsRequestEvent[], step: RightsTransition) => [...facts, ...decide(facts.reduce<RightsRequestState | null>(evolveRightsRequest, null), step, step.occurredAt + HOUR)];
 
 describe('receiving a rights request', () => {
   it('records the request with its legal deadline and the holiday table it was counted with', () => {
@@ -106,7 +112,15 @@ describe('the life of a rights request', () => {
       .then([
         {
           type: 'RightsRequestResolved',
-          data: { rightsRequestId: 'rr-1', resolvedAt: receivedAt + 10 * DAY, outcome: 'approved', response: { channel: 'email', sentAt: receivedAt + 10 * DAY, contentSha256: sha }, complaintDeadline: null, recordedAt: receivedAt + 10 * DAY + HOUR },
+          data: {
+            rightsRequestId: 'rr-1',
+            resolvedAt: receivedAt + 10 * DAY,
+            outcome: 'approved',
+            response: { channel: 'email', sentAt: receivedAt + 10 * DAY, contentSha256: sha },
+            complaintDeadline: null,
+            subjectReport: { asOf: receivedAt + 10 * DAY, jsonSha256: 'b'.repeat(64), pdfSha256: 'c'.repeat(64) },
+            recordedAt: receivedAt + 10 * DAY + HOUR,
+          },
         },
       ]);
     given(...after([received()], resolution())).when(transition(resolution({ occurredAt: receivedAt + 11 * DAY }))).thenRefused('rights_request_invalid_transition');
@@ -127,6 +141,28 @@ describe('the life of a rights request', () => {
   it('takes an outcome and a response only to resolve', () => {
     given(received()).when(transition({ ...analysis(), outcome: 'approved' })).thenRefused('VALIDATION_ERROR', 'only_with_resolved');
     given(received()).when(transition({ ...analysis(), response: { channel: 'email', sentAt: receivedAt, contentSha256: sha } })).thenRefused('VALIDATION_ERROR', 'only_with_resolved');
+  });
+
+  it("records with an answer to access or portability, in all or part, the subject's report it gave, as of the instant named, else when it was sent (decision 0071)", () => {
+    const asOf = receivedAt + 9 * DAY;
+    given(received()).when(transition(resolution({ subjectReportAsOf: asOf }))).thenMatches([{ data: { subjectReport: { asOf } } }]);
+    given(received({ kind: 'portability' })).when(transition(resolution({ outcome: 'partially_approved', reason: 'in part' }))).thenMatches([{ data: { subjectReport: { asOf: receivedAt + 10 * DAY } } }]);
+    // Sent before the ledger recorded the request: the report stands from that recording.
+    const lateReceipt = received({ receivedAt: receivedAt - 3 * DAY });
+    given(lateReceipt).when(transition(resolution({ response: { channel: 'email', sentAt: receivedAt - 2 * DAY, contentSha256: sha } }))).thenMatches([{ data: { subjectReport: { asOf: lateReceipt.data.recordedAt } } }]);
+  });
+
+  it("gives no report with a refusal nor to another kind, takes no instant to come nor before the receipt was recorded, and is never recorded without the report's digest", () => {
+    given(received()).when(transition(resolution({ outcome: 'rejected', reason: 'no', subjectReportAsOf: receivedAt + DAY }))).thenRefused('VALIDATION_ERROR', 'only_with_subject_report');
+    given(received({ kind: 'rectification' })).when(transition(resolution({ subjectReportAsOf: receivedAt + DAY }))).thenRefused('VALIDATION_ERROR', 'only_with_subject_report');
+    given(received()).when(transition({ ...analysis(), subjectReportAsOf: receivedAt + DAY })).thenRefused('VALIDATION_ERROR', 'only_with_subject_report');
+    const rejected = after([received()], resolution({ outcome: 'rejected', reason: 'no' }));
+    expect(rejected[1].type === 'RightsRequestResolved' && 'subjectReport' in rejected[1].data).toBe(false);
+    const now = receivedAt + 10 * DAY + HOUR;
+    given(received()).when(transition(resolution({ subjectReportAsOf: now + 1 }), now)).thenRefused('VALIDATION_ERROR', 'in_the_future');
+    given(received()).when(transition(resolution({ subjectReportAsOf: receivedAt + HOUR - 1 }))).thenRefused('VALIDATION_ERROR', 'before_receipt');
+    const open = evolveRightsRequest(null, received())!;
+    expect(() => decideRightsTransition(open, resolution(), policy, receivedAt + 11 * DAY)).toThrow("records the subject's report");
   });
 
   it('refuses any transition of a request it does not hold', () => {
@@ -182,7 +218,7 @@ describe('an overdue request', () => {
     const open = evolveRightsRequest(null, received())!;
     expect(isOverdue(open, dueAt)).toBe(false);
     expect(isOverdue(open, dueAt + 1)).toBe(true);
-    expect(isOverdue(evolveRightsRequest(open, decideRightsTransition(open, resolution(), policy, receivedAt + 11 * DAY)[0])!, dueAt + 1)).toBe(false);
+    expect(isOverdue(evolveRightsRequest(open, decide(open, resolution(), receivedAt + 11 * DAY)[0])!, dueAt + 1)).toBe(false);
   });
 });
 

@@ -1,7 +1,8 @@
 import { conflict, fieldRefused, notFound, unprocessable } from '@ledger/platform';
 import { BankingCalendar } from '../calendar/banking-calendar';
 import { RightsDeadlines, complaintDeadline, dueSoonFrom, isExtensible, rightsRequestDueAt } from './rights-clocks';
-import { DeadlineNotice, RightsRequestDeadlineNoticed, RightsRequestEvent, RightsRequestOutcome, RightsRequestReceived, RightsRequestState, RightsResponse } from './rights-request.events';
+import { SUBJECT_REPORT_KINDS } from './subject-report';
+import { DeadlineNotice, RightsRequestDeadlineNoticed, RightsRequestEvent, RightsRequestOutcome, RightsRequestReceived, RightsRequestState, RightsResponse, SubjectReportDigest } from './rights-request.events';
 
 /** What the rules of a rights request are weighed with; `now` is passed to each decision. */
 export interface RightsPolicy {
@@ -24,6 +25,8 @@ export interface RightsTransition {
   reason?: string;
   outcome?: RightsRequestOutcome;
   response?: RightsResponse;
+  /** For an answer that gives the subject's report: the instant of the report sent (otherwise when the answer was sent). */
+  subjectReportAsOf?: number;
 }
 
 /** The rules a request is held to before anything is recorded for it, its customer included. */
@@ -57,17 +60,49 @@ export function decideReceiveRightsRequest(request: ReceiveRightsRequest, policy
 }
 
 /**
+ * The instant of the subject's report a transition's answer gives, or null
+ * when it gives none (decision 0071). An access or portability request
+ * answered in all or part gives the report as of `subjectReportAsOf`, else
+ * as of when the answer was sent, taken no earlier than the receipt was
+ * recorded and no later than now.
+ */
+export function subjectReportAsOf(request: Pick<RightsRequestState, 'kind' | 'receiptRecordedAt'>, transition: RightsTransition, now: number): number | null {
+  const { to, outcome, response, subjectReportAsOf: asked } = transition;
+  const gives = to === 'resolved' && SUBJECT_REPORT_KINDS.includes(request.kind) && outcome !== undefined && outcome !== 'rejected';
+  if (!gives) {
+    if (asked !== undefined) throw fieldRefused('subjectReportAsOf', 'only_with_subject_report', 'subjectReportAsOf is only sent to answer an access or portability request in all or part.');
+    return null;
+  }
+  const asOf = asked ?? Math.min(Math.max(response?.sentAt ?? now, request.receiptRecordedAt), now);
+  checkSubjectReportAsOf(request, asOf, now, 'subjectReportAsOf');
+  return asOf;
+}
+
+/**
+ * A report stands on the facts recorded by an instant that has passed, and
+ * the report answering a request on the ledger as it was once the request
+ * was recorded: by then the ledger holds the request and its subject.
+ */
+export function checkSubjectReportAsOf(request: Pick<RightsRequestState, 'receiptRecordedAt'>, asOf: number, now: number, field: string): void {
+  if (asOf > now) throw fieldRefused(field, 'in_the_future', 'The report stands on facts recorded by an instant that has passed.');
+  if (asOf < request.receiptRecordedAt) throw fieldRefused(field, 'before_receipt', 'The report answering a request stands on the ledger as it was once the request was recorded, or later.');
+}
+
+/**
  * One step of a request's life, in the order the law gives it: analysis,
  * at most one extension while the term runs, one resolution, and for an
  * approved block its lifting. Each step happened no earlier than the one
- * before it and no later than now.
+ * before it and no later than now. An answer that gives the subject's
+ * report records its digest, rendered by the caller as of
+ * `subjectReportAsOf`.
  */
-export function decideRightsTransition(request: RightsRequestState | null, transition: RightsTransition, policy: RightsPolicy, now: number): RightsRequestEvent[] {
+export function decideRightsTransition(request: RightsRequestState | null, transition: RightsTransition, policy: RightsPolicy, now: number, subjectReport?: SubjectReportDigest): RightsRequestEvent[] {
   if (!request) throw notFound('rights request');
   const { to, occurredAt, reason } = transition;
   if (transition.outcome !== undefined && to !== 'resolved') throw fieldRefused('outcome', 'only_with_resolved', 'outcome is only sent to resolve the request.');
   if (transition.response !== undefined && to !== 'resolved') throw fieldRefused('response', 'only_with_resolved', 'response is only sent to resolve the request.');
   notInTheFuture('occurredAt', occurredAt, policy, now);
+  const reportAsOf = subjectReportAsOf(request, transition, now);
   if (occurredAt < request.lastOccurredAt) throw fieldRefused('occurredAt', 'occurred_at_before_previous_fact', 'occurredAt is earlier than the request’s previous fact.');
   const { rightsRequestId } = request;
   const open = request.status === 'received' || request.status === 'in_analysis';
@@ -106,6 +141,8 @@ export function decideRightsTransition(request: RightsRequestState | null, trans
       if (refuses && !reason) throw fieldRefused('reason', 'required', 'An answer that refuses all or part of the request gives its reasons.');
       if (response.sentAt < request.receivedAt) throw fieldRefused('response.sentAt', 'sent_before_receipt', 'The answer cannot have been sent before the request was received.');
       notInTheFuture('response.sentAt', response.sentAt, policy, now);
+      // The caller renders the report the answer gives; an answer recorded without it would be one nobody could check.
+      if (reportAsOf !== null && subjectReport?.asOf !== reportAsOf) throw new Error(`an answer to a ${request.kind} request records the subject's report as of ${reportAsOf}`);
       return [
         {
           type: 'RightsRequestResolved',
@@ -116,6 +153,7 @@ export function decideRightsTransition(request: RightsRequestState | null, trans
             ...(reason !== undefined ? { reason } : {}),
             response,
             complaintDeadline: refuses ? complaintDeadline(response.sentAt, policy.calendar, policy.deadlines) : null,
+            ...(reportAsOf !== null ? { subjectReport: subjectReport! } : {}),
             recordedAt: now,
           },
         },

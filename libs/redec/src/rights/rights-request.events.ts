@@ -63,6 +63,18 @@ export type RightsRequestExtended = {
   data: { rightsRequestId: string; extendedAt: number; reason: string; recordedAt: number } & ComputedDeadline;
 };
 
+/**
+ * The subject's report an answer to an access or portability request gave
+ * (decision 0071), as the service rendered it: the instant it stands at,
+ * and the SHA-256 of its JSON and of its PDF. The report is a function of
+ * the facts recorded by `asOf`, so anyone can render it again and compare.
+ */
+export interface SubjectReportDigest {
+  asOf: number;
+  jsonSha256: string;
+  pdfSha256: string;
+}
+
 /** `complaintDeadline`: for an answer that refuses all or part of the request, the end of the data subject's window to complain to the Agency. */
 export type RightsRequestResolved = {
   type: 'RightsRequestResolved';
@@ -73,6 +85,8 @@ export type RightsRequestResolved = {
     reason?: string;
     response: RightsResponse;
     complaintDeadline: number | null;
+    /** For an access or portability request answered in all or part. */
+    subjectReport?: SubjectReportDigest;
     recordedAt: number;
   };
 };
@@ -107,6 +121,8 @@ export interface RightsRequestState {
   kind: RightsRequestKind;
   status: RightsRequestStatus;
   receivedAt: number;
+  /** When the service recorded the receipt: from then on the ledger holds the request and its subject. */
+  receiptRecordedAt: number;
   dueAt: number;
   extended: boolean;
   outcome: RightsRequestOutcome | null;
@@ -122,13 +138,14 @@ export interface RightsRequestState {
 export function evolveRightsRequest(state: RightsRequestState | null, event: RightsRequestEvent): RightsRequestState | null {
   switch (event.type) {
     case 'RightsRequestReceived': {
-      const { rightsRequestId, customerId, kind, receivedAt, dueAt } = event.data;
+      const { rightsRequestId, customerId, kind, receivedAt, dueAt, recordedAt } = event.data;
       return {
         rightsRequestId,
         customerId,
         kind,
         status: 'received',
         receivedAt,
+        receiptRecordedAt: recordedAt,
         dueAt,
         extended: false,
         outcome: null,
@@ -149,5 +166,25 @@ export function evolveRightsRequest(state: RightsRequestState | null, event: Rig
       return state && { ...state, status: 'block_lifted', blockLiftedAt: event.data.liftedAt, lastOccurredAt: event.data.liftedAt };
     case 'RightsRequestDeadlineNoticed':
       return state && { ...state, noticed: { ...state.noticed, [event.data.notice]: event.data.dueAt } };
+  }
+}
+
+export type RightsRequestStepName = 'received' | 'in_analysis' | 'extended' | 'resolved' | 'block_lifted' | `${DeadlineNotice}_noticed`;
+
+/** A fact as a step of the request's history: its name, and when it happened (a deadline notice, when the service gave it). */
+export function rightsRequestStep(fact: RightsRequestEvent): { step: RightsRequestStepName; occurredAt: number } {
+  switch (fact.type) {
+    case 'RightsRequestReceived':
+      return { step: 'received', occurredAt: fact.data.receivedAt };
+    case 'RightsRequestAnalysisStarted':
+      return { step: 'in_analysis', occurredAt: fact.data.startedAt };
+    case 'RightsRequestExtended':
+      return { step: 'extended', occurredAt: fact.data.extendedAt };
+    case 'RightsRequestResolved':
+      return { step: 'resolved', occurredAt: fact.data.resolvedAt };
+    case 'RightsRequestBlockLifted':
+      return { step: 'block_lifted', occurredAt: fact.data.liftedAt };
+    case 'RightsRequestDeadlineNoticed':
+      return { step: `${fact.data.notice}_noticed`, occurredAt: fact.data.recordedAt };
   }
 }

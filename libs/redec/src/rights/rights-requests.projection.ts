@@ -13,6 +13,9 @@ const BY_RECEIPT_INDEX = 'received';
 const OPEN_BY_DEADLINE_INDEX = 'open-by-deadline';
 /** The same, every tenant's under one value: what the metric of open and overdue requests counts. */
 const EVERY_TENANT = '*';
+/** A data subject's requests, in the order received: what the subject's report lists. */
+const BY_CUSTOMER_INDEX = 'customer';
+const customerIndexValue = (tenantId: string, customerId: string) => `${tenantId}:${customerId}`;
 
 /** A request as the list shows it: its state and the bank's references, never the data subject's words. */
 export type RightsRequestSummary = RightsRequestState & { channel: string; sourceSystem: string; sourceReference: string };
@@ -22,8 +25,8 @@ type RightsRequestDocument = RightsRequestSummary & { tenantId: string };
 
 export const rightsRequestsProjection = {
   name: RIGHTS_REQUESTS_PROJECTION,
-  // 2: every tenant's open requests under one value as well, for the metric. 3: the deadline notices given (decision 0069).
-  version: 3,
+  // 2: every tenant's open requests under one value as well, for the metric. 3: the deadline notices given (decision 0069). 4: by customer, for the subject's report (decision 0071).
+  version: 4,
   route(event: RecordedEvent): string[] {
     const { tenantId } = event.metadata;
     if (!tenantId || !RIGHTS_REQUEST_EVENT_TYPES.has(event.type)) return [];
@@ -39,6 +42,7 @@ export const rightsRequestsProjection = {
     const open = doc.status === 'received' || doc.status === 'in_analysis';
     return [
       { index: BY_RECEIPT_INDEX, value: doc.tenantId, sortKey: instantSortKey(doc.receivedAt) },
+      { index: BY_CUSTOMER_INDEX, value: customerIndexValue(doc.tenantId, doc.customerId), sortKey: instantSortKey(doc.receivedAt) },
       ...(open
         ? [
             { index: OPEN_BY_DEADLINE_INDEX, value: doc.tenantId, sortKey: instantSortKey(doc.dueAt) },
@@ -83,6 +87,11 @@ export async function listRightsRequests(readModel: ReadModel, tenantId: string,
     items.push({ ...summary, overdue: isOverdue(document, query.now) });
   }
   return { items, nextCursor: page.nextCursor };
+}
+
+/** The ids of a data subject's requests, in the order received. */
+export async function readCustomerRightsRequestIds(readModel: ReadModel, tenantId: string, customerId: string): Promise<string[]> {
+  return (await readModel.findByIndex<RightsRequestDocument>(RIGHTS_REQUESTS_PROJECTION, BY_CUSTOMER_INDEX, customerIndexValue(tenantId, customerId))).map((request) => request.rightsRequestId);
 }
 
 /** How many pages of open requests one pass reads at most: a scrape or a sweep is bounded even on a ledger far behind on its answers. */

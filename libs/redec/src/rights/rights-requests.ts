@@ -13,7 +13,7 @@ import { LEY_21719_DEADLINES, LONGEST_DUE_SOON_MS } from './rights-clocks';
 import { openRightsRequestsByDeadline } from './rights-requests.projection';
 import type { ReadModel } from '@ledger/projections';
 import { ReceiveRightsRequest, RightsPolicy, RightsTransition, checkRightsRequest, decideDeadlineNotice, decideReceiveRightsRequest, decideRightsTransition, isOverdue } from './rights-request.decider';
-import { RightsRequestEvent, RightsRequestState, evolveRightsRequest } from './rights-request.events';
+import { RightsRequestEvent, RightsRequestState, SubjectReportDigest, evolveRightsRequest } from './rights-request.events';
 
 type Context = CommandContext & { tenantId: string };
 
@@ -75,13 +75,20 @@ async function checkConsentsOfCustomer(store: EventStore, request: Pick<ReceiveR
  * One step of the request's life, decided on its facts as recorded and
  * appended only while they still stand: to the request's stream, or for the
  * resolution and lifting of a block to the data subject's stream of blocks
- * (decision 0068).
+ * (decision 0068). An answer that gives the subject's report records the
+ * digest of the report the caller rendered (subjectReportAsOf).
  */
-export async function transitionRightsRequest(deps: RightsRequestDependencies, rightsRequestId: string, transition: RightsTransition, context: Context): Promise<LoadedRightsRequest> {
+export async function transitionRightsRequest(
+  deps: RightsRequestDependencies,
+  rightsRequestId: string,
+  transition: RightsTransition,
+  context: Context,
+  subjectReport?: SubjectReportDigest,
+): Promise<LoadedRightsRequest> {
   const { position } = await runCommand(deps.store, context, async (reads) => {
     const recorded = await recordedFacts((streamId) => reads.events(streamId), context.tenantId, rightsRequestId);
     const state = recorded && recorded.state;
-    const facts = decideRightsTransition(state, transition, policyOf(deps), context.now);
+    const facts = decideRightsTransition(state, transition, policyOf(deps), context.now, subjectReport);
     const streamId = facts.every((fact) => isProcessingBlockFact(state!.kind, fact)) ? redecStreams.processingBlocks(context.tenantId, state!.customerId) : redecStreams.rightsRequest(context.tenantId, rightsRequestId);
     return { record: { streamId, facts }, answer: null };
   });
@@ -118,8 +125,13 @@ export async function readRightsRequest(deps: RightsRequestDependencies, rightsR
   if (!recorded) return null;
   const { state, facts, position } = recorded;
   const received = facts[0].type === 'RightsRequestReceived' ? facts[0].data : undefined;
-  const description = await openDescription(deps, context.tenantId, received?.descriptionCiphertext);
+  const description = await openUnlessErased(deps.protection, context.tenantId, received?.descriptionCiphertext);
   return { state, facts, description, overdue: isOverdue(state, context.now), position };
+}
+
+/** A request's facts as recorded (its own stream's and its blocks'); null for one the tenant does not hold. */
+export async function readRightsRequestFacts(store: EventStore, tenantId: string, rightsRequestId: string): Promise<RightsRequestEvent[] | null> {
+  return (await recordedFacts((streamId) => store.readStream(streamId), tenantId, rightsRequestId))?.facts ?? null;
 }
 
 /**
@@ -143,12 +155,13 @@ async function recordedFacts(
   return { state: facts.reduce<RightsRequestState | null>(evolveRightsRequest, null)!, facts, position: recorded[recorded.length - 1].position };
 }
 
-async function openDescription(deps: RightsRequestDependencies, tenantId: string, ciphertext: string | undefined): Promise<string | null> {
+/** A value sealed under the customer's key, in clear; null when there is none, or once it was erased with the key. */
+export async function openUnlessErased(protection: IdentifierProtection, tenantId: string, ciphertext: string | undefined): Promise<string | null> {
   if (ciphertext === undefined) return null;
   try {
-    return await deps.protection.decrypt(tenantId, ciphertext);
+    return await protection.decrypt(tenantId, ciphertext);
   } catch (error) {
-    // Erased with the customer's key: the request stays, its words are gone.
+    // Erased with the customer's key: the facts stay, the words are gone.
     if (error instanceof DomainError && error.code === 'customer_data_erased') return null;
     throw error;
   }
