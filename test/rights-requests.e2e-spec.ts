@@ -211,13 +211,6 @@ describe('rights requests: /v1/rights-requests', () => {
       ({ apiKey: admin } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']));
       consents = redecConsents(api, admin);
     });
-    /** A consent whose certificate is stored: the certificate worker appends nothing more to it while a refusal is checked to record nothing. */
-    const settledConsent = async () => {
-      const consent = await consents.grant();
-      const read = () => api.http.get(`/v1/redec/consents/${consent.redecConsentId}`).set('Authorization', `Bearer ${admin}`);
-      await waitUntil(async () => (await read()).body.artifactStatus === 'ready', 15_000);
-      return consent;
-    };
     const oppose = (body: object) => post(PATH, { kind: 'opposition', receivedAt: Date.now() - 60_000, channel: 'web', sourceSystem: 'crm', sourceReference: `case-${randomUUID()}`, ...body }, randomUUID(), admin);
 
     it('records them with the request, and shows them', async () => {
@@ -232,8 +225,8 @@ describe('rights requests: /v1/rights-requests', () => {
     });
 
     it("refuses, recording nothing, a consent of another customer or none, an inline customer, and consents with another kind", async () => {
-      const mine = await settledConsent();
-      const theirs = await settledConsent();
+      const mine = await consents.grantSettled();
+      const theirs = await consents.grantSettled();
       expectValidationError(await recordsNoFact(api, () => oppose({ customerId: mine.customerId, redecConsentIds: [mine.redecConsentId, theirs.redecConsentId] })), [
         { field: 'redecConsentIds[1]', reason: 'not_a_consent_of_the_customer' },
       ]);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApiApp } from './api-app';
+import { ApiApp, waitUntil } from './api-app';
 import { redecConfiguration, rutOf } from './redec-fixtures';
 
 const MINUTE = 60_000;
@@ -49,6 +49,18 @@ export function redecConsents(api: Pick<ApiApp, 'http'>, apiKey: string, options
   }
 
   return {
+    /**
+     * A consent granted as by `grant`, returned once its certificate is
+     * stored: the certificate worker appends nothing more to it while a
+     * refusal is checked to record nothing.
+     */
+    async grantSettled(options: { occurredAt?: number; customerId?: string } = {}): Promise<GrantedConsent> {
+      const consent = await this.grant(options);
+      const read = () => api.http.get(`/v1/redec/consents/${consent.redecConsentId}`).set(auth);
+      await waitUntil(async () => (await read()).body.artifactStatus === 'ready', 15_000);
+      return consent;
+    },
+
     /** A consent granted `occurredAt` (default a minute ago), for a new customer unless one is given; `fields` are added to the grant body. */
     async grant(options: { occurredAt?: number; customerId?: string; fields?: Record<string, unknown> } = {}): Promise<GrantedConsent> {
       configurationId ??= publish();

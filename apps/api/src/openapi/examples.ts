@@ -571,6 +571,25 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     request: { to: 'resolved', occurredAt: RIGHTS_REQUEST_RESOLVED_AT, outcome: 'approved', response: RIGHTS_RESPONSE, subjectReportAsOf: SUBJECT_REPORT_AS_OF },
     response: RESOLVED_RIGHTS_REQUEST,
   },
+  'POST /v1/rights-requests/{rightsRequestId}/rectifications': {
+    parameters: { rightsRequestId: RIGHTS_REQUEST_ID },
+    request: { occurredAt: RIGHTS_REQUEST_RESOLVED_AT - 86_400_000, record: { kind: 'bank_record', sourceSystem: 'crm', sourceReference: 'direccion-cliente-42' }, description: 'Corregimos su dirección postal.' },
+    response: {
+      ...RIGHTS_REQUEST,
+      kind: 'rectification',
+      history: [
+        ...RIGHTS_REQUEST.history,
+        {
+          step: 'rectified',
+          occurredAt: RIGHTS_REQUEST_RESOLVED_AT - 86_400_000,
+          recordedAt: RIGHTS_REQUEST_RESOLVED_AT - 86_399_000,
+          rectificationId: '8f7e6d5c-4b3a-4291-8f7e-6d5c4b3a2918',
+          record: { kind: 'bank_record', sourceSystem: 'crm', sourceReference: 'direccion-cliente-42' },
+          description: 'Corregimos su dirección postal.',
+        },
+      ],
+    },
+  },
   'GET /v1/rights-requests/{rightsRequestId}/subject-report': {
     parameters: { rightsRequestId: RIGHTS_REQUEST_ID },
     response: {
@@ -623,6 +642,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
           resolvedAt: null,
           complaintDeadline: null,
           description: RIGHTS_REQUEST.description,
+          rectifications: [],
           history: [{ step: 'received', occurredAt: RIGHTS_REQUEST_RECEIVED_AT }],
         },
       ],

@@ -1,6 +1,18 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler, IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { LoadedRightsRequest, ReceiveRightsRequestInput, RightsRequestDependencies, RightsTransition, SubjectReportDigest, readRightsRequest, receiveRightsRequest, subjectReportAsOf, transitionRightsRequest } from '@ledger/redec';
+import {
+  LoadedRightsRequest,
+  ReceiveRightsRequestInput,
+  RectifyRightsRequestInput,
+  RightsRequestDependencies,
+  RightsTransition,
+  SubjectReportDigest,
+  readRightsRequest,
+  receiveRightsRequest,
+  rectifyRightsRequest,
+  subjectReportAsOf,
+  transitionRightsRequest,
+} from '@ledger/redec';
 import { notFound } from '@ledger/platform';
 import { CAPTURE_DEPENDENCIES } from '../capture-dependencies';
 import { RequestCommands, RequestContext } from '../request-commands';
@@ -14,6 +26,13 @@ export class TransitionRightsRequestCommand {
   constructor(
     readonly rightsRequestId: string,
     readonly transition: RightsTransition,
+  ) {}
+}
+
+export class RectifyRightsRequestCommand {
+  constructor(
+    readonly rightsRequestId: string,
+    readonly rectification: RectifyRightsRequestInput,
   ) {}
 }
 
@@ -63,6 +82,21 @@ export class TransitionRightsRequestHandler implements ICommandHandler<Transitio
     if (!request || !(request.state.status === 'received' || request.state.status === 'in_analysis')) return undefined;
     const asOf = subjectReportAsOf(request.state, transition, context.now);
     return asOf === null ? undefined : SubjectReports.digestOf(await this.subjectReports.render(rightsRequestId, asOf, context));
+  }
+}
+
+@CommandHandler(RectifyRightsRequestCommand)
+export class RectifyRightsRequestHandler implements ICommandHandler<RectifyRightsRequestCommand, LoadedRightsRequest> {
+  constructor(
+    @Inject(CAPTURE_DEPENDENCIES) private readonly deps: RightsRequestDependencies,
+    private readonly commands: RequestCommands,
+  ) {}
+
+  execute({ rightsRequestId, rectification }: RectifyRightsRequestCommand): Promise<LoadedRightsRequest> {
+    return this.commands.run(async (_store, context) => {
+      const rectified = await rectifyRightsRequest(this.deps, rightsRequestId, rectification, context);
+      return { result: rectified, position: rectified.position };
+    });
   }
 }
 

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsObject, IsOptional, IsUUID, Max, Min, ValidateNested } from 'class-validator';
-import { DEADLINE_NOTICES, REDEC_DISPUTE_CLASSIFICATIONS, RIGHTS_REQUEST_KINDS, RIGHTS_REQUEST_OUTCOMES, RIGHTS_TRANSITIONS } from '@ledger/redec';
-import type { RedecDisputeClassification, RightsRequestKind, RightsRequestOutcome, RightsRequestStatus, RightsTransitionTarget } from '@ledger/redec';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsObject, IsOptional, IsUUID, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { DEADLINE_NOTICES, RECTIFIED_RECORD_KINDS, REDEC_DISPUTE_CLASSIFICATIONS, RIGHTS_REQUEST_KINDS, RIGHTS_REQUEST_OUTCOMES, RIGHTS_TRANSITIONS } from '@ledger/redec';
+import type { RectifiedRecord, RedecDisputeClassification, RightsRequestKind, RightsRequestOutcome, RightsRequestStatus, RightsRequestStepName, RightsTransitionTarget } from '@ledger/redec';
 import { CustomerReferenceDto } from '../redec/interactions/create/create-interaction.request.dto';
 import { EpochMs, IDENTITY, IdentityText, QueryInteger, Sha256Hex, Text, UuidInLowerCase } from '../dto-fields';
 import { PageQueryDto } from '../page-query.dto';
@@ -126,6 +126,48 @@ export class RightsTransitionDto {
   subjectReportAsOf?: number;
 }
 
+export class RectifiedRecordDto {
+  @ApiProperty({
+    enum: RECTIFIED_RECORD_KINDS,
+    description: '`redec_consent`: a REDEC consent of the data subject (`redecConsentId`); `customer`: the customer\'s record in the ledger; `bank_record`: a record in the bank\'s systems (`sourceSystem`, `sourceReference`).',
+  })
+  @IsIn(RECTIFIED_RECORD_KINDS)
+  kind!: RectifiedRecord['kind'];
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'Only, and required, with kind `redec_consent`: a consent of the request\'s data subject.' })
+  @ValidateIf((record: RectifiedRecordDto) => record.kind === 'redec_consent' || record.redecConsentId !== undefined)
+  @UuidInLowerCase()
+  @IsUUID()
+  redecConsentId?: string;
+
+  @ApiPropertyOptional({ description: `Only, and required, with kind \`bank_record\`: the system that holds the record. ${IDENTITY}`, maxLength: 100 })
+  @ValidateIf((record: RectifiedRecordDto) => record.kind === 'bank_record' || record.sourceSystem !== undefined)
+  @IdentityText(100)
+  sourceSystem?: string;
+
+  @ApiPropertyOptional({ description: `Only, and required, with kind \`bank_record\`: the record's reference in that system. ${IDENTITY}`, maxLength: 200 })
+  @ValidateIf((record: RectifiedRecordDto) => record.kind === 'bank_record' || record.sourceReference !== undefined)
+  @IdentityText(200)
+  sourceReference?: string;
+}
+
+/** docs/reference/rights-requests.md, "Corrections". */
+export class RectificationDto {
+  @ApiProperty({ type: 'integer', description: 'When the correction was made (epoch ms): not before the request was received, nor later than the receipt by the service (within the bank clock skew, 5 minutes).' })
+  @EpochMs()
+  occurredAt!: number;
+
+  @ApiProperty({ type: RectifiedRecordDto })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RectifiedRecordDto)
+  record!: RectifiedRecordDto;
+
+  @ApiProperty({ description: "What was corrected, as the data subject is told. Kept under the customer's own key: erasing the customer's data erases it.", maxLength: 2000 })
+  @Text(2000)
+  description!: string;
+}
+
 export class SubjectReportDigestDto {
   @ApiProperty({ type: 'integer', description: 'The instant the report stands at: the facts recorded by then (epoch ms).' }) asOf!: number;
   @ApiProperty({ description: 'SHA-256 (hex) of the report as JSON, the body of GET …/subject-report?asOf=.' }) jsonSha256!: string;
@@ -133,14 +175,14 @@ export class SubjectReportDigestDto {
 }
 
 export const DEADLINE_NOTICE_STEPS = DEADLINE_NOTICES.map((notice) => `${notice}_noticed` as const);
-export type DeadlineNoticeStep = (typeof DEADLINE_NOTICE_STEPS)[number];
 
 export class RightsRequestHistoryItemDto {
   @ApiProperty({
-    enum: ['received', ...RIGHTS_TRANSITIONS, ...DEADLINE_NOTICE_STEPS],
-    description: 'A step of the request\'s life, or a notice the service gave by webhook when the open request came due soon or overdue (`due_soon_noticed`, `overdue_noticed`).',
+    enum: ['received', ...RIGHTS_TRANSITIONS, 'rectified', ...DEADLINE_NOTICE_STEPS],
+    description:
+      'A step of the request\'s life, a correction made for it (`rectified`), or a notice the service gave by webhook when the open request came due soon or overdue (`due_soon_noticed`, `overdue_noticed`).',
   })
-  step!: 'received' | RightsTransitionTarget | DeadlineNoticeStep;
+  step!: RightsRequestStepName;
   @ApiProperty({ type: 'integer', description: 'When it happened (epoch ms).' }) occurredAt!: number;
   @ApiProperty({ type: 'integer', description: 'When the service recorded it (epoch ms).' }) recordedAt!: number;
   @ApiPropertyOptional() reason?: string;
@@ -148,6 +190,9 @@ export class RightsRequestHistoryItemDto {
   @ApiPropertyOptional({ enum: RIGHTS_REQUEST_OUTCOMES }) outcome?: RightsRequestOutcome;
   @ApiPropertyOptional({ type: RightsResponseDto }) response?: RightsResponseDto;
   @ApiPropertyOptional({ type: SubjectReportDigestDto, description: "On the resolution of an access or portability request answered in all or part: the subject's report it gave." }) subjectReport?: SubjectReportDigestDto;
+  @ApiPropertyOptional({ format: 'uuid', description: 'On a correction (`rectified`).' }) rectificationId?: string;
+  @ApiPropertyOptional({ type: RectifiedRecordDto, description: 'On a correction: the record corrected.' }) record?: RectifiedRecordDto;
+  @ApiPropertyOptional({ type: String, nullable: true, description: "On a correction: what was corrected; null once the customer's data was erased." }) description?: string | null;
 }
 
 export class RightsRequestDto {

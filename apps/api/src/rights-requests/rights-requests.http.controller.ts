@@ -2,19 +2,19 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res, Strea
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { LoadedRightsRequest, RightsRequestEvent, RightsRequestSummary, listRightsRequests, rightsRequestStep } from '@ledger/redec';
+import { LoadedRightsRequest, RectifiedRecord, RightsRequestEvent, RightsRequestSummary, listRightsRequests, rightsRequestStep } from '@ledger/redec';
 import { ReadModel } from '@ledger/projections';
 import { CurrentPrincipal, Idempotent, NoStore, RequireScopes, assertScope } from '@ledger/http';
-import { CLOCK, Clock, Principal, Scopes, sha256Hex } from '@ledger/platform';
+import { CLOCK, Clock, Principal, Scopes, fieldRefused, sha256Hex } from '@ledger/platform';
 import { customerReference } from '../redec/interactions/create/create-interaction.http.controller';
 import { ResourceIdPipe } from '../resource-id.pipe';
 import { ProblemResponses } from '../openapi/problem-responses';
-import { GetRightsRequestQuery, ReceiveRightsRequestCommand, TransitionRightsRequestCommand } from './rights-request.commands';
+import { GetRightsRequestQuery, ReceiveRightsRequestCommand, RectifyRightsRequestCommand, TransitionRightsRequestCommand } from './rights-request.commands';
 import { DEFAULT_PAGE_LIMIT } from '../page-query.dto';
 import { requestCommandContext } from '../request-command-context';
 import { SubjectReportDto, SubjectReportQueryDto } from './subject-report.dto';
 import { SubjectReports } from './subject-reports';
-import { ReceiveRightsRequestDto, RightsRequestDto, RightsRequestHistoryItemDto, RightsRequestListQueryDto, RightsRequestPageDto, RightsRequestSummaryDto, RightsTransitionDto } from './rights-request.dto';
+import { ReceiveRightsRequestDto, RectificationDto, RectifiedRecordDto, RightsRequestDto, RightsRequestHistoryItemDto, RightsRequestListQueryDto, RightsRequestPageDto, RightsRequestSummaryDto, RightsTransitionDto } from './rights-request.dto';
 
 @ApiTags('rights-requests')
 @ApiBearerAuth()
@@ -77,6 +77,27 @@ export class RightsRequestsHttpController {
     return rightsRequestView(await this.commandBus.execute<TransitionRightsRequestCommand, LoadedRightsRequest>(new TransitionRightsRequestCommand(rightsRequestId, step)));
   }
 
+  @Post(':rightsRequestId/rectifications')
+  @HttpCode(201)
+  @RequireScopes(Scopes.WRITE)
+  @Idempotent({ required: true })
+  @ApiOperation({
+    operationId: 'rectifyRightsRequest',
+    summary: 'Record a correction made for a rectification or a REDEC dispute',
+    description:
+      'A new fact linked to the request, shown in its history as `rectified` with the record corrected and what was corrected; nothing recorded before is rewritten (decision 0072). ' +
+      'For kinds `rectification` and `redec_dispute`, while the request is open or once answered `approved` or `partially_approved` (else 409 `rights_request_invalid_transition`). ' +
+      '`occurredAt` not before the receipt (`occurred_at_before_receipt`) nor later than now. A `redec_consent` record is a consent of the request\'s data subject (`not_a_consent_of_the_customer`). ' +
+      'Idempotency-Key required: a retry answers the correction recorded first. Scope `consent:write`.',
+  })
+  @ApiCreatedResponse({ type: RightsRequestDto })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['rights_request_invalid_transition', 'customer_data_erased', 'concurrent_change'] })
+  async rectify(@Param('rightsRequestId', new ResourceIdPipe('rights request')) rightsRequestId: string, @Body() body: RectificationDto): Promise<RightsRequestDto> {
+    const { occurredAt, record, description } = body;
+    const rectification = { occurredAt, record: rectifiedRecord(record), description };
+    return rightsRequestView(await this.commandBus.execute<RectifyRightsRequestCommand, LoadedRightsRequest>(new RectifyRightsRequestCommand(rightsRequestId, rectification)));
+  }
+
   @Get()
   @RequireScopes(Scopes.READ)
   @ApiOperation({
@@ -136,7 +157,23 @@ export class RightsRequestsHttpController {
   }
 }
 
-function rightsRequestView({ state, facts, description, overdue }: LoadedRightsRequest): RightsRequestDto {
+/** The record a correction names, with the members of its kind only: a member of another kind is refused rather than dropped. */
+function rectifiedRecord(record: RectifiedRecordDto): RectifiedRecord {
+  const members: Record<RectifiedRecord['kind'], ReadonlyArray<keyof RectifiedRecordDto>> = { redec_consent: ['redecConsentId'], customer: [], bank_record: ['sourceSystem', 'sourceReference'] };
+  for (const [kind, names] of Object.entries(members)) {
+    for (const name of names) if (kind !== record.kind && record[name] !== undefined) throw fieldRefused(`record.${name}`, `only_with_${kind}`, `record.${name} is only sent with kind ${kind}.`);
+  }
+  switch (record.kind) {
+    case 'redec_consent':
+      return { kind: 'redec_consent', redecConsentId: record.redecConsentId! };
+    case 'customer':
+      return { kind: 'customer' };
+    case 'bank_record':
+      return { kind: 'bank_record', sourceSystem: record.sourceSystem!, sourceReference: record.sourceReference! };
+  }
+}
+
+function rightsRequestView({ state, facts, description, rectifications, overdue }: LoadedRightsRequest): RightsRequestDto {
   const received = facts[0].type === 'RightsRequestReceived' ? facts[0].data : undefined;
   const { channel, sourceSystem, sourceReference } = received!;
   return {
@@ -144,7 +181,7 @@ function rightsRequestView({ state, facts, description, overdue }: LoadedRightsR
     description,
     ...(received?.redec ? { redec: received.redec } : {}),
     ...(received?.redecConsentIds ? { redecConsentIds: received.redecConsentIds } : {}),
-    history: facts.map(historyItem),
+    history: facts.map((fact) => historyItem(fact, rectifications)),
   };
 }
 
@@ -153,7 +190,7 @@ function summaryView(request: RightsRequestSummary & { overdue: boolean }): Righ
   return { rightsRequestId, customerId, kind, status, receivedAt, dueAt, extended, outcome, complaintDeadline, overdue, channel, sourceSystem, sourceReference };
 }
 
-function historyItem(fact: RightsRequestEvent): RightsRequestHistoryItemDto {
+function historyItem(fact: RightsRequestEvent, rectifications: LoadedRightsRequest['rectifications']): RightsRequestHistoryItemDto {
   const step = { ...rightsRequestStep(fact), recordedAt: fact.data.recordedAt };
   switch (fact.type) {
     case 'RightsRequestReceived':
@@ -169,5 +206,7 @@ function historyItem(fact: RightsRequestEvent): RightsRequestHistoryItemDto {
     }
     case 'RightsRequestBlockLifted':
       return { ...step, ...(fact.data.reason !== undefined ? { reason: fact.data.reason } : {}) };
+    case 'RightsRequestRectified':
+      return { ...step, rectificationId: fact.data.rectificationId, record: fact.data.record, description: rectifications.get(fact.data.rectificationId) ?? null };
   }
 }

@@ -4,7 +4,7 @@ import { captureDependenciesProvider } from '../capture-dependencies';
 import { ReadYourWrites } from '../read-your-writes';
 import { RequestCommands } from '../request-commands';
 import { bankingCalendarProvider } from '../redec/banking-calendar.provider';
-import { GetRightsRequestHandler, ReceiveRightsRequestHandler, TransitionRightsRequestHandler } from './rights-request.commands';
+import { GetRightsRequestHandler, ReceiveRightsRequestHandler, RectifyRightsRequestHandler, TransitionRightsRequestHandler } from './rights-request.commands';
 import { RightsRequestsHttpController } from './rights-requests.http.controller';
 import { SubjectReports } from './subject-reports';
 
@@ -15,7 +15,7 @@ export class RightsRequestsModule {
     return {
       module: RightsRequestsModule,
       controllers: [RightsRequestsHttpController],
-      providers: [bankingCalendarProvider(config), captureDependenciesProvider, ReadYourWrites, RequestCommands, SubjectReports, ReceiveRightsRequestHandler, TransitionRightsRequestHandler, GetRightsRequestHandler],
+      providers: [bankingCalendarProvider(config), captureDependenciesProvider, ReadYourWrites, RequestCommands, SubjectReports, ReceiveRightsRequestHandler, TransitionRightsRequestHandler, RectifyRightsRequestHandler, GetRightsRequestHandler],
     };
   }
 }

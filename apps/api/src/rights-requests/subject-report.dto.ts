@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, Matches } from 'class-validator';
 import { RIGHTS_REQUEST_KINDS, RIGHTS_REQUEST_OUTCOMES, SUBJECT_REPORT_SCHEMA } from '@ledger/redec';
 import { ConsentRepresentationDto } from '../redec/consents/consent-representation.dto';
+import { RectifiedRecordDto } from './rights-request.dto';
 
 /** docs/reference/rights-requests.md, "The subject's report". */
 export class SubjectReportQueryDto {
@@ -100,8 +101,15 @@ class ReportedLegalHoldDto {
 }
 
 class ReportedStepDto {
-  @ApiProperty({ enum: ['received', 'in_analysis', 'extended', 'resolved', 'block_lifted'] }) step!: string;
+  @ApiProperty({ enum: ['received', 'in_analysis', 'extended', 'resolved', 'block_lifted', 'rectified'] }) step!: string;
   @ApiProperty({ type: 'integer' }) occurredAt!: number;
+}
+
+class ReportedRectificationDto {
+  @ApiProperty({ format: 'uuid' }) rectificationId!: string;
+  @ApiProperty({ type: 'integer' }) rectifiedAt!: number;
+  @ApiProperty({ type: RectifiedRecordDto }) record!: RectifiedRecordDto;
+  @ApiProperty({ type: String, nullable: true, description: 'What was corrected; null once erased.' }) description!: string | null;
 }
 
 class ReportedRightsRequestDto {
@@ -115,6 +123,7 @@ class ReportedRightsRequestDto {
   @ApiProperty({ type: 'integer', nullable: true }) resolvedAt!: number | null;
   @ApiProperty({ type: 'integer', nullable: true }) complaintDeadline!: number | null;
   @ApiProperty({ type: String, nullable: true, description: "The request in the data subject's words; null when none was recorded, or once erased." }) description!: string | null;
+  @ApiProperty({ type: [ReportedRectificationDto], description: 'The corrections made for it.' }) rectifications!: ReportedRectificationDto[];
   @ApiProperty({ type: [ReportedStepDto] }) history!: ReportedStepDto[];
 }
 

@@ -1,12 +1,16 @@
 export * from './rights-request.events';
 export { LEY_21719_DEADLINES, type RightsDeadlines, complaintDeadline, dueSoonFrom, isExtensible, rightsRequestDueAt } from './rights-clocks';
 export {
+  RECTIFIABLE_KINDS,
   RIGHTS_TRANSITIONS,
+  type Rectification,
   type ReceiveRightsRequest,
   type RightsPolicy,
   type RightsTransition,
   type RightsTransitionTarget,
   decideDeadlineNotice,
+  decideRectification,
+  checkRectification,
   decideReceiveRightsRequest,
   decideRightsTransition,
   isOverdue,
@@ -16,5 +20,5 @@ export {
 export * from './subject-report';
 export { renderSubjectReportPdf } from './subject-report-pdf';
 export { type ProcessingBlockFact, type ProcessingBlocks, blocksProcessingAt, evolveProcessingBlocks, isProcessingBlockFact, processingBlockedAt } from './processing-blocks';
-export { type LoadedRightsRequest, type ReceiveRightsRequestInput, type RightsRequestDependencies, noticeRightsRequestDeadlines, openUnlessErased, readRightsRequest, readRightsRequestFacts, receiveRightsRequest, transitionRightsRequest } from './rights-requests';
+export { type LoadedRightsRequest, type ReceiveRightsRequestInput, type RectifyRightsRequestInput, type RightsRequestDependencies, noticeRightsRequestDeadlines, openUnlessErased, readRightsRequest, readRightsRequestFacts, receiveRightsRequest, rectifyRightsRequest, transitionRightsRequest } from './rights-requests';
 export { RIGHTS_REQUESTS_PROJECTION, type RightsRequestListQuery, type RightsRequestSummary, countOpenRightsRequests, listRightsRequests, readCustomerRightsRequestIds, openRightsRequestsByDeadline, rightsRequestsProjection } from './rights-requests.projection';

@@ -2,7 +2,7 @@ import { specify } from '@ledger/platform/testing';
 import { bankingCalendar } from '../calendar/banking-calendar';
 import { LEY_21719_DEADLINES } from './rights-clocks';
 import { ProcessingBlocks, evolveProcessingBlocks, isProcessingBlockFact, processingBlockedAt } from './processing-blocks';
-import { ReceiveRightsRequest, RightsPolicy, RightsTransition, decideDeadlineNotice, decideReceiveRightsRequest, decideRightsTransition, isOverdue, subjectReportAsOf } from './rights-request.decider';
+import { ReceiveRightsRequest, Rectification, RightsPolicy, RightsTransition, decideDeadlineNotice, decideReceiveRightsRequest, decideRectification, decideRightsTransition, isOverdue, subjectReportAsOf } from './rights-request.decider';
 import { DeadlineNotice, RightsRequestDeadlineNoticed, RightsRequestEvent, RightsRequestKind, RightsRequestReceived, RightsRequestState, evolveRightsRequest } from './rights-request.events';
 
 const HOUR = 3_600_000;
@@ -210,6 +210,47 @@ describe('blocking', () => {
     expect(approved.map((fact) => isProcessingBlockFact('blocking', fact))).toEqual([false, true]);
     expect(after([received()], resolution()).map((fact) => isProcessingBlockFact('access', fact))).toEqual([false, false]);
     expect(after([block], analysis()).map((fact) => isProcessingBlockFact('blocking', fact))).toEqual([false, false]);
+  });
+});
+
+describe('corrections (decision 0072)', () => {
+  const correction = (overrides: Partial<Rectification> = {}): Rectification => ({
+    rectificationId: 'rec-1',
+    occurredAt: receivedAt + 5 * DAY,
+    record: { kind: 'bank_record', sourceSystem: 'core-crm', sourceReference: 'address-7' },
+    descriptionCiphertext: 'sealed',
+    ...overrides,
+  });
+  const rectify = (rectification: Rectification, now = rectification.occurredAt + HOUR) => (state: RightsRequestState | null) => decideRectification(state, rectification, policy, now);
+
+  it('records a correction for a rectification or a REDEC dispute, linked to the request, moving none of its instants', () => {
+    given(received({ kind: 'rectification' }))
+      .when(rectify(correction()))
+      .then([
+        {
+          type: 'RightsRequestRectified',
+          data: { rightsRequestId: 'rr-1', rectificationId: 'rec-1', rectifiedAt: receivedAt + 5 * DAY, record: correction().record, descriptionCiphertext: 'sealed', recordedAt: receivedAt + 5 * DAY + HOUR },
+        },
+      ]);
+    const redec = { classification: 'rectification' as const, reasonCode: '03', operationReference: 'op-9' };
+    given(received({ kind: 'redec_dispute', redec })).when(rectify(correction({ record: { kind: 'customer' } }))).thenMatches([{ type: 'RightsRequestRectified' }]);
+    const before = evolveRightsRequest(null, received({ kind: 'rectification' }))!;
+    expect(decideRectification(before, correction(), policy, receivedAt + 6 * DAY).reduce<RightsRequestState | null>(evolveRightsRequest, before)).toEqual(before);
+  });
+
+  it('takes one while the request is open or once answered in all or part, never after a refusal, nor for another kind', () => {
+    const rectification = received({ kind: 'rectification' });
+    const answered = after([rectification], resolution({ outcome: 'partially_approved', reason: 'in part' }));
+    // A correction made before the answer was recorded is still taken: it is no step of the request's status.
+    given(...answered).when(rectify(correction({ occurredAt: receivedAt + 2 * DAY }), receivedAt + 12 * DAY)).thenMatches([{ data: { rectifiedAt: receivedAt + 2 * DAY } }]);
+    given(...after([rectification], resolution({ outcome: 'rejected', reason: 'correct as held' }))).when(rectify(correction(), receivedAt + 12 * DAY)).thenRefused('rights_request_invalid_transition');
+    given(received({ kind: 'access' })).when(rectify(correction())).thenRefused('rights_request_invalid_transition');
+    given().when(rectify(correction())).thenRefused('NOT_FOUND');
+  });
+
+  it('refuses one made before the receipt, or later than now', () => {
+    given(received({ kind: 'rectification' })).when(rectify(correction({ occurredAt: receivedAt - 1 }))).thenRefused('VALIDATION_ERROR', 'occurred_at_before_receipt');
+    given(received({ kind: 'rectification' })).when(rectify(correction(), receivedAt + 5 * DAY - policy.callerClockSkewMs - 1)).thenRefused('VALIDATION_ERROR', 'in_the_future');
   });
 });
 

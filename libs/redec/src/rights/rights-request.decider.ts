@@ -2,7 +2,19 @@ import { conflict, fieldRefused, notFound, unprocessable } from '@ledger/platfor
 import { BankingCalendar } from '../calendar/banking-calendar';
 import { RightsDeadlines, complaintDeadline, dueSoonFrom, isExtensible, rightsRequestDueAt } from './rights-clocks';
 import { SUBJECT_REPORT_KINDS } from './subject-report';
-import { DeadlineNotice, RightsRequestDeadlineNoticed, RightsRequestEvent, RightsRequestOutcome, RightsRequestReceived, RightsRequestState, RightsResponse, SubjectReportDigest } from './rights-request.events';
+import {
+  DeadlineNotice,
+  RectifiedRecord,
+  RightsRequestDeadlineNoticed,
+  RightsRequestEvent,
+  RightsRequestKind,
+  RightsRequestOutcome,
+  RightsRequestReceived,
+  RightsRequestRectified,
+  RightsRequestState,
+  RightsResponse,
+  SubjectReportDigest,
+} from './rights-request.events';
 
 /** What the rules of a rights request are weighed with; `now` is passed to each decision. */
 export interface RightsPolicy {
@@ -166,6 +178,44 @@ export function decideRightsTransition(request: RightsRequestState | null, trans
   }
 }
 
+/** A correction as the bank reports it, its description already sealed under the customer's key. */
+export interface Rectification {
+  rectificationId: string;
+  occurredAt: number;
+  record: RectifiedRecord;
+  descriptionCiphertext: string;
+}
+
+/** The kinds of request a correction answers: a rectification under Ley 21.719, and a REDEC dispute of the data reported. */
+export const RECTIFIABLE_KINDS: readonly RightsRequestKind[] = ['rectification', 'redec_dispute'];
+
+/**
+ * A correction made for a rectification or a REDEC dispute (decision
+ * 0072), recorded as a fact linked to the request: while the request is
+ * open, or once answered in all or part (the bank corrects what it said it
+ * would), never after a refusal. It happened no earlier than the receipt
+ * and no later than now; it is no step of the request's status, so it is
+ * not held to the order of those steps. That a named consent is the data
+ * subject's is the caller's to check: the consent is not one of the
+ * request's facts.
+ */
+export function decideRectification(request: RightsRequestState | null, rectification: Rectification, policy: RightsPolicy, now: number): RightsRequestRectified[] {
+  const rectified = checkRectification(request, rectification, policy, now);
+  const { rectificationId, occurredAt, record, descriptionCiphertext } = rectification;
+  return [{ type: 'RightsRequestRectified', data: { rightsRequestId: rectified.rightsRequestId, rectificationId, rectifiedAt: occurredAt, record, descriptionCiphertext, recordedAt: now } }];
+}
+
+/** The rules decideRectification holds a correction to, before anything is sealed for it: the request it is for. */
+export function checkRectification(request: RightsRequestState | null, rectification: Pick<Rectification, 'occurredAt'>, policy: RightsPolicy, now: number): RightsRequestState {
+  if (!request) throw notFound('rights request');
+  const answeredInFavour = request.status === 'resolved' && request.outcome !== 'rejected';
+  const open = request.status === 'received' || request.status === 'in_analysis';
+  if (!RECTIFIABLE_KINDS.includes(request.kind) || !(open || answeredInFavour)) throw invalidTransition(request, 'rectified');
+  notInTheFuture('occurredAt', rectification.occurredAt, policy, now);
+  if (rectification.occurredAt < request.receivedAt) throw fieldRefused('occurredAt', 'occurred_at_before_receipt', 'A correction made for a request comes after its receipt.');
+  return request;
+}
+
 /** Open past its deadline: an answer is late from the first millisecond after `dueAt`. */
 export function isOverdue(request: Pick<RightsRequestState, 'status' | 'dueAt'>, now: number): boolean {
   return (request.status === 'received' || request.status === 'in_analysis') && now > request.dueAt;
@@ -189,6 +239,6 @@ function notInTheFuture(field: string, instant: number, policy: RightsPolicy, no
   if (instant > now + policy.callerClockSkewMs) throw fieldRefused(field, 'in_the_future', `${field} is later than the receipt.`);
 }
 
-function invalidTransition(request: RightsRequestState, to: RightsTransitionTarget) {
+function invalidTransition(request: RightsRequestState, to: RightsTransitionTarget | 'rectified') {
   return conflict('rights_request_invalid_transition', `A request of kind ${request.kind} that is ${request.status} cannot go to ${to}.`);
 }

@@ -97,6 +97,32 @@ export type RightsRequestBlockLifted = {
   data: { rightsRequestId: string; liftedAt: number; reason?: string; recordedAt: number };
 };
 
+/**
+ * What a correction made for a rectification changed: a REDEC consent of the
+ * data subject, the customer's own record in the ledger (through the
+ * ledger's own routes), or a record the bank keeps in its systems.
+ */
+export type RectifiedRecord = { kind: 'redec_consent'; redecConsentId: string } | { kind: 'customer' } | { kind: 'bank_record'; sourceSystem: string; sourceReference: string };
+export const RECTIFIED_RECORD_KINDS = ['redec_consent', 'customer', 'bank_record'] as const;
+
+/**
+ * A correction made for a rectification or a REDEC dispute (decision 0072):
+ * a new fact linked to the request, which rewrites nothing. It is no step of
+ * the request's status and moves none of its instants.
+ */
+export type RightsRequestRectified = {
+  type: 'RightsRequestRectified';
+  data: {
+    rightsRequestId: string;
+    rectificationId: string;
+    rectifiedAt: number;
+    record: RectifiedRecord;
+    /** What was corrected, in the words told to the data subject, under the customer's key: erasing the customer erases it. */
+    descriptionCiphertext: string;
+    recordedAt: number;
+  };
+};
+
 export const DEADLINE_NOTICES = ['due_soon', 'overdue'] as const;
 export type DeadlineNotice = (typeof DEADLINE_NOTICES)[number];
 
@@ -111,7 +137,14 @@ export type RightsRequestDeadlineNoticed = {
   data: { rightsRequestId: string; customerId: string; kind: RightsRequestKind; notice: DeadlineNotice; dueAt: number; recordedAt: number };
 };
 
-export type RightsRequestEvent = RightsRequestReceived | RightsRequestAnalysisStarted | RightsRequestExtended | RightsRequestResolved | RightsRequestBlockLifted | RightsRequestDeadlineNoticed;
+export type RightsRequestEvent =
+  | RightsRequestReceived
+  | RightsRequestAnalysisStarted
+  | RightsRequestExtended
+  | RightsRequestResolved
+  | RightsRequestBlockLifted
+  | RightsRequestDeadlineNoticed
+  | RightsRequestRectified;
 
 export type RightsRequestStatus = 'received' | 'in_analysis' | 'resolved' | 'block_lifted';
 
@@ -166,10 +199,12 @@ export function evolveRightsRequest(state: RightsRequestState | null, event: Rig
       return state && { ...state, status: 'block_lifted', blockLiftedAt: event.data.liftedAt, lastOccurredAt: event.data.liftedAt };
     case 'RightsRequestDeadlineNoticed':
       return state && { ...state, noticed: { ...state.noticed, [event.data.notice]: event.data.dueAt } };
+    case 'RightsRequestRectified':
+      return state;
   }
 }
 
-export type RightsRequestStepName = 'received' | 'in_analysis' | 'extended' | 'resolved' | 'block_lifted' | `${DeadlineNotice}_noticed`;
+export type RightsRequestStepName = 'received' | 'in_analysis' | 'extended' | 'resolved' | 'block_lifted' | 'rectified' | `${DeadlineNotice}_noticed`;
 
 /** A fact as a step of the request's history: its name, and when it happened (a deadline notice, when the service gave it). */
 export function rightsRequestStep(fact: RightsRequestEvent): { step: RightsRequestStepName; occurredAt: number } {
@@ -186,5 +221,7 @@ export function rightsRequestStep(fact: RightsRequestEvent): { step: RightsReque
       return { step: 'block_lifted', occurredAt: fact.data.liftedAt };
     case 'RightsRequestDeadlineNoticed':
       return { step: `${fact.data.notice}_noticed`, occurredAt: fact.data.recordedAt };
+    case 'RightsRequestRectified':
+      return { step: 'rectified', occurredAt: fact.data.rectifiedAt };
   }
 }

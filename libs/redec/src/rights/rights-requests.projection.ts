@@ -5,7 +5,7 @@ import { isOverdue } from './rights-request.decider';
 import { RightsRequestEvent, RightsRequestKind, RightsRequestState, RightsRequestStatus, evolveRightsRequest } from './rights-request.events';
 
 export const RIGHTS_REQUESTS_PROJECTION = 'rights-requests';
-const RIGHTS_REQUEST_EVENT_TYPES = new Set<string>(['RightsRequestReceived', 'RightsRequestAnalysisStarted', 'RightsRequestExtended', 'RightsRequestResolved', 'RightsRequestBlockLifted', 'RightsRequestDeadlineNoticed']);
+const RIGHTS_REQUEST_EVENT_TYPES = new Set<string>(['RightsRequestReceived', 'RightsRequestAnalysisStarted', 'RightsRequestExtended', 'RightsRequestResolved', 'RightsRequestBlockLifted', 'RightsRequestDeadlineNoticed', 'RightsRequestRectified']);
 
 /** Every request of a tenant, newest receipt last. */
 const BY_RECEIPT_INDEX = 'received';

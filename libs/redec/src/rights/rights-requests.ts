@@ -12,8 +12,19 @@ import { isProcessingBlockFact } from './processing-blocks';
 import { LEY_21719_DEADLINES, LONGEST_DUE_SOON_MS } from './rights-clocks';
 import { openRightsRequestsByDeadline } from './rights-requests.projection';
 import type { ReadModel } from '@ledger/projections';
-import { ReceiveRightsRequest, RightsPolicy, RightsTransition, checkRightsRequest, decideDeadlineNotice, decideReceiveRightsRequest, decideRightsTransition, isOverdue } from './rights-request.decider';
-import { RightsRequestEvent, RightsRequestState, SubjectReportDigest, evolveRightsRequest } from './rights-request.events';
+import {
+  ReceiveRightsRequest,
+  RightsPolicy,
+  RightsTransition,
+  checkRectification,
+  checkRightsRequest,
+  decideDeadlineNotice,
+  decideReceiveRightsRequest,
+  decideRectification,
+  decideRightsTransition,
+  isOverdue,
+} from './rights-request.decider';
+import { RectifiedRecord, RightsRequestEvent, RightsRequestState, SubjectReportDigest, evolveRightsRequest } from './rights-request.events';
 
 type Context = CommandContext & { tenantId: string };
 
@@ -34,6 +45,8 @@ export interface LoadedRightsRequest {
   state: RightsRequestState;
   facts: RightsRequestEvent[];
   description: string | null;
+  /** Each correction's description opened, by rectificationId (null once erased). */
+  rectifications: ReadonlyMap<string, string | null>;
   /** Still open after its deadline, at the time of the call. */
   overdue: boolean;
   /** The last position this call appended, or of the facts read; for read-your-writes. */
@@ -51,7 +64,7 @@ export async function receiveRightsRequest(deps: RightsRequestDependencies, inpu
   const facts = decideReceiveRightsRequest({ ...request, rightsRequestId, customerId: subject.customerId, ...(descriptionCiphertext ? { descriptionCiphertext } : {}) }, policyOf(deps), context.now);
   const appended = await deps.store.append(redecStreams.rightsRequest(context.tenantId, rightsRequestId), facts.map((fact) => toNewEvent(fact, context)), 'no_stream');
   const state = facts.reduce<RightsRequestState | null>(evolveRightsRequest, null)!;
-  return { state, facts, description: description ?? null, overdue: isOverdue(state, context.now), position: appended.position };
+  return { state, facts, description: description ?? null, rectifications: new Map(), overdue: isOverdue(state, context.now), position: appended.position };
 }
 
 /**
@@ -64,11 +77,16 @@ async function checkConsentsOfCustomer(store: EventStore, request: Pick<ReceiveR
   checkRightsRequest(request, policy, context.now);
   if (!('customerId' in customer)) throw fieldRefused('customerId', 'required_with_consents', 'An opposition that names consents names its customer by customerId.');
   for (const [index, redecConsentId] of (request.redecConsentIds ?? []).entries()) {
-    const { state } = await loadAggregate(store, redecStreams.consent(context.tenantId, redecConsentId), (s: ConsentState | null, e: ConsentEvent) => evolveConsent(s, e, context.tenantId));
-    if (state?.grant.customerId !== customer.customerId) {
+    if (!(await isConsentOfCustomer(store, context.tenantId, redecConsentId, customer.customerId))) {
       throw fieldRefused(`redecConsentIds[${index}]`, 'not_a_consent_of_the_customer', 'Each consent named is one of this customer, in this tenant.');
     }
   }
+}
+
+/** A consent never changes its customer, so a plain read of its stream decides; an unknown consent and another customer's are alike. */
+async function isConsentOfCustomer(store: EventStore, tenantId: string, redecConsentId: string, customerId: string): Promise<boolean> {
+  const { state } = await loadAggregate(store, redecStreams.consent(tenantId, redecConsentId), (s: ConsentState | null, e: ConsentEvent) => evolveConsent(s, e, tenantId));
+  return state?.grant.customerId === customerId;
 }
 
 /**
@@ -91,6 +109,33 @@ export async function transitionRightsRequest(
     const facts = decideRightsTransition(state, transition, policyOf(deps), context.now, subjectReport);
     const streamId = facts.every((fact) => isProcessingBlockFact(state!.kind, fact)) ? redecStreams.processingBlocks(context.tenantId, state!.customerId) : redecStreams.rightsRequest(context.tenantId, rightsRequestId);
     return { record: { streamId, facts }, answer: null };
+  });
+  return { ...(await readRightsRequest(deps, rightsRequestId, context))!, position: position! };
+}
+
+export interface RectifyRightsRequestInput {
+  occurredAt: number;
+  record: RectifiedRecord;
+  description: string;
+}
+
+/**
+ * Records a correction made for a rectification or a REDEC dispute
+ * (decision 0072), decided on the request's facts as recorded: its
+ * description sealed under the data subject's key, a consent it names
+ * checked to be the subject's, and nothing sealed for one refused.
+ */
+export async function rectifyRightsRequest(deps: RightsRequestDependencies, rightsRequestId: string, input: RectifyRightsRequestInput, context: Context): Promise<LoadedRightsRequest> {
+  const policy = policyOf(deps);
+  const { position } = await runCommand(deps.store, context, async (reads) => {
+    const recorded = await recordedFacts((streamId) => reads.events(streamId), context.tenantId, rightsRequestId);
+    const request = checkRectification(recorded && recorded.state, input, policy, context.now);
+    if (input.record.kind === 'redec_consent' && !(await isConsentOfCustomer(deps.store, context.tenantId, input.record.redecConsentId, request.customerId))) {
+      throw fieldRefused('record.redecConsentId', 'not_a_consent_of_the_customer', 'The consent corrected is one of the data subject of the request, in this tenant.');
+    }
+    const { ciphertext } = await deps.protection.protectForCustomer(context.tenantId, request.customerId, 'rights-request-rectification', input.description);
+    const facts = decideRectification(request, { rectificationId: randomUUID(), occurredAt: input.occurredAt, record: input.record, descriptionCiphertext: ciphertext }, policy, context.now);
+    return { record: { streamId: redecStreams.rightsRequest(context.tenantId, rightsRequestId), facts }, answer: null };
   });
   return { ...(await readRightsRequest(deps, rightsRequestId, context))!, position: position! };
 }
@@ -126,7 +171,11 @@ export async function readRightsRequest(deps: RightsRequestDependencies, rightsR
   const { state, facts, position } = recorded;
   const received = facts[0].type === 'RightsRequestReceived' ? facts[0].data : undefined;
   const description = await openUnlessErased(deps.protection, context.tenantId, received?.descriptionCiphertext);
-  return { state, facts, description, overdue: isOverdue(state, context.now), position };
+  const rectifications = new Map<string, string | null>();
+  for (const fact of facts) {
+    if (fact.type === 'RightsRequestRectified') rectifications.set(fact.data.rectificationId, await openUnlessErased(deps.protection, context.tenantId, fact.data.descriptionCiphertext));
+  }
+  return { state, facts, description, rectifications, overdue: isOverdue(state, context.now), position };
 }
 
 /** A request's facts as recorded (its own stream's and its blocks'); null for one the tenant does not hold. */

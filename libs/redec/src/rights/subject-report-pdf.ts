@@ -128,8 +128,22 @@ function rightsRequestBlocks(request: ReportedRightsRequest): PdfBlock[] {
     field('Plazo de respuesta', `${when(request.dueAt, 'dueAt')}${request.extended ? ' (prorrogado)' : ''}`),
     ...(request.complaintDeadline !== null ? [field('Plazo para reclamar ante la Agencia', when(request.complaintDeadline, 'complaintDeadline'))] : []),
     ...(request.description !== null ? [field('Su solicitud', request.description)] : []),
+    ...request.rectifications.map((rectification) =>
+      field('Corrección', `${when(rectification.rectifiedAt, 'rectifiedAt')}: ${rectification.description ?? ERASED}\n${rectifiedRecord(rectification.record)}`),
+    ),
     field('Historial', request.history.map((step) => `${when(step.occurredAt, 'occurredAt')}: ${described(STEPS, step.step)}`).join('\n')),
   ];
+}
+
+function rectifiedRecord(record: ReportedRightsRequest['rectifications'][number]['record']): string {
+  switch (record.kind) {
+    case 'redec_consent':
+      return `En el consentimiento ${record.redecConsentId}`;
+    case 'customer':
+      return 'En su registro de cliente';
+    case 'bank_record':
+      return `En el registro ${record.sourceReference} de ${record.sourceSystem}`;
+  }
 }
 
 const ERASED = '(eliminado)';
@@ -156,7 +170,7 @@ const REQUEST_KINDS: Readonly<Record<SubjectReport['kind'], string>> = {
 };
 const REQUEST_STATUSES: Readonly<Record<string, string>> = { received: 'Recibida', in_analysis: 'En análisis', resolved: 'Respondida', block_lifted: 'Bloqueo levantado' };
 const OUTCOMES: Readonly<Record<string, string>> = { approved: 'aprobada', partially_approved: 'aprobada en parte', rejected: 'rechazada' };
-const STEPS: Readonly<Record<string, string>> = { received: 'recibida', in_analysis: 'en análisis', extended: 'plazo prorrogado', resolved: 'respondida', block_lifted: 'bloqueo levantado' };
+const STEPS: Readonly<Record<string, string>> = { received: 'recibida', in_analysis: 'en análisis', extended: 'plazo prorrogado', resolved: 'respondida', block_lifted: 'bloqueo levantado', rectified: 'dato corregido' };
 
 /** The Spanish name of a code; a code without one prints as itself, so nothing the ledger records is hidden. */
 function described(names: Readonly<Record<string, string>>, code: string): string {

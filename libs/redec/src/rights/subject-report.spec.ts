@@ -63,6 +63,7 @@ const request = decideReceiveRightsRequest(
   policy,
   receivedAt,
 );
+const rectification = decideReceiveRightsRequest({ rightsRequestId: 'rr-2', customerId: 'cus-1', kind: 'rectification', receivedAt, channel: 'web', sourceSystem: 'privacy-desk', sourceReference: 's-2' }, policy, receivedAt);
 const analysed: RightsRequestEvent[] = [
   ...request,
   ...decideRightsTransition(evolveRightsRequest(null, request[0]) as RightsRequestState, { to: 'in_analysis', occurredAt: asOf + 1 }, policy, asOf + 1),
@@ -75,8 +76,11 @@ const facts = (overrides: Partial<SubjectFacts> = {}): SubjectFacts => ({
   customer,
   redecConsents: [consentFacts],
   generalConsents: [],
-  rightsRequests: [[...analysed, { type: 'RightsRequestDeadlineNoticed', data: { rightsRequestId: 'rr-1', customerId: 'cus-1', kind: 'access', notice: 'due_soon', dueAt: 0, recordedAt: receivedAt } }]],
-  opened: new Map(['cliente-42', '12345678-5', 'P123', '¿Qué datos tienen?'].map((value) => [`sealed:${value}`, value])),
+  rightsRequests: [
+    [...analysed, { type: 'RightsRequestDeadlineNoticed', data: { rightsRequestId: 'rr-1', customerId: 'cus-1', kind: 'access', notice: 'due_soon', dueAt: 0, recordedAt: receivedAt } }],
+    [...rectification, { type: 'RightsRequestRectified', data: { rightsRequestId: 'rr-2', rectificationId: 'rec-1', rectifiedAt: receivedAt + MINUTE, record: { kind: 'customer' }, descriptionCiphertext: 'sealed:Dirección corregida', recordedAt: receivedAt + MINUTE } }],
+  ],
+  opened: new Map(['cliente-42', '12345678-5', 'P123', '¿Qué datos tienen?', 'Dirección corregida'].map((value) => [`sealed:${value}`, value])),
   ...overrides,
 });
 
@@ -107,7 +111,14 @@ describe("the subject's report", () => {
       },
     ]);
     // The service's reminder to the bank is no step the data subject saw; the analysis came after asOf.
-    expect(report.rightsRequests).toEqual([expect.objectContaining({ rightsRequestId: 'rr-1', status: 'received', description: '¿Qué datos tienen?', history: [{ step: 'received', occurredAt: receivedAt }] })]);
+    expect(report.rightsRequests).toEqual([
+      expect.objectContaining({ rightsRequestId: 'rr-1', status: 'received', description: '¿Qué datos tienen?', rectifications: [], history: [{ step: 'received', occurredAt: receivedAt }] }),
+      expect.objectContaining({
+        rightsRequestId: 'rr-2',
+        rectifications: [{ rectificationId: 'rec-1', rectifiedAt: receivedAt + MINUTE, record: { kind: 'customer' }, description: 'Dirección corregida' }],
+        history: [{ step: 'received', occurredAt: receivedAt }, { step: 'rectified', occurredAt: receivedAt + MINUTE }],
+      }),
+    ]);
   });
 
   it('leaves out a consent granted, or a request recorded, after asOf', () => {
@@ -122,6 +133,7 @@ describe("the subject's report", () => {
     const report = subjectReportOf(facts({ customer: [...customer, erased], opened: new Map() }));
     expect(report.dataSubject).toMatchObject({ userReference: null, identifiers: [expect.objectContaining({ value: null })], erasedAt: asOf + 5 * MINUTE });
     expect(report.rightsRequests[0].description).toBeNull();
+    expect(report.rightsRequests[1].rectifications[0].description).toBeNull();
   });
 
   it('renders the same report as the same PDF bytes, in Spanish, and another instant as other bytes', () => {
@@ -129,6 +141,6 @@ describe("the subject's report", () => {
     expect(renderSubjectReportPdf(subjectReportOf(facts())).equals(pdf)).toBe(true);
     expect(renderSubjectReportPdf(subjectReportOf(facts({ asOf: asOf + 1 }))).equals(pdf)).toBe(false);
     const text = documentText(pdf).replace(/\s+/g, ' ');
-    for (const expected of ['Informe de datos personales', 'solicitud de acceso', '12345678-5', grant.data.internalConsentCode, 'Autorizado', 'consultado el', 'Retención C-1', '¿Qué datos tienen?', 'Página 1 de']) expect(text).toContain(expected);
+    for (const expected of ['Informe de datos personales', 'solicitud de acceso', '12345678-5', grant.data.internalConsentCode, 'Autorizado', 'consultado el', 'Retención C-1', '¿Qué datos tienen?', '(UTC-03:00): Dirección corregida', 'En su registro de cliente', 'dato corregido', 'Página 1 de']) expect(text).toContain(expected);
   });
 });

@@ -4,7 +4,7 @@ import { AccessDecided, AccessConfirmed, AccessOutcome } from '../access/access.
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, NotificationEvidence, evolveConsent } from '../consent/consent.state';
 import { RegulatoryRepresentation, regulatoryRepresentation } from '../consent/regulatory-representation';
-import { RightsRequestEvent, RightsRequestKind, RightsRequestOutcome, RightsRequestState, RightsRequestStatus, evolveRightsRequest, rightsRequestStep } from './rights-request.events';
+import { RectifiedRecord, RightsRequestEvent, RightsRequestKind, RightsRequestOutcome, RightsRequestState, RightsRequestStatus, evolveRightsRequest, rightsRequestStep } from './rights-request.events';
 
 /** The version of the report's layout (docs/reference/rights-requests.md, "The subject's report"): a change that removes or renames a member makes a new one. */
 export const SUBJECT_REPORT_SCHEMA = 'subject-report/1';
@@ -81,6 +81,8 @@ export interface ReportedRightsRequest {
   complaintDeadline: number | null;
   /** The request in the data subject's words; null when none was recorded or once erased. */
   description: string | null;
+  /** The corrections made for it (decision 0072); what was corrected is null once erased. */
+  rectifications: Array<{ rectificationId: string; rectifiedAt: number; record: RectifiedRecord; description: string | null }>;
   history: Array<{ step: string; occurredAt: number }>;
 }
 
@@ -221,12 +223,15 @@ function reportedRightsRequest(facts: RightsRequestEvent[], open: (ciphertext: s
     resolvedAt,
     complaintDeadline,
     description: open(received.data.descriptionCiphertext),
+    rectifications: facts.flatMap((fact) =>
+      fact.type === 'RightsRequestRectified' ? [{ rectificationId: fact.data.rectificationId, rectifiedAt: fact.data.rectifiedAt, record: fact.data.record, description: open(fact.data.descriptionCiphertext) }] : [],
+    ),
     // The service's reminders to the bank are not steps the data subject saw.
     history: facts.filter((fact) => fact.type !== 'RightsRequestDeadlineNoticed').map(rightsRequestStep),
   };
 }
 
-/** Every ciphertext a report opens: the customer's reference and identifiers, and the requests' descriptions. */
+/** Every ciphertext a report opens: the customer's reference and identifiers, and the requests' descriptions and corrections. */
 export function subjectCiphertexts(customer: readonly RecordedEvent[], rightsRequests: readonly RightsRequestEvent[][]): string[] {
   const ciphertexts: string[] = [];
   for (const event of customer) {
@@ -234,8 +239,9 @@ export function subjectCiphertexts(customer: readonly RecordedEvent[], rightsReq
     if (data.userReference) ciphertexts.push(data.userReference.ciphertext);
     for (const identifier of [...(data.identifiers ?? []), ...(data.identifier ? [data.identifier] : [])]) ciphertexts.push(identifier.value.ciphertext);
   }
-  for (const [received] of rightsRequests) {
-    if (received?.type === 'RightsRequestReceived' && received.data.descriptionCiphertext !== undefined) ciphertexts.push(received.data.descriptionCiphertext);
+  for (const fact of rightsRequests.flat()) {
+    if (fact.type === 'RightsRequestReceived' && fact.data.descriptionCiphertext !== undefined) ciphertexts.push(fact.data.descriptionCiphertext);
+    if (fact.type === 'RightsRequestRectified') ciphertexts.push(fact.data.descriptionCiphertext);
   }
   return ciphertexts;
 }
