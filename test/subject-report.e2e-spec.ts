@@ -3,6 +3,7 @@ import { documentText } from '@ledger/artifacts/testing';
 import { ApiApp, startApiApp } from './support/api-app';
 import { EACH_STORE, TestEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact } from './support/expectations';
+import { generalConsents } from './support/general-consents';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
 import { initialWindowAccess } from './support/redec-fixtures';
 import { binaryBody } from './support/text-body';
@@ -84,17 +85,7 @@ describe.each(EACH_STORE)("the subject's report, on %s", (_store, environmentOf)
     expect(hold.status).toBe(201);
     legalHoldId = hold.body.legalHoldId;
 
-    const published = await post('/v1/configurations', { templateKey: `terminos-${randomUUID()}`, title: 'Términos del servicio', text: 'Acepto.', channel: 'digital', captureTiming: 'deferred_external' });
-    expect(published.status).toBe(201);
-    const opened = await post('/v1/consent-interactions', { configurationId: published.body.configurationId, customerId: first.customerId });
-    const granted = await post(`/v1/consent-interactions/${opened.body.interactionId}/grant`, {
-      occurredAt: Date.now() - MINUTE,
-      sourceSystem: 'web',
-      sourceReference: `tos-${randomUUID()}`,
-      evidence: { kind: 'electronic', authentication: { method: 'password', reference: 'session-9' } },
-    });
-    expect(granted.status).toBe(201);
-    generalConsentId = granted.body.consentId;
+    generalConsentId = (await generalConsents(api, apiKey).grant(first.customerId)).consentId;
   });
   afterAll(async () => {
     await api?.close();

@@ -17,6 +17,7 @@ import {
   evolveRightsRequest,
   rightsRequestDueAt,
   subjectReportAsOf,
+  answersWithSuppression,
 } from '@ledger/redec';
 
 /**
@@ -124,9 +125,12 @@ describe('the life of a rights request', () => {
           const expected = allowed(state, transition, now);
           let recorded: RightsRequestEvent[];
           try {
-            // As the service does: the subject's report an answer gives is rendered first, and its digest recorded.
+            // As the service does: what an answer gives (the subject's report, a suppression's assessment) is prepared first.
             const reportAsOf = subjectReportAsOf(state, transition, now);
-            recorded = decideRightsTransition(state, transition, policy, now, reportAsOf === null ? undefined : { asOf: reportAsOf, jsonSha256: '1'.repeat(64), pdfSha256: '2'.repeat(64) });
+            recorded = decideRightsTransition(state, transition, policy, now, {
+              ...(reportAsOf !== null ? { subjectReport: { asOf: reportAsOf, jsonSha256: '1'.repeat(64), pdfSha256: '2'.repeat(64) } } : {}),
+              ...(answersWithSuppression(state, transition) ? { suppression: { assessedAt: now, records: [], legalHoldsInForce: [], erasableFrom: now } } : {}),
+            });
           } catch (error) {
             if (!(error instanceof DomainError)) throw error;
             expect({ transition, refused: error.code, allowed: expected }).toEqual({ transition, refused: error.code, allowed: false });
@@ -168,6 +172,7 @@ describe('the life of a rights request', () => {
             // The report an answer gives stands on the ledger between the receipt's recording and the answer's.
             expect(fact.data.subjectReport !== undefined).toBe((kind === 'access' || kind === 'portability') && fact.data.outcome !== 'rejected');
             if (fact.data.subjectReport) expect(fact.data.subjectReport.asOf >= state.receiptRecordedAt && fact.data.subjectReport.asOf <= fact.data.recordedAt).toBe(true);
+            expect(fact.data.suppression !== undefined).toBe(kind === 'suppression' && fact.data.outcome !== 'rejected');
           }
         }
         expect(state.dueAt).toBe(rightsRequestDueAt(kind, receivedAt, state.extended, policy.calendar, policy.deadlines));

@@ -6,7 +6,8 @@ import {
   RectifyRightsRequestInput,
   RightsRequestDependencies,
   RightsTransition,
-  SubjectReportDigest,
+  AnswerContent,
+  answersWithSuppression,
   readRightsRequest,
   receiveRightsRequest,
   rectifyRightsRequest,
@@ -65,23 +66,27 @@ export class TransitionRightsRequestHandler implements ICommandHandler<Transitio
 
   execute({ rightsRequestId, transition }: TransitionRightsRequestCommand): Promise<LoadedRightsRequest> {
     return this.commands.run(async (_store, context) => {
-      const changed = await transitionRightsRequest(this.deps, rightsRequestId, transition, context, await this.subjectReportOfAnswer(rightsRequestId, transition, context));
+      const changed = await transitionRightsRequest(this.deps, rightsRequestId, transition, context, await this.answerContent(rightsRequestId, transition, context));
       return { result: changed, position: changed.position };
     });
   }
 
   /**
-   * The digest of the subject's report an answer gives (decision 0071),
-   * rendered before the answer is decided: the report stands on facts
-   * recorded by an instant that has passed, so the facts the decision reads
-   * later cannot change it. Nothing for a request that is not open: the
-   * decision refuses the answer.
+   * What the service puts into an answer, prepared before the answer is
+   * decided: the digest of the subject's report it gives (decision 0071),
+   * rendered as of an instant that has passed, so the facts the decision
+   * reads later cannot change it; and for a suppression where each record
+   * stands for erasure now (decision 0073). Nothing for a request that is
+   * not open: the decision refuses the answer.
    */
-  private async subjectReportOfAnswer(rightsRequestId: string, transition: RightsTransition, context: RequestContext): Promise<SubjectReportDigest | undefined> {
+  private async answerContent(rightsRequestId: string, transition: RightsTransition, context: RequestContext): Promise<AnswerContent> {
     const request = await readRightsRequest(this.deps, rightsRequestId, context);
-    if (!request || !(request.state.status === 'received' || request.state.status === 'in_analysis')) return undefined;
+    if (!request || !(request.state.status === 'received' || request.state.status === 'in_analysis')) return {};
     const asOf = subjectReportAsOf(request.state, transition, context.now);
-    return asOf === null ? undefined : SubjectReports.digestOf(await this.subjectReports.render(rightsRequestId, asOf, context));
+    return {
+      ...(asOf !== null ? { subjectReport: SubjectReports.digestOf(await this.subjectReports.render(rightsRequestId, asOf, context)) } : {}),
+      ...(answersWithSuppression(request.state, transition) ? { suppression: await this.subjectReports.assessSuppression(request.state, context) } : {}),
+    };
   }
 }
 

@@ -174,6 +174,30 @@ export class SubjectReportDigestDto {
   @ApiProperty({ description: 'SHA-256 (hex) of the report as PDF, the body of GET …/subject-report?format=pdf&asOf=.' }) pdfSha256!: string;
 }
 
+class SuppressedRecordRefDto {
+  @ApiProperty({ enum: ['redec_consent', 'general_consent'] }) kind!: string;
+  @ApiPropertyOptional({ format: 'uuid' }) redecConsentId?: string;
+  @ApiPropertyOptional({ format: 'uuid' }) consentId?: string;
+}
+
+class SuppressedRecordDto {
+  @ApiProperty({ type: SuppressedRecordRefDto }) record!: SuppressedRecordRefDto;
+  @ApiProperty({
+    enum: ['past_floor', 'within_floor', 'in_force', 'no_floor'],
+    description: '`past_floor`: erasable now; `within_floor`: erasable after `retentionUntil`; `in_force`: a consent that still enables access, whose floor has not started; `no_floor`: a general consent, erasable now.',
+  })
+  reason!: string;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The end of the retention floor (epoch ms), as the regulatory representation states it.' }) retentionUntil!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'What the floor counts from (the representation\'s `retentionBasis`).' }) retentionBasis!: string | null;
+}
+
+export class SuppressionAssessmentDto {
+  @ApiProperty({ type: 'integer', description: 'When the service assessed the records: the answer\'s recording.' }) assessedAt!: number;
+  @ApiProperty({ type: [SuppressedRecordDto], description: "Each REDEC and general consent of the data subject." }) records!: SuppressedRecordDto[];
+  @ApiProperty({ type: [String], description: 'The legal holds in force: erasure waits for their release.' }) legalHoldsInForce!: string[];
+  @ApiProperty({ type: 'integer', nullable: true, description: 'When every record may be erased (the instant after the latest floor, or `assessedAt`); null while a consent is in force.' }) erasableFrom!: number | null;
+}
+
 export const DEADLINE_NOTICE_STEPS = DEADLINE_NOTICES.map((notice) => `${notice}_noticed` as const);
 
 export class RightsRequestHistoryItemDto {
@@ -190,6 +214,7 @@ export class RightsRequestHistoryItemDto {
   @ApiPropertyOptional({ enum: RIGHTS_REQUEST_OUTCOMES }) outcome?: RightsRequestOutcome;
   @ApiPropertyOptional({ type: RightsResponseDto }) response?: RightsResponseDto;
   @ApiPropertyOptional({ type: SubjectReportDigestDto, description: "On the resolution of an access or portability request answered in all or part: the subject's report it gave." }) subjectReport?: SubjectReportDigestDto;
+  @ApiPropertyOptional({ type: SuppressionAssessmentDto, description: 'On the resolution of a suppression answered in all or part: where each record stands for erasure (decision 0073).' }) suppression?: SuppressionAssessmentDto;
   @ApiPropertyOptional({ format: 'uuid', description: 'On a correction (`rectified`).' }) rectificationId?: string;
   @ApiPropertyOptional({ type: RectifiedRecordDto, description: 'On a correction: the record corrected.' }) record?: RectifiedRecordDto;
   @ApiPropertyOptional({ type: String, nullable: true, description: "On a correction: what was corrected; null once the customer's data was erased." }) description?: string | null;

@@ -201,8 +201,8 @@ function historyItem(fact: RightsRequestEvent, rectifications: LoadedRightsReque
     case 'RightsRequestExtended':
       return { ...step, reason: fact.data.reason, dueAt: fact.data.dueAt };
     case 'RightsRequestResolved': {
-      const { outcome, reason, response, subjectReport } = fact.data;
-      return { ...step, outcome, ...(reason !== undefined ? { reason } : {}), response, ...(subjectReport ? { subjectReport } : {}) };
+      const { outcome, reason, response, subjectReport, suppression } = fact.data;
+      return { ...step, outcome, ...(reason !== undefined ? { reason } : {}), response, ...(subjectReport ? { subjectReport } : {}), ...(suppression ? { suppression } : {}) };
     }
     case 'RightsRequestBlockLifted':
       return { ...step, ...(fact.data.reason !== undefined ? { reason: fact.data.reason } : {}) };

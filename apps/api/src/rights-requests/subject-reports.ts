@@ -7,9 +7,12 @@ import { ReadModel } from '@ledger/projections';
 import {
   ReportedGeneralConsent,
   RightsRequestDependencies,
+  RightsRequestState,
   SUBJECT_REPORT_KINDS,
   SubjectReport,
   SubjectReportDigest,
+  SuppressionAssessment,
+  assessSuppression,
   checkSubjectReportAsOf,
   consentFacts,
   openUnlessErased,
@@ -58,6 +61,15 @@ export class SubjectReports {
     await this.commands.readModelCaughtUp();
     const report = await this.reportOf(rightsRequestId, kind, customerId, instant, context.tenantId);
     return { report, json: Buffer.from(canonicalJson(report)), pdf: renderSubjectReportPdf(report) };
+  }
+
+  /**
+   * Where each of the subject's records stands for erasure now (decision
+   * 0073): what the answer to a suppression records, read as the report is.
+   */
+  async assessSuppression(request: Pick<RightsRequestState, 'rightsRequestId' | 'kind' | 'customerId'>, context: RequestContext): Promise<SuppressionAssessment> {
+    await this.commands.readModelCaughtUp();
+    return assessSuppression(await this.reportOf(request.rightsRequestId, request.kind, request.customerId, context.now, context.tenantId), context.now);
   }
 
   /** What an answer records of the report it gave. */

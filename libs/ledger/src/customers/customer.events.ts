@@ -58,8 +58,10 @@ export interface CustomerDataErased {
     dataKeyId: string | null;
     /** The consents whose floors had all passed, by id. */
     redecConsentIds: string[];
-    /** The latest retentionUntil among them: erasure came after it. */
-    retentionUntil: number;
+    /** The latest retentionUntil among them: erasure came after it. Null when the customer had no consent with a floor, erased at their request. */
+    retentionUntil: number | null;
+    /** The data subject's suppression request answered `approved`, when there was one (decision 0073). */
+    rightsRequestId?: string;
     /**
      * SHA-256 of the evidence and certificates whose blobs were deleted (hashes of recordings and certificates, not of
      * identifiers): since decision 0048 every one the customer's consents name, each the customer's own; before, only

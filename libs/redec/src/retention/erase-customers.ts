@@ -6,6 +6,7 @@ import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { decideReportContentErasure } from '../reports/report.decider';
 import { contentBlobOf } from '../reports/report-content';
 import { Report, ReportEvent, evolveReport } from '../reports/report.events';
+import { RightsRequestReceived, RightsRequestResolved } from '../rights/rights-request.events';
 import { redecStreams } from '../streams';
 import {
   ConsentPastFloor,
@@ -84,6 +85,8 @@ export async function readTenantRecords(store: EventStore, tenantId: string, pro
   const generalConsents = new Map<string, number>();
   const generalConsentEvidence = new Set<string>();
   const underTenantKey = new Set<string>();
+  const suppressionRequests = new Map<string, string>();
+  const suppressions = new Map<string, { rightsRequestId: string; generalConsentsSince: number }>();
   let read = 0;
   for await (const page of readAllPages(store, { pageSize: PAGE })) {
     for (const event of page) {
@@ -98,7 +101,16 @@ export async function readTenantRecords(store: EventStore, tenantId: string, pro
       } else if (event.type === 'GeneralConsentGranted' && event.metadata.tenantId === tenantId) {
         const { customerId, evidence } = event.data as { customerId: string; evidence: GrantEvidence };
         generalConsents.set(customerId, (generalConsents.get(customerId) ?? 0) + 1);
+        const suppression = suppressions.get(customerId);
+        if (suppression) suppression.generalConsentsSince += 1;
         if (evidence.kind !== 'electronic' && evidence.content.origin === 'held') generalConsentEvidence.add(evidence.content.contentSha256);
+      } else if (event.type === 'RightsRequestReceived' && event.metadata.tenantId === tenantId) {
+        const { rightsRequestId, kind, customerId } = (event as unknown as RightsRequestReceived).data;
+        if (kind === 'suppression') suppressionRequests.set(rightsRequestId, customerId);
+      } else if (event.type === 'RightsRequestResolved' && event.metadata.tenantId === tenantId) {
+        const { rightsRequestId, outcome } = (event as unknown as RightsRequestResolved).data;
+        const customerId = suppressionRequests.get(rightsRequestId);
+        if (customerId !== undefined && outcome === 'approved') suppressions.set(customerId, { rightsRequestId, generalConsentsSince: 0 });
       }
     }
     read += page.length;
@@ -117,6 +129,7 @@ export async function readTenantRecords(store: EventStore, tenantId: string, pro
         customer,
         consents: byCustomer.get(customer.customerId) ?? [],
         generalConsents: generalConsents.get(customer.customerId) ?? 0,
+        suppression: suppressions.get(customer.customerId) ?? null,
         sealedUnderTenantKey: underTenantKey.has(customer.customerId),
       })),
     reports: [...reports.values()].filter((report): report is Report => report !== null),

@@ -12,7 +12,13 @@ const customerFacts = (...events: CustomerEvent[]): Customer =>
     { type: 'CustomerRegistered', data: { customerId: 'cus-1', userReference: { hash: 'h', ciphertext: 'c' }, identifiers: [], registeredAt: grantedAt } } as CustomerEvent,
     ...events,
   ].reduce<Customer | null>(evolveCustomer, null)!;
-const records = (consents: ConsentState[], customer = customerFacts(), generalConsents = 0): CustomerRecords => ({ customer, consents, generalConsents, sealedUnderTenantKey: false });
+const records = (consents: ConsentState[], customer = customerFacts(), generalConsents = 0, suppression: CustomerRecords['suppression'] = null): CustomerRecords => ({
+  customer,
+  consents,
+  generalConsents,
+  suppression,
+  sealedUnderTenantKey: false,
+});
 const revoked = given(facts.revocation(revokedAt, true));
 const hold: CustomerEvent = { type: 'LegalHoldPlaced', data: { customerId: 'cus-1', legalHoldId: 'lh-1', reason: 'litigio', reference: 'C-1', placedAt: revokedAt } };
 
@@ -38,6 +44,18 @@ describe('retention verdict (decision 0035)', () => {
   it('keeps a customer without consents, or with a general consent, which has no floor', () => {
     expect(retentionVerdict(records([]), floor + 1)).toBe('retained');
     expect(retentionVerdict(records([revoked], customerFacts(), 1), floor + 1)).toBe('retained');
+  });
+
+  it('makes a customer whose suppression was approved erasable once every floor passed, with no consent or only general ones, unless they consented again since (decision 0073)', () => {
+    const suppression = { rightsRequestId: 'rr-1', generalConsentsSince: 0 };
+    expect(retentionVerdict(records([], customerFacts(), 0, suppression), grantedAt)).toBe('erasable');
+    expect(retentionVerdict(records([], customerFacts(), 2, suppression), grantedAt)).toBe('erasable');
+    expect(retentionVerdict(records([revoked], customerFacts(), 1, suppression), floor)).toBe('retained');
+    expect(retentionVerdict(records([revoked], customerFacts(), 1, suppression), floor + 1)).toBe('erasable');
+    expect(retentionVerdict(records([], customerFacts(hold), 0, suppression), grantedAt)).toBe('on_legal_hold');
+    expect(retentionVerdict(records([], customerFacts(), 2, { ...suppression, generalConsentsSince: 1 }), grantedAt)).toBe('retained');
+    const erasure = decideCustomerErasure(records([], customerFacts(), 1, suppression), null, [], grantedAt);
+    expect(erasure?.data).toMatchObject({ redecConsentIds: [], retentionUntil: null, rightsRequestId: 'rr-1', erasedAt: grantedAt });
   });
 
   it('passes by a customer on legal hold until the hold is released', () => {

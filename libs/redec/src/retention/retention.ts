@@ -10,6 +10,13 @@ export interface CustomerRecords {
   /** General (non-REDEC) consents: they have no retention floor yet, so they keep the customer's data (decision 0035). */
   generalConsents: number;
   /**
+   * The data subject's suppression request answered `approved`, if any, and
+   * how many general consents they granted after it: their data is then
+   * kept only as long as a floor requires, unless they consented again
+   * (decision 0073).
+   */
+  suppression: { rightsRequestId: string; generalConsentsSince: number } | null;
+  /**
    * Some value of the customer was recorded under the tenant's key, before
    * decision 0035: destroying the customer's key does not make it
    * unreadable to a holder of the master key.
@@ -29,16 +36,19 @@ export interface ConsentPastFloor {
  * - `erased`: its data key was destroyed already;
  * - `retained`: some consent is still within its floor (or has none yet,
  *   being valid or extended), it holds a general consent, or it has no
- *   consent at all (nothing says its data has served its purpose);
+ *   consent at all (nothing says its data has served its purpose), the
+ *   last two unless the data subject's suppression was approved and they
+ *   granted no general consent since (decision 0073): that says it has;
  * - `on_legal_hold`: every consent is past its floor, but a hold is in force;
  * - `erasable`: every consent is past its floor and no hold is in force.
  */
 export type RetentionVerdict = 'erased' | 'retained' | 'on_legal_hold' | 'erasable';
 
 export function retentionVerdict(records: CustomerRecords, now: number): RetentionVerdict {
-  const { customer, consents, generalConsents } = records;
+  const { customer, consents, generalConsents, suppression } = records;
   if (customer.erasedAt !== null) return 'erased';
-  if (consents.length === 0 || generalConsents > 0) return 'retained';
+  const suppressed = suppression !== null && suppression.generalConsentsSince === 0;
+  if (!suppressed && (consents.length === 0 || generalConsents > 0)) return 'retained';
   if (!consents.every((consent) => pastFloor(consent, now))) return 'retained';
   return customer.legalHolds.some((h) => h.releasedAt === null) ? 'on_legal_hold' : 'erasable';
 }
@@ -78,7 +88,8 @@ export function decideCustomerErasure(records: CustomerRecords, dataKeyId: strin
       customerId: records.customer.customerId,
       dataKeyId,
       redecConsentIds: floors.map((f) => f.redecConsentId),
-      retentionUntil: Math.max(...floors.map((f) => f.retentionUntil)),
+      retentionUntil: floors.length === 0 ? null : Math.max(...floors.map((f) => f.retentionUntil)),
+      ...(records.suppression !== null ? { rightsRequestId: records.suppression.rightsRequestId } : {}),
       deletedBlobs,
       erasedAt: now,
     },

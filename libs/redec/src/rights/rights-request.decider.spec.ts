@@ -2,7 +2,7 @@ import { specify } from '@ledger/platform/testing';
 import { bankingCalendar } from '../calendar/banking-calendar';
 import { LEY_21719_DEADLINES } from './rights-clocks';
 import { ProcessingBlocks, evolveProcessingBlocks, isProcessingBlockFact, processingBlockedAt } from './processing-blocks';
-import { ReceiveRightsRequest, Rectification, RightsPolicy, RightsTransition, decideDeadlineNotice, decideReceiveRightsRequest, decideRectification, decideRightsTransition, isOverdue, subjectReportAsOf } from './rights-request.decider';
+import { AnswerContent, ReceiveRightsRequest, Rectification, RightsPolicy, RightsTransition, decideDeadlineNotice, decideReceiveRightsRequest, decideRectification, decideRightsTransition, isOverdue, subjectReportAsOf, answersWithSuppression } from './rights-request.decider';
 import { DeadlineNotice, RightsRequestDeadlineNoticed, RightsRequestEvent, RightsRequestKind, RightsRequestReceived, RightsRequestState, evolveRightsRequest } from './rights-request.events';
 
 const HOUR = 3_600_000;
@@ -28,12 +28,15 @@ const request = (overrides: Partial<ReceiveRightsRequest> = {}): ReceiveRightsRe
 const received = (overrides: Partial<ReceiveRightsRequest> = {}): RightsRequestReceived =>
   decideReceiveRightsRequest(request(overrides), policy, receivedAt + HOUR)[0] as RightsRequestReceived;
 const receive = (overrides: Partial<ReceiveRightsRequest> = {}, now = receivedAt + HOUR) => () => decideReceiveRightsRequest(request(overrides), policy, now);
-/** The digest of the subject's report the service renders for an answer that gives one, as the transition handler does: what the decider records. */
-const reportDigest = (state: RightsRequestState | null, step: RightsTransition, now: number) => {
+/** What the service prepares for an answer, as the transition handler does: the digest of the subject's report, a suppression's assessment. */
+const answerContent = (state: RightsRequestState | null, step: RightsTransition, now: number): AnswerContent => {
   const asOf = state && subjectReportAsOf(state, step, now);
-  return asOf === null ? undefined : { asOf, jsonSha256: 'b'.repeat(64), pdfSha256: 'c'.repeat(64) };
+  return {
+    ...(asOf !== null ? { subjectReport: { asOf, jsonSha256: 'b'.repeat(64), pdfSha256: 'c'.repeat(64) } } : {}),
+    ...(state && answersWithSuppression(state, step) ? { suppression: { assessedAt: now, records: [], legalHoldsInForce: [], erasableFrom: now } } : {}),
+  };
 };
-const decide = (state: RightsRequestState | null, step: RightsTransition, now: number) => decideRightsTransition(state, step, policy, now, reportDigest(state, step, now));
+const decide = (state: RightsRequestState | null, step: RightsTransition, now: number) => decideRightsTransition(state, step, policy, now, answerContent(state, step, now));
 const transition = (step: RightsTransition, now = step.occurredAt + HOUR) => (state: RightsRequestState | null) => decide(state, step, now);
 const analysis = (occurredAt = receivedAt + DAY): RightsTransition => ({ to: 'in_analysis', occurredAt });
 const resolution = (overrides: Partial<RightsTransition> = {}): RightsTransition => ({
@@ -163,6 +166,17 @@ describe('the life of a rights request', () => {
     given(received()).when(transition(resolution({ subjectReportAsOf: receivedAt + HOUR - 1 }))).thenRefused('VALIDATION_ERROR', 'before_receipt');
     const open = evolveRightsRequest(null, received())!;
     expect(() => decideRightsTransition(open, resolution(), policy, receivedAt + 11 * DAY)).toThrow("records the subject's report");
+  });
+
+  it('records with a suppression answered in all or part where each record stands for erasure, assessed at the answer, and none with a refusal (decision 0073)', () => {
+    const now = receivedAt + 10 * DAY + HOUR;
+    const assessment = { assessedAt: now, records: [], legalHoldsInForce: [], erasableFrom: now };
+    given(received({ kind: 'suppression' })).when(transition(resolution(), now)).thenMatches([{ data: { suppression: assessment } }]);
+    const rejected = after([received({ kind: 'suppression' })], resolution({ outcome: 'rejected', reason: 'obligación legal de conservar' }));
+    expect(rejected[1].type === 'RightsRequestResolved' && 'suppression' in rejected[1].data).toBe(false);
+    const open = evolveRightsRequest(null, received({ kind: 'suppression' }))!;
+    expect(() => decideRightsTransition(open, resolution(), policy, now)).toThrow('records where each record stands for erasure');
+    expect(() => decideRightsTransition(open, resolution(), policy, now, { suppression: { ...assessment, assessedAt: now - 1 } })).toThrow('records where each record stands for erasure');
   });
 
   it('refuses any transition of a request it does not hold', () => {

@@ -14,6 +14,7 @@ import {
   RightsRequestState,
   RightsResponse,
   SubjectReportDigest,
+  SuppressionAssessment,
 } from './rights-request.events';
 
 /** What the rules of a rights request are weighed with; `now` is passed to each decision. */
@@ -101,14 +102,30 @@ export function checkSubjectReportAsOf(request: Pick<RightsRequestState, 'receip
 }
 
 /**
+ * What the service puts into an answer, prepared by the caller before the
+ * decision: the digest of the subject's report it gave (access,
+ * portability), and where each record stands for erasure (suppression).
+ */
+export interface AnswerContent {
+  subjectReport?: SubjectReportDigest;
+  suppression?: SuppressionAssessment;
+}
+
+/** Whether an answer assesses the subject's records for erasure: a suppression answered in all or part (decision 0073). */
+export function answersWithSuppression(request: Pick<RightsRequestState, 'kind'>, transition: Pick<RightsTransition, 'to' | 'outcome'>): boolean {
+  return transition.to === 'resolved' && request.kind === 'suppression' && transition.outcome !== undefined && transition.outcome !== 'rejected';
+}
+
+/**
  * One step of a request's life, in the order the law gives it: analysis,
  * at most one extension while the term runs, one resolution, and for an
  * approved block its lifting. Each step happened no earlier than the one
- * before it and no later than now. An answer that gives the subject's
- * report records its digest, rendered by the caller as of
- * `subjectReportAsOf`.
+ * before it and no later than now. An answer records what the caller
+ * prepared for it (AnswerContent): the digest of the subject's report
+ * rendered as of `subjectReportAsOf`, the suppression's assessment made
+ * now.
  */
-export function decideRightsTransition(request: RightsRequestState | null, transition: RightsTransition, policy: RightsPolicy, now: number, subjectReport?: SubjectReportDigest): RightsRequestEvent[] {
+export function decideRightsTransition(request: RightsRequestState | null, transition: RightsTransition, policy: RightsPolicy, now: number, content: AnswerContent = {}): RightsRequestEvent[] {
   if (!request) throw notFound('rights request');
   const { to, occurredAt, reason } = transition;
   if (transition.outcome !== undefined && to !== 'resolved') throw fieldRefused('outcome', 'only_with_resolved', 'outcome is only sent to resolve the request.');
@@ -153,8 +170,11 @@ export function decideRightsTransition(request: RightsRequestState | null, trans
       if (refuses && !reason) throw fieldRefused('reason', 'required', 'An answer that refuses all or part of the request gives its reasons.');
       if (response.sentAt < request.receivedAt) throw fieldRefused('response.sentAt', 'sent_before_receipt', 'The answer cannot have been sent before the request was received.');
       notInTheFuture('response.sentAt', response.sentAt, policy, now);
-      // The caller renders the report the answer gives; an answer recorded without it would be one nobody could check.
+      // The caller prepares what the answer gives; an answer recorded without it would be one nobody could check.
+      const { subjectReport, suppression } = content;
       if (reportAsOf !== null && subjectReport?.asOf !== reportAsOf) throw new Error(`an answer to a ${request.kind} request records the subject's report as of ${reportAsOf}`);
+      const assessed = answersWithSuppression(request, transition);
+      if (assessed && suppression?.assessedAt !== now) throw new Error(`an answer to a suppression records where each record stands for erasure, as of ${now}`);
       return [
         {
           type: 'RightsRequestResolved',
@@ -166,6 +186,7 @@ export function decideRightsTransition(request: RightsRequestState | null, trans
             response,
             complaintDeadline: refuses ? complaintDeadline(response.sentAt, policy.calendar, policy.deadlines) : null,
             ...(reportAsOf !== null ? { subjectReport: subjectReport! } : {}),
+            ...(assessed ? { suppression: suppression! } : {}),
             recordedAt: now,
           },
         },

@@ -75,6 +75,30 @@ export interface SubjectReportDigest {
   pdfSha256: string;
 }
 
+/**
+ * Where one record of the data subject stands for erasure when a
+ * suppression is answered (decision 0073): `past_floor` (erasable now),
+ * `within_floor` (erasable after `retentionUntil`), `in_force` (a consent
+ * that still enables access: its floor has not started) or `no_floor` (a
+ * general consent: erasable now).
+ */
+export interface SuppressedRecord {
+  record: { kind: 'redec_consent'; redecConsentId: string } | { kind: 'general_consent'; consentId: string };
+  reason: 'past_floor' | 'within_floor' | 'in_force' | 'no_floor';
+  retentionUntil: number | null;
+  retentionBasis: string | null;
+}
+
+/** What a suppression answered in all or part says of erasure, as the service assessed it at the answer. */
+export interface SuppressionAssessment {
+  assessedAt: number;
+  records: SuppressedRecord[];
+  /** The holds in force on the subject's data: erasure waits for their release whatever the floors say. */
+  legalHoldsInForce: string[];
+  /** When every record may be erased: the latest floor, or `assessedAt` when none is left; null while a consent is in force. */
+  erasableFrom: number | null;
+}
+
 /** `complaintDeadline`: for an answer that refuses all or part of the request, the end of the data subject's window to complain to the Agency. */
 export type RightsRequestResolved = {
   type: 'RightsRequestResolved';
@@ -87,6 +111,8 @@ export type RightsRequestResolved = {
     complaintDeadline: number | null;
     /** For an access or portability request answered in all or part. */
     subjectReport?: SubjectReportDigest;
+    /** For a suppression answered in all or part. */
+    suppression?: SuppressionAssessment;
     recordedAt: number;
   };
 };

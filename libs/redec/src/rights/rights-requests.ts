@@ -13,6 +13,7 @@ import { LEY_21719_DEADLINES, LONGEST_DUE_SOON_MS } from './rights-clocks';
 import { openRightsRequestsByDeadline } from './rights-requests.projection';
 import type { ReadModel } from '@ledger/projections';
 import {
+  AnswerContent,
   ReceiveRightsRequest,
   RightsPolicy,
   RightsTransition,
@@ -24,7 +25,7 @@ import {
   decideRightsTransition,
   isOverdue,
 } from './rights-request.decider';
-import { RectifiedRecord, RightsRequestEvent, RightsRequestState, SubjectReportDigest, evolveRightsRequest } from './rights-request.events';
+import { RectifiedRecord, RightsRequestEvent, RightsRequestState, evolveRightsRequest } from './rights-request.events';
 
 type Context = CommandContext & { tenantId: string };
 
@@ -93,20 +94,20 @@ async function isConsentOfCustomer(store: EventStore, tenantId: string, redecCon
  * One step of the request's life, decided on its facts as recorded and
  * appended only while they still stand: to the request's stream, or for the
  * resolution and lifting of a block to the data subject's stream of blocks
- * (decision 0068). An answer that gives the subject's report records the
- * digest of the report the caller rendered (subjectReportAsOf).
+ * (decision 0068). An answer records what the caller prepared for it
+ * (AnswerContent).
  */
 export async function transitionRightsRequest(
   deps: RightsRequestDependencies,
   rightsRequestId: string,
   transition: RightsTransition,
   context: Context,
-  subjectReport?: SubjectReportDigest,
+  content: AnswerContent = {},
 ): Promise<LoadedRightsRequest> {
   const { position } = await runCommand(deps.store, context, async (reads) => {
     const recorded = await recordedFacts((streamId) => reads.events(streamId), context.tenantId, rightsRequestId);
     const state = recorded && recorded.state;
-    const facts = decideRightsTransition(state, transition, policyOf(deps), context.now, subjectReport);
+    const facts = decideRightsTransition(state, transition, policyOf(deps), context.now, content);
     const streamId = facts.every((fact) => isProcessingBlockFact(state!.kind, fact)) ? redecStreams.processingBlocks(context.tenantId, state!.customerId) : redecStreams.rightsRequest(context.tenantId, rightsRequestId);
     return { record: { streamId, facts }, answer: null };
   });
