@@ -10,7 +10,7 @@ import { startWebhookReceiver } from './support/webhook-receiver';
 // and GET /metrics read as a Prometheus scraper reads it.
 
 const SCOPES = ['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert'] as const;
-const QUEUES = ['consent-certificates', 'webhook-deliveries', 'regulatory-reports', 'weekly-reports', 'retention-erasure', 'rights-deadlines'];
+const QUEUES = ['consent-certificates', 'webhook-deliveries', 'regulatory-reports', 'scheduled-reports', 'retention-erasure', 'rights-deadlines'];
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'];
 
 interface Family {

@@ -70,10 +70,10 @@ describe('regulatory reports', () => {
   describe('tenant settings', () => {
     it('start without an institution code, take one of 10 digits, and record a change only when it changes', async () => {
       const other = await api.tenantKey(['consent:admin']);
-      expect((await api.http.get('/v1/tenant-settings').set(auth(other.apiKey))).body).toEqual({ institutionCode: null, weeklyReports: false, scheduledErasure: false, updatedAt: null });
+      expect((await api.http.get('/v1/tenant-settings').set(auth(other.apiKey))).body).toEqual({ institutionCode: null, weeklyReports: false, dailyRightsReport: false, scheduledErasure: false, updatedAt: null });
       const put = await api.http.put('/v1/tenant-settings').set(auth(other.apiKey)).send({ institutionCode: '0000000042' });
       expect(put.status).toBe(200);
-      expect(put.body).toEqual({ institutionCode: '0000000042', weeklyReports: false, scheduledErasure: false, updatedAt: expect.any(Number) });
+      expect(put.body).toEqual({ institutionCode: '0000000042', weeklyReports: false, dailyRightsReport: false, scheduledErasure: false, updatedAt: expect.any(Number) });
       expect((await api.http.get('/v1/tenant-settings').set(auth(other.apiKey))).body).toEqual(put.body);
       await recordsNothingAtAll(api, async () => expect((await api.http.put('/v1/tenant-settings').set(auth(other.apiKey)).send({ institutionCode: '0000000042' })).body).toEqual(put.body));
       const facts = await api.store.readStream(streams.tenant(other.tenantId));
@@ -337,10 +337,10 @@ describe('regulatory reports', () => {
       expect(window.stdout.trim().split('\n').map((line) => JSON.parse(line).redecConsentId)).toEqual(all.slice(1, 4).map((c) => c.redecConsentId));
 
       const configured = await runCli(['tenant', 'configure', '--tenant', auditor.tenantId, '--institution-code', '0000000555'], environment.env);
-      expect({ status: configured.status, json: configured.json }).toEqual({ status: 0, json: { tenantId: auditor.tenantId, institutionCode: '0000000555', weeklyReports: false, scheduledErasure: false } });
+      expect({ status: configured.status, json: configured.json }).toEqual({ status: 0, json: { tenantId: auditor.tenantId, institutionCode: '0000000555', weeklyReports: false, dailyRightsReport: false, scheduledErasure: false } });
       expect((await api.http.get('/v1/tenant-settings').set(auth(auditor.apiKey))).body).toMatchObject({ institutionCode: '0000000555' });
       const weekly = await runCli(['tenant', 'configure', '--tenant', auditor.tenantId, '--weekly-reports', 'on'], environment.env);
-      expect(weekly.json).toEqual({ tenantId: auditor.tenantId, institutionCode: '0000000555', weeklyReports: true, scheduledErasure: false });
+      expect(weekly.json).toEqual({ tenantId: auditor.tenantId, institutionCode: '0000000555', weeklyReports: true, dailyRightsReport: false, scheduledErasure: false });
       const refused = await runCli(['tenant', 'configure', '--tenant', auditor.tenantId, '--institution-code', '555'], environment.env);
       expect(refused.status).not.toBe(0);
       expect(refused.json).toEqual({ error: expect.objectContaining({ code: 'VALIDATION_ERROR' }) });

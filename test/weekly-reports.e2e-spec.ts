@@ -5,6 +5,7 @@ import { addCalendarDays, dayOfWeek, localDateOf, redecStreams, startOfLocalDay 
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { redecConsents } from './support/redec-consents';
+import { binaryBody } from './support/text-body';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
 // Issue 16, item 4: an opted-in tenant's RDC30 and RDC31 are made every
@@ -25,8 +26,9 @@ describe('weekly reports', () => {
     await environment?.dispose();
   });
 
-  /** Completed catch-up runs of this instance's weekly-reports queue. */
-  const catchUps = async (app: ApiApp) => (await app.app.get<Queue>(queueToken('weekly-reports')).getCompleted()).filter((job) => job.name === 'catch-up').length;
+  /** Completed weekly catch-up runs of this instance's scheduled-reports queue. */
+  const catchUps = async (app: ApiApp) =>
+    (await app.app.get<Queue>(queueToken('scheduled-reports')).getCompleted()).filter((job) => job.name === 'catch-up' && job.data.schedule === 'weekly-reports').length;
 
   it('makes the week missed while the service was down at the next start, once, and announces each file by report.created', async () => {
     environment = testEnvironment();
@@ -67,11 +69,7 @@ describe('weekly reports', () => {
       .get(`/v1/redec/reports/${rdc30.report_id}/content`)
       .set(auth)
       .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+      .parse(binaryBody);
     expect(content.status).toBe(200);
     expect(createHash('sha256').update(content.body as Buffer).digest('hex')).toBe(rdc30.content_sha256);
     expect((content.body as Buffer).toString('ascii')).toContain(consent.internalConsentCode);

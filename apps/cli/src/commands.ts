@@ -101,17 +101,19 @@ export const commands: Record<string, CliCommand> = {
       tenantOption,
       { flags: '--institution-code <NNNNNNNNNN>', description: "the bank's 10-digit CMF code, the header of its regulatory reports" },
       { flags: '--weekly-reports <on|off>', description: 'make RDC30 and RDC31 every week', parse: onOff },
+      { flags: '--daily-rights-report <on|off>', description: 'make RDC40 (REDEC disputes) every day', parse: onOff },
       { flags: '--scheduled-erasure <on|off>', description: 'erase after the retention floor when LEDGER_RETENTION_ERASE_SCHEDULE runs', parse: onOff },
     ],
     validate: (o) => {
-      if (o.institutionCode === undefined && o.weeklyReports === undefined && o.scheduledErasure === undefined) {
-        throw new UsageError('name at least one setting: --institution-code, --weekly-reports or --scheduled-erasure');
+      if (o.institutionCode === undefined && o.weeklyReports === undefined && o.dailyRightsReport === undefined && o.scheduledErasure === undefined) {
+        throw new UsageError('name at least one setting: --institution-code, --weekly-reports, --daily-rights-report or --scheduled-erasure');
       }
     },
     run: async (o, d) => {
       const change = {
         ...(o.institutionCode !== undefined ? { institutionCode: o.institutionCode as string } : {}),
         ...(o.weeklyReports !== undefined ? { weeklyReports: o.weeklyReports as boolean } : {}),
+        ...(o.dailyRightsReport !== undefined ? { dailyRightsReport: o.dailyRightsReport as boolean } : {}),
         ...(o.scheduledErasure !== undefined ? { scheduledErasure: o.scheduledErasure as boolean } : {}),
       };
       const { tenant } = await configureTenant(d.store, o.tenant, change, operatorContext(d.clock));

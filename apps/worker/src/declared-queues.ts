@@ -3,7 +3,7 @@ import { consentCertificatesQueue } from '../../api/src/redec/artifacts/consent-
 import { retentionErasureQueue } from '../../api/src/retention/retention-erasure.queue';
 import { rightsDeadlinesQueue } from '../../api/src/rights-requests/rights-deadlines.queue';
 import { regulatoryReportsQueue } from '../../api/src/redec/reports/reports.queue';
-import { weeklyReportsQueue } from '../../api/src/redec/reports/weekly-reports.queue';
+import { scheduledReportsQueue } from '../../api/src/redec/reports/scheduled-reports.queue';
 import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliveries.queue';
 
 /**
@@ -18,6 +18,6 @@ export const declaredQueues: readonly QueueDeclaration[] = [
   webhookDeliveriesQueue as QueueDeclaration,
   retentionErasureQueue as QueueDeclaration,
   regulatoryReportsQueue as QueueDeclaration,
-  weeklyReportsQueue,
+  scheduledReportsQueue as QueueDeclaration,
   rightsDeadlinesQueue as QueueDeclaration,
 ];

@@ -46,7 +46,7 @@ export const WEBHOOK_SCHEMAS: Record<string, Schema> = {
   },
   WebhookReportCreated: {
     type: 'object',
-    description: 'An RDC30 or RDC31 file is ready; fetch its bytes with a `consent:report` key and check them against `content_sha256`.',
+    description: 'An RDC30, RDC31 or RDC40 file is ready; fetch its bytes with a `consent:report` key and check them against `content_sha256`.',
     required: ['report_id', 'kind', 'period_start', 'period_end', 'records', 'content_sha256', 'layout_version'],
     properties: {
       report_id: { type: 'string', format: 'uuid' },

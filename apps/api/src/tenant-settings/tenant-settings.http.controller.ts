@@ -34,19 +34,24 @@ export class TenantSettingsHttpController {
     operationId: 'putTenantSettings',
     summary: "Set the tenant's settings",
     description:
-      'Replaces the settings: `institutionCode`, the CMF code printed in the header of RDC30 and RDC31 (docs/regulatory-reports.md), `weeklyReports` (default false) and `scheduledErasure` (default false). A change is a fact of the tenant; setting what is already in force records nothing. ' +
-      'Reports already rendered keep the code they were rendered with. Also `ledger tenant configure --tenant T [--institution-code NNNNNNNNNN] [--weekly-reports on|off] [--scheduled-erasure on|off]`. Scope `consent:admin`.',
+      'Replaces the settings: `institutionCode`, the CMF code printed in the header of RDC30, RDC31 and RDC40 (docs/regulatory-reports.md), `weeklyReports` (default false), `dailyRightsReport` (default false) and `scheduledErasure` (default false). A change is a fact of the tenant; setting what is already in force records nothing. ' +
+      'Reports already rendered keep the code they were rendered with. Also `ledger tenant configure --tenant T [--institution-code NNNNNNNNNN] [--weekly-reports on|off] [--daily-rights-report on|off] [--scheduled-erasure on|off]`. Scope `consent:admin`.',
   })
   @ApiOkResponse({ type: TenantSettingsDto })
   @ProblemResponses({ 409: ['concurrent_change'] })
   async put(@Body() body: TenantSettingsRequestDto): Promise<TenantSettingsDto> {
     const context = this.commands.context();
-    const { tenant } = await configureTenant(this.store, context.tenantId, { institutionCode: body.institutionCode, weeklyReports: body.weeklyReports ?? false, scheduledErasure: body.scheduledErasure ?? false }, context);
+    const { tenant } = await configureTenant(this.store, context.tenantId, {
+        institutionCode: body.institutionCode,
+        weeklyReports: body.weeklyReports ?? false,
+        dailyRightsReport: body.dailyRightsReport ?? false,
+        scheduledErasure: body.scheduledErasure ?? false,
+      }, context);
     return settingsView(tenant);
   }
 }
 
 function settingsView(tenant: Tenant): TenantSettingsDto {
-  const { institutionCode, weeklyReports, scheduledErasure } = tenant.settings;
-  return { institutionCode, weeklyReports, scheduledErasure, updatedAt: tenant.settingsChangedAt };
+  const { institutionCode, weeklyReports, dailyRightsReport, scheduledErasure } = tenant.settings;
+  return { institutionCode, weeklyReports, dailyRightsReport, scheduledErasure, updatedAt: tenant.settingsChangedAt };
 }

@@ -20,9 +20,9 @@ describe('tenant settings', () => {
   const tenant = evolveTenant(null, { type: 'TenantCreated', data: { tenantId: 't1', name: 'Banco Uno', createdAt: 5 } });
 
   it('start without an institution code, and record a change of it', () => {
-    expect(tenant?.settings).toEqual({ institutionCode: null, weeklyReports: false, scheduledErasure: false });
+    expect(tenant?.settings).toEqual({ institutionCode: null, weeklyReports: false, dailyRightsReport: false, scheduledErasure: false });
     expect(decideConfigureTenant(tenant, { institutionCode: '0000000001' }, 9)).toEqual([
-      { type: 'TenantSettingsChanged', data: { tenantId: 't1', settings: { institutionCode: '0000000001', weeklyReports: false, scheduledErasure: false }, changedAt: 9 } },
+      { type: 'TenantSettingsChanged', data: { tenantId: 't1', settings: { institutionCode: '0000000001', weeklyReports: false, dailyRightsReport: false, scheduledErasure: false }, changedAt: 9 } },
     ]);
   });
 
@@ -31,7 +31,7 @@ describe('tenant settings', () => {
     expect(optedIn).toMatchObject({ data: { settings: { institutionCode: null, weeklyReports: false, scheduledErasure: true } } });
     expect(decideConfigureTenant(evolveTenant(tenant, optedIn), { scheduledErasure: true }, 10)).toEqual([]);
     const older = { type: 'TenantSettingsChanged', data: { tenantId: 't1', settings: { institutionCode: '0000000001', weeklyReports: false }, changedAt: 9 } } as TenantEvent;
-    expect(evolveTenant(evolveTenant(tenant, optedIn), older)?.settings).toEqual({ institutionCode: '0000000001', weeklyReports: false, scheduledErasure: false });
+    expect(evolveTenant(evolveTenant(tenant, optedIn), older)?.settings).toEqual({ institutionCode: '0000000001', weeklyReports: false, dailyRightsReport: false, scheduledErasure: false });
   });
 
   it('record nothing when the settings are already in force', () => {
@@ -51,6 +51,15 @@ describe('tenant settings', () => {
     const on = apply(apply(tenant, { institutionCode: '0000000001', weeklyReports: true }, 9), { institutionCode: '0000000002' }, 12);
     expect(on).toMatchObject({ settings: { institutionCode: '0000000002', weeklyReports: true }, weeklyReportsSince: 9 });
     expect(apply(on, { weeklyReports: false }, 15)?.weeklyReportsSince).toBeNull();
+  });
+
+  it('turn the daily RDC40 on only with an institution code, and remember since when it is on, apart from the weekly reports', () => {
+    expect(refusalOf(() => decideConfigureTenant(tenant, { dailyRightsReport: true }, 9)).errors).toEqual([{ field: 'dailyRightsReport', reason: 'institution_code_required' }]);
+    const apply = (state: typeof tenant, change: Parameters<typeof decideConfigureTenant>[1], now: number) =>
+      decideConfigureTenant(state, change, now).reduce<typeof tenant>((s, e) => evolveTenant(s, e), state);
+    const on = apply(apply(tenant, { institutionCode: '0000000001', dailyRightsReport: true }, 9), { weeklyReports: true }, 12);
+    expect(on).toMatchObject({ settings: { dailyRightsReport: true, weeklyReports: true }, dailyRightsReportSince: 9, weeklyReportsSince: 12 });
+    expect(apply(on, { dailyRightsReport: false }, 15)).toMatchObject({ dailyRightsReportSince: null, weeklyReportsSince: 12 });
   });
 
   it('refuse a tenant that does not exist', () => {
@@ -76,6 +85,6 @@ describe('tenant settings on the SQLite store', () => {
   it('keeps both of two concurrent changes of different settings: the second is decided on the first', async () => {
     const { tenantId } = await createTenant(store, 'Banco Uno', operator);
     await Promise.all([configureTenant(store, tenantId, { institutionCode: '0000000001' }, operator), configureTenant(store, tenantId, { scheduledErasure: true }, operator)]);
-    expect((await loadTenant(store, tenantId))?.settings).toEqual({ institutionCode: '0000000001', weeklyReports: false, scheduledErasure: true });
+    expect((await loadTenant(store, tenantId))?.settings).toEqual({ institutionCode: '0000000001', weeklyReports: false, dailyRightsReport: false, scheduledErasure: true });
   });
 });

@@ -29,6 +29,8 @@ export interface TenantSettings {
   institutionCode: string | null;
   /** Opt-in: RDC30 and RDC31 of each week, made every Saturday at 01:00 America/Santiago (decision 0034). */
   weeklyReports: boolean;
+  /** Opt-in: RDC40 of each day, the events of REDEC disputes, made every day at 01:00 America/Santiago (decision 0074). */
+  dailyRightsReport: boolean;
   /**
    * Opt-in: the deployment's scheduled erasure after the retention floor
    * (LEDGER_RETENTION_ERASE_SCHEDULE) erases this tenant's customers too
@@ -47,20 +49,31 @@ export interface Tenant {
   settingsChangedAt: number | null;
   /** Since when weekly reports are on: a week scheduled before the tenant opted in is not made for it. Null while off. */
   weeklyReportsSince: number | null;
+  /** Since when the daily RDC40 is on, likewise. */
+  dailyRightsReportSince: number | null;
 }
 
-export const DEFAULT_TENANT_SETTINGS: TenantSettings = { institutionCode: null, weeklyReports: false, scheduledErasure: false };
+export const DEFAULT_TENANT_SETTINGS: TenantSettings = { institutionCode: null, weeklyReports: false, dailyRightsReport: false, scheduledErasure: false };
 
 export function evolveTenant(state: Tenant | null, event: TenantEvent): Tenant | null {
   switch (event.type) {
     case 'TenantCreated':
-      return { ...event.data, settings: DEFAULT_TENANT_SETTINGS, settingsChangedAt: null, weeklyReportsSince: null };
+      return { ...event.data, settings: DEFAULT_TENANT_SETTINGS, settingsChangedAt: null, weeklyReportsSince: null, dailyRightsReportSince: null };
     case 'TenantSettingsChanged': {
       // A setting added since the fact was recorded has its default.
       const settings = { ...DEFAULT_TENANT_SETTINGS, ...event.data.settings };
       const { changedAt } = event.data;
-      const weeklyReportsSince = !settings.weeklyReports ? null : (state?.weeklyReportsSince ?? changedAt);
-      return state && { ...state, settings, settingsChangedAt: changedAt, weeklyReportsSince };
+      // Since when each scheduled report is on: kept while it stays on, gone when it is turned off.
+      const since = (on: boolean, before: number | null | undefined) => (on ? (before ?? changedAt) : null);
+      return (
+        state && {
+          ...state,
+          settings,
+          settingsChangedAt: changedAt,
+          weeklyReportsSince: since(settings.weeklyReports, state.weeklyReportsSince),
+          dailyRightsReportSince: since(settings.dailyRightsReport, state.dailyRightsReportSince),
+        }
+      );
     }
     default: {
       const unknown: never = event;
@@ -72,7 +85,7 @@ export function evolveTenant(state: Tenant | null, event: TenantEvent): Tenant |
 /**
  * The settings after `change` (what it names; the rest stays): the CMF
  * institution code is exactly 10 digits, as the report headers carry it, and
- * weekly reports need one.
+ * the reports made on a schedule need one.
  */
 export function decideConfigureTenant(tenant: Tenant | null, change: Partial<TenantSettings>, now: number): TenantEvent[] {
   if (!tenant) throw notFound('tenant');
@@ -80,8 +93,10 @@ export function decideConfigureTenant(tenant: Tenant | null, change: Partial<Ten
   if (settings.institutionCode !== null && !/^\d{10}$/.test(settings.institutionCode)) {
     throw validationError('institutionCode must be exactly 10 digits.', { errors: [{ field: 'institutionCode', reason: 'invalid_institution_code' }] });
   }
-  if (settings.weeklyReports && settings.institutionCode === null) {
-    throw validationError('Weekly reports need the institution code their headers carry.', { errors: [{ field: 'weeklyReports', reason: 'institution_code_required' }] });
+  for (const scheduled of ['weeklyReports', 'dailyRightsReport'] as const) {
+    if (settings[scheduled] && settings.institutionCode === null) {
+      throw validationError('Reports made on a schedule need the institution code their headers carry.', { errors: [{ field: scheduled, reason: 'institution_code_required' }] });
+    }
   }
   if ((Object.keys(settings) as Array<keyof TenantSettings>).every((name) => settings[name] === tenant.settings[name])) return [];
   return [{ type: 'TenantSettingsChanged', data: { tenantId: tenant.tenantId, settings, changedAt: now } }];

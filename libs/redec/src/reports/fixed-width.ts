@@ -22,7 +22,7 @@ export class ReportFieldError extends Error {
  */
 export function renderRecord(fields: readonly LayoutField[], values: RecordValues): string {
   let record = '';
-  for (const field of fields) record += formatField(field, values[field.name] ?? null, record);
+  for (const field of fields) record += formatField(field, coded(field, values[field.name] ?? null), record);
   return record;
 }
 
@@ -72,6 +72,13 @@ function formatField(field: LayoutField, value: FieldValue, before: string): str
       return unknown;
     }
   }
+}
+
+/** The code a field's table gives the value; a value the table does not name is an error, never a guess. */
+function coded(field: LayoutField, value: FieldValue): FieldValue {
+  if (field.codes === undefined || value === null) return value;
+  if (!Object.hasOwn(field.codes, String(value))) throw new ReportFieldError(field.name, 'the layout has no code for this value');
+  return field.codes[String(value)];
 }
 
 function fitField(name: string, text: string, length: number): string {

@@ -6,4 +6,4 @@ export * from './report.events';
 export * from './report.decider';
 export * from './report-content';
 export * from './reports';
-export * from './weekly-schedule';
+export * from './report-schedules';

@@ -1,8 +1,9 @@
 import { ConfigError } from '@ledger/platform';
 import rdc30 from './layouts/rdc30.layout.json';
 import rdc31 from './layouts/rdc31.layout.json';
+import rdc40 from './layouts/rdc40.layout.json';
 
-export const REPORT_KINDS = ['rdc30', 'rdc31'] as const;
+export const REPORT_KINDS = ['rdc30', 'rdc31', 'rdc40'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
 /**
@@ -28,6 +29,8 @@ export interface LayoutField {
   value?: string;
   /** The text written when the record has no value for the field. */
   absent?: string;
+  /** The code written for each value the service gives the field (an event, an outcome): a value without one is an error, never a guess. */
+  codes?: Readonly<Record<string, string>>;
 }
 
 export interface ReportLayout {
@@ -101,6 +104,11 @@ function fieldProblems(fields: LayoutField[], recordLength: number): string[] {
     if (field?.absent !== undefined && (typeof field.absent !== 'string' || field.absent.length !== field.length || !isPrintableAscii(field.absent))) {
       problems.push(`${at}: absent must be printable ASCII of exactly the field's length`);
     }
+    if (field?.codes !== undefined) {
+      const codes = field.codes;
+      const valid = typeof codes === 'object' && codes !== null && Object.values(codes).every((code) => typeof code === 'string' && code.length <= field.length && isPrintableAscii(code));
+      if (!valid || Object.keys(codes).length === 0) problems.push(`${at}: codes must map each value to printable ASCII no longer than the field`);
+    }
     next = (Number.isInteger(field?.start) ? field.start : next) + (Number.isInteger(field?.length) ? field.length : 0);
   }
   if (next - 1 !== recordLength) problems.push(`fields end at column ${next - 1}, the record length is ${recordLength}`);
@@ -119,4 +127,5 @@ function isClockTime(value: unknown): value is string {
 export const SHIPPED_REPORT_LAYOUTS: ReportLayouts = {
   rdc30: parseReportLayout(rdc30, 'layouts/rdc30.layout.json'),
   rdc31: parseReportLayout(rdc31, 'layouts/rdc31.layout.json'),
+  rdc40: parseReportLayout(rdc40, 'layouts/rdc40.layout.json'),
 };

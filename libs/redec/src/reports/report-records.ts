@@ -4,6 +4,7 @@ import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { effectiveExtensions, isExtended, revocationEffect } from '../consent/enablement';
 import { RecordValues, renderFile } from './fixed-width';
+import { RedecDispute, RightsRequestOutcome } from '../rights/rights-request.events';
 import { ReportLayout } from './report-layout';
 
 /** The instants a report covers, both included (epoch ms). */
@@ -33,6 +34,25 @@ export interface AccessReportFacts {
   /** When the service recorded the confirmation. */
   recordedAt: number;
   mandataryRut: string | null;
+}
+
+/** The steps of a REDEC dispute RDC40 reports. */
+export type DisputeEvent = 'filed' | 'analysis_started' | 'closed';
+const DISPUTE_EVENT_ORDER: Readonly<Record<DisputeEvent, string>> = { filed: '1', analysis_started: '2', closed: '3' };
+
+/** What RDC40 needs of one step of a REDEC dispute. */
+export interface DisputeEventFacts {
+  rightsRequestId: string;
+  event: DisputeEvent;
+  /** When it happened: the receipt, the start of the analysis, the resolution. */
+  at: number;
+  /** When the service recorded it. */
+  recordedAt: number;
+  /** The entry channel, as received. */
+  channel: string;
+  /** `pending` until the dispute is closed, then the answer's outcome. */
+  answer: 'pending' | RightsRequestOutcome;
+  dispute: RedecDispute;
 }
 
 export interface RenderedReport {
@@ -174,6 +194,38 @@ export function renderRdc31(
       onBankingDays: reported.filter((a) => calendar.isBankingDay(localDateOf(a.accessedAt))).length,
       outsideBusinessHours: reported.filter((a) => outside(a.accessedAt)).length,
     },
+  };
+}
+
+/**
+ * RDC40: one line per step of a REDEC dispute in the period (filed,
+ * analysis started, closed), with the dispute's classification, entry
+ * channel, reason and operation, and the answer once closed. A period
+ * without any is the header alone, the "no movements" file, and says so in
+ * the cover sheet (`noMovements`).
+ */
+export function renderRdc40(layout: ReportLayout, institutionCode: string, period: ReportPeriod, events: readonly DisputeEventFacts[]): RenderedReport {
+  const reported = events.filter((e) => isReportedIn(e.at, e.recordedAt, period));
+  const lines = reported.map((e) => ({
+    at: e.at,
+    values: {
+      requestId: e.rightsRequestId,
+      eventDate: e.at,
+      entryChannel: e.channel,
+      answer: e.answer,
+      event: e.event,
+      classification: e.dispute.classification,
+      reason: e.dispute.reasonCode,
+      operationReference: e.dispute.operationReference,
+      eventOrder: DISPUTE_EVENT_ORDER[e.event],
+    },
+  }));
+  const details = ordered(lines, 'requestId', 'eventOrder');
+  const count = (event: DisputeEvent) => reported.filter((e) => e.event === event).length;
+  return {
+    content: renderFile(layout, headerOf(institutionCode, period), details),
+    records: details.length,
+    metadata: { totalRecords: details.length, filed: count('filed'), analysisStarted: count('analysis_started'), closed: count('closed'), noMovements: details.length === 0 ? 1 : 0 },
   };
 }
 

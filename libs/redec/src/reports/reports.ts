@@ -11,8 +11,9 @@ import { ReportFieldError } from './fixed-width';
 import { decideRequestReport } from './report.decider';
 import { Report, ReportEvent, ReportFailed, ReportRendered, ReportRequested, evolveReport } from './report.events';
 import { REPORT_KINDS, ReportKind, ReportLayout, ReportLayouts } from './report-layout';
-import { weeklyRunDue } from './weekly-schedule';
-import { AccessReportFacts, ConsentReportFacts, RenderedReport, accessesInRdc31, consentsInRdc30, renderRdc30, renderRdc31 } from './report-records';
+import { ReportSchedule } from './report-schedules';
+import { AccessReportFacts, ConsentReportFacts, DisputeEventFacts, RenderedReport, accessesInRdc31, consentsInRdc30, renderRdc30, renderRdc31, renderRdc40 } from './report-records';
+import { RightsRequestEvent } from '../rights/rights-request.events';
 import { contentSha256Of, protectReportContent } from './report-content';
 
 export interface ReportDependencies {
@@ -62,31 +63,34 @@ export async function requestReport(
 }
 
 /**
- * The weekly run due at `now` (weeklyRunDue): RDC30 and RDC31 of the week
+ * The run of `schedule` due at `now` (its runDue): its files of the period
  * just ended for every tenant that had opted in by the run's schedule. Each
- * report's id derives from the tenant, the kind and the week, so running
+ * report's id derives from the tenant, the kind and the period, so running
  * again (the cron and the catch-up at start, two instances, a retried job)
- * requests nothing twice: the week's files are made once.
+ * requests nothing twice: a period's files are made once.
  */
-export async function runWeeklyReports(
+export async function runScheduledReports(
   deps: Pick<ReportDependencies, 'store' | 'layouts'>,
+  schedule: ReportSchedule,
   now: number,
   log: (message: string) => void,
 ): Promise<{ scheduledAt: number; requested: number }> {
-  const { scheduledAt, period } = weeklyRunDue(now);
+  const { scheduledAt, period } = schedule.runDue(now);
   let requested = 0;
   for (const tenant of await listTenants(deps.store)) {
-    if (!tenant.settings.weeklyReports || tenant.weeklyReportsSince === null || tenant.weeklyReportsSince > scheduledAt) continue;
-    for (const kind of REPORT_KINDS) {
-      const reportId = derivedUuid('weekly-report', tenant.tenantId, kind, String(period.periodStart));
-      const context = { tenantId: tenant.tenantId, actor: 'scheduler:weekly-reports', correlationId: randomUUID(), now };
+    const since = schedule.optedInSince(tenant);
+    if (since === null || since > scheduledAt) continue;
+    for (const kind of schedule.kinds) {
+      // The weekly files keep the ids they were made under before other schedules existed.
+      const reportId = derivedUuid(schedule.name === 'weekly-reports' ? 'weekly-report' : schedule.name, tenant.tenantId, kind, String(period.periodStart));
+      const context = { tenantId: tenant.tenantId, actor: `scheduler:${schedule.name}`, correlationId: randomUUID(), now };
       try {
-        // A report of the week requested before (another instance, a repeated run) is answered with a null position.
+        // A report of the period requested before (another instance, a repeated run) is answered with a null position.
         if ((await requestReport(deps, { kind, ...period }, context, reportId)).position !== null) requested += 1;
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         // One tenant's refusal (its settings changed meanwhile) must not keep the others' files from being made.
-        log(`weekly ${kind} of tenant ${tenant.tenantId} not requested: ${error.code}`);
+        log(`${schedule.name}: ${kind} of tenant ${tenant.tenantId} not requested: ${error.code}`);
       }
     }
   }
@@ -150,7 +154,9 @@ async function renderReport(
   request: ReportRequested['data'],
 ): Promise<RenderedReport & { customerIds: string[] }> {
   const layout = layoutOf(deps.layouts, request);
-  const { consents, accesses } = await readReportFacts(deps.store, tenantId, request.asOfPosition);
+  const { consents, accesses, disputeEvents } = await readReportFacts(deps.store, tenantId, request.asOfPosition);
+  // RDC40 names disputes by the request's id and the bank's references, never a data subject.
+  if (request.kind === 'rdc40') return { ...renderRdc40(layout, request.institutionCode, request, disputeEvents), customerIds: [] };
   const decrypt = (ciphertext: string) => deps.identifiers.decrypt(tenantId, ciphertext);
   if (request.kind === 'rdc30') {
     const subjectRuts = new Map<string, Promise<string | null>>();
@@ -203,8 +209,12 @@ async function readReportFacts(store: EventStore, tenantId: string, asOfPosition
   const consents = new Map<string, ConsentReportFacts>();
   const decisions = new Map<string, AccessDecided['data']>();
   const accesses: Array<AccessReportFacts & { mandataryCiphertext: string | null }> = [];
+  const rightsRequestPrefix = redecStreams.rightsRequest(tenantId, '');
+  const disputes = new Map<string, Pick<DisputeEventFacts, 'channel' | 'dispute'>>();
+  const disputeEvents: DisputeEventFacts[] = [];
   await forEachFact(store, asOfPosition, (event) => {
-    if (event.streamId.startsWith(consentPrefix)) addConsentFact(consents, event);
+    if (event.streamId.startsWith(rightsRequestPrefix)) addDisputeEvent(disputes, disputeEvents, event);
+    else if (event.streamId.startsWith(consentPrefix)) addConsentFact(consents, event);
     else if (event.streamId.startsWith(accessPrefix)) {
       if (event.type === 'AccessDecided') decisions.set((event.data as AccessDecided['data']).redecAccessId, event.data as AccessDecided['data']);
       else if (event.type === 'AccessConfirmed') {
@@ -223,7 +233,24 @@ async function readReportFacts(store: EventStore, tenantId: string, asOfPosition
       }
     }
   });
-  return { consents, accesses };
+  return { consents, accesses, disputeEvents };
+}
+
+/** A step of a REDEC dispute RDC40 reports: its receipt, the start of its analysis, its resolution. */
+function addDisputeEvent(disputes: Map<string, Pick<DisputeEventFacts, 'channel' | 'dispute'>>, events: DisputeEventFacts[], event: RecordedEvent): void {
+  const fact = event as unknown as RightsRequestEvent;
+  const { recordedAt } = event.metadata;
+  if (fact.type === 'RightsRequestReceived') {
+    const { rightsRequestId, redec, channel, receivedAt } = fact.data;
+    if (!redec) return;
+    disputes.set(rightsRequestId, { channel, dispute: redec });
+    events.push({ rightsRequestId, event: 'filed', at: receivedAt, recordedAt, channel, answer: 'pending', dispute: redec });
+    return;
+  }
+  const dispute = disputes.get(fact.data.rightsRequestId);
+  if (!dispute) return;
+  if (fact.type === 'RightsRequestAnalysisStarted') events.push({ rightsRequestId: fact.data.rightsRequestId, event: 'analysis_started', at: fact.data.startedAt, recordedAt, answer: 'pending', ...dispute });
+  if (fact.type === 'RightsRequestResolved') events.push({ rightsRequestId: fact.data.rightsRequestId, event: 'closed', at: fact.data.resolvedAt, recordedAt, answer: fact.data.outcome, ...dispute });
 }
 
 /** Every fact of the store up to `upTo`, in store order, read a page at a time. */

@@ -5,7 +5,7 @@ import { EpochMs } from '../../dto-fields';
 
 /** docs/reference/reports.md, "Asking for a report". */
 export class RequestReportDto {
-  @ApiProperty({ enum: REPORT_KINDS, description: '`rdc30`: consents captured (and corrected) in the period; `rdc31`: accesses confirmed `accessed` in it.' })
+  @ApiProperty({ enum: REPORT_KINDS, description: '`rdc30`: consents captured (and corrected) in the period; `rdc31`: accesses confirmed `accessed` in it; `rdc40`: each step of a REDEC dispute in it (filed, analysis started, closed), the header alone when none.' })
   @IsIn(REPORT_KINDS)
   kind!: ReportKind;
 
@@ -39,7 +39,7 @@ export class ReportDto {
     nullable: true,
     description:
       'Cover-sheet figures; null until ready. rdc30: `totalRecords`, `captured`, `corrected` (consents of earlier periods whose end of validity changed), `withExecutive`. ' +
-      'rdc31: `totalRecords`, `byMandatary`, `onBankingDays`, `outsideBusinessHours`.',
+      'rdc31: `totalRecords`, `byMandatary`, `onBankingDays`, `outsideBusinessHours`. rdc40: `totalRecords`, `filed`, `analysisStarted`, `closed`, `noMovements` (1 for a period without any).',
   })
   metadata!: Record<string, number> | null;
   @ApiProperty({

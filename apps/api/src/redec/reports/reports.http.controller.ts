@@ -17,7 +17,7 @@ import { ReportDto, ReportRequestedDto, RequestReportDto } from './report.dto';
 export const REPORT_RETRY_AFTER_SECONDS = 2;
 const REPORT_ID = new ResourceIdPipe('report');
 
-/** Issue 16: RDC30 and RDC31 files rendered from the ledger's own facts (docs/reference/reports.md, docs/regulatory-reports.md). */
+/** RDC30, RDC31 and RDC40 files rendered from the ledger's own facts (docs/reference/reports.md, docs/regulatory-reports.md). */
 @ApiTags('reports')
 @ApiBearerAuth()
 @Controller('v1/redec/reports')
@@ -36,11 +36,11 @@ export class ReportsHttpController {
   @Idempotent({ required: true })
   @ApiOperation({
     operationId: 'requestReport',
-    summary: 'Ask for an RDC30 or RDC31 file of a period',
+    summary: 'Ask for an RDC30, RDC31 or RDC40 file of a period',
     description:
       'Records the request as a fact of the ledger (who asked, the period, the layout version, the store position its facts are read up to) and renders the file in the background: ' +
       'poll GET /v1/redec/reports/{reportId} until `ready`. A consent is in the file of the period its grant falls in (America/Santiago), or of the period it was recorded in when recorded after that period ended; ' +
-      'a correction (a revocation, an extension) of a consent reported earlier shows in the next file, never by rewriting one. The same period always renders the same bytes. ' +
+      'a correction (a revocation, an extension) of a consent reported earlier shows in the next file, never by rewriting one; likewise each step of a REDEC dispute for RDC40 (decision 0074). The same period always renders the same bytes. ' +
       'The period must have ended (400 `period_not_ended`) and span at most 93 days; the tenant needs its institution code (409 `institution_code_not_configured`, PUT /v1/tenant-settings). ' +
       'Idempotency-Key required. Scope `consent:report`.',
   })

@@ -8,8 +8,8 @@ import { RenderReportProcessor } from './render-report.processor';
 import { REPORT_LAYOUTS, reportLayoutsProvider } from './report-layouts.provider';
 import { ReportsHttpController } from './reports.http.controller';
 import { regulatoryReportsQueue, reportJobsFor } from './reports.queue';
-import { WeeklyReportsProcessor } from './weekly-reports.processor';
-import { WeeklyReportsScheduler } from './weekly-reports.scheduler';
+import { ScheduledReportsProcessor } from './scheduled-reports.processor';
+import { ScheduledReportsScheduler } from './scheduled-reports.scheduler';
 
 /** The processor and what it reads, for every process that runs the queue's workers (the API by default, apps/worker). */
 @Module({})
@@ -17,13 +17,13 @@ export class ReportsWorkerModule {
   static forRoot(config: LedgerConfig): DynamicModule {
     return {
       module: ReportsWorkerModule,
-      providers: [bankingCalendarProvider(config), reportLayoutsProvider(config), RenderReportProcessor, WeeklyReportsProcessor],
-      exports: [RenderReportProcessor, WeeklyReportsProcessor, REPORT_LAYOUTS],
+      providers: [bankingCalendarProvider(config), reportLayoutsProvider(config), RenderReportProcessor, ScheduledReportsProcessor],
+      exports: [RenderReportProcessor, ScheduledReportsProcessor, REPORT_LAYOUTS],
     };
   }
 }
 
-/** The routes, the dispatcher that asks for a render per request, and the weekly schedule; run in the API process. */
+/** The routes, the dispatcher that asks for a render per request, and the report schedules; run in the API process. */
 @Module({})
 export class ReportsModule {
   static forRoot(config: LedgerConfig): DynamicModule {
@@ -31,7 +31,7 @@ export class ReportsModule {
       module: ReportsModule,
       imports: [ReportsWorkerModule.forRoot(config)],
       controllers: [ReportsHttpController],
-      providers: [ReadYourWrites, RequestCommands, eventDispatcherProvider(regulatoryReportsQueue.name, () => reportJobsFor), WeeklyReportsScheduler],
+      providers: [ReadYourWrites, RequestCommands, eventDispatcherProvider(regulatoryReportsQueue.name, () => reportJobsFor), ScheduledReportsScheduler],
     };
   }
 }
