@@ -109,5 +109,6 @@ describe.each(EACH_STORE)('RDC40, on %s', (_store, environmentOf) => {
     const noMovements = await report(startOfLocalDay(quiet), endOfLocalDay(quiet));
     expect(noMovements).toMatchObject({ records: 0, metadata: { totalRecords: 0, noMovements: 1 } });
     expect(lines(noMovements.content)).toEqual([`0000000077RDC40${quiet.replace(/-/g, '')}${' '.repeat(94)}`]);
+    expect((await report(startOfLocalDay(quiet), endOfLocalDay(quiet))).content.equals(noMovements.content)).toBe(true);
   });
 });

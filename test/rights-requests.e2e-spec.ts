@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CUSTOMER_KEY_TABLE, CustomerKeyTable } from '@ledger/ledger';
 import { redecStreams } from '@ledger/redec';
 import { ApiApp, rightsDeadlineChecks, startApiApp, waitUntil } from './support/api-app';
-import { TestEnvironment, testEnvironment } from './support/environment';
+import { EACH_STORE, TestEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact } from './support/expectations';
 import { rutOf } from './support/redec-fixtures';
 import { redecConsents } from './support/redec-consents';
@@ -16,7 +16,7 @@ const PATH = '/v1/rights-requests';
 const at = (iso: string) => Date.parse(iso);
 const sha = 'b'.repeat(64);
 
-describe('rights requests: /v1/rights-requests', () => {
+describe.each(EACH_STORE)('rights requests: /v1/rights-requests, on %s', (_store, environmentOf) => {
   let environment: TestEnvironment;
   let api: ApiApp;
   let key: string;
@@ -43,7 +43,7 @@ describe('rights requests: /v1/rights-requests', () => {
   const step = (id: string, body: object) => post(`${PATH}/${id}/transitions`, body);
 
   beforeAll(async () => {
-    environment = testEnvironment();
+    environment = environmentOf();
     // The deadline check runs once as the app starts, before any request is filed, and not again in this suite: its notices
     // (test/rights-request-deadlines.e2e-spec.ts) would be facts appended beside the ones each test reads.
     api = await startApiApp(environment, { LEDGER_RIGHTS_DEADLINE_CHECK_MS: String(24 * 3_600_000) });
