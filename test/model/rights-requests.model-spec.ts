@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { DomainError } from '@ledger/platform';
 import {
-  LEY_21719_DEADLINES,
+  RIGHTS_DEADLINES,
   RIGHTS_REQUEST_KINDS,
   RIGHTS_REQUEST_OUTCOMES,
   RIGHTS_TRANSITIONS,
@@ -36,7 +36,7 @@ const SEED = process.env.LEDGER_MODEL_SEED === undefined ? undefined : Number(pr
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const policy: RightsPolicy = { calendar: bankingCalendar(), deadlines: LEY_21719_DEADLINES, callerClockSkewMs: 5 * 60_000 };
+const policy: RightsPolicy = { calendar: bankingCalendar(), deadlines: RIGHTS_DEADLINES, callerClockSkewMs: 5 * 60_000 };
 /** 1 December 2026, when Ley 21.719 comes into force. */
 const FIRST_RECEIPT = Date.parse('2026-12-01T03:00:00Z');
 

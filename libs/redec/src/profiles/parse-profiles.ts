@@ -8,6 +8,8 @@ const PROFILE_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const IDENTIFIER_TYPE = /^[a-z0-9][a-z0-9_.-]{0,49}$/;
 const MEDIUM_CODE = /^[0-9A-Za-z]{1,10}$/;
 const ASSURANCE = /^[a-z][a-z0-9_]{0,63}$/;
+/** The terms of a rights request a profile may carry (RightsDeadlines), each a whole number of days. */
+const RIGHTS_DEADLINE_TERMS = ['answerCalendarDays', 'extensionCalendarDays', 'blockingBankingDays', 'complaintBusinessDays'] as const;
 
 type Json = Record<string, unknown>;
 
@@ -53,7 +55,7 @@ export function parseRegulatoryProfile(raw: unknown, path: string, problems: str
   }
   closed(
     raw,
-    ['id', 'version', 'description', 'maxOccurredAtSkewMs', 'recordingToleranceMs', 'callerClockSkewMs', 'authorizationTtlMs', 'mediumCodes', 'channels'],
+    ['id', 'version', 'description', 'maxOccurredAtSkewMs', 'recordingToleranceMs', 'callerClockSkewMs', 'authorizationTtlMs', 'rightsDeadlines', 'mediumCodes', 'channels'],
     path,
     problems,
   );
@@ -64,6 +66,13 @@ export function parseRegulatoryProfile(raw: unknown, path: string, problems: str
   integer(raw.recordingToleranceMs, 0, `${path}.recordingToleranceMs`, problems);
   integer(raw.callerClockSkewMs, 0, `${path}.callerClockSkewMs`, problems);
   integer(raw.authorizationTtlMs, 1, `${path}.authorizationTtlMs`, problems);
+  if (raw.rightsDeadlines !== undefined) {
+    if (!isObject(raw.rightsDeadlines)) problems.push(`${path}.rightsDeadlines: must be an object with ${RIGHTS_DEADLINE_TERMS.join(', ')}`);
+    else {
+      closed(raw.rightsDeadlines, RIGHTS_DEADLINE_TERMS, `${path}.rightsDeadlines`, problems);
+      for (const term of RIGHTS_DEADLINE_TERMS) integer(raw.rightsDeadlines[term], 1, `${path}.rightsDeadlines.${term}`, problems);
+    }
+  }
 
   if (!isObject(raw.mediumCodes)) {
     problems.push(`${path}.mediumCodes: must be an object with a code for each of ${EVIDENCE_KINDS.join(', ')}`);
@@ -90,6 +99,7 @@ export function parseRegulatoryProfile(raw: unknown, path: string, problems: str
     recordingToleranceMs: profile.recordingToleranceMs,
     callerClockSkewMs: profile.callerClockSkewMs,
     authorizationTtlMs: profile.authorizationTtlMs,
+    ...(profile.rightsDeadlines !== undefined ? { rightsDeadlines: { ...profile.rightsDeadlines } } : {}),
     mediumCodes: { ...profile.mediumCodes },
     channels: Object.fromEntries(
       Object.entries(profile.channels).map(([channel, rules]) => [

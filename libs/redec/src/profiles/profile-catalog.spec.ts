@@ -79,6 +79,14 @@ describe('parseProfilesDocument', () => {
     }
   });
 
+  it("carries the terms of rights requests as whole days, Ley 21.719's in the baseline, and refuses others (decision 0067)", () => {
+    expect(BASELINE_PROFILE.rightsDeadlines).toEqual({ answerCalendarDays: 30, extensionCalendarDays: 30, blockingBankingDays: 2, complaintBusinessDays: 30 });
+    expect(parseProfilesDocument({ profiles: [phoneOnly] }, 'profiles.json')[0].rightsDeadlines).toBeUndefined();
+    const problems = problemsOf({ profiles: [{ ...phoneOnly, rightsDeadlines: { answerCalendarDays: 0, extensionCalendarDays: 30, blockingBankingDays: 2, complaintBusinessDays: 30, graceDays: 1 } }] });
+    expect(problems).toContain('profiles[0].rightsDeadlines.answerCalendarDays: must be an integer of at least 1');
+    expect(problems).toContain('profiles[0].rightsDeadlines.graceDays: unknown property');
+  });
+
   it('refuses a profile that redefines baseline, and an id defined twice', () => {
     expect(problemsOf({ profiles: [{ ...phoneOnly, id: 'baseline' }] })).toContain('profiles[0].id: "baseline" ships with the service and cannot be redefined');
     expect(problemsOf({ profiles: [phoneOnly, phoneOnly] })).toContain('profiles[1].id: "bank-phone" is defined more than once');

@@ -2,6 +2,7 @@ import { ConfigError } from '@ledger/platform';
 import baselineDocument from './baseline.profile.json';
 import { parseRegulatoryProfile } from './parse-profiles';
 import { RegulatoryProfile } from './regulatory-profile';
+import type { RightsDeadlines } from '../rights/rights-clocks';
 
 export const BASELINE_PROFILE_ID = 'baseline';
 
@@ -14,8 +15,12 @@ export const BASELINE_PROFILE: RegulatoryProfile = (() => {
   const problems: string[] = [];
   const profile = parseRegulatoryProfile(baselineDocument, 'baseline.profile.json', problems);
   if (!profile || profile.id !== BASELINE_PROFILE_ID) throw new ConfigError(`invalid baseline.profile.json:\n  ${problems.join('\n  ')}`);
+  if (!profile.rightsDeadlines) throw new ConfigError('invalid baseline.profile.json: the baseline carries the terms of rights requests (rightsDeadlines)');
   return profile;
 })();
+
+/** The terms every rights request is held to: the baseline's (decision 0067). */
+export const RIGHTS_DEADLINES: RightsDeadlines = BASELINE_PROFILE.rightsDeadlines!;
 
 /**
  * The Regulatory Profiles the service knows: `baseline`, which ships with the

@@ -1,6 +1,7 @@
 import type { CustomerIdentifier } from '@ledger/ledger';
 import type { FieldError } from '@ledger/platform';
 import type { Channel, EvidenceKind } from '../consent/consent.events';
+import type { RightsDeadlines } from '../rights/rights-clocks';
 
 export const CHANNELS = ['digital', 'phone', 'in_person'] as const satisfies readonly Channel[];
 export const EVIDENCE_KINDS = ['electronic', 'audio_recording', 'physical_document'] as const satisfies readonly EvidenceKind[];
@@ -58,6 +59,13 @@ export interface RegulatoryProfile {
   callerClockSkewMs: number;
   /** How long an `authorized` access decision may be used: its `expiresAt` is `decidedAt` plus this (baseline 10 minutes). */
   authorizationTtlMs: number;
+  /**
+   * The terms of a data subject's rights request (Ley 21.719 in the
+   * baseline; decision 0067). Rights requests are the data subject's, not a
+   * configuration's, so the service reads the baseline's: a change of the
+   * law is a new version of the baseline. Optional in other profiles.
+   */
+  rightsDeadlines?: RightsDeadlines;
   /** The REDEC medium code of each evidence kind: the medium is derived from the evidence, never sent. */
   mediumCodes: Record<EvidenceKind, string>;
   channels: Partial<Record<Channel, ChannelRules>>;

@@ -1,5 +1,5 @@
 export * from './rights-request.events';
-export { LEY_21719_DEADLINES, type RightsDeadlines, complaintDeadline, dueSoonFrom, isExtensible, rightsRequestDueAt } from './rights-clocks';
+export { type RightsDeadlines, complaintDeadline, dueSoonFrom, isExtensible, rightsRequestDueAt } from './rights-clocks';
 export {
   type AnswerContent,
   RECTIFIABLE_KINDS,

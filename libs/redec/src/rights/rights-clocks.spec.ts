@@ -1,5 +1,6 @@
 import { bankingCalendar } from '../calendar/banking-calendar';
-import { LEY_21719_DEADLINES, complaintDeadline, rightsRequestDueAt } from './rights-clocks';
+import { RIGHTS_DEADLINES } from '../profiles/profile-catalog';
+import { complaintDeadline, rightsRequestDueAt } from './rights-clocks';
 
 // Every expected instant below was counted by hand on a calendar: the local
 // day of receipt (America/Santiago) is day 0; Chile is at UTC-3 in summer
@@ -7,7 +8,7 @@ import { LEY_21719_DEADLINES, complaintDeadline, rightsRequestDueAt } from './ri
 
 const calendar = bankingCalendar();
 const at = (iso: string) => Date.parse(iso);
-const dueAt = (kind: Parameters<typeof rightsRequestDueAt>[0], receivedAt: string, extended = false) => new Date(rightsRequestDueAt(kind, at(receivedAt), extended, calendar, LEY_21719_DEADLINES)).toISOString();
+const dueAt = (kind: Parameters<typeof rightsRequestDueAt>[0], receivedAt: string, extended = false) => new Date(rightsRequestDueAt(kind, at(receivedAt), extended, calendar, RIGHTS_DEADLINES)).toISOString();
 
 describe('when a rights request must be answered', () => {
   it('is the end of the 30th calendar day after the local day of receipt, over the end of a short February', () => {
@@ -53,6 +54,6 @@ describe('when a rights request must be answered', () => {
 describe("the data subject's window to complain of a refusal", () => {
   it('ends after 30 business days, counting 31 December (an administrative business day) and skipping holidays', () => {
     // Sent Tuesday 1 December 2026. Day 20 is Thursday 31 December; 8 and 25 December and 1 January are holidays; day 30 is Friday 15 January 2027.
-    expect(new Date(complaintDeadline(at('2026-12-01T15:00:00Z'), calendar, LEY_21719_DEADLINES)).toISOString()).toBe('2027-01-16T02:59:59.999Z');
+    expect(new Date(complaintDeadline(at('2026-12-01T15:00:00Z'), calendar, RIGHTS_DEADLINES)).toISOString()).toBe('2027-01-16T02:59:59.999Z');
   });
 });

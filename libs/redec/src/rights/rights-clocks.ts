@@ -2,7 +2,7 @@ import { BankingCalendar } from '../calendar/banking-calendar';
 import { addCalendarDays, endOfLocalDay, localDateOf } from '../calendar/local-time';
 import { RightsRequestKind } from './rights-request.events';
 
-/** The legal terms of a rights request, in the units the law counts them in (docs/decisions/0067-rights-request-clocks.md). */
+/** The legal terms of a rights request, in the units the law counts them in (docs/decisions/0067-rights-request-clocks.md); the baseline Regulatory Profile carries Ley 21.719's (RIGHTS_DEADLINES). */
 export interface RightsDeadlines {
   /** Art. 11: the answer is due within this many calendar days after the day of receipt. */
   answerCalendarDays: number;
@@ -13,14 +13,6 @@ export interface RightsDeadlines {
   /** The data subject's window to complain to the Agency of a refusal, in business days after the answer was sent. */
   complaintBusinessDays: number;
 }
-
-/** Ley 21.719 as in force from 1 December 2026. */
-export const LEY_21719_DEADLINES: RightsDeadlines = {
-  answerCalendarDays: 30,
-  extensionCalendarDays: 30,
-  blockingBankingDays: 2,
-  complaintBusinessDays: 30,
-};
 
 const DAY_MS = 86_400_000;
 /** How long before its deadline an open request is announced as due soon (decision 0069): the service's choice, not the law's. */

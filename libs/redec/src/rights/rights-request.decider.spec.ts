@@ -1,13 +1,13 @@
 import { specify } from '@ledger/platform/testing';
 import { bankingCalendar } from '../calendar/banking-calendar';
-import { LEY_21719_DEADLINES } from './rights-clocks';
+import { RIGHTS_DEADLINES } from '../profiles/profile-catalog';
 import { ProcessingBlocks, evolveProcessingBlocks, isProcessingBlockFact, processingBlockedAt } from './processing-blocks';
 import { AnswerContent, ReceiveRightsRequest, Rectification, RightsPolicy, RightsTransition, decideDeadlineNotice, decideReceiveRightsRequest, decideRectification, decideRightsTransition, isOverdue, subjectReportAsOf, answersWithSuppression } from './rights-request.decider';
 import { DeadlineNotice, RightsRequestDeadlineNoticed, RightsRequestEvent, RightsRequestKind, RightsRequestReceived, RightsRequestState, evolveRightsRequest } from './rights-request.events';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const policy: RightsPolicy = { calendar: bankingCalendar(), deadlines: LEY_21719_DEADLINES, callerClockSkewMs: 5 * 60_000 };
+const policy: RightsPolicy = { calendar: bankingCalendar(), deadlines: RIGHTS_DEADLINES, callerClockSkewMs: 5 * 60_000 };
 /** Tuesday 1 December 2026, 10:00 in Santiago. */
 const receivedAt = Date.parse('2026-12-01T13:00:00Z');
 /** The end of 31 December 2026 in Santiago: 30 calendar days after the day of receipt. */

@@ -6,10 +6,10 @@ import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { BankingCalendar } from '../calendar/banking-calendar';
 import { CustomerReference, customerOfRequest } from '../interaction/create-interaction';
-import { BASELINE_PROFILE } from '../profiles/profile-catalog';
+import { BASELINE_PROFILE, RIGHTS_DEADLINES } from '../profiles/profile-catalog';
 import { redecStreams } from '../streams';
 import { isProcessingBlockFact } from './processing-blocks';
-import { LEY_21719_DEADLINES, LONGEST_DUE_SOON_MS } from './rights-clocks';
+import { LONGEST_DUE_SOON_MS } from './rights-clocks';
 import { openRightsRequestsByDeadline } from './rights-requests.projection';
 import type { ReadModel } from '@ledger/projections';
 import {
@@ -34,9 +34,9 @@ export interface RightsRequestDependencies extends CustomerIdentityDependencies 
   calendar: BankingCalendar;
 }
 
-/** The terms of Ley 21.719 and the bank's clock skew of the baseline Regulatory Profile: the law is the same whatever configuration a consent was captured on. */
+/** The terms of rights requests and the bank's clock skew, both the baseline Regulatory Profile's: the law is the same whatever configuration a consent was captured on. */
 function policyOf(deps: RightsRequestDependencies): RightsPolicy {
-  return { calendar: deps.calendar, deadlines: LEY_21719_DEADLINES, callerClockSkewMs: BASELINE_PROFILE.callerClockSkewMs };
+  return { calendar: deps.calendar, deadlines: RIGHTS_DEADLINES, callerClockSkewMs: BASELINE_PROFILE.callerClockSkewMs };
 }
 
 export type ReceiveRightsRequestInput = Omit<ReceiveRightsRequest, 'rightsRequestId' | 'customerId' | 'descriptionCiphertext'> & { customer: CustomerReference; description?: string };

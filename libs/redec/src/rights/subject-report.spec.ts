@@ -2,7 +2,7 @@ import type { RecordedEvent } from '@ledger/event-store';
 import { documentText } from '@ledger/artifacts/testing';
 import { bankingCalendar } from '../calendar/banking-calendar';
 import { grant, grantedAt } from '../consent/testing/consent-fixtures';
-import { LEY_21719_DEADLINES } from './rights-clocks';
+import { RIGHTS_DEADLINES } from '../profiles/profile-catalog';
 import { decideReceiveRightsRequest, decideRightsTransition } from './rights-request.decider';
 import { RightsRequestEvent, RightsRequestState, evolveRightsRequest } from './rights-request.events';
 import { SubjectFacts, subjectReportOf } from './subject-report';
@@ -14,7 +14,7 @@ import { renderSubjectReportPdf } from './subject-report-pdf';
 
 const MINUTE = 60_000;
 const asOf = grantedAt + 60 * MINUTE;
-const policy = { calendar: bankingCalendar(), deadlines: LEY_21719_DEADLINES, callerClockSkewMs: 5 * MINUTE };
+const policy = { calendar: bankingCalendar(), deadlines: RIGHTS_DEADLINES, callerClockSkewMs: 5 * MINUTE };
 
 let position = 0;
 /** A fact as the store gives it back, recorded at `recordedAt`. */
