@@ -8,7 +8,8 @@ import { rutOf } from './support/redec-fixtures';
 import { binaryBody } from './support/text-body';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
-// RDC40 (docs/regulatory-reports.md, "RDC40"; decision 0074) through the
+// RDC40 (docs/regulatory-reports.md, "6. RDC40: REDEC disputes, every day";
+// decision 0074) through the
 // HTTP stack the service runs, on the embedded SQLite store and on
 // PostgreSQL: one line per step of each REDEC dispute of the day, the "no
 // movements" file of a day without any, the same bytes on a second run, and
