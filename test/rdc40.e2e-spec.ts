@@ -9,12 +9,11 @@ import { binaryBody } from './support/text-body';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
 // RDC40 (docs/regulatory-reports.md, "6. RDC40: REDEC disputes, every day";
-// decision 0074) through the
-// HTTP stack the service runs, on the embedded SQLite store and on
-// PostgreSQL: one line per step of each REDEC dispute of the day, the "no
-// movements" file of a day without any, the same bytes on a second run, and
-// the day's file made at 01:00 for a tenant that opted in, announced by
-// report.created. The disputes are recorded by a service whose clock runs
+// decision 0074) through the HTTP stack the service runs, on the embedded
+// SQLite store and on PostgreSQL: one line per step of each REDEC dispute of
+// the day, the "no movements" file of a day without any, the same bytes on a
+// second run, and the day's file made at 01:00 for a tenant that opted in,
+// announced by report.created. The disputes are recorded by a service whose clock runs
 // two days behind (LEDGER_CLOCK_OFFSET_MS), so that their day has ended
 // when the service is started again on the real clock.
 

@@ -145,14 +145,19 @@ export function subjectReportOf(facts: SubjectFacts): SubjectReport {
     redecConsents: facts.redecConsents
       .map((consentFacts) => reportedRedecConsent(consentFacts.filter(recordedByThen), facts.tenantId, asOf))
       .filter((consent): consent is ReportedRedecConsent => consent !== null)
-      .sort((a, b) => a.representation.grantedAt - b.representation.grantedAt || a.representation.redecConsentId.localeCompare(b.representation.redecConsentId)),
-    generalConsents: [...facts.generalConsents].sort((a, b) => a.grantedAt - b.grantedAt || a.consentId.localeCompare(b.consentId)),
+      .sort((a, b) => a.representation.grantedAt - b.representation.grantedAt || byCodePoint(a.representation.redecConsentId, b.representation.redecConsentId)),
+    generalConsents: [...facts.generalConsents].sort((a, b) => a.grantedAt - b.grantedAt || byCodePoint(a.consentId, b.consentId)),
     legalHolds: customer.legalHolds,
     rightsRequests: facts.rightsRequests
       .map((requestFacts) => reportedRightsRequest(requestFacts.filter((fact) => fact.data.recordedAt <= asOf), open))
       .filter((request): request is ReportedRightsRequest => request !== null)
-      .sort((a, b) => a.receivedAt - b.receivedAt || a.rightsRequestId.localeCompare(b.rightsRequestId)),
+      .sort((a, b) => a.receivedAt - b.receivedAt || byCodePoint(a.rightsRequestId, b.rightsRequestId)),
   };
+}
+
+/** Ties broken by code point, never by locale: the same report must be the same bytes on any runtime. */
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function reportedRedecConsent(facts: RecordedEvent[], tenantId: string, asOf: number): ReportedRedecConsent | null {
