@@ -17,6 +17,7 @@ import { postgresContents } from './support/postgres-contents';
 import { redisContents } from './support/redis-keys';
 import { Document, webhookBodyMismatches } from './support/openapi-schema';
 import { startWebhookReceiver } from './support/webhook-receiver';
+import { binaryBody } from './support/text-body';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -114,11 +115,7 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('erasure after the retention fl
   async function download(redecConsentId: string): Promise<{ status: number; body: Buffer }> {
     const response = await get(`/v1/redec/consents/${redecConsentId}/artifact/download`)
       .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+      .parse(binaryBody);
     return { status: response.status, body: response.body as Buffer };
   }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { redecConsents } from './support/redec-consents';
+import { binaryBody } from './support/text-body';
 
 // Issue 32, item 7a: every answer that carries evidence, an artifact, a
 // report's content, an export, a consent's history or an audit bundle is sent
@@ -15,11 +16,7 @@ describe('Cache-Control: no-store on what carries evidence', () => {
   let api: ApiApp;
   let apiKey: string;
   const auth = () => ({ Authorization: `Bearer ${apiKey}` });
-  const get = (path: string) => api.http.get(path).set(auth()).buffer(true).parse((response, done) => {
-    const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.on('end', () => done(null, Buffer.concat(chunks)));
-  });
+  const get = (path: string) => api.http.get(path).set(auth()).buffer(true).parse(binaryBody);
 
   beforeAll(async () => {
     environment = testEnvironment();

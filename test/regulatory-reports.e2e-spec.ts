@@ -9,6 +9,7 @@ import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAl
 import { runCli } from './support/processes';
 import { redecConsents } from './support/redec-consents';
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
+import { binaryBody } from './support/text-body';
 
 // Issue 16, items 1 to 3 and 5: the facts RDC30 and RDC31 need (tenant
 // settings, executive, mandatary), and the reports rendered from them,
@@ -47,11 +48,7 @@ describe('regulatory reports', () => {
     await waitUntil(async () => (report = (await api.http.get(`/v1/redec/reports/${requested.body.reportId}`).set(auth(apiKey))).body).status !== 'pending', 30_000);
     return report;
   }
-  const content = (reportId: string, apiKey = key) => api.http.get(`/v1/redec/reports/${reportId}/content`).set(auth(apiKey)).buffer(true).parse((res, done) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (chunk: Buffer) => chunks.push(chunk));
-    res.on('end', () => done(null, Buffer.concat(chunks)));
-  });
+  const content = (reportId: string, apiKey = key) => api.http.get(`/v1/redec/reports/${reportId}/content`).set(auth(apiKey)).buffer(true).parse(binaryBody);
 
   beforeAll(async () => {
     // One test reads the stored content off the embedded store's files (SQLite even in a run on PostgreSQL); blobs in

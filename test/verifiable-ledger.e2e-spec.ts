@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ed25519Signer, parseProofFile, tilePath, tilesForSize } from '@ledger/transparency';
 import { buildGoProgram } from '../libs/transparency/test/go';
 import { ApiApp, startApiApp } from './support/api-app';
-import { textBody } from './support/text-body';
+import { binaryBody, textBody } from './support/text-body';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { runCli } from './support/processes';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
@@ -36,11 +36,7 @@ describe('the verifiable ledger over HTTP', () => {
     return { status: response.status, body: response.body as string, type: response.headers['content-type'] as string };
   };
   const binary = async (path: string) => {
-    const response = await get(path).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    const response = await get(path).parse(binaryBody);
     return { status: response.status, body: response.body as Buffer };
   };
   const goVerify = (input: unknown) => {
