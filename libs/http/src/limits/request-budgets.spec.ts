@@ -74,6 +74,20 @@ describe('RequestBudgets', () => {
     expect(redis.get(`key:k1:${a.windowOf(now + MINUTE)}`)).toBe(1);
   });
 
+  it('spends the requests of a flush still in flight: none gets through while Redis adds them up, nor after a failed flush', () => {
+    const budgets = new RequestBudgets(5, MINUTE);
+    const now = 7 * MINUTE;
+    expect(allowedOf(budgets, 'failed-authentication:a', 5, now)).toBe(5);
+    const inFlight = budgets.takePending(now);
+    expect(budgets.spend('failed-authentication:a', now).allowed).toBe(false);
+    budgets.restore(inFlight.window, inFlight.increments);
+    expect(budgets.spend('failed-authentication:a', now).allowed).toBe(false);
+    const again = budgets.takePending(now);
+    expect(again.increments).toEqual(new Map([['failed-authentication:a', 5]]));
+    budgets.settle(again.window, new Map([['failed-authentication:a', 5]]));
+    expect(budgets.spend('failed-authentication:a', now).allowed).toBe(false);
+  });
+
   it('forgets every count when told to (Redis unreachable: requests go unlimited)', () => {
     const budgets = new RequestBudgets(2, MINUTE);
     allowedOf(budgets, 'address:127.0.0.1', 2, 0);

@@ -7,9 +7,13 @@ export interface BudgetVerdict {
 
 /** One budget's count in the current window. */
 interface Budget {
-  /** The count Redis answered at the last flush: every instance's requests, this one's included. */
+  /**
+   * The count Redis answered at the last flush (every instance's requests,
+   * this one's included), plus this instance's requests of a flush still in
+   * flight: they are spent while Redis adds them up.
+   */
   counted: number;
-  /** This instance's requests since that flush. */
+  /** This instance's requests not yet sent to Redis. */
   pending: number;
 }
 
@@ -54,19 +58,24 @@ export class RequestBudgets {
     return { allowed: entry === undefined || entry.counted + entry.pending < this.perWindow, retryAfterSeconds };
   }
 
-  /** The requests counted here and not yet flushed, taken out of pending; `settle` or `restore` them after the flush. */
+  /**
+   * The requests counted here and not yet flushed, moved from pending to
+   * counted while the flush is in flight (a request decided meanwhile still
+   * weighs them); `settle` or `restore` them after the flush.
+   */
   takePending(now: number): { window: number; increments: BudgetIncrements } {
     this.roll(now);
     const increments: BudgetIncrements = new Map();
     for (const [budget, entry] of this.budgets) {
       if (entry.pending === 0) continue;
       increments.set(budget, entry.pending);
+      entry.counted += entry.pending;
       entry.pending = 0;
     }
     return { window: this.window, increments };
   }
 
-  /** Redis's totals after the flush of `window`, each including every instance's requests. */
+  /** Redis's totals after the flush of `window`, each including every instance's requests, and so the flush's own. */
   settle(window: number, totals: Map<string, number>): void {
     if (window !== this.window) return;
     for (const [budget, total] of totals) {
@@ -75,12 +84,14 @@ export class RequestBudgets {
     }
   }
 
-  /** A flush that failed: its increments are pending again, for the next one. */
+  /** A flush that failed: its increments are pending again, for the next one, and still spent. */
   restore(window: number, increments: BudgetIncrements): void {
     if (window !== this.window) return;
     for (const [budget, count] of increments) {
       const entry = this.budgets.get(budget);
-      if (entry) entry.pending += count;
+      if (!entry) continue;
+      entry.counted -= count;
+      entry.pending += count;
     }
   }
 
