@@ -7,7 +7,7 @@ import { PROJECTIONS } from '../apps/api/src/projections';
 import { waitUntil } from './support/api-app';
 import { REDIS_URL, TestEnvironment, testEnvironment } from './support/environment';
 import { ApiProcess, ensureBuilt, expectExitZero, runCli, spawnApi, spawnWorker, WorkerProcess } from './support/processes';
-import { redecConfiguration, rutOf } from './support/redec-fixtures';
+import { initialWindowAccess, redecConfiguration, rutOf } from './support/redec-fixtures';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
 // Issue 15: several processes, one ledger. Two API processes and one worker
@@ -117,17 +117,7 @@ describe('several processes, one ledger on PostgreSQL', () => {
       evidence: { kind: 'electronic', authentication: { method: 'clave_unica', reference: 'auth-ref-1' } },
     });
     answered.grants.set(grant.consentActionId, grant.redecConsentId);
-    const access = await acknowledged(n + 1, '/v1/redec/accesses/authorize', {
-      authorizationBasis: 'consent',
-      consentAuthorizationMode: 'initial_window',
-      redecConsentId: grant.redecConsentId,
-      dataCategoryCode: 'redec.consolidated_debt_record',
-      scopeId: 'redec-debt',
-      objectiveCode: '02',
-      reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: `solicitud-${randomUUID()}`, assertedAt: Date.now() - 1_000 },
-      sourceSystem: 'originacion',
-      sourceReference: `acceso-${randomUUID()}`,
-    });
+    const access = await acknowledged(n + 1, '/v1/redec/accesses/authorize', initialWindowAccess(grant.redecConsentId));
     answered.accesses.add(access.decision.redecAccessId);
     const revokePath = `/v1/redec/consents/${grant.redecConsentId}/revoke`;
     const revocation = { channel: 'digital', occurredAt: Date.now() - 1_000, sourceType: 'direct', identityAssurance: 'client_authenticated' };

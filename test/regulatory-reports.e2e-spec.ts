@@ -8,7 +8,7 @@ import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/envi
 import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
 import { runCli } from './support/processes';
 import { redecConsents } from './support/redec-consents';
-import { redecConfiguration, rutOf } from './support/redec-fixtures';
+import { initialWindowAccess, redecConfiguration, rutOf } from './support/redec-fixtures';
 import { binaryBody } from './support/text-body';
 
 // Issue 16, items 1 to 3 and 5: the facts RDC30 and RDC31 need (tenant
@@ -26,19 +26,8 @@ describe('regulatory reports', () => {
   const auth = (apiKey = key) => ({ Authorization: `Bearer ${apiKey}` });
   const DAY = 86_400_000;
 
-  /** An authorize request of the initial window for a consent granted by redecConsents(). */
-  const initialWindow = (redecConsentId: string, extra: Record<string, unknown> = {}) => ({
-    authorizationBasis: 'consent',
-    consentAuthorizationMode: 'initial_window',
-    redecConsentId,
-    dataCategoryCode: 'redec.consolidated_debt_record',
-    scopeId: 'redec-debt',
-    objectiveCode: '02',
-    reportingObligation: { status: 'none', sourceSystem: 'core-loans', sourceReference: `sol-${randomUUID()}`, assertedAt: Date.now() - 1000 },
-    sourceSystem: 'originacion',
-    sourceReference: `acc-${randomUUID()}`,
-    ...extra,
-  });
+  /** An authorize request of the initial window for a consent granted by redecConsents(), with `extra` members. */
+  const initialWindow = (redecConsentId: string, extra: Record<string, unknown> = {}) => ({ ...initialWindowAccess(redecConsentId), ...extra });
 
   /** Asks for a report and waits until it is no longer pending. */
   async function renderedReport(body: object, apiKey = key): Promise<any> {

@@ -76,10 +76,12 @@ export class TransitionRightsRequestHandler implements ICommandHandler<Transitio
    * decided: the digest of the subject's report it gives (decision 0071),
    * rendered as of an instant that has passed, so the facts the decision
    * reads later cannot change it; and for a suppression where each record
-   * stands for erasure now (decision 0073). Nothing for a request that is
-   * not open: the decision refuses the answer.
+   * stands for erasure now (decision 0073). Nothing for another step, nor for
+   * a request that is not open: the decision refuses the answer.
    */
   private async answerContent(rightsRequestId: string, transition: RightsTransition, context: RequestContext): Promise<AnswerContent> {
+    // Only an answer gives anything; the decision refuses what other steps should not carry.
+    if (transition.to !== 'resolved') return {};
     const request = await readRightsRequest(this.deps, rightsRequestId, context);
     if (!request || !(request.state.status === 'received' || request.state.status === 'in_analysis')) return {};
     const asOf = subjectReportAsOf(request.state, transition, context.now);
