@@ -186,7 +186,7 @@ describe('operator CLI', () => {
       cli('key', 'list', '--tenant', '00000000-0000-4000-8000-000000000000'),
     ]);
     expectSuccess(tenants);
-    expect(tenants.json.tenants).toContainEqual({ tenantId, name: 'Banco del Operador', createdAt: expect.any(Number), institutionCode: null, weeklyReports: false, dailyRightsReport: false, scheduledErasure: false });
+    expect(tenants.json.tenants).toContainEqual({ tenantId, name: 'Banco del Operador', createdAt: expect.any(Number), institutionCode: null, weeklyReports: false, dailyRightsReport: false, scheduledErasure: false, presentation: null });
     expectSuccess(keys);
     expect(keys.json.keys).toContainEqual({ keyId: issued.json.keyId, scopes: ['consent:read', 'consent:audit'], issuedAt: expect.any(Number), revokedAt: expect.any(Number) });
     for (const key of keys.json.keys) expect(Object.keys(key)).toEqual(['keyId', 'scopes', 'issuedAt', 'revokedAt']);

@@ -430,4 +430,63 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
       ]);
     });
   });
+
+  describe('the bank and its terms as the page shows them (decision 0075)', () => {
+    const putPresentation = (body: unknown, apiKey = key) => api.http.put('/v1/tenant-settings/presentation').set('Authorization', `Bearer ${apiKey}`).send(body as object);
+    let ownKey: string;
+
+    beforeAll(async () => {
+      ({ apiKey: ownKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']));
+    });
+
+    it("names the bank, shows each code after its meaning, and paints the bank's colour under a policy that allows it", async () => {
+      const set = await putPresentation(
+        { displayName: 'Banco Ejemplo', accentColor: '#8A1538', terms: { finality: { '2': 'Evaluar si le damos un crédito' }, objective: { '02': 'Crédito nuevo', '03': 'Renegociación' } } },
+        ownKey,
+      );
+      expect(set.status).toBe(200);
+      expect(set.body.presentation).toEqual({ displayName: 'Banco Ejemplo', accentColor: '#8a1538', terms: { finality: { '2': 'Evaluar si le damos un crédito' }, objective: { '02': 'Crédito nuevo', '03': 'Renegociación' } } });
+      const configurationId = (
+        await post('/v1/configurations', { templateKey: `embedded-${randomUUID()}`, title: 'Consulta REDEC', text: 'Autorizo la consulta.', channel: 'digital', captureTiming: 'embedded', redec: REDEC_TERMS }, ownKey)
+      ).body.configurationId;
+      const opened = await open({ configurationId }, ownKey);
+      expect(opened.status).toBe(201);
+      const { page } = await pageOf(opened.body.url);
+      expect(page.text).toContain('<header class="bank"><p>Banco Ejemplo</p></header>');
+      expect(page.text).toContain('<p>Evaluar si le damos un crédito <span class="code">(código 2)</span></p>');
+      expect(page.text).toContain('<li>Crédito nuevo <span class="code">(código 02)</span></li><li>Renegociación <span class="code">(código 03)</span></li>');
+      expect(page.text).toMatch(/<li>Su información de deudas en el Registro de Deuda Consolidada \(REDEC\)[^<]* <span class="code">\(código redec\.consolidated_debt_record\)<\/span><\/li>/);
+      expect(page.text).toContain('<style>:root{--accent:#8a1538}</style>');
+      expect(page.headers['content-security-policy']).toMatch(/style-src 'sha256-[^']+' 'sha256-[^']+';/);
+    });
+
+    it('refuses to open a page that would show a code without its meaning, naming where the meaning goes, and records nothing', async () => {
+      const configurationId = (
+        await post('/v1/configurations', { templateKey: `embedded-${randomUUID()}`, title: 'Consulta REDEC', text: 'Autorizo la consulta.', channel: 'digital', captureTiming: 'embedded', redec: { ...REDEC_TERMS, objectiveCodes: ['02', '09'] } }, ownKey)
+      ).body.configurationId;
+      await putPresentation({ displayName: 'Banco Ejemplo', accentColor: '#8a1538', terms: { objective: { '02': 'Crédito nuevo' } } }, ownKey);
+      const refused = await recordsNothingAtAll(api, () => open({ configurationId }, ownKey));
+      expectProblem(refused, 409, 'readable_terms_missing');
+      expect(refused.body.errors).toEqual([
+        { field: 'presentation.terms.finality.2', reason: 'readable_terms_missing' },
+        { field: 'presentation.terms.objective.09', reason: 'readable_terms_missing' },
+      ]);
+    });
+
+    it('refuses a colour that cannot be read against white, and a presentation without a name, changing nothing', async () => {
+      const before = (await get('/v1/tenant-settings', ownKey)).body;
+      const lowContrast = await recordsNothingAtAll(api, () => putPresentation({ displayName: 'Banco Ejemplo', accentColor: '#7a9cd6', terms: {} }, ownKey));
+      expectValidationError(lowContrast, [{ field: 'accentColor', reason: 'insufficient_contrast' }]);
+      const unnamed = await recordsNothingAtAll(api, () => putPresentation({ displayName: '  ', accentColor: '#0b3d91', terms: {} }, ownKey));
+      expectValidationError(unnamed, [{ field: 'displayName', reason: 'invalid_length' }]);
+      expect((await get('/v1/tenant-settings', ownKey)).body).toEqual(before);
+    });
+
+    it('keeps the presentation when the other settings are replaced', async () => {
+      await putPresentation({ displayName: 'Banco Ejemplo', accentColor: '#0b3d91', terms: {} }, ownKey);
+      const replaced = await api.http.put('/v1/tenant-settings').set('Authorization', `Bearer ${ownKey}`).send({ institutionCode: '0000000042' });
+      expect(replaced.status).toBe(200);
+      expect(replaced.body).toMatchObject({ institutionCode: '0000000042', presentation: { displayName: 'Banco Ejemplo', accentColor: '#0b3d91', terms: {} } });
+    });
+  });
 });

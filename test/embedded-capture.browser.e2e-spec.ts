@@ -4,9 +4,9 @@ import { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Frame, Page, Response } from 'playwright-core';
 import { CONSENT_PAGE_COOKIE, embedStreams, verifyResultQuery } from '@ledger/embed';
 import { ListeningApiApp, startListeningApiApp } from './support/api-app';
-import { artifactPath, launchBrowser } from './support/browser';
+import { artifactPath, launchBrowser, seriousAccessibilityViolations } from './support/browser';
 import { TestEnvironment, testEnvironment } from './support/environment';
-import { redecConfiguration, rutOf } from './support/redec-fixtures';
+import { TEST_PRESENTATION, redecConfiguration, rutOf } from './support/redec-fixtures';
 
 // Embedded capture as the data subject lives it: a real Chromium opens the
 // service's consent page (directly and inside an integrator's iframe),
@@ -195,11 +195,11 @@ describe('embedded capture in a real browser: the consent page, its decision and
     expect(policy).toContain(`form-action 'self' ${integrator.origin}`);
     expect(await heading(page).isVisible()).toBe(true);
     expect(await heading(page).textContent()).toBe(REDEC_TITLE);
-    expect(await page.title()).toBe(REDEC_TITLE);
+    expect(await page.title()).toBe(`${REDEC_TITLE} · ${TEST_PRESENTATION.displayName}`);
     const main = (await page.locator('main').innerText()).replace(/\s+/g, ' ');
     expect(main).toContain(REDEC_TEXT);
-    expect(await page.getByRole('heading', { level: 2 }).allTextContents()).toEqual(['Finalidad', 'Objetivos', 'Datos', 'Destinatarios']);
-    expect(main).toContain('Destinatarios Banco Ejemplo');
+    expect(await page.getByRole('heading', { level: 2 }).allTextContents()).toEqual(['Para qué se usarán sus datos', 'Objetivos', 'Qué datos se consultarán', 'Quién podrá consultarlos']);
+    expect(main).toContain('Quién podrá consultarlos Banco Ejemplo');
 
     await page.screenshot({ path: artifactPath('embedded-consent-page.png'), fullPage: true });
 
@@ -291,7 +291,7 @@ describe('embedded capture in a real browser: the consent page, its decision and
     expect(await heading(page).textContent()).toBe(GENERAL_TITLE);
     expect(await page.locator('main').innerText()).toContain(GENERAL_TEXT);
     // A general consent has no REDEC terms to show.
-    expect(await page.getByRole('heading', { name: 'Destinatarios' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Quién podrá consultarlos' }).count()).toBe(0);
 
     expect(await tabTo(page, 'No acepto', 4)).not.toBeNull();
     const decided = await decisionResponse(page, () => page.keyboard.press('Enter'));
@@ -430,7 +430,7 @@ describe('embedded capture in a real browser: the consent page, its decision and
     expect(await heading(page).textContent()).toBe('Consentimientos solicitados');
     expect(await page.getByRole('heading', { level: 2 }).allTextContents()).toEqual([REDEC_TITLE, GENERAL_TITLE]);
     // The REDEC terms belong to their consent's section.
-    expect(await page.getByRole('heading', { level: 3 }).allTextContents()).toEqual(['Finalidad', 'Objetivos', 'Datos', 'Destinatarios']);
+    expect(await page.getByRole('heading', { level: 3 }).allTextContents()).toEqual(['Para qué se usarán sus datos', 'Objetivos', 'Qué datos se consultarán', 'Quién podrá consultarlos']);
     const main = (await page.locator('main').innerText()).replace(/\s+/g, ' ');
     expect(main).toContain(REDEC_TEXT);
     expect(main).toContain(GENERAL_TEXT);
@@ -491,5 +491,23 @@ describe('embedded capture in a real browser: the consent page, its decision and
     const send = (await page.getByRole('button', { name: 'Enviar mis respuestas' }).boundingBox())!;
     expect(send.height).toBeGreaterThanOrEqual(44);
     expect(send.width).toBeGreaterThan(250);
+  });
+
+  it.each([
+    ['one consent', 390],
+    ['one consent', 1280],
+    ['several consents', 390],
+    ['several consents', 1280],
+  ])('shows %s at %i px with the bank named, every code in words, and no serious or critical accessibility violation', async (offer, width) => {
+    const session = await openSession(offer === 'one consent' ? redecEmbedded.configurationId : [redecEmbedded.configurationId, generalEmbedded.configurationId]);
+    const page = await newPage({ viewport: { width, height: 900 } });
+    expect((await page.goto(session.url))?.status()).toBe(200);
+    expect(await page.getByRole('banner').innerText()).toBe(TEST_PRESENTATION.displayName);
+    const main = (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+    expect(main).toContain(`${TEST_PRESENTATION.terms.finality['2']} (código 2)`);
+    expect(main).toContain(`${TEST_PRESENTATION.terms.objective['02']} (código 02)`);
+    expect(main).toContain('Registro de Deuda Consolidada (REDEC) de la Comisión para el Mercado Financiero (código redec.consolidated_debt_record)');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: artifactPath(`consent-page-${offer.replace(' ', '-')}-${width}.png`), fullPage: true });
   });
 });

@@ -47,6 +47,7 @@ const UNREACHABLE_IN_PRACTICE: Record<string, string[]> = {
   'POST /v1/redec/accesses/authorize': ['404 NOT_FOUND'],
   'GET /v1/tenant-settings': ['404 NOT_FOUND'],
   'PUT /v1/tenant-settings': ['404 NOT_FOUND'],
+  'PUT /v1/tenant-settings/presentation': ['404 NOT_FOUND'],
   // The interaction's purpose is `redec`, `general` or `embedded` by route.
   'POST /v1/redec/consent-interactions': ['409 configuration_not_embedded', '409 general_configuration_required'],
   'POST /v1/consent-interactions': ['409 configuration_not_embedded', '409 redec_configuration_required', '409 regulatory_profile_unavailable'],

@@ -55,11 +55,18 @@ describe('regulatory reports', () => {
 
   describe('tenant settings', () => {
     it('start without an institution code, take one of 10 digits, and record a change only when it changes', async () => {
-      const other = await api.tenantKey(['consent:admin']);
-      expect((await api.http.get('/v1/tenant-settings').set(auth(other.apiKey))).body).toEqual({ institutionCode: null, weeklyReports: false, dailyRightsReport: false, scheduledErasure: false, updatedAt: null });
+      const other = await api.tenantKey(['consent:admin'], { presentation: false });
+      expect((await api.http.get('/v1/tenant-settings').set(auth(other.apiKey))).body).toEqual({
+        institutionCode: null,
+        weeklyReports: false,
+        dailyRightsReport: false,
+        scheduledErasure: false,
+        presentation: null,
+        updatedAt: null,
+      });
       const put = await api.http.put('/v1/tenant-settings').set(auth(other.apiKey)).send({ institutionCode: '0000000042' });
       expect(put.status).toBe(200);
-      expect(put.body).toEqual({ institutionCode: '0000000042', weeklyReports: false, dailyRightsReport: false, scheduledErasure: false, updatedAt: expect.any(Number) });
+      expect(put.body).toEqual({ institutionCode: '0000000042', weeklyReports: false, dailyRightsReport: false, scheduledErasure: false, presentation: null, updatedAt: expect.any(Number) });
       expect((await api.http.get('/v1/tenant-settings').set(auth(other.apiKey))).body).toEqual(put.body);
       await recordsNothingAtAll(api, async () => expect((await api.http.put('/v1/tenant-settings').set(auth(other.apiKey)).send({ institutionCode: '0000000042' })).body).toEqual(put.body));
       const facts = await api.store.readStream(streams.tenant(other.tenantId));
@@ -243,7 +250,7 @@ describe('regulatory reports', () => {
     const page = (query: Record<string, string | number>, apiKey = auditor.apiKey) => api.http.get('/v1/redec/consent-exports').query(query).set(auth(apiKey));
 
     beforeAll(async () => {
-      auditor = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:runtime', 'consent:identity-assert']);
+      auditor = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:runtime', 'consent:identity-assert'], { presentation: false });
       const consents = redecConsents(api, auditor.apiKey);
       granted = [];
       for (let i = 0; i < 5; i += 1) granted.push(await consents.grant());
@@ -323,10 +330,10 @@ describe('regulatory reports', () => {
       expect(window.stdout.trim().split('\n').map((line) => JSON.parse(line).redecConsentId)).toEqual(all.slice(1, 4).map((c) => c.redecConsentId));
 
       const configured = await runCli(['tenant', 'configure', '--tenant', auditor.tenantId, '--institution-code', '0000000555'], environment.env);
-      expect({ status: configured.status, json: configured.json }).toEqual({ status: 0, json: { tenantId: auditor.tenantId, institutionCode: '0000000555', weeklyReports: false, dailyRightsReport: false, scheduledErasure: false } });
+      expect({ status: configured.status, json: configured.json }).toEqual({ status: 0, json: { tenantId: auditor.tenantId, institutionCode: '0000000555', weeklyReports: false, dailyRightsReport: false, scheduledErasure: false, presentation: null } });
       expect((await api.http.get('/v1/tenant-settings').set(auth(auditor.apiKey))).body).toMatchObject({ institutionCode: '0000000555' });
       const weekly = await runCli(['tenant', 'configure', '--tenant', auditor.tenantId, '--weekly-reports', 'on'], environment.env);
-      expect(weekly.json).toEqual({ tenantId: auditor.tenantId, institutionCode: '0000000555', weeklyReports: true, dailyRightsReport: false, scheduledErasure: false });
+      expect(weekly.json).toEqual({ tenantId: auditor.tenantId, institutionCode: '0000000555', weeklyReports: true, dailyRightsReport: false, scheduledErasure: false, presentation: null });
       const refused = await runCli(['tenant', 'configure', '--tenant', auditor.tenantId, '--institution-code', '555'], environment.env);
       expect(refused.status).not.toBe(0);
       expect(refused.json).toEqual({ error: expect.objectContaining({ code: 'VALIDATION_ERROR' }) });

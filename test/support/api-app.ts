@@ -4,10 +4,11 @@ import request from 'supertest';
 import type { Queue } from 'bullmq';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { queueToken } from '@ledger/queues';
-import { createTenant, issueApiKey } from '@ledger/ledger';
+import { configureTenant, createTenant, issueApiKey } from '@ledger/ledger';
 import { Scope, loadConfig } from '@ledger/platform';
 import { createApiApp } from '../../apps/api/src/create-api-app';
 import { TestEnvironment } from './environment';
+import { TEST_PRESENTATION } from './redec-fixtures';
 import { freePort } from './processes';
 
 /** The whole service in this process, on the production HTTP stack, the real SQLite store and Redis. */
@@ -17,8 +18,11 @@ export interface ApiApp {
   store: EventStore;
   /** Every JSON log line the service wrote. */
   logs: Array<Record<string, unknown>>;
-  /** A new tenant and a key with these scopes, minted as `ledger tenant create` and `ledger key issue` do. */
-  tenantKey(scopes: Scope[]): Promise<{ tenantId: string; apiKey: string; keyId: string }>;
+  /**
+   * A new tenant and a key with these scopes, minted as `ledger tenant create` and `ledger key issue` do, with
+   * TEST_PRESENTATION set (its consent pages can be opened) unless `presentation: false` (a tenant with the default settings).
+   */
+  tenantKey(scopes: Scope[], options?: { presentation?: boolean }): Promise<{ tenantId: string; apiKey: string; keyId: string }>;
   close(): Promise<void>;
 }
 
@@ -43,8 +47,9 @@ export async function startApiApp(environment: TestEnvironment, env: Record<stri
     http,
     store,
     logs,
-    async tenantKey(scopes) {
+    async tenantKey(scopes, { presentation = true } = {}) {
       const { tenantId } = await createTenant(store, 'Banco de Prueba', operator());
+      if (presentation) await configureTenant(store, tenantId, { presentation: TEST_PRESENTATION }, operator());
       const { apiKey, keyId } = await issueApiKey(store, { tenantId, scopes }, operator());
       return { tenantId, apiKey, keyId };
     },

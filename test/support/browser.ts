@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium } from 'playwright-core';
+import { Browser, Page, chromium } from 'playwright-core';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -37,4 +37,30 @@ export function artifactPath(fileName: string): string {
   const dir = join(ROOT, 'test-artifacts');
   mkdirSync(dir, { recursive: true });
   return join(dir, fileName);
+}
+
+/** One rule axe-core found broken, with how much it matters and where. */
+export interface AccessibilityViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * The violations of WCAG 2.x A and AA (2.2 included) that axe-core finds on
+ * the page as it is now, `serious` and `critical` only. The engine is
+ * evaluated through the DevTools protocol, which the page's CSP does not
+ * govern, so the page is checked under the policy it is served with.
+ */
+export async function seriousAccessibilityViolations(page: Page): Promise<AccessibilityViolation[]> {
+  await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  const violations = await page.evaluate<AccessibilityViolation[]>(`(async () => {
+    const results = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
+    return results.violations.map(({ id, impact, help, nodes }) => ({ id, impact, help, targets: nodes.map((node) => node.target.join(' ')) }));
+  })()`);
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
 }

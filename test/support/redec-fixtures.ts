@@ -30,6 +30,20 @@ export const REDEC_TERMS = {
   regulatoryProfile: 'baseline',
 };
 
+/**
+ * How the test tenants appear on the consent page: a page never shows a code
+ * without its meaning, so every tenant the suites mint explains the codes
+ * their configurations use (the data category is in the service's own table).
+ */
+export const TEST_PRESENTATION = {
+  displayName: 'Banco de Prueba',
+  accentColor: '#0b3d91',
+  terms: {
+    finality: { '2': 'Evaluar si le otorgamos un crédito' },
+    objective: { '02': 'Evaluar una solicitud de crédito nueva', '03': 'Evaluar la renegociación de un crédito vigente', '04': 'Evaluar el aumento de un cupo' },
+  },
+};
+
 /** A publishable REDEC configuration (POST /v1/configurations) captured outside the service. */
 export function redecConfiguration(overrides: { templateKey?: string; channel?: 'digital' | 'phone' | 'in_person'; redec?: Partial<typeof REDEC_TERMS> } = {}) {
   return {

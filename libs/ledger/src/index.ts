@@ -15,3 +15,4 @@ export * from './run-command';
 export * from './tenancy/tenant-keys';
 export * from './customer-keys';
 export * from './customers/legal-holds';
+export * from './tenancy/presentation';

@@ -11,3 +11,4 @@ export * from './derived-id';
 export * from './retention';
 export * from './reports';
 export * from './rights';
+export * from './terms/readable-terms';

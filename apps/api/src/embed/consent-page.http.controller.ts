@@ -17,6 +17,7 @@ import {
   renderOutcomePage,
 } from '@ledger/embed';
 import { BodyLimit, Public } from '@ledger/http';
+import type { TermKind } from '@ledger/ledger';
 import { DomainError, IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { DecideOnEmbedSessionCommand, ReadConsentPageQuery } from './embed-session.commands';
 
@@ -94,7 +95,7 @@ export class ConsentPageHttpController {
     } catch (error) {
       return refusal(reply, error);
     }
-    const { session, status, configurations } = page;
+    const { session, status, configurations, presentation } = page;
     if (status !== 'open') return outcome(reply, status === 'expired' ? 'expired' : 'already_used', session.allowedOrigins);
     const path = `${this.publicPath}${consentPagePath(tenantId, sessionId)}`;
     if (urlToken !== undefined) {
@@ -102,14 +103,17 @@ export class ConsentPageHttpController {
       reply.status(303).headers({ location: path, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
       return;
     }
+    // Every code was given a meaning before the session opened; one the bank has removed since still shows as its code, never as nothing.
+    const readable = (kind: TermKind, code: string) => ({ meaning: presentation.terms.meaningOf(kind, code) ?? code, code });
     const html = renderConsentPage({
+      bank: { displayName: presentation.displayName, accentColor: presentation.accentColor },
       items: configurations.map((configuration) => ({
         title: configuration.title,
         text: configuration.text,
         redec: configuration.redec && {
-          finalityCode: configuration.redec.finalityCode,
-          objectiveCodes: configuration.redec.objectiveCodes,
-          scopes: configuration.redec.scopes,
+          finality: readable('finality', configuration.redec.finalityCode),
+          objectives: configuration.redec.objectiveCodes.map((code) => readable('objective', code)),
+          dataCategories: configuration.redec.scopes.map((scope) => readable('dataCategory', scope.dataCategoryCode)),
           targets: configuration.redec.targets,
         },
       })),
@@ -118,7 +122,7 @@ export class ConsentPageHttpController {
       expiresAt: session.expiresAt,
     });
     const returnOrigins = session.returnUrl ? [new URL(session.returnUrl).origin] : [];
-    reply.status(200).headers(consentPageHeaders({ frameAncestors: session.allowedOrigins, formActionOrigins: returnOrigins })).send(html);
+    reply.status(200).headers(consentPageHeaders({ frameAncestors: session.allowedOrigins, formActionOrigins: returnOrigins, accentColor: presentation.accentColor })).send(html);
   }
 
   @Post(':tenantId/sessions/:sessionId/decision')

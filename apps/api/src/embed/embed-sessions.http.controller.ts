@@ -32,7 +32,9 @@ export class EmbedSessionsHttpController {
       'Resolves the customer inline (`userReference` + `identifiers`, with the rules of customer resolution) or by `customerId`, on a configuration published with `captureTiming: embedded` (409 `configuration_not_embedded` otherwise), ' +
       'or on several (`configurationIds`), which the page offers together, each accepted or declined on its own, recorded as one Multi-Consent decision. ' +
       "Returns the page `url` for the data subject: short-lived (`expiresAt`) and single use. Opening it exchanges its token for an HttpOnly, Secure, SameSite=None, Partitioned cookie of the session's page and redirects (303) to the address without the token, so the page also works inside an allowed origin's frame; the link stays valid until the session is decided or expires. On acceptance the consent is recorded with grantedAt = the service's receipt of the acceptance; " +
-      'the browser is sent to `returnUrl` with a signed result, and GET /v1/embed/sessions/{sessionId} tells the outcome. Scope `consent:write` (and `consent:identity-assert` to send verification).',
+      'the browser is sent to `returnUrl` with a signed result, and GET /v1/embed/sessions/{sessionId} tells the outcome. ' +
+      "The page names the bank (the tenant's presentation) and shows every REDEC code with its meaning: a configuration using a code without one is 409 `readable_terms_missing`, each missing entry named as `presentation.terms.<kind>.<code>` (PUT /v1/tenant-settings/presentation), and nothing is recorded. " +
+      'Scope `consent:write` (and `consent:identity-assert` to send verification).',
   })
   @ApiCreatedResponse({ type: OpenEmbedSessionResponseDto })
   @ProblemResponses({
@@ -40,6 +42,7 @@ export class EmbedSessionsHttpController {
     409: [
       'configuration_not_embedded',
       'regulatory_profile_unavailable',
+      'readable_terms_missing',
       'CUSTOMER_IDENTITY_CONFLICT',
       'CUSTOMER_RESOLUTION_IN_PROGRESS',
       'customer_data_erased',

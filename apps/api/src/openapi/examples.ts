@@ -104,7 +104,12 @@ const CONSENT_DECISION = {
     { configurationId: GENERAL_CONFIGURATION_ID, decision: 'accepted', consentId: GENERAL_CONSENT_ID },
   ],
 };
-const TENANT_SETTINGS = { institutionCode: '0000000012', weeklyReports: true, dailyRightsReport: true, scheduledErasure: false, updatedAt: GRANTED_AT - 7_200_000 };
+const TENANT_PRESENTATION = {
+  displayName: 'Banco Ejemplo',
+  accentColor: '#0b3d91',
+  terms: { finality: { '2': 'Evaluar si le otorgamos un crédito' }, objective: { '02': 'Evaluar una solicitud de crédito nueva', '03': 'Evaluar la renegociación de un crédito vigente' } },
+};
+const TENANT_SETTINGS = { institutionCode: '0000000012', weeklyReports: true, dailyRightsReport: true, scheduledErasure: false, presentation: TENANT_PRESENTATION, updatedAt: GRANTED_AT - 7_200_000 };
 const ANNULMENT = { reason: 'registrado por error', sourceReference: 'ticket-3310' };
 
 const REDEC_CONSENT = {
@@ -659,6 +664,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   'GET /v1/rights-requests/{rightsRequestId}': { parameters: { rightsRequestId: RIGHTS_REQUEST_ID }, response: RESOLVED_RIGHTS_REQUEST },
   'GET /v1/tenant-settings': { response: TENANT_SETTINGS },
   'PUT /v1/tenant-settings': { request: { institutionCode: '0000000012', weeklyReports: true, dailyRightsReport: true }, response: TENANT_SETTINGS },
+  'PUT /v1/tenant-settings/presentation': { request: TENANT_PRESENTATION, response: TENANT_SETTINGS },
   'POST /v1/redec/reports': { request: { kind: 'rdc30', periodStart: 1763265600000, periodEnd: 1763870400000 }, response: { reportId: REPORT_ID, status: 'pending' } },
   'GET /v1/redec/reports/{reportId}': {
     parameters: { reportId: REPORT_ID },

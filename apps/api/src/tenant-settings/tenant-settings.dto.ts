@@ -1,5 +1,57 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+
+const TERMS_DESCRIPTION =
+  'What a code means, in the words a person reads (Spanish), by code; 1 to 300 characters each, at most 200 per kind. Extends the service\'s own table (docs/embedded-capture.md, "What the page shows"); where it names a code the service knows, the bank\'s words are shown.';
+
+/** The meanings of the bank's codes, by kind. */
+export class TermMeaningsDto {
+  @ApiProperty({ required: false, type: Object, additionalProperties: { type: 'string' }, example: { '2': 'Evaluar su solicitud de crédito' }, description: `Purposes (\`finalityCode\`). ${TERMS_DESCRIPTION}` })
+  @IsOptional()
+  @IsObject()
+  finality?: Record<string, string>;
+
+  @ApiProperty({ required: false, type: Object, additionalProperties: { type: 'string' }, example: { '02': 'Otorgarle un crédito nuevo' }, description: `Objectives (\`objectiveCodes\`). ${TERMS_DESCRIPTION}` })
+  @IsOptional()
+  @IsObject()
+  objective?: Record<string, string>;
+
+  @ApiProperty({ required: false, type: Object, additionalProperties: { type: 'string' }, description: `Data categories (\`dataCategoryCode\`). ${TERMS_DESCRIPTION}` })
+  @IsOptional()
+  @IsObject()
+  dataCategory?: Record<string, string>;
+
+  @ApiProperty({ required: false, type: Object, additionalProperties: { type: 'string' }, description: `Media (\`mediumCode\`). ${TERMS_DESCRIPTION}` })
+  @IsOptional()
+  @IsObject()
+  medium?: Record<string, string>;
+
+  @ApiProperty({ required: false, type: Object, additionalProperties: { type: 'string' }, description: `Channels (\`channel\`). ${TERMS_DESCRIPTION}` })
+  @IsOptional()
+  @IsObject()
+  channel?: Record<string, string>;
+}
+
+/** PUT /v1/tenant-settings/presentation: how the bank appears on the pages a person sees. */
+export class TenantPresentationDto {
+  @ApiProperty({ example: 'Banco Ejemplo', description: "The bank's name as its customers know it, shown at the top of every page a person sees; 1 to 100 characters, one line." })
+  @IsString()
+  @MaxLength(200)
+  displayName!: string;
+
+  @ApiProperty({
+    example: '#0b3d91',
+    description: "`#rrggbb`: the buttons' fill (with white text) and the page's accent. Refused under 4.5:1 against white (400 `insufficient_contrast`, WCAG 2.2 AA for text).",
+  })
+  @IsString()
+  accentColor!: string;
+
+  @ApiProperty({ type: TermMeaningsDto, description: 'What the codes the pages show mean. A session whose configurations use a code without a meaning here (or in the service\'s own table) is refused: 409 `readable_terms_missing`.' })
+  @ValidateNested()
+  @Type(() => TermMeaningsDto)
+  terms!: TermMeaningsDto;
+}
 
 /** PUT /v1/tenant-settings: the whole set of settings (docs/reference/reports.md, "Tenant settings"). */
 export class TenantSettingsRequestDto {
@@ -57,5 +109,6 @@ export class TenantSettingsDto {
   @ApiProperty({ description: 'Whether RDC30 and RDC31 are made every week.' }) weeklyReports!: boolean;
   @ApiProperty({ description: 'Whether RDC40 is made every day.' }) dailyRightsReport!: boolean;
   @ApiProperty({ description: "Whether the deployment's scheduled erasure after the retention floor erases this tenant's customers." }) scheduledErasure!: boolean;
+  @ApiProperty({ type: TenantPresentationDto, nullable: true, description: "How the bank appears on the pages a person sees; null until set (PUT /v1/tenant-settings/presentation), when the tenant's name is shown." }) presentation!: TenantPresentationDto | null;
   @ApiProperty({ type: 'integer', nullable: true, description: 'When the settings were last changed (epoch ms); null while they are the defaults.' }) updatedAt!: number | null;
 }

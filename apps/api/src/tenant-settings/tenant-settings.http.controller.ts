@@ -6,7 +6,7 @@ import { Tenant, configureTenant, loadTenant } from '@ledger/ledger';
 import { Principal, Scopes, notFound } from '@ledger/platform';
 import { ProblemResponses } from '../openapi/problem-responses';
 import { RequestCommands } from '../request-commands';
-import { TenantSettingsDto, TenantSettingsRequestDto } from './tenant-settings.dto';
+import { TenantPresentationDto, TenantSettingsDto, TenantSettingsRequestDto } from './tenant-settings.dto';
 
 /** The calling tenant's own settings, read from its stream (there is no read model of tenants to lag behind). */
 @ApiTags('tenant')
@@ -34,7 +34,7 @@ export class TenantSettingsHttpController {
     operationId: 'putTenantSettings',
     summary: "Set the tenant's settings",
     description:
-      'Replaces the settings: `institutionCode`, the CMF code printed in the header of RDC30, RDC31 and RDC40 (docs/regulatory-reports.md), `weeklyReports` (default false), `dailyRightsReport` (default false) and `scheduledErasure` (default false). A change is a fact of the tenant; setting what is already in force records nothing. ' +
+      'Replaces these settings (the presentation has its own route and stays): `institutionCode`, the CMF code printed in the header of RDC30, RDC31 and RDC40 (docs/regulatory-reports.md), `weeklyReports` (default false), `dailyRightsReport` (default false) and `scheduledErasure` (default false). A change is a fact of the tenant; setting what is already in force records nothing. ' +
       'Reports already rendered keep the code they were rendered with. Also `ledger tenant configure --tenant T [--institution-code NNNNNNNNNN] [--weekly-reports on|off] [--daily-rights-report on|off] [--scheduled-erasure on|off]`. Scope `consent:admin`.',
   })
   @ApiOkResponse({ type: TenantSettingsDto })
@@ -49,9 +49,29 @@ export class TenantSettingsHttpController {
       }, context);
     return settingsView(tenant);
   }
+
+  @Put('presentation')
+  @RequireScopes(Scopes.ADMIN)
+  @ApiOperation({
+    operationId: 'putTenantPresentation',
+    summary: 'Set how the bank appears to people',
+    description:
+      "Replaces the presentation: the bank's `displayName` shown at the top of the consent page, its `accentColor` (at least 4.5:1 against white, else 400 `insufficient_contrast`), " +
+      'and `terms`, what its codes mean in words a person reads: purposes, objectives, data categories, media and channels. A page never shows a person a code without its meaning: ' +
+      "opening a session whose configurations use a code with no meaning here or in the service's own table is 409 `readable_terms_missing`, naming each missing entry " +
+      '(docs/embedded-capture.md, "What the page shows"). Pages opened later show the presentation as it is when they are shown. A change is a fact of the tenant; setting what is in force records nothing. Scope `consent:admin`.',
+  })
+  @ApiOkResponse({ type: TenantSettingsDto })
+  @ProblemResponses({ 409: ['concurrent_change'] })
+  async putPresentation(@Body() body: TenantPresentationDto): Promise<TenantSettingsDto> {
+    const context = this.commands.context();
+    const { displayName, accentColor, terms } = body;
+    const { tenant } = await configureTenant(this.store, context.tenantId, { presentation: { displayName, accentColor, terms: { ...terms } } }, context);
+    return settingsView(tenant);
+  }
 }
 
 function settingsView(tenant: Tenant): TenantSettingsDto {
-  const { institutionCode, weeklyReports, dailyRightsReport, scheduledErasure } = tenant.settings;
-  return { institutionCode, weeklyReports, dailyRightsReport, scheduledErasure, updatedAt: tenant.settingsChangedAt };
+  const { institutionCode, weeklyReports, dailyRightsReport, scheduledErasure, presentation } = tenant.settings;
+  return { institutionCode, weeklyReports, dailyRightsReport, scheduledErasure, presentation, updatedAt: tenant.settingsChangedAt };
 }

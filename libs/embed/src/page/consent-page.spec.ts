@@ -1,9 +1,12 @@
-import { escapeHtml, PAGE_STYLESHEET, renderConsentPage, renderOutcomePage, type ConsentPageItem, type ConsentPageView, type OutcomePage } from './consent-page';
+import { accentStylesheet, escapeHtml, PAGE_STYLESHEET, renderConsentPage, renderOutcomePage, type ConsentPageItem, type ConsentPageView, type OutcomePage } from './consent-page';
 
 const REDEC_TERMS: ConsentPageItem['redec'] = {
-  finalityCode: 'F01',
-  objectiveCodes: ['01', '02'],
-  scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
+  finality: { meaning: 'Evaluar su solicitud de crédito', code: 'F01' },
+  objectives: [
+    { meaning: 'Otorgar un crédito nuevo', code: '01' },
+    { meaning: 'Renegociar un crédito vigente', code: '02' },
+  ],
+  dataCategories: [{ meaning: 'Su información de deudas', code: 'redec.consolidated_debt_record' }],
   targets: ['Banco Ejemplo S.A.', 'Financiera Dos'],
 };
 
@@ -14,6 +17,7 @@ const view = ({
   redec = REDEC_TERMS,
   ...page
 }: Partial<ConsentPageItem> & Partial<Omit<ConsentPageView, 'items'>> = {}): ConsentPageView => ({
+  bank: { displayName: 'Banco Ejemplo', accentColor: null },
   items: [{ title, text, redec }],
   formAction: '/embed/sessions/ses_123/decision',
   hiddenFields: { sessionToken: 'tok_abc', csrfToken: 'csrf_xyz' },
@@ -44,7 +48,7 @@ describe('renderConsentPage', () => {
     expect(page.startsWith('<!doctype html>\n<html lang="es-CL">')).toBe(true);
     expect(page).toContain('<meta charset="utf-8">');
     expect(page).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
-    expect(page).toContain('<title>Consentimiento REDEC</title>');
+    expect(page).toContain('<title>Consentimiento REDEC · Banco Ejemplo</title>');
     expect(count(page, '<main>')).toBe(1);
     expect(tags(page, 'h1')).toHaveLength(1);
     expect(page).toContain('<h1>Consentimiento REDEC</h1>');
@@ -58,21 +62,27 @@ describe('renderConsentPage', () => {
     expect(page).not.toContain('<p></p>');
   });
 
-  it('shows purpose, objectives, data categories and targets of a REDEC consent under their headings', () => {
+  it('shows purpose, objectives, data categories and targets of a REDEC consent under their headings, each code after its meaning', () => {
     const page = renderConsentPage(view());
     const headings = (page.match(/<h2>([^<]*)<\/h2>/g) ?? []).map((h) => h.replace(/<\/?h2>/g, ''));
-    expect(headings).toEqual(['Finalidad', 'Objetivos', 'Datos', 'Destinatarios']);
-    expect(page).toMatch(/<h2>Finalidad<\/h2>\s*<p>F01<\/p>/);
-    expect(page).toMatch(/<h2>Objetivos<\/h2>\s*<ul><li>01<\/li><li>02<\/li><\/ul>/);
-    expect(page).toMatch(/<h2>Datos<\/h2>\s*<ul><li>redec\.consolidated_debt_record<\/li><\/ul>/);
-    expect(page).toMatch(/<h2>Destinatarios<\/h2>\s*<ul><li>Banco Ejemplo S\.A\.<\/li><li>Financiera Dos<\/li><\/ul>/);
+    expect(headings).toEqual(['Para qué se usarán sus datos', 'Objetivos', 'Qué datos se consultarán', 'Quién podrá consultarlos']);
+    const code = (value: string) => ` <span class="code">(código ${value})</span>`;
+    expect(page).toContain(`<h2>Para qué se usarán sus datos</h2>\n<p>Evaluar su solicitud de crédito${code('F01')}</p>`);
+    expect(page).toContain(`<h2>Objetivos</h2>\n<ul><li>Otorgar un crédito nuevo${code('01')}</li><li>Renegociar un crédito vigente${code('02')}</li></ul>`);
+    expect(page).toContain(`<h2>Qué datos se consultarán</h2>\n<ul><li>Su información de deudas${code('redec.consolidated_debt_record')}</li></ul>`);
+    expect(page).toContain('<h2>Quién podrá consultarlos</h2>\n<ul><li>Banco Ejemplo S.A.</li><li>Financiera Dos</li></ul>');
+  });
+
+  it('names the bank above everything else on the page', () => {
+    const page = renderConsentPage(view());
+    expect(page).toMatch(/<body>\s*<header class="bank"><p>Banco Ejemplo<\/p><\/header>\s*<main>\s*<h1>/);
   });
 
   it('has no REDEC sections for a general consent', () => {
     const page = renderConsentPage(view({ redec: null }));
     expect(tags(page, 'h2')).toHaveLength(0);
     expect(tags(page, 'section')).toHaveLength(0);
-    expect(page).not.toContain('Finalidad');
+    expect(page).not.toContain('código');
   });
 
   it('asks the question in a legend and offers accept then decline as two submit buttons of one POST form', () => {
@@ -113,19 +123,20 @@ describe('renderConsentPage', () => {
       view({
         title: hostile('title'),
         text: hostile('text'),
+        bank: { displayName: hostile('bank'), accentColor: null },
         redec: {
-          finalityCode: hostile('finality'),
-          objectiveCodes: [hostile('objective')],
-          scopes: [{ scopeId: 'redec-debt', dataCategoryCode: hostile('dataCategory') }],
+          finality: { meaning: hostile('finality'), code: hostile('finalityCode') },
+          objectives: [{ meaning: hostile('objective'), code: hostile('objectiveCode') }],
+          dataCategories: [{ meaning: hostile('dataCategory'), code: hostile('dataCategoryCode') }],
           targets: [hostile('target')],
         },
       }),
     );
     expect(page).not.toContain('<img');
-    for (const label of ['title', 'text', 'finality', 'objective', 'dataCategory', 'target']) {
+    for (const label of ['title', 'text', 'bank', 'finality', 'finalityCode', 'objective', 'objectiveCode', 'dataCategory', 'dataCategoryCode', 'target']) {
       expect(page).toContain(`&lt;img src=x onerror=&quot;${label}&quot;&gt;&#39;&amp;`);
     }
-    expect(page).toContain('<title>&lt;img src=x onerror=&quot;title&quot;&gt;&#39;&amp;</title>');
+    expect(page).toContain('<title>&lt;img src=x onerror=&quot;title&quot;&gt;&#39;&amp; · &lt;img src=x onerror=&quot;bank&quot;&gt;&#39;&amp;</title>');
   });
 
   it.each([
@@ -153,6 +164,12 @@ describe('renderConsentPage', () => {
     const page = renderConsentPage(view());
     expect(page.match(/<style>([\s\S]*?)<\/style>/g)).toEqual([`<style>${PAGE_STYLESHEET}</style>`]);
   });
+
+  it("sets the bank's colour in a stylesheet of its own, after the page's", () => {
+    const page = renderConsentPage(view({ bank: { displayName: 'Banco Ejemplo', accentColor: '#8a1538' } }));
+    expect(page.match(/<style>([\s\S]*?)<\/style>/g)).toEqual([`<style>${PAGE_STYLESHEET}</style>`, '<style>:root{--accent:#8a1538}</style>']);
+    expect(accentStylesheet('#8a1538')).toBe(':root{--accent:#8a1538}');
+  });
 });
 
 describe('renderConsentPage with several consents', () => {
@@ -166,11 +183,11 @@ describe('renderConsentPage with several consents', () => {
 
   it('offers each consent with a choice of its own, nothing chosen in advance, and one button that sends them all', () => {
     const page = renderConsentPage(several());
-    expect(page).toContain('<title>Consentimientos solicitados</title>');
+    expect(page).toContain('<title>Consentimientos solicitados · Banco Ejemplo</title>');
     expect(count(page, '<h1>')).toBe(1);
     expect(page.match(/<h2>[^<]+<\/h2>/g)).toEqual(['<h2>Consulta REDEC</h2>', '<h2>Términos &lt;del servicio&gt;</h2>']);
     // The REDEC terms sit under their consent's heading.
-    expect(page.match(/<h3>[^<]+<\/h3>/g)).toEqual(['<h3>Finalidad</h3>', '<h3>Objetivos</h3>', '<h3>Datos</h3>', '<h3>Destinatarios</h3>']);
+    expect(page.match(/<h3>[^<]+<\/h3>/g)).toEqual(['<h3>Para qué se usarán sus datos</h3>', '<h3>Objetivos</h3>', '<h3>Qué datos se consultarán</h3>', '<h3>Quién podrá consultarlos</h3>']);
     expect(page).toContain('<legend>¿Acepta otorgar «Términos &lt;del servicio&gt;»?</legend>');
     expect(tags(page, 'input').filter((tag) => tag.includes('radio'))).toEqual([
       '<input type="radio" name="decision-0" value="accept" required>',
@@ -226,8 +243,10 @@ describe('PAGE_STYLESHEET', () => {
     if (!body) throw new Error(`no rule for ${selector}`);
     return body;
   };
+  // The accent is a custom property: its value is the page's own colour, unless the bank sets one (checked for 4.5:1 against white when set).
+  const accent = rule(':root').match(/--accent:(#[0-9a-f]{6})/)?.[1];
   const colour = (selector: string, property: string) => {
-    const match = rule(selector).match(new RegExp(`[{;]${property}:(#[0-9a-f]{6})`));
+    const match = rule(selector).replace(/var\(--accent\)/g, accent ?? 'var(--accent)').match(new RegExp(`[{;]${property}:(#[0-9a-f]{6})`));
     if (!match) throw new Error(`no ${property} in ${selector}`);
     return match[1];
   };

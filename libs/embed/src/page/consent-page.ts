@@ -5,17 +5,31 @@
  * decision is an ordinary form POST that works without JavaScript.
  */
 
+/** A code as a person reads it: what it means, with the code beside it. */
+export interface ReadableCode {
+  meaning: string;
+  code: string;
+}
+
 /** One configuration the page offers. */
 export interface ConsentPageItem {
   /** The configuration's title. */
   title: string;
   /** The consent text; each line becomes a paragraph. */
   text: string;
-  /** REDEC terms; null for a general (non-REDEC) consent. */
-  redec: { finalityCode: string; objectiveCodes: string[]; scopes: { scopeId: string; dataCategoryCode: string }[]; targets: string[] } | null;
+  /** REDEC terms, each code with its meaning; null for a general (non-REDEC) consent. */
+  redec: { finality: ReadableCode; objectives: ReadableCode[]; dataCategories: ReadableCode[]; targets: string[] } | null;
+}
+
+/** The bank the person is dealing with, as it presents itself. */
+export interface PageBank {
+  displayName: string;
+  /** `#rrggbb` with at least 4.5:1 against white; null for the page's own colour. */
+  accentColor: string | null;
 }
 
 export interface ConsentPageView {
+  bank: PageBank;
   /** What the page offers, in order. One is decided with two buttons; several each with a choice of their own (`decision-<index>`) and one button. */
   items: ConsentPageItem[];
   /** Path the form POSTs to, e.g. `/embed/sessions/<id>/decision`. */
@@ -36,8 +50,9 @@ export type OutcomePage = 'accepted' | 'declined' | 'partially_accepted' | 'expi
 /*
  * Colours (WCAG 2.x contrast ratios):
  * - text #1a1a1a on #ffffff: 17.40:1
- * - "Acepto": #ffffff on #0b3d91: 10.04:1
- * - "No acepto": #0b3d91 on #ffffff, 2px #0b3d91 border: 10.04:1
+ * - "Acepto": #ffffff on the accent (#0b3d91 unless the bank set its own): 10.04:1, and at least 4.5:1 for any the bank sets
+ * - "No acepto": the accent on #ffffff, 2px accent border: likewise
+ * - a code beside its meaning, #595959 on #ffffff: 7.00:1
  * - fieldset border #595959 on #ffffff: 7.00:1
  * - focus outline #1a1a1a, offset onto the #ffffff background: 17.40:1
  * The two buttons differ by their words and by fill versus outline, never by
@@ -51,7 +66,7 @@ export type OutcomePage = 'accepted' | 'declined' | 'partially_accepted' | 'expi
  * Sizes are in rem so that the person's own font size setting applies.
  */
 export const PAGE_STYLESHEET = [
-  ':root{color-scheme:light}',
+  ':root{color-scheme:light;--accent:#0b3d91}',
   '*,*::before,*::after{box-sizing:border-box}',
   'body{margin:0;background:#ffffff;color:#1a1a1a;font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;-webkit-text-size-adjust:100%}',
   'main{max-width:40rem;margin:0 auto;padding:1.5rem 1rem 2rem;overflow-wrap:anywhere}',
@@ -62,18 +77,31 @@ export const PAGE_STYLESHEET = [
   'fieldset{border:1px solid #595959;border-radius:.5rem;margin:1.5rem 0 0;padding:1rem}',
   'legend{font-weight:600;padding:0 .25rem}',
   '.decision{display:flex;flex-wrap:wrap;gap:.75rem}',
-  'button{flex:1 1 12rem;min-height:44px;padding:.625rem 1rem;border:2px solid #0b3d91;border-radius:.5rem;font:inherit;font-weight:600;cursor:pointer}',
-  '.accept{background:#0b3d91;color:#ffffff}',
-  '.decline{background:#ffffff;color:#0b3d91}',
+  'button{flex:1 1 12rem;min-height:44px;padding:.625rem 1rem;border:2px solid var(--accent);border-radius:.5rem;font:inherit;font-weight:600;cursor:pointer}',
+  '.accept{background:var(--accent);color:#ffffff}',
+  '.decline{background:#ffffff;color:var(--accent)}',
   'button:focus-visible{outline:3px solid #1a1a1a;outline-offset:3px}',
   'h3{font-size:1rem;margin:1rem 0 .25rem}',
   '.item{border-top:1px solid #595959;margin-top:1.5rem;padding-top:.5rem}',
   'form>p{margin-top:1.5rem}',
   '.choice{display:flex;flex-wrap:wrap;gap:.25rem 1.5rem}',
   '.choice label{display:flex;align-items:center;gap:.5rem;min-height:44px;cursor:pointer}',
-  '.choice input{width:1.25rem;height:1.25rem;margin:0;accent-color:#0b3d91}',
+  '.choice input{width:1.25rem;height:1.25rem;margin:0;accent-color:var(--accent)}',
   '.choice input:focus-visible{outline:3px solid #1a1a1a;outline-offset:3px}',
+  '.bank{max-width:40rem;margin:0 auto;padding:1rem 1rem .75rem;border-bottom:4px solid var(--accent);font-size:1.125rem;font-weight:600;overflow-wrap:anywhere}',
+  '.bank p{margin:0}',
+  '.code{color:#595959}',
 ].join('\n');
+
+/**
+ * The bank's colour, in a stylesheet of its own after PAGE_STYLESHEET: the
+ * page's rules stay one fixed text, and each policy allows the two by hash.
+ * The colour was checked to have at least 4.5:1 against white when the bank
+ * set it, as white text on it and as text on white both need.
+ */
+export function accentStylesheet(accentColor: string): string {
+  return `:root{--accent:${accentColor}}`;
+}
 
 /** Escapes the five characters that can end a text run or a quoted attribute value. */
 export function escapeHtml(value: string): string {
@@ -108,6 +136,7 @@ export function renderConsentPage(view: ConsentPageView): string {
   const [item] = view.items;
   return htmlDocument(
     item.title,
+    view.bank,
     html`<h1>${item.title}</h1>
 ${paragraphs(item.text)}
 ${item.redec ? redecSections(item.redec, 'h2') : []}
@@ -144,6 +173,7 @@ ${item.redec ? redecSections(item.redec, 'h3') : []}
   );
   return htmlDocument(
     title,
+    view.bank,
     html`<h1>${title}</h1>
 <p>Revise cada consentimiento y elija si lo acepta o no. Puede aceptar unos y no otros.</p>
 <form method="post" action="${view.formAction}">
@@ -197,21 +227,25 @@ const OUTCOMES: Record<OutcomePage, { title: string; message: string }> = {
 
 export function renderOutcomePage(outcome: OutcomePage): string {
   const { title, message } = OUTCOMES[outcome];
-  return htmlDocument(title, html`<h1>${title}</h1>
+  return htmlDocument(title, null, html`<h1>${title}</h1>
 <p>${message}</p>`);
 }
 
-function htmlDocument(title: string, content: Markup): string {
+/** `bank`: who the person is dealing with, named above the page's content; null on the short pages that follow a decision, which name no one. */
+function htmlDocument(title: string, bank: PageBank | null, content: Markup): string {
+  const accent = bank?.accentColor ? html`\n<style>${new Markup(accentStylesheet(bank.accentColor))}</style>` : [];
+  // A landmark of its own (a header outside main is the page's banner), read before the content.
+  const header = bank ? html`<header class="bank"><p>${bank.displayName}</p></header>\n` : [];
   return html`<!doctype html>
 <html lang="es-CL">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<style>${new Markup(PAGE_STYLESHEET)}</style>
+<title>${bank ? `${title} · ${bank.displayName}` : title}</title>
+<style>${new Markup(PAGE_STYLESHEET)}</style>${accent}
 </head>
 <body>
-<main>
+${header}<main>
 ${content}
 </main>
 </body>
@@ -232,13 +266,18 @@ function redecSections(redec: NonNullable<ConsentPageItem['redec']>, heading: 'h
 ${new Markup(`<${heading}>`)}${name}${new Markup(`</${heading}>`)}
 ${content}
 </section>`;
-  return html`${section('Finalidad', html`<p>${redec.finalityCode}</p>`)}
-${section('Objetivos', list(redec.objectiveCodes))}
-${section('Datos', list(redec.scopes.map((scope) => scope.dataCategoryCode)))}
-${section('Destinatarios', list(redec.targets))}`;
+  return html`${section('Para qué se usarán sus datos', html`<p>${readable(redec.finality)}</p>`)}
+${section('Objetivos', list(redec.objectives.map(readable)))}
+${section('Qué datos se consultarán', list(redec.dataCategories.map(readable)))}
+${section('Quién podrá consultarlos', list(redec.targets.map((target) => html`${target}`)))}`;
 }
 
-function list(items: readonly string[]): Markup {
+/** The meaning first, in the person's words; the code after it, for whoever must match it with a document. */
+function readable({ meaning, code }: ReadableCode): Markup {
+  return html`${meaning} <span class="code">(código ${code})</span>`;
+}
+
+function list(items: readonly Markup[]): Markup {
   return html`<ul>${items.map((item) => html`<li>${item}</li>`)}</ul>`;
 }
 

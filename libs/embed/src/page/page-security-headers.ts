@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
-import { PAGE_STYLESHEET } from './consent-page';
+import { PAGE_STYLESHEET, accentStylesheet } from './consent-page';
 
-/** The page's only permitted style: its own inline stylesheet, by hash, so no injected `<style>` or `style=` applies. */
-const STYLE_SOURCE = `'sha256-${createHash('sha256').update(PAGE_STYLESHEET, 'utf8').digest('base64')}'`;
+/** A CSP source allowing exactly this inline stylesheet. */
+const styleSource = (stylesheet: string) => `'sha256-${createHash('sha256').update(stylesheet, 'utf8').digest('base64')}'`;
+
+/** The page's only permitted styles: its own inline stylesheet (and the bank's colour), by hash, so no injected `<style>` or `style=` applies. */
+const STYLE_SOURCE = styleSource(PAGE_STYLESHEET);
 
 /**
  * Nothing but the characters of a serialized http(s) origin. A `;` or `,`
@@ -13,12 +16,12 @@ const STYLE_SOURCE = `'sha256-${createHash('sha256').update(PAGE_STYLESHEET, 'ut
 const ORIGIN_CHARACTERS = /^https?:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$/;
 
 /** Headers for every consent page response. */
-export function consentPageHeaders(options: { frameAncestors: readonly string[]; formActionOrigins: readonly string[] }): Record<string, string> {
+export function consentPageHeaders(options: { frameAncestors: readonly string[]; formActionOrigins: readonly string[]; accentColor?: string | null }): Record<string, string> {
   const frameAncestors = options.frameAncestors.map((origin) => bareOrigin(origin, 'frameAncestors'));
   const formActionOrigins = options.formActionOrigins.map((origin) => bareOrigin(origin, 'formActionOrigins'));
   const policy = [
     "default-src 'none'",
-    `style-src ${STYLE_SOURCE}`,
+    ['style-src', STYLE_SOURCE, ...(options.accentColor ? [styleSource(accentStylesheet(options.accentColor))] : [])].join(' '),
     // Chromium applies form-action to the redirect that follows the POST too, so the integrator's return URL origins belong here.
     ["form-action 'self'", ...formActionOrigins].join(' '),
     `frame-ancestors ${frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'"}`,

@@ -9,12 +9,14 @@ import {
   recordDecision,
 } from '@ledger/consents';
 import { RecordedEvent } from '@ledger/event-store';
-import { CommandContext, Decision, loadAggregate, runCommand, toNewEvent } from '@ledger/ledger';
-import { fieldRefused, notFound } from '@ledger/platform';
+import { CommandContext, Decision, TenantPresentation, loadAggregate, loadTenant, runCommand, toNewEvent } from '@ledger/ledger';
+import { DomainError, fieldRefused, notFound } from '@ledger/platform';
 import {
   CustomerReference,
   GrantEvidence,
   GrantableConfiguration,
+  ReadableTerms,
+  UnexplainedCode,
   createInteractions,
   derivedUuid,
   evolveInteraction,
@@ -22,6 +24,7 @@ import {
   profileOf,
   redecConsentIdFor,
   redecStreams,
+  unexplainedCodes,
 } from '@ledger/redec';
 import { embedStreams } from '../streams';
 import { EmbedSession, EmbedSessionStatus, assertEmbedSessionOpen, decideEmbedSession, embedSessionStatus, evolveEmbedSession, pageTokenMatches, pageTokenSha256 } from './embed-session.decider';
@@ -93,12 +96,15 @@ function commonAllowedOrigins(configurations: readonly GrantableConfiguration[])
  */
 export async function openEmbedSession(deps: EmbedDependencies, request: OpenEmbedSessionRequest, context: Context): Promise<OpenedEmbedSession> {
   const { tenantId, now } = context;
-  if (request.returnUrl !== null) {
-    for (const id of request.configurationIds) {
-      const found = await deps.findConfiguration(tenantId, id);
-      if (found) checkReturnUrl(request.returnUrl, found.embed?.allowedOrigins ?? []);
-    }
+  const terms = new ReadableTerms((await tenantPresentation(deps, tenantId))?.terms);
+  const unexplained: UnexplainedCode[] = [];
+  for (const id of request.configurationIds) {
+    // A configuration not found is refused by createInteractions, with the field that names it.
+    const found = await deps.findConfiguration(tenantId, id);
+    if (found && request.returnUrl !== null) checkReturnUrl(request.returnUrl, found.embed?.allowedOrigins ?? []);
+    if (found?.redec) unexplained.push(...unexplainedCodes(terms, found.redec));
   }
+  if (unexplained.length > 0) throw readableTermsMissing(unexplained);
   const configurationField = request.configurationField === 'configurationIds' ? (index: number) => `configurationIds[${index}]` : undefined;
   const opened = await createInteractions(deps, { customer: request.customer, configurationIds: request.configurationIds }, context, 'embedded', configurationField);
   const pageToken = randomBytes(32).toString('base64url');
@@ -272,12 +278,47 @@ export interface ConsentPageSession {
   status: EmbedSessionStatus;
   /** The configuration versions frozen for the session, in its order: what the page presents. */
   configurations: GrantableConfiguration[];
+  /** How the bank appears on the page, as it is now: its name (the tenant's own name when it set none), its colour, what its codes mean. */
+  presentation: PagePresentation;
+}
+
+/** The bank as the page shows it. */
+export interface PagePresentation {
+  displayName: string;
+  /** Null: the page's own colour. */
+  accentColor: string | null;
+  terms: ReadableTerms;
+}
+
+async function tenantPresentation(deps: EmbedDependencies, tenantId: string): Promise<TenantPresentation | null> {
+  return (await loadTenant(deps.store, tenantId))?.settings.presentation ?? null;
+}
+
+/**
+ * A page never shows a person a code without what it means (decision 0075):
+ * a session whose configurations use a code the bank's presentation does not
+ * explain is refused, naming where in the presentation the meaning goes.
+ */
+function readableTermsMissing(unexplained: UnexplainedCode[]): DomainError {
+  const fields = [...new Set(unexplained.map(({ kind, code }) => `presentation.terms.${kind}.${code}`))];
+  return new DomainError('conflict', 'readable_terms_missing', `The page would show ${fields.length} code(s) without their meaning: set them in the tenant's presentation (PUT /v1/tenant-settings/presentation).`, {
+    errors: fields.map((field) => ({ field, reason: 'readable_terms_missing' })),
+  });
 }
 
 /** The session behind a page URL: a wrong token is answered as an unknown session. */
 export async function readConsentPageSession(deps: EmbedDependencies, sessionId: string, pageToken: string, context: Context): Promise<ConsentPageSession> {
   const loaded = await loadEmbedSession(deps, sessionId, context);
   if (!loaded || !pageTokenMatches(loaded.session, pageToken)) throw notFound('embed session');
-  const configurations = await Promise.all(loaded.session.items.map((item) => frozenConfiguration(deps, context.tenantId, item.interactionId)));
-  return { session: loaded.session, status: embedSessionStatus(loaded.session, context.now), configurations };
+  const [configurations, tenant] = await Promise.all([
+    Promise.all(loaded.session.items.map((item) => frozenConfiguration(deps, context.tenantId, item.interactionId))),
+    loadTenant(deps.store, context.tenantId),
+  ]);
+  const presentation = tenant?.settings.presentation ?? null;
+  return {
+    session: loaded.session,
+    status: embedSessionStatus(loaded.session, context.now),
+    configurations,
+    presentation: { displayName: presentation?.displayName ?? tenant?.name ?? '', accentColor: presentation?.accentColor ?? null, terms: new ReadableTerms(presentation?.terms) },
+  };
 }

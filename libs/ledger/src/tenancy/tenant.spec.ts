@@ -20,9 +20,9 @@ describe('tenant settings', () => {
   const tenant = evolveTenant(null, { type: 'TenantCreated', data: { tenantId: 't1', name: 'Banco Uno', createdAt: 5 } });
 
   it('start without an institution code, and record a change of it', () => {
-    expect(tenant?.settings).toEqual({ institutionCode: null, weeklyReports: false, dailyRightsReport: false, scheduledErasure: false });
+    expect(tenant?.settings).toEqual({ institutionCode: null, weeklyReports: false, dailyRightsReport: false, scheduledErasure: false, presentation: null });
     expect(decideConfigureTenant(tenant, { institutionCode: '0000000001' }, 9)).toEqual([
-      { type: 'TenantSettingsChanged', data: { tenantId: 't1', settings: { institutionCode: '0000000001', weeklyReports: false, dailyRightsReport: false, scheduledErasure: false }, changedAt: 9 } },
+      { type: 'TenantSettingsChanged', data: { tenantId: 't1', settings: { institutionCode: '0000000001', weeklyReports: false, dailyRightsReport: false, scheduledErasure: false, presentation: null }, changedAt: 9 } },
     ]);
   });
 
@@ -31,7 +31,7 @@ describe('tenant settings', () => {
     expect(optedIn).toMatchObject({ data: { settings: { institutionCode: null, weeklyReports: false, scheduledErasure: true } } });
     expect(decideConfigureTenant(evolveTenant(tenant, optedIn), { scheduledErasure: true }, 10)).toEqual([]);
     const older = { type: 'TenantSettingsChanged', data: { tenantId: 't1', settings: { institutionCode: '0000000001', weeklyReports: false }, changedAt: 9 } } as TenantEvent;
-    expect(evolveTenant(evolveTenant(tenant, optedIn), older)?.settings).toEqual({ institutionCode: '0000000001', weeklyReports: false, dailyRightsReport: false, scheduledErasure: false });
+    expect(evolveTenant(evolveTenant(tenant, optedIn), older)?.settings).toEqual({ institutionCode: '0000000001', weeklyReports: false, dailyRightsReport: false, scheduledErasure: false, presentation: null });
   });
 
   it('record nothing when the settings are already in force', () => {
@@ -85,6 +85,6 @@ describe('tenant settings on the SQLite store', () => {
   it('keeps both of two concurrent changes of different settings: the second is decided on the first', async () => {
     const { tenantId } = await createTenant(store, 'Banco Uno', operator);
     await Promise.all([configureTenant(store, tenantId, { institutionCode: '0000000001' }, operator), configureTenant(store, tenantId, { scheduledErasure: true }, operator)]);
-    expect((await loadTenant(store, tenantId))?.settings).toEqual({ institutionCode: '0000000001', weeklyReports: false, dailyRightsReport: false, scheduledErasure: true });
+    expect((await loadTenant(store, tenantId))?.settings).toEqual({ institutionCode: '0000000001', weeklyReports: false, dailyRightsReport: false, scheduledErasure: true, presentation: null });
   });
 });

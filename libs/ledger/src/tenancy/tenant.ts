@@ -5,6 +5,7 @@ import { CommandContext, toNewEvent } from '../command-context';
 import { loadAggregate, loadAllAggregates } from '../load-aggregate';
 import { Decision, runCommand } from '../run-command';
 import { streams } from '../streams';
+import { TenantPresentation, checkPresentation } from './presentation';
 
 /** A tenant is one integrator (a bank); every other fact belongs to one. */
 export interface TenantCreated {
@@ -38,6 +39,8 @@ export interface TenantSettings {
    * own customers, and when it runs the operator's.
    */
   scheduledErasure: boolean;
+  /** How the bank appears on the pages a person sees (the consent page); null until set, when the tenant's name is shown and no code has a meaning of the bank's. */
+  presentation: TenantPresentation | null;
 }
 
 export interface Tenant {
@@ -53,7 +56,7 @@ export interface Tenant {
   dailyRightsReportSince: number | null;
 }
 
-export const DEFAULT_TENANT_SETTINGS: TenantSettings = { institutionCode: null, weeklyReports: false, dailyRightsReport: false, scheduledErasure: false };
+export const DEFAULT_TENANT_SETTINGS: TenantSettings = { institutionCode: null, weeklyReports: false, dailyRightsReport: false, scheduledErasure: false, presentation: null };
 
 export function evolveTenant(state: Tenant | null, event: TenantEvent): Tenant | null {
   switch (event.type) {
@@ -90,6 +93,7 @@ export function evolveTenant(state: Tenant | null, event: TenantEvent): Tenant |
 export function decideConfigureTenant(tenant: Tenant | null, change: Partial<TenantSettings>, now: number): TenantEvent[] {
   if (!tenant) throw notFound('tenant');
   const settings = { ...tenant.settings, ...change };
+  if (settings.presentation !== null) settings.presentation = checkPresentation(settings.presentation);
   if (settings.institutionCode !== null && !/^\d{10}$/.test(settings.institutionCode)) {
     throw validationError('institutionCode must be exactly 10 digits.', { errors: [{ field: 'institutionCode', reason: 'invalid_institution_code' }] });
   }
@@ -98,7 +102,7 @@ export function decideConfigureTenant(tenant: Tenant | null, change: Partial<Ten
       throw validationError('Reports made on a schedule need the institution code their headers carry.', { errors: [{ field: scheduled, reason: 'institution_code_required' }] });
     }
   }
-  if ((Object.keys(settings) as Array<keyof TenantSettings>).every((name) => settings[name] === tenant.settings[name])) return [];
+  if ((Object.keys(settings) as Array<keyof TenantSettings>).every((name) => JSON.stringify(settings[name]) === JSON.stringify(tenant.settings[name]))) return [];
   return [{ type: 'TenantSettingsChanged', data: { tenantId: tenant.tenantId, settings, changedAt: now } }];
 }
 

@@ -1,0 +1,69 @@
+import { DomainError } from '@ledger/platform';
+import { TenantPresentation, checkPresentation, contrastRatio } from './presentation';
+
+const presentation = (overrides: Partial<TenantPresentation> = {}): TenantPresentation => ({
+  displayName: 'Banco Ejemplo',
+  accentColor: '#0B3D91',
+  terms: { objective: { '02': 'Renegociar un crédito vigente' } },
+  ...overrides,
+});
+
+function refusal(run: () => unknown): DomainError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('contrastRatio (WCAG 2.x)', () => {
+  it('gives the extremes and the published figures', () => {
+    expect(contrastRatio('#000000', '#ffffff')).toBeCloseTo(21, 5);
+    expect(contrastRatio('#ffffff', '#ffffff')).toBeCloseTo(1, 5);
+    // #767676 is the lightest grey with 4.5:1 on white; #777777 falls just short.
+    expect(contrastRatio('#767676', '#ffffff')).toBeGreaterThanOrEqual(4.5);
+    expect(contrastRatio('#777777', '#ffffff')).toBeLessThan(4.5);
+    expect(contrastRatio('#ffffff', '#767676')).toBe(contrastRatio('#767676', '#ffffff'));
+  });
+});
+
+describe('checkPresentation', () => {
+  it('keeps a presentation fit to show, its colour in lower case and its words trimmed', () => {
+    expect(checkPresentation(presentation({ displayName: '  Banco Ejemplo ', terms: { finality: { '2': ' Evaluar su solicitud de crédito ' } } }))).toEqual({
+      displayName: 'Banco Ejemplo',
+      accentColor: '#0b3d91',
+      terms: { finality: { '2': 'Evaluar su solicitud de crédito' } },
+    });
+  });
+
+  it('refuses a colour that white text on it, or it as text on white, could not be read in (under 4.5:1)', () => {
+    const error = refusal(() => checkPresentation(presentation({ accentColor: '#7a9cd6' })));
+    expect(error.errors).toEqual([{ field: 'accentColor', reason: 'insufficient_contrast' }]);
+  });
+
+  it.each(['0b3d91', '#0b3d9', '#0b3d911', 'navy', '#0g3d91'])('refuses %j, which is not #rrggbb', (accentColor) => {
+    expect(refusal(() => checkPresentation(presentation({ accentColor }))).errors).toEqual([{ field: 'accentColor', reason: 'invalid_color' }]);
+  });
+
+  it('refuses every field not fit to show at once, each by its path', () => {
+    const error = refusal(() =>
+      checkPresentation(
+        presentation({
+          displayName: ' ',
+          terms: { objective: { '02': '', '03': 'x'.repeat(301), '04': 'línea\nnueva' }, medium: { '': 'Documento' }, ...({ purpose: { a: 'b' } } as object) },
+        }),
+      ),
+    );
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.errors).toEqual([
+      { field: 'displayName', reason: 'invalid_length' },
+      { field: 'terms.objective.02', reason: 'invalid_length' },
+      { field: 'terms.objective.03', reason: 'invalid_length' },
+      { field: 'terms.objective.04', reason: 'control_character' },
+      { field: 'terms.medium.', reason: 'invalid_code' },
+      { field: 'terms.purpose', reason: 'unknown_property' },
+    ]);
+  });
+});
