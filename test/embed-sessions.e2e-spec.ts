@@ -86,11 +86,14 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
     expect(opened.body).toEqual({
       sessionId: expect.any(String),
       customerId: expect.any(String),
-      url: expect.stringMatching(new RegExp(`^${PUBLIC_URL}/embed/[0-9a-f-]{36}/sessions/${opened.body.sessionId}\\?token=[A-Za-z0-9_-]{43}$`)),
+      url: expect.stringMatching(new RegExp(`^${PUBLIC_URL}/embed/pages/[A-Za-z0-9_-]{80}\\?token=[A-Za-z0-9_-]{43}$`)),
       expiresAt: expect.any(Number),
       customerCreated: true,
       resultSecret: expect.stringMatching(/^embsec_/),
     });
+    // The address names no tenant and no session in clear: what a person sees holds no internal id.
+    expect(opened.body.url).not.toContain(tenantId);
+    expect(opened.body.url).not.toContain(opened.body.sessionId);
     expect(opened.body.expiresAt).toBeGreaterThanOrEqual(before + 300_000);
     expect(opened.body.expiresAt).toBeLessThanOrEqual(Date.now() + 300_000);
     const status = await get(`/v1/embed/sessions/${opened.body.sessionId}`);
@@ -247,12 +250,21 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
     expect((await get(`/v1/embed/sessions/${opened.body.sessionId}`)).body.status).toBe('open');
   });
 
-  it('answers a wrong token, another tenant’s session id or a malformed path as an unknown session', async () => {
+  it('answers a wrong token, another session’s token, an altered or made-up page reference as an unknown session', async () => {
     const opened = await open();
+    const other = await open();
     const { pathname, searchParams } = new URL(opened.body.url);
     const token = searchParams.get('token')!;
     const page = await pageOf(opened.body.url);
-    for (const path of [`${pathname}?token=${'A'.repeat(43)}`, `/embed/${randomUUID()}/sessions/${opened.body.sessionId}?token=${token}`, '/embed/x/sessions/y?token=z']) {
+    const reference = pathname.slice('/embed/pages/'.length);
+    const altered = Buffer.from(reference, 'base64url');
+    altered[20] ^= 1;
+    for (const path of [
+      `${pathname}?token=${'A'.repeat(43)}`,
+      `${new URL(other.body.url).pathname}?token=${token}`,
+      `/embed/pages/${altered.toString('base64url')}?token=${token}`,
+      '/embed/pages/y?token=z',
+    ]) {
       const answer = await api.http.get(path);
       expect(answer.status).toBe(404);
       expect(answer.text).toContain('Enlace no válido');

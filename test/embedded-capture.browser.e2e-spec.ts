@@ -112,7 +112,8 @@ describe('embedded capture in a real browser: the consent page, its decision and
       .set(auth())
       .send({ ...offered, userReference: `cliente-${randomUUID()}`, identifiers: [verifiedRut()], ...options });
     expect(opened.status).toBe(201);
-    expect(opened.body.url.startsWith(`${publicUrl}/embed/${tenantId}/sessions/${opened.body.sessionId}?token=`)).toBe(true);
+    expect(opened.body.url).toMatch(new RegExp(`^${publicUrl}/embed/pages/[A-Za-z0-9_-]+\\?token=`));
+    expect(opened.body.url).not.toContain(tenantId);
     return opened.body as { sessionId: string; customerId: string; url: string; expiresAt: number; customerCreated: boolean; resultSecret: string };
   }
 

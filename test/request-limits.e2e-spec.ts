@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { AddressInfo } from 'node:net';
 import { ApiApp, startApiApp } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
@@ -97,13 +97,13 @@ describe('request limits', () => {
       for (const path of ['/health/live', '/health/ready', '/metrics', '/openapi.json']) {
         expect({ path, status: (await api.http.get(path)).status }).toEqual({ path, status: 200 });
       }
-      const page = `/embed/${randomUUID()}/sessions/${randomUUID()}`;
+      const page = `/embed/pages/${randomBytes(60).toString('base64url')}`;
       const shown = await api.http.get(`${page}?token=unknown`);
       expect(shown.status).toBe(404);
       expect(shown.headers['content-type']).toMatch(/^text\/html/);
-      // The page's own refusal (no session cookie, decision 0025), not the API's 401.
+      // The page's own answer (an address this deployment did not make is an unknown page), not the API's 401.
       const decided = await api.http.post(`${page}/decision`).type('form').send({ csrf: 'x', decision: 'accept' });
-      expect(decided.status).toBe(403);
+      expect(decided.status).toBe(404);
       expect(decided.headers['content-type']).toMatch(/^text\/html/);
     });
   });
@@ -117,7 +117,7 @@ describe('request limits', () => {
 
     it('refuses a consent page form over 4 KiB with 413', async () => {
       const response = await api.http
-        .post(`/embed/${randomUUID()}/sessions/${randomUUID()}/decision`)
+        .post(`/embed/pages/${randomBytes(60).toString('base64url')}/decision`)
         .type('form')
         .send({ token: 'x'.repeat(5 * KiB), decision: 'accept' });
       expectProblem(response, 413, 'PAYLOAD_TOO_LARGE');

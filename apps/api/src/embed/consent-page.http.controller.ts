@@ -3,14 +3,15 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import { isUUID } from 'class-validator';
 import {
   CONSENT_PAGE_COOKIE,
   ConsentPageSession,
   EmbedDecision,
   EmbedDecisionResult,
   OutcomePage,
+  PageReferences,
   consentPageCookieOptions,
+  consentPagePath,
   consentPageHeaders,
   itemDecisionField,
   renderConsentPage,
@@ -20,11 +21,6 @@ import { BodyLimit, Public } from '@ledger/http';
 import type { TermKind } from '@ledger/ledger';
 import { DomainError, IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
 import { DecideOnEmbedSessionCommand, ReadConsentPageQuery } from './embed-session.commands';
-
-/** The page's path: the tenant is in it because every stream is the tenant's; the token proves the right to open it. */
-export function consentPagePath(tenantId: string, sessionId: string): string {
-  return `/embed/${tenantId}/sessions/${sessionId}`;
-}
 
 const OUTCOME_STATUS: Record<OutcomePage, number> = { accepted: 200, declined: 200, partially_accepted: 200, expired: 410, already_used: 409, not_found: 404, refused: 403, link_required: 403 };
 
@@ -63,6 +59,7 @@ export class ConsentPageHttpController {
     private readonly queryBus: QueryBus,
     private readonly commandBus: CommandBus,
     private readonly protection: IdentifierProtection,
+    private readonly pageReferences: PageReferences,
     @Inject(LEDGER_CONFIG) config: LedgerConfig,
   ) {
     const publicUrl = new URL(config.publicUrl);
@@ -77,16 +74,17 @@ export class ConsentPageHttpController {
    * history and every later request; the page itself is served on the
    * cookie alone.
    */
-  @Get(':tenantId/sessions/:sessionId')
+  @Get('pages/:pageReference')
   @Public()
   async show(
-    @Param('tenantId') tenantId: string,
-    @Param('sessionId') sessionId: string,
+    @Param('pageReference') pageReference: string,
     @Query('token') urlToken: unknown,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    if (!isUUID(tenantId) || !isUUID(sessionId) || (urlToken !== undefined && typeof urlToken !== 'string')) return outcome(reply, 'not_found');
+    const address = this.pageReferences.open(pageReference);
+    if (!address || (urlToken !== undefined && typeof urlToken !== 'string')) return outcome(reply, 'not_found');
+    const { tenantId, sessionId } = address;
     const token = urlToken ?? request.cookies[CONSENT_PAGE_COOKIE];
     if (token === undefined) return outcome(reply, 'link_required');
     let page: ConsentPageSession;
@@ -97,7 +95,7 @@ export class ConsentPageHttpController {
     }
     const { session, status, configurations, presentation } = page;
     if (status !== 'open') return outcome(reply, status === 'expired' ? 'expired' : 'already_used', session.allowedOrigins);
-    const path = `${this.publicPath}${consentPagePath(tenantId, sessionId)}`;
+    const path = `${this.publicPath}${consentPagePath(pageReference)}`;
     if (urlToken !== undefined) {
       reply.setCookie(CONSENT_PAGE_COOKIE, urlToken, consentPageCookieOptions(path));
       reply.status(303).headers({ location: path, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
@@ -125,20 +123,21 @@ export class ConsentPageHttpController {
     reply.status(200).headers(consentPageHeaders({ frameAncestors: session.allowedOrigins, formActionOrigins: returnOrigins, accentColor: presentation.accentColor })).send(html);
   }
 
-  @Post(':tenantId/sessions/:sessionId/decision')
+  @Post('pages/:pageReference/decision')
   @Public()
   // The page's form: a token, a csrf value and one decision per item, well under a kilobyte.
   @BodyLimit(4 * 1024)
   async decide(
-    @Param('tenantId') tenantId: string,
-    @Param('sessionId') sessionId: string,
+    @Param('pageReference') pageReference: string,
     @Body() form: DecisionForm,
     @Headers('origin') origin: string | undefined,
     @Headers('sec-fetch-site') fetchSite: string | undefined,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    if (!isUUID(tenantId) || !isUUID(sessionId)) return outcome(reply, 'not_found');
+    const address = this.pageReferences.open(pageReference);
+    if (!address) return outcome(reply, 'not_found');
+    const { tenantId, sessionId } = address;
     // Only the browser that opened the page holds the session's cookie; the token is never in the form.
     const token = request.cookies[CONSENT_PAGE_COOKIE];
     if (token === undefined) return outcome(reply, 'refused');

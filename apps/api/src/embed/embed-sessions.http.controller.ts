@@ -1,12 +1,11 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { OpenEmbedSessionRequest, OpenedEmbedSession } from '@ledger/embed';
+import { OpenEmbedSessionRequest, OpenedEmbedSession, PageReferences, consentPagePath } from '@ledger/embed';
 import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
 import { LEDGER_CONFIG, LedgerConfig, Principal, Scopes, fieldRefused, validationError } from '@ledger/platform';
 import { customerReference } from '../redec/interactions/create/create-interaction.http.controller';
 import { ResourceIdPipe } from '../resource-id.pipe';
-import { consentPagePath } from './consent-page.http.controller';
 import { EmbedSessionQuery, OpenEmbedSessionCommand } from './embed-session.commands';
 import { DEFAULT_SESSION_SECONDS, EmbedSessionStatusDto, OpenEmbedSessionRequestDto, OpenEmbedSessionResponseDto } from './embed-session.dto';
 import { ProblemResponses } from '../openapi/problem-responses';
@@ -19,6 +18,7 @@ export class EmbedSessionsHttpController {
     private readonly commandBus: CommandBus,
     private readonly queryBus: QueryBus,
     @Inject(LEDGER_CONFIG) private readonly config: LedgerConfig,
+    private readonly pageReferences: PageReferences,
   ) {}
 
   @Post()
@@ -62,7 +62,8 @@ export class EmbedSessionsHttpController {
       }),
     );
     const { session } = opened;
-    const url = `${this.config.publicUrl}${consentPagePath(principal.tenantId, session.sessionId)}?token=${opened.pageToken}`;
+    const reference = this.pageReferences.referenceOf({ tenantId: principal.tenantId, sessionId: session.sessionId });
+    const url = `${this.config.publicUrl}${consentPagePath(reference)}?token=${opened.pageToken}`;
     return { sessionId: session.sessionId, customerId: session.customerId, url, expiresAt: session.expiresAt, customerCreated: opened.customerCreated, resultSecret: opened.resultSecret };
   }
 

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { LedgerConfig } from '@ledger/platform';
+import { PageReferences } from '@ledger/embed';
+import { LEDGER_CONFIG, LedgerConfig, masterKeys } from '@ledger/platform';
 import { ReadYourWrites } from '../read-your-writes';
 import { RequestCommands } from '../request-commands';
 import { bankingCalendarProvider } from '../redec/banking-calendar.provider';
@@ -16,6 +17,7 @@ export class EmbedModule {
       module: EmbedModule,
       controllers: [EmbedSessionsHttpController, ConsentPageHttpController],
       providers: [
+        { provide: PageReferences, inject: [LEDGER_CONFIG], useFactory: (ledger: LedgerConfig) => new PageReferences(masterKeys(ledger.masterKey, ledger.previousMasterKeys)) },
         bankingCalendarProvider(config),
         captureDependenciesProvider,
         ReadYourWrites,

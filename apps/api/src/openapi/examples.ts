@@ -723,7 +723,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     response: {
       sessionId: SESSION_ID,
       customerId: CUSTOMER_ID,
-      url: `https://consent.bank.example/embed/${TENANT_ID}/sessions/${SESSION_ID}?token=pgt_2mQ8vX4kR7nB1cY5`,
+      url: 'https://consent.bank.example/embed/pages/Wm8kR2vN5qT1xY7cB4hJ9dL3fP6sA0gE8uI2oK5mQ1wZ3rT7yV9nX4bC6jH8lD2fG5sA1kP7qW3eR9tY?token=pgt_2mQ8vX4kR7nB1cY5',
       expiresAt: GRANTED_AT + 900_000,
       customerCreated: false,
       resultSecret: 'embsec_3q2+7wAAAAAx9G3kN1pZ8rT5vW2yB4dF6hJ8lM0=',

@@ -1,11 +1,14 @@
 import { createHmac } from 'node:crypto';
-import { deriveKey, parseSealedText, seal, sealedText, unseal } from './sealing';
+import { SealBrokenError, deriveKey, parseSealedText, seal, sealedText, unseal } from './sealing';
 
 /**
  * A master key (LEDGER_MASTER_KEY, or one of LEDGER_PREVIOUS_MASTER_KEYS) and
- * its id. The master key only wraps tenant data keys: nothing else is
- * encrypted or hashed under it, so replacing it means re-wrapping those few
- * keys (`ledger keys rotate`), never rewriting an event.
+ * its id. The master key wraps tenant data keys, and seals the short-lived
+ * references that travel through a browser before any tenant is known
+ * (`sealInTransit`); nothing recorded is encrypted or hashed under it, so
+ * replacing it means re-wrapping those few keys (`ledger keys rotate`),
+ * never rewriting an event, and a reference sealed under the old key opens
+ * while that key is kept among the previous ones.
  */
 export interface MasterKey {
   /** `mk_` and 16 hex characters: names the key in wrapped data keys and messages without revealing it. */
@@ -58,6 +61,38 @@ export function unwrapDataKey(keys: MasterKeys, tenantId: string, dataKeyId: str
 
 function wrappingKey(master: MasterKey): Buffer {
   return deriveKey(master.secret, WRAPPING_SALT, ['wrap']);
+}
+
+const TRANSIT_SALT = 'consent-ledger/in-transit';
+
+/**
+ * `plaintext` sealed for a round trip through someone's browser (a page's
+ * address), under a key derived from the current master key for `purpose`:
+ * one base64url token (nonce, tag, ciphertext) that reveals nothing of
+ * what it holds and cannot be altered or moved to another purpose.
+ */
+export function sealInTransit(keys: MasterKeys, purpose: string, plaintext: Buffer): string {
+  const { iv, tag, ciphertext } = seal(transitKey(keys.current, purpose), purpose, plaintext);
+  return Buffer.concat([iv, tag, ciphertext]).toString('base64url');
+}
+
+/** What `sealInTransit` sealed for `purpose`, under the current or a previous master key; null for anything else. */
+export function openInTransit(keys: MasterKeys, purpose: string, token: string): Buffer | null {
+  if (!/^[A-Za-z0-9_-]{38,}$/.test(token)) return null;
+  const bytes = Buffer.from(token, 'base64url');
+  const sealed = { iv: bytes.subarray(0, 12), tag: bytes.subarray(12, 28), ciphertext: bytes.subarray(28) };
+  for (const master of [keys.current, ...keys.previous]) {
+    try {
+      return unseal(transitKey(master, purpose), purpose, sealed);
+    } catch (error) {
+      if (!(error instanceof SealBrokenError)) throw error;
+    }
+  }
+  return null;
+}
+
+function transitKey(master: MasterKey, purpose: string): Buffer {
+  return deriveKey(master.secret, TRANSIT_SALT, [purpose]);
 }
 
 /** A wrapped key moved to another tenant or renamed fails to unwrap. */
