@@ -457,7 +457,12 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
         ownKey,
       );
       expect(set.status).toBe(200);
-      expect(set.body.presentation).toEqual({ displayName: 'Banco Ejemplo', accentColor: '#8a1538', terms: { finality: { '2': 'Evaluar si le damos un crédito' }, objective: { '02': 'Crédito nuevo', '03': 'Renegociación' } } });
+      expect(set.body.presentation).toEqual({
+        displayName: 'Banco Ejemplo',
+        logo: null,
+        accentColor: '#8a1538',
+        terms: { finality: { '2': 'Evaluar si le damos un crédito' }, objective: { '02': 'Crédito nuevo', '03': 'Renegociación' } },
+      });
       const configurationId = (
         await post('/v1/configurations', { templateKey: `embedded-${randomUUID()}`, title: 'Consulta REDEC', text: 'Autorizo la consulta.', channel: 'digital', captureTiming: 'embedded', redec: REDEC_TERMS }, ownKey)
       ).body.configurationId;
@@ -498,7 +503,21 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
       await putPresentation({ displayName: 'Banco Ejemplo', accentColor: '#0b3d91', terms: {} }, ownKey);
       const replaced = await api.http.put('/v1/tenant-settings').set('Authorization', `Bearer ${ownKey}`).send({ institutionCode: '0000000042' });
       expect(replaced.status).toBe(200);
-      expect(replaced.body).toMatchObject({ institutionCode: '0000000042', presentation: { displayName: 'Banco Ejemplo', accentColor: '#0b3d91', terms: {} } });
+      expect(replaced.body).toMatchObject({ institutionCode: '0000000042', presentation: { displayName: 'Banco Ejemplo', logo: null, accentColor: '#0b3d91', terms: {} } });
+    });
+
+    it('writes the logo into the page, allowing images from the page itself and nowhere else', async () => {
+      const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="#8a1538"/></svg>').toString('base64');
+      const set = await putPresentation({ displayName: 'Banco Ejemplo', logo: { mediaType: 'image/svg+xml', base64: svg }, accentColor: '#0b3d91', terms: { finality: { '2': 'Evaluar' }, objective: { '02': 'Nuevo', '03': 'Renegociar' } } }, ownKey);
+      expect(set.body.presentation.logo).toEqual({ mediaType: 'image/svg+xml', base64: svg });
+      const configurationId = (
+        await post('/v1/configurations', { templateKey: `embedded-${randomUUID()}`, title: 'Consulta REDEC', text: 'Autorizo la consulta.', channel: 'digital', captureTiming: 'embedded', redec: REDEC_TERMS }, ownKey)
+      ).body.configurationId;
+      const { page } = await pageOf((await open({ configurationId }, ownKey)).body.url);
+      expect(page.text).toContain(`<header class="bank"><img class="logo" src="data:image/svg+xml;base64,${svg}" alt=""><p>Banco Ejemplo</p></header>`);
+      expect(page.headers['content-security-policy']).toContain("img-src data:;");
+      const html = await recordsNothingAtAll(api, () => putPresentation({ displayName: 'Banco Ejemplo', logo: { mediaType: 'image/svg+xml', base64: Buffer.from('<html><body>x</body></html>').toString('base64') }, accentColor: '#0b3d91', terms: {} }, ownKey));
+      expectValidationError(html, [{ field: 'logo.base64', reason: 'content_does_not_match_media_type' }]);
     });
   });
 });

@@ -37,6 +37,7 @@ export const REDEC_TERMS = {
  */
 export const TEST_PRESENTATION = {
   displayName: 'Banco de Prueba',
+  logo: null,
   accentColor: '#0b3d91',
   terms: {
     finality: { '2': 'Evaluar si le otorgamos un crédito' },

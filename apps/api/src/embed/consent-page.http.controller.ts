@@ -104,7 +104,7 @@ export class ConsentPageHttpController {
     // Every code was given a meaning before the session opened; one the bank has removed since still shows as its code, never as nothing.
     const readable = (kind: TermKind, code: string) => ({ meaning: presentation.terms.meaningOf(kind, code) ?? code, code });
     const html = renderConsentPage({
-      bank: { displayName: presentation.displayName, accentColor: presentation.accentColor },
+      bank: { displayName: presentation.displayName, logo: presentation.logo, accentColor: presentation.accentColor },
       items: configurations.map((configuration) => ({
         title: configuration.title,
         text: configuration.text,
@@ -120,7 +120,7 @@ export class ConsentPageHttpController {
       expiresAt: session.expiresAt,
     });
     const returnOrigins = session.returnUrl ? [new URL(session.returnUrl).origin] : [];
-    reply.status(200).headers(consentPageHeaders({ frameAncestors: session.allowedOrigins, formActionOrigins: returnOrigins, accentColor: presentation.accentColor })).send(html);
+    reply.status(200).headers(consentPageHeaders({ frameAncestors: session.allowedOrigins, formActionOrigins: returnOrigins, accentColor: presentation.accentColor, logo: presentation.logo !== null })).send(html);
   }
 
   @Post('pages/:pageReference/decision')

@@ -106,6 +106,7 @@ const CONSENT_DECISION = {
 };
 const TENANT_PRESENTATION = {
   displayName: 'Banco Ejemplo',
+  logo: null,
   accentColor: '#0b3d91',
   terms: { finality: { '2': 'Evaluar si le otorgamos un crédito' }, objective: { '02': 'Evaluar una solicitud de crédito nueva', '03': 'Evaluar la renegociación de un crédito vigente' } },
 };

@@ -33,12 +33,34 @@ export class TermMeaningsDto {
   channel?: Record<string, string>;
 }
 
+/** The bank's logo, written into the page itself. */
+export class TenantLogoDto {
+  @ApiProperty({ enum: ['image/png', 'image/jpeg', 'image/svg+xml'], description: 'What the bytes are; they must start as that type does (else 400 `content_does_not_match_media_type`).' })
+  @IsString()
+  mediaType!: string;
+
+  @ApiProperty({ description: 'The image, base64: at most 32 KiB of bytes (400 `too_large`), so the presentation stays under the 64 KiB body limit.' })
+  @IsString()
+  base64!: string;
+}
+
 /** PUT /v1/tenant-settings/presentation: how the bank appears on the pages a person sees. */
 export class TenantPresentationDto {
   @ApiProperty({ example: 'Banco Ejemplo', description: "The bank's name as its customers know it, shown at the top of every page a person sees; 1 to 100 characters, one line." })
   @IsString()
   @MaxLength(200)
   displayName!: string;
+
+  @ApiProperty({
+    type: TenantLogoDto,
+    required: false,
+    nullable: true,
+    description: 'Shown beside the name, at most 40 px high, as decoration (the name beside it says who the bank is). Written into the page as a `data:` image, so the page still loads nothing from anywhere. Absent or null: no logo.',
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => TenantLogoDto)
+  logo?: TenantLogoDto | null;
 
   @ApiProperty({
     example: '#0b3d91',

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Inject, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { CurrentPrincipal, RequireAnyScope, RequireScopes } from '@ledger/http';
-import { Tenant, configureTenant, loadTenant } from '@ledger/ledger';
+import { LogoMediaType, Tenant, configureTenant, loadTenant } from '@ledger/ledger';
 import { Principal, Scopes, notFound } from '@ledger/platform';
 import { ProblemResponses } from '../openapi/problem-responses';
 import { RequestCommands } from '../request-commands';
@@ -56,7 +56,7 @@ export class TenantSettingsHttpController {
     operationId: 'putTenantPresentation',
     summary: 'Set how the bank appears to people',
     description:
-      "Replaces the presentation: the bank's `displayName` shown at the top of the consent page, its `accentColor` (at least 4.5:1 against white, else 400 `insufficient_contrast`), " +
+      "Replaces the presentation: the bank's `displayName` shown at the top of the consent page, an optional `logo` beside it (PNG, JPEG or SVG, at most 32 KiB), its `accentColor` (at least 4.5:1 against white, else 400 `insufficient_contrast`), " +
       'and `terms`, what its codes mean in words a person reads: purposes, objectives, data categories, media and channels. A page never shows a person a code without its meaning: ' +
       "opening a session whose configurations use a code with no meaning here or in the service's own table is 409 `readable_terms_missing`, naming each missing entry " +
       '(docs/embedded-capture.md, "What the page shows"). Pages opened later show the presentation as it is when they are shown. A change is a fact of the tenant; setting what is in force records nothing. Scope `consent:admin`.',
@@ -65,8 +65,9 @@ export class TenantSettingsHttpController {
   @ProblemResponses({ 409: ['concurrent_change'] })
   async putPresentation(@Body() body: TenantPresentationDto): Promise<TenantSettingsDto> {
     const context = this.commands.context();
-    const { displayName, accentColor, terms } = body;
-    const { tenant } = await configureTenant(this.store, context.tenantId, { presentation: { displayName, accentColor, terms: { ...terms } } }, context);
+    const { displayName, accentColor, terms, logo } = body;
+    const presentation = { displayName, accentColor, terms: { ...terms }, logo: logo ? { mediaType: logo.mediaType as LogoMediaType, base64: logo.base64 } : null };
+    const { tenant } = await configureTenant(this.store, context.tenantId, { presentation }, context);
     return settingsView(tenant);
   }
 }

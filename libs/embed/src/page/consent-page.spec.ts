@@ -17,7 +17,7 @@ const view = ({
   redec = REDEC_TERMS,
   ...page
 }: Partial<ConsentPageItem> & Partial<Omit<ConsentPageView, 'items'>> = {}): ConsentPageView => ({
-  bank: { displayName: 'Banco Ejemplo', accentColor: null },
+  bank: { displayName: 'Banco Ejemplo', logo: null, accentColor: null },
   items: [{ title, text, redec }],
   formAction: '/embed/sessions/ses_123/decision',
   hiddenFields: { sessionToken: 'tok_abc', csrfToken: 'csrf_xyz' },
@@ -123,7 +123,7 @@ describe('renderConsentPage', () => {
       view({
         title: hostile('title'),
         text: hostile('text'),
-        bank: { displayName: hostile('bank'), accentColor: null },
+        bank: { displayName: hostile('bank'), logo: null, accentColor: null },
         redec: {
           finality: { meaning: hostile('finality'), code: hostile('finalityCode') },
           objectives: [{ meaning: hostile('objective'), code: hostile('objectiveCode') }],
@@ -165,8 +165,14 @@ describe('renderConsentPage', () => {
     expect(page.match(/<style>([\s\S]*?)<\/style>/g)).toEqual([`<style>${PAGE_STYLESHEET}</style>`]);
   });
 
+  it("writes the bank's logo into the page beside its name, as decoration the name already says", () => {
+    const page = renderConsentPage(view({ bank: { displayName: 'Banco Ejemplo', logo: { mediaType: 'image/png', base64: 'iVBORw0KGgo=' }, accentColor: null } }));
+    expect(page).toContain('<header class="bank"><img class="logo" src="data:image/png;base64,iVBORw0KGgo=" alt=""><p>Banco Ejemplo</p></header>');
+    expect(tags(page, 'img')).toHaveLength(1);
+  });
+
   it("sets the bank's colour in a stylesheet of its own, after the page's", () => {
-    const page = renderConsentPage(view({ bank: { displayName: 'Banco Ejemplo', accentColor: '#8a1538' } }));
+    const page = renderConsentPage(view({ bank: { displayName: 'Banco Ejemplo', logo: null, accentColor: '#8a1538' } }));
     expect(page.match(/<style>([\s\S]*?)<\/style>/g)).toEqual([`<style>${PAGE_STYLESHEET}</style>`, '<style>:root{--accent:#8a1538}</style>']);
     expect(accentStylesheet('#8a1538')).toBe(':root{--accent:#8a1538}');
   });

@@ -24,6 +24,8 @@ export interface ConsentPageItem {
 /** The bank the person is dealing with, as it presents itself. */
 export interface PageBank {
   displayName: string;
+  /** Written into the page as a `data:` image; null for none. */
+  logo: { mediaType: string; base64: string } | null;
   /** `#rrggbb` with at least 4.5:1 against white; null for the page's own colour. */
   accentColor: string | null;
 }
@@ -88,8 +90,9 @@ export const PAGE_STYLESHEET = [
   '.choice label{display:flex;align-items:center;gap:.5rem;min-height:44px;cursor:pointer}',
   '.choice input{width:1.25rem;height:1.25rem;margin:0;accent-color:var(--accent)}',
   '.choice input:focus-visible{outline:3px solid #1a1a1a;outline-offset:3px}',
-  '.bank{max-width:40rem;margin:0 auto;padding:1rem 1rem .75rem;border-bottom:4px solid var(--accent);font-size:1.125rem;font-weight:600;overflow-wrap:anywhere}',
+  '.bank{display:flex;align-items:center;gap:.75rem;max-width:40rem;margin:0 auto;padding:1rem 1rem .75rem;border-bottom:4px solid var(--accent);font-size:1.125rem;font-weight:600;overflow-wrap:anywhere}',
   '.bank p{margin:0}',
+  '.logo{height:2.5rem;width:auto;max-width:40%}',
   '.code{color:#595959}',
 ].join('\n');
 
@@ -235,7 +238,9 @@ export function renderOutcomePage(outcome: OutcomePage): string {
 function htmlDocument(title: string, bank: PageBank | null, content: Markup): string {
   const accent = bank?.accentColor ? html`\n<style>${new Markup(accentStylesheet(bank.accentColor))}</style>` : [];
   // A landmark of its own (a header outside main is the page's banner), read before the content.
-  const header = bank ? html`<header class="bank"><p>${bank.displayName}</p></header>\n` : [];
+  // The logo is decoration: the name beside it says who the bank is, so it has an empty alt and is not read twice.
+  const logo = bank?.logo ? html`<img class="logo" src="data:${bank.logo.mediaType};base64,${bank.logo.base64}" alt="">` : [];
+  const header = bank ? html`<header class="bank">${logo}<p>${bank.displayName}</p></header>\n` : [];
   return html`<!doctype html>
 <html lang="es-CL">
 <head>

@@ -25,7 +25,7 @@ function inlinedStylesheet(page: string): string {
 describe('consentPageHeaders', () => {
   it('allows exactly the stylesheet the pages inline, by its sha256', () => {
     const item = { title: 't', text: 'x', redec: null };
-    const bank = { displayName: 'Banco Ejemplo', accentColor: null };
+    const bank = { displayName: 'Banco Ejemplo', logo: null, accentColor: null };
     const consentPage = renderConsentPage({ bank, items: [item], formAction: '/d', hiddenFields: {}, expiresAt: 0 });
     const severalPage = renderConsentPage({ bank, items: [item, { ...item, title: 'u' }], formAction: '/d', hiddenFields: {}, expiresAt: 0 });
     for (const page of [consentPage, severalPage, renderOutcomePage('expired')]) {
@@ -35,11 +35,16 @@ describe('consentPageHeaders', () => {
   });
 
   it("allows the bank's colour's stylesheet beside the page's, and no other", () => {
-    const page = renderConsentPage({ bank: { displayName: 'Banco Ejemplo', accentColor: '#8a1538' }, items: [{ title: 't', text: 'x', redec: null }], formAction: '/d', hiddenFields: {}, expiresAt: 0 });
+    const page = renderConsentPage({ bank: { displayName: 'Banco Ejemplo', logo: null, accentColor: '#8a1538' }, items: [{ title: 't', text: 'x', redec: null }], formAction: '/d', hiddenFields: {}, expiresAt: 0 });
     const hashes = [...page.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((match) => `'sha256-${createHash('sha256').update(match[1], 'utf8').digest('base64')}'`);
     expect(hashes).toHaveLength(2);
     expect(csp({ ...noOrigins, accentColor: '#8a1538' }).get('style-src')).toEqual(hashes);
     expect(csp({ ...noOrigins, accentColor: '#0b3d91' }).get('style-src')).not.toEqual(hashes);
+  });
+
+  it("allows images written into the page, and only those, when it shows the bank's logo", () => {
+    expect(csp({ ...noOrigins, logo: true }).get('img-src')).toEqual(['data:']);
+    expect(csp(noOrigins).has('img-src')).toBe(false);
   });
 
   it('allows nothing else: no default source, no base URL', () => {

@@ -16,12 +16,14 @@ const STYLE_SOURCE = styleSource(PAGE_STYLESHEET);
 const ORIGIN_CHARACTERS = /^https?:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$/;
 
 /** Headers for every consent page response. */
-export function consentPageHeaders(options: { frameAncestors: readonly string[]; formActionOrigins: readonly string[]; accentColor?: string | null }): Record<string, string> {
+export function consentPageHeaders(options: { frameAncestors: readonly string[]; formActionOrigins: readonly string[]; accentColor?: string | null; logo?: boolean }): Record<string, string> {
   const frameAncestors = options.frameAncestors.map((origin) => bareOrigin(origin, 'frameAncestors'));
   const formActionOrigins = options.formActionOrigins.map((origin) => bareOrigin(origin, 'formActionOrigins'));
   const policy = [
     "default-src 'none'",
     ['style-src', STYLE_SOURCE, ...(options.accentColor ? [styleSource(accentStylesheet(options.accentColor))] : [])].join(' '),
+    // The bank's logo is in the page itself; nothing is fetched from anywhere.
+    ...(options.logo ? ['img-src data:'] : []),
     // Chromium applies form-action to the redirect that follows the POST too, so the integrator's return URL origins belong here.
     ["form-action 'self'", ...formActionOrigins].join(' '),
     `frame-ancestors ${frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'"}`,

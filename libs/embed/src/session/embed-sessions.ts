@@ -285,6 +285,7 @@ export interface ConsentPageSession {
 /** The bank as the page shows it. */
 export interface PagePresentation {
   displayName: string;
+  logo: { mediaType: string; base64: string } | null;
   /** Null: the page's own colour. */
   accentColor: string | null;
   terms: ReadableTerms;
@@ -319,6 +320,11 @@ export async function readConsentPageSession(deps: EmbedDependencies, sessionId:
     session: loaded.session,
     status: embedSessionStatus(loaded.session, context.now),
     configurations,
-    presentation: { displayName: presentation?.displayName ?? tenant?.name ?? '', accentColor: presentation?.accentColor ?? null, terms: new ReadableTerms(presentation?.terms) },
+    presentation: {
+      displayName: presentation?.displayName ?? tenant?.name ?? '',
+      logo: presentation?.logo ?? null,
+      accentColor: presentation?.accentColor ?? null,
+      terms: new ReadableTerms(presentation?.terms),
+    },
   };
 }

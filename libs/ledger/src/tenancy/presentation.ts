@@ -15,10 +15,24 @@ export type TermMeanings = Partial<Record<TermKind, Record<string, string>>>;
 export interface TenantPresentation {
   /** The bank's name as its customers know it. */
   displayName: string;
+  /** Shown beside the name; null for none. */
+  logo: TenantLogo | null;
   /** `#rrggbb`, used for the buttons' fill and for text on white: at least 4.5:1 against white. */
   accentColor: string;
   terms: TermMeanings;
 }
+
+/** A small image, kept in the tenant's facts and written into the page itself, so the page loads nothing from anywhere. */
+export interface TenantLogo {
+  mediaType: LogoMediaType;
+  /** The image's bytes, base64. */
+  base64: string;
+}
+
+export const LOGO_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/svg+xml'] as const;
+export type LogoMediaType = (typeof LOGO_MEDIA_TYPES)[number];
+/** Small enough that the presentation, sent as JSON, stays under the API's 64 KiB body limit. */
+export const MAX_LOGO_BYTES = 32 * 1024;
 
 /** WCAG 2.x: normal text needs 4.5:1 against its background (success criterion 1.4.3, AA). */
 export const MIN_TEXT_CONTRAST = 4.5;
@@ -73,6 +87,36 @@ export function checkPresentation(presentation: TenantPresentation): TenantPrese
     }
     terms[kind as TermKind] = kept;
   }
+  const logo = presentation.logo ?? null;
+  if (logo !== null) {
+    const reason = logoRefusal(logo);
+    if (reason) errors.push({ field: reason === 'unsupported_media_type' ? 'logo.mediaType' : 'logo.base64', reason });
+  }
   if (errors.length > 0) throw validationError(`The presentation has ${errors.length} field(s) not fit to show a person.`, { reason: errors[0].reason, errors });
-  return { displayName, accentColor, terms };
+  return { displayName, logo, accentColor, terms };
+}
+
+/** Why the logo cannot be shown, or null: its type is one a browser shows in an image, and its bytes are that type's, whole base64, at most MAX_LOGO_BYTES. */
+function logoRefusal({ mediaType, base64 }: TenantLogo): string | null {
+  if (!(LOGO_MEDIA_TYPES as readonly string[]).includes(mediaType)) return 'unsupported_media_type';
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || base64.length % 4 !== 0) return 'invalid_base64';
+  const bytes = Buffer.from(base64, 'base64');
+  if (bytes.length > MAX_LOGO_BYTES) return 'too_large';
+  return startsAs(mediaType, bytes) ? null : 'content_does_not_match_media_type';
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function startsAs(mediaType: LogoMediaType, bytes: Buffer): boolean {
+  switch (mediaType) {
+    case 'image/png':
+      return bytes.subarray(0, 8).equals(PNG_SIGNATURE);
+    case 'image/jpeg':
+      return bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
+    case 'image/svg+xml': {
+      // An SVG document: an XML declaration or comments may come first, then the svg element.
+      const text = bytes.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+      return /^(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<svg[\s>]/.test(text);
+    }
+  }
 }
