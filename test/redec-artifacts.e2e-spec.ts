@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Response } from 'superagent';
+import { documentText } from '@ledger/artifacts/testing';
 import { QueueRuntime } from '@ledger/queues';
 import { redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
-import { redecConfiguration } from './support/redec-fixtures';
+import { TEST_PRESENTATION, redecConfiguration } from './support/redec-fixtures';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 /** Collects a binary response body (supertest parses only text and JSON by default). */
@@ -79,6 +80,13 @@ describe('consent artifacts', () => {
       expect(body.subarray(0, 5).toString()).toBe('%PDF-');
       expect(sha256(body)).toBe(metadata.contentSha256);
       expect(body.length).toBe(metadata.size);
+      // Written for the person: the bank's name and what each code means, as its presentation stood at the grant.
+      const words = documentText(body).replace(/\s+/g, ' ');
+      expect(words).toContain(`Certificado de consentimiento ${TEST_PRESENTATION.displayName}`);
+      expect(words).toContain(`Para qué ${TEST_PRESENTATION.terms.finality['2']} (código 2)`);
+      expect(words).toContain(`Objetivos ${TEST_PRESENTATION.terms.objective['02']} (código 02)`);
+      expect(words).toContain('Se identificó con ClaveÚnica');
+      expect(words.indexOf('a-1')).toBeGreaterThan(words.indexOf('Anexo técnico'));
 
       // A repeated render job (at-least-once delivery) records nothing new and keeps the same bytes.
       const queue: Queue = api.app.get(QueueRuntime).queue('consent-certificates');

@@ -4,7 +4,7 @@ export { FilesystemBlobStore } from './blobs/filesystem-blob-store';
 export { PostgresBlobStore } from './blobs/postgres-blob-store';
 export { createBlobStore } from './blobs/create-blob-store';
 export { CONSENT_CERTIFICATE_MEDIA_TYPE, renderConsentCertificate } from './consent-certificate/consent-certificate';
-export type { CertificateRepresentation, ConsentCertificateFacts } from './consent-certificate/consent-certificate';
+export type { CertificateRepresentation, CertificateTerm, ConsentCertificateFacts } from './consent-certificate/consent-certificate';
 export { formatInstant, formatSantiagoTime } from './consent-certificate/instant-format';
 export { renderTextPdf } from './pdf/pdf-writer';
 export type { PdfTextDocument } from './pdf/pdf-writer';

@@ -31,6 +31,11 @@ export class TermMeaningsDto {
   @IsOptional()
   @IsObject()
   channel?: Record<string, string>;
+
+  @ApiProperty({ required: false, type: Object, additionalProperties: { type: 'string' }, example: { otp_sms: 'Clave enviada por SMS a su teléfono' }, description: `Authentication methods (evidence \`authentication.method\`), as the certificate tells the person how they identified themselves. ${TERMS_DESCRIPTION}` })
+  @IsOptional()
+  @IsObject()
+  authenticationMethod?: Record<string, string>;
 }
 
 /** The bank's logo, written into the page itself. */

@@ -57,7 +57,7 @@ export class TenantSettingsHttpController {
     summary: 'Set how the bank appears to people',
     description:
       "Replaces the presentation: the bank's `displayName` shown at the top of the consent page, an optional `logo` beside it (PNG, JPEG or SVG, at most 32 KiB), its `accentColor` (at least 4.5:1 against white, else 400 `insufficient_contrast`), " +
-      'and `terms`, what its codes mean in words a person reads: purposes, objectives, data categories, media and channels. A page never shows a person a code without its meaning: ' +
+      'and `terms`, what its codes mean in words a person reads: purposes, objectives, data categories, media, channels and authentication methods. A page never shows a person a code without its meaning: ' +
       "opening a session whose configurations use a code with no meaning here or in the service's own table is 409 `readable_terms_missing`, naming each missing entry " +
       '(docs/embedded-capture.md, "What the page shows"). Pages opened later show the presentation as it is when they are shown. A change is a fact of the tenant; setting what is in force records nothing. Scope `consent:admin`.',
   })

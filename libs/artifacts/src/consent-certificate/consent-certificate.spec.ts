@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { contentStreams, documentText, readCrossReference } from '../testing';
+import { contentStreams, documentText, readCrossReference, shownTexts } from '../testing';
 import { renderConsentCertificate, type ConsentCertificateFacts } from './consent-certificate';
 
 // 2025-03-14T15:04:05.678Z is 12:04:05 in Santiago (summer time, UTC-03:00).
 const GRANTED_AT = Date.UTC(2025, 2, 14, 15, 4, 5, 678);
 
 const facts: ConsentCertificateFacts = {
-  institutionName: 'Banco Ejemplo S.A.',
+  bank: { displayName: 'Banco Ejemplo S.A.' },
   redecConsentId: 'rc_01JPB7Q4ZK5X2N8V3M6T9W1Y0A',
   internalConsentCode: 'K7Q2M9X4T1B8N5V3C6Z0',
   consentActionId: 'ca_01JPB7Q4ZKACTION000000001',
@@ -20,15 +20,18 @@ const facts: ConsentCertificateFacts = {
   grantedAt: GRANTED_AT,
   recordedAt: GRANTED_AT + 2_500,
   initialAccessValidUntil: Date.UTC(2025, 3, 5, 2, 59, 59, 999),
-  channel: 'digital',
+  channel: { meaning: 'En línea', code: 'digital' },
   captureTiming: 'deferred_external',
   regulatoryProfile: 'baseline',
-  finalityCode: '2',
-  mediumCode: 'ELEC',
-  objectiveCodes: ['02', '03'],
-  scopes: [{ scopeId: 'redec-debt', dataCategoryCode: 'redec.consolidated_debt_record' }],
+  finality: { meaning: 'Evaluar si le otorgamos un crédito', code: '2' },
+  medium: { meaning: 'Documento electrónico', code: 'ELEC' },
+  objectives: [
+    { meaning: 'Evaluar una solicitud de crédito nueva', code: '02' },
+    { meaning: 'Evaluar la renegociación de un crédito vigente', code: '03' },
+  ],
+  scopes: [{ scopeId: 'redec-debt', dataCategory: { meaning: 'Su información de deudas en el REDEC', code: 'redec.consolidated_debt_record' } }],
   targets: ['Banco Ejemplo S.A.'],
-  authentication: { method: 'clave_unica', reference: 'auth-7f3a9c' },
+  authentication: { method: { meaning: 'ClaveÚnica', code: 'clave_unica' }, reference: 'auth-7f3a9c' },
   sourceSystem: 'web-onboarding',
   sourceReference: 'solicitud-2025-000123',
 };
@@ -61,37 +64,77 @@ describe('renderConsentCertificate', () => {
     expect(pdf.toString('latin1')).not.toMatch(/CreationDate|ModDate/);
   });
 
-  it('shows the title, the institution and the key facts, in Spanish', () => {
+  it('says first, in words, what the person accepted and how, each code after its meaning', () => {
     const text = documentText(renderConsentCertificate(facts));
-
+    const words = text.replace(/\s+/g, ' ');
     for (const expected of [
-      'Certificado de consentimiento',
-      'Banco Ejemplo S.A.',
+      'Certificado de consentimiento Banco Ejemplo S.A.',
+      'Usted autorizó a Banco Ejemplo S.A. a consultar su información en el Registro de Deuda Consolidada',
+      'Para qué Evaluar si le otorgamos un crédito (código 2)',
+      'Objetivos Evaluar una solicitud de crédito nueva (código 02) Evaluar la renegociación de un crédito vigente (código 03)',
+      'Qué datos Su información de deudas en el REDEC (código redec.consolidated_debt_record)',
+      'Quién podrá consultarlos Banco Ejemplo S.A.',
+      'Canal En línea (código digital)',
+      'Medio Documento electrónico (código ELEC)',
+      'Se identificó con ClaveÚnica',
+      'Usted lo otorgó personalmente.',
+    ]) {
+      expect(words).toContain(expected);
+    }
+    // The consent text is wrapped into lines; its words follow one another unchanged.
+    expect(words).toContain('para evaluar mi solicitud de crédito. ¿Entiendo que puedo revocar este consentimiento? Sí, en cualquier momento.');
+    expect(words).toContain('Declaro haber leído y aceptado estas condiciones (versión vigente).');
+  });
+
+  it('keeps every internal id and reference for the technical annex, after what the person reads', () => {
+    const text = documentText(renderConsentCertificate({ ...facts, representation }));
+    const annex = text.indexOf('Anexo técnico');
+    expect(annex).toBeGreaterThan(text.indexOf('El texto que usted leyó'));
+    for (const internal of [
       'rc_01JPB7Q4ZK5X2N8V3M6T9W1Y0A',
-      'K7Q2M9X4T1B8N5V3C6Z0',
       'ca_01JPB7Q4ZKACTION000000001',
       'redec-credit-evaluation, versión 3',
-      'Consulta al Registro de Deuda Consolidada',
-      'Digital (digital)',
-      'Captura externa diferida (deferred_external)',
-      'Código de finalidad',
-      'ELEC',
-      '02, 03',
-      'Categoría de datos: redec.consolidated_debt_record',
-      'Alcance redec-debt',
+      'baseline',
+      'deferred_external',
       'clave_unica',
       'auth-7f3a9c',
       'web-onboarding',
       'solicitud-2025-000123',
-      'El titular otorgó el consentimiento personalmente.',
-      'Su huella SHA-256 es el hash del artefacto',
+      'reporter_asserted_representation',
+      'poder-notarial-4471',
+      'Categoría de datos: redec.consolidated_debt_record',
     ]) {
-      expect(text).toContain(expected);
+      expect({ internal, at: text.indexOf(internal) > annex }).toEqual({ internal, at: true });
     }
-    // The consent text is wrapped into lines; its words follow one another unchanged.
-    const words = text.replace(/\s+/g, ' ');
-    expect(words).toContain('para evaluar mi solicitud de crédito. ¿Entiendo que puedo revocar este consentimiento? Sí, en cualquier momento.');
-    expect(words).toContain('Declaro haber leído y aceptado estas condiciones (versión vigente).');
+  });
+
+  it('shows a code alone, never an empty meaning, where nobody stated one', () => {
+    const text = documentText(renderConsentCertificate({ ...facts, finality: { meaning: null, code: '7' }, authentication: { method: { meaning: null, code: 'otp_sms' }, reference: 'r' } }));
+    expect(text.replace(/\s+/g, ' ')).toContain('Para qué Código 7');
+    expect(text.replace(/\s+/g, ' ')).toContain('Se identificó con la autenticación de Banco Ejemplo S.A.');
+  });
+
+  it('never leaves a heading at the foot of a page, wherever the content before it ends', () => {
+    // Each extra target moves everything after it down a line, and each extra paragraph of the text moves the annex: together they put every heading at every height of a page.
+    const headings = new Set(['Lo que usted aceptó', 'Cómo lo aceptó', 'El texto que usted leyó', 'Anexo técnico', facts.consentTitle]);
+    const strandedHeadings: string[] = [];
+    for (let targets = 1; targets <= 48; targets++) {
+      for (let paragraphs = 1; paragraphs <= 64; paragraphs += 9) {
+        const pdf = renderConsentCertificate({
+          ...facts,
+          targets: Array.from({ length: targets }, (_, i) => `Entidad ${i + 1}`),
+          consentText: Array.from({ length: paragraphs }, (_, i) => `Párrafo ${i + 1} del texto del consentimiento.`).join('\n'),
+        });
+        const shown = shownTexts(pdf).filter((line) => !line.text.startsWith('Certificado de consentimiento ·'));
+        const pages = Math.max(...shown.map((line) => line.page));
+        for (let page = 1; page < pages; page++) {
+          const onPage = shown.filter((line) => line.page === page);
+          const last = onPage[onPage.length - 1].text;
+          if (headings.has(last)) strandedHeadings.push(`${targets} targets, ${paragraphs} paragraphs: "${last}" ends page ${page}`);
+        }
+      }
+    }
+    expect(strandedHeadings).toEqual([]);
   });
 
   it('prints grantedAt and recordedAt in ISO-8601 UTC and in Santiago time with the offset of that instant', () => {
@@ -114,11 +157,10 @@ describe('renderConsentCertificate', () => {
   it('prints a representation with the masked identifier only, and says it is asserted, not verified', () => {
     const text = documentText(renderConsentCertificate({ ...facts, representation }));
 
-    expect(text).toContain('12.***.***-5');
-    expect(text).toContain('reporter_asserted_representation');
+    expect(text.replace(/\s+/g, ' ')).toContain('Lo otorgó en su nombre un representante (identificador 12.***.***-5)');
     expect(text).toContain('poder-notarial-4471');
     expect(text).toContain('2025-03-10 10:00:00 hora de Chile');
-    expect(text).toContain('el servicio no verifica poderes legales');
+    expect(text.replace(/\s+/g, ' ')).toContain('el servicio no verifica poderes legales');
     expect(text).not.toContain('personalmente');
   });
 
@@ -128,17 +170,10 @@ describe('renderConsentCertificate', () => {
     );
   });
 
-  it('leaves the institution out when the tenant has no name', () => {
-    const { institutionName: _, ...withoutInstitution } = facts;
-    const text = documentText(renderConsentCertificate(withoutInstitution));
-    expect(text).not.toContain('Institución');
-    expect(text).toContain('K7Q2M9X4T1B8N5V3C6Z0');
-  });
-
   it('writes the accents as WinAnsi bytes in the content stream', () => {
     const [firstPage] = contentStreams(renderConsentCertificate(facts));
-    expect(firstPage.includes(Buffer.from('(Identificaci\xf3n) Tj', 'latin1'))).toBe(true);
-    expect(firstPage.includes(Buffer.from('(Instituci\xf3n) Tj', 'latin1'))).toBe(true);
+    expect(firstPage.includes(Buffer.from('(Lo que usted acept\xf3) Tj', 'latin1'))).toBe(true);
+    expect(firstPage.includes(Buffer.from('(Qu\xe9 datos) Tj', 'latin1'))).toBe(true);
   });
 
   it('runs onto further pages for a long consent text, numbering every page', () => {
@@ -147,7 +182,7 @@ describe('renderConsentCertificate', () => {
     const pages = contentStreams(pdf).length;
 
     expect(pages).toBeGreaterThan(1);
-    expect(documentText(pdf)).toContain(`Certificado de consentimiento · K7Q2M9X4T1B8N5V3C6Z0 · Página ${pages} de ${pages}`);
+    expect(documentText(pdf)).toContain(`Certificado de consentimiento · Banco Ejemplo S.A. · K7Q2M9X4T1B8N5V3C6Z0 · Página ${pages} de ${pages}`);
   });
 
   it('refuses an instant that is not epoch milliseconds', () => {

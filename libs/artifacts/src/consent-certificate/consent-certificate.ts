@@ -2,15 +2,22 @@ import { renderTextPdf } from '../pdf/pdf-writer';
 import type { PdfBlock } from '../pdf/text-layout';
 import { formatInstant } from './instant-format';
 
+/** A code as a person reads it: its meaning, with the code beside it; `meaning` null when nobody has stated one. */
+export interface CertificateTerm {
+  meaning: string | null;
+  code: string;
+}
+
 /**
  * Everything a REDEC consent certificate prints, as plain data the grant's
  * facts fill in (names follow the `ConsentGranted` event and the published
- * configuration). It holds only what may be printed: identifiers arrive
- * already masked, never in clear.
+ * configuration), with the meanings of its codes as the bank's presentation
+ * stated them when the consent was recorded. It holds only what may be
+ * printed: identifiers arrive already masked, never in clear.
  */
 export interface ConsentCertificateFacts {
-  /** The tenant's display name, when it has one. */
-  institutionName?: string;
+  /** The bank as it presented itself when the consent was recorded. */
+  bank: { displayName: string };
   redecConsentId: string;
   internalConsentCode: string;
   /** The id of the grant action, which notification evidence refers to. */
@@ -26,16 +33,17 @@ export interface ConsentCertificateFacts {
   recordedAt: number;
   /** Epoch ms: end of the initial access window. */
   initialAccessValidUntil: number;
-  channel: string;
+  channel: CertificateTerm;
   captureTiming: string;
   regulatoryProfile: string;
-  finalityCode: string;
-  mediumCode: string;
-  objectiveCodes: readonly string[];
-  scopes: ReadonlyArray<{ scopeId: string; dataCategoryCode: string }>;
+  finality: CertificateTerm;
+  medium: CertificateTerm;
+  objectives: readonly CertificateTerm[];
+  /** Each scope's id, and its data category in words. */
+  scopes: ReadonlyArray<{ scopeId: string; dataCategory: CertificateTerm }>;
   targets: readonly string[];
   /** The electronic evidence: how the data subject was authenticated, and the authentication's reference. */
-  authentication: { method: string; reference: string };
+  authentication: { method: CertificateTerm; reference: string };
   sourceSystem: string;
   sourceReference: string;
   /** Absent when the data subject acted personally. */
@@ -56,16 +64,19 @@ export interface CertificateRepresentation {
 export const CONSENT_CERTIFICATE_MEDIA_TYPE = 'application/pdf';
 
 /**
- * The consent certificate of an electronic grant, as PDF bytes. A pure
- * function of the facts: rendering the same facts again (a retried job, a
- * rebuild) gives the same bytes and so the same `contentSha256`.
+ * The consent certificate of an electronic grant, as PDF bytes: first what
+ * the person accepted and how, in words they read, then the text they were
+ * shown, then a technical annex with the ids and references an auditor
+ * matches. A pure function of the facts: rendering the same facts again (a
+ * retried job, a rebuild) gives the same bytes and so the same
+ * `contentSha256`.
  */
 export function renderConsentCertificate(facts: ConsentCertificateFacts): Buffer {
   if (facts.representation) assertMasked(facts.representation.maskedIdentifier);
   return renderTextPdf({
     title: `Certificado de consentimiento ${facts.internalConsentCode}`,
     blocks: certificateBlocks(facts),
-    pageFooter: (page, count) => `Certificado de consentimiento · ${facts.internalConsentCode} · Página ${page} de ${count}`,
+    pageFooter: (page, count) => `Certificado de consentimiento · ${facts.bank.displayName} · ${facts.internalConsentCode} · Página ${page} de ${count}`,
   });
 }
 
@@ -76,41 +87,65 @@ function certificateBlocks(facts: ConsentCertificateFacts): PdfBlock[] {
     text: content,
     ...options,
   });
-  // A section heading keeps its rule and a few lines of its content on the same page.
-  const section = (title: string): PdfBlock[] => [
-    text(title, { style: 'bold', size: 12, spaceBefore: 12, keepWithNext: 60 }),
+  // A heading keeps its rule and a few lines of what follows on its page: no heading ends a page alone.
+  // `keep` is how much must follow it there: more where a heading of its own comes next and keeps its own lines.
+  const section = (title: string, keep = 60): PdfBlock[] => [
+    text(title, { style: 'bold', size: 12, spaceBefore: 12, keepWithNext: keep }),
     { kind: 'rule' },
   ];
-  const representation = facts.representation;
+  const { bank, representation } = facts;
 
   return [
     text('Certificado de consentimiento', { style: 'bold', size: 18 }),
-    text('Registro de Deuda Consolidada (REDEC)', { size: 11, spaceBefore: 2 }),
-    ...(facts.institutionName ? [field('Institución', facts.institutionName)] : []),
+    text(bank.displayName, { style: 'bold', size: 12, spaceBefore: 4 }),
+    text('Registro de Deuda Consolidada (REDEC) de la Comisión para el Mercado Financiero', { size: 10, spaceBefore: 2 }),
 
-    ...section('Identificación'),
+    ...section('Lo que usted aceptó'),
+    text(`Usted autorizó a ${bank.displayName} a consultar su información en el Registro de Deuda Consolidada, en estas condiciones:`, { spaceBefore: 3 }),
+    field('Para qué', inWords(facts.finality)),
+    field('Objetivos', facts.objectives.map(inWords).join('\n')),
+    field('Qué datos', facts.scopes.map((scope) => inWords(scope.dataCategory)).join('\n')),
+    field('Quién podrá consultarlos', facts.targets.join('\n')),
+    field('Aceptado el', formatInstant(facts.grantedAt, 'grantedAt')),
+    field('Consulta inicial hasta', formatInstant(facts.initialAccessValidUntil, 'initialAccessValidUntil')),
+    text('Puede revocar este consentimiento cuando quiera, ante la institución.', { size: 9, spaceBefore: 4 }),
+
+    ...section('Cómo lo aceptó'),
+    field('Canal', inWords(facts.channel)),
+    field('Medio', inWords(facts.medium)),
+    // The method's code and the authentication's reference are the annex's: a person reads how they identified themselves.
+    field('Se identificó con', facts.authentication.method.meaning ?? `la autenticación de ${bank.displayName}`),
+    ...(representation
+      ? [
+          text(
+            `Lo otorgó en su nombre un representante (identificador ${representation.maskedIdentifier}). La representación es afirmada por la institución; ` +
+              'el servicio no verifica poderes legales.',
+            { spaceBefore: 4 },
+          ),
+        ]
+      : [text('Usted lo otorgó personalmente.', { spaceBefore: 4 })]),
+
+    ...section('El texto que usted leyó', 100),
+    text(facts.consentTitle, { style: 'bold', spaceBefore: 8, keepWithNext: 40 }),
+    text(facts.consentText, { spaceBefore: 4 }),
+
+    ...section('Anexo técnico'),
     field('ID del consentimiento REDEC', facts.redecConsentId),
     field('Código interno', facts.internalConsentCode),
     field('ID de la acción de otorgamiento', facts.consentActionId),
-
-    ...section('Fechas'),
-    field('Otorgado', formatInstant(facts.grantedAt, 'grantedAt')),
-    field('Registrado', formatInstant(facts.recordedAt, 'recordedAt')),
-    field('Acceso inicial válido hasta', formatInstant(facts.initialAccessValidUntil, 'initialAccessValidUntil')),
-
-    ...section('Captura'),
-    field('Canal', described(CHANNELS, facts.channel)),
-    field('Oportunidad de captura', described(CAPTURE_TIMINGS, facts.captureTiming)),
+    field('Plantilla', `${facts.templateKey}, versión ${facts.configurationVersion}`),
     field('Perfil regulatorio', facts.regulatoryProfile),
+    field('Registrado', formatInstant(facts.recordedAt, 'recordedAt')),
+    field('Canal', facts.channel.code),
+    field('Oportunidad de captura', facts.captureTiming),
+    field('Código de finalidad', facts.finality.code),
+    field('Código de medio', facts.medium.code),
+    field('Códigos de objetivo', facts.objectives.map((objective) => objective.code).join(', ')),
+    ...facts.scopes.map((scope) => field(`Alcance ${scope.scopeId}`, `Categoría de datos: ${scope.dataCategory.code}`)),
+    field('Método de autenticación', facts.authentication.method.code),
+    field('Referencia de autenticación', facts.authentication.reference),
     field('Sistema de origen', facts.sourceSystem),
     field('Referencia de origen', facts.sourceReference),
-
-    ...section('Finalidad y alcance'),
-    field('Código de finalidad', facts.finalityCode),
-    field('Código de medio', facts.mediumCode),
-    field('Códigos de objetivo', facts.objectiveCodes.join(', ')),
-    ...facts.scopes.map((scope) => field(`Alcance ${scope.scopeId}`, `Categoría de datos: ${scope.dataCategoryCode}`)),
-    field('Destinatarios', facts.targets.join('\n')),
     ...(facts.reportableObligation
       ? [
           field(
@@ -121,28 +156,15 @@ function certificateBlocks(facts: ConsentCertificateFacts): PdfBlock[] {
           ),
         ]
       : []),
-
-    ...section('Evidencia electrónica'),
-    field('Método de autenticación', facts.authentication.method),
-    field('Referencia de autenticación', facts.authentication.reference),
-
-    ...section('Representación'),
     ...(representation
       ? [
-          field('Tipo', representation.type),
+          field('Representación', representation.type),
           field('Identificador del representante', representation.maskedIdentifier),
           field('Fundamento de la autoridad', representation.authorityBasis),
           field('Referencia de la autoridad', representation.authorityReference),
           field('Autoridad afirmada el', formatInstant(representation.assertedAt, 'representation.assertedAt')),
-          // The service keeps the bank's assertion; it never declares the powers verified (docs/reference/grants.md, "Representation").
-          text('La representación es afirmada por la institución; el servicio no verifica poderes legales.', { size: 9, spaceBefore: 4 }),
         ]
-      : [text('El titular otorgó el consentimiento personalmente.', { spaceBefore: 3 })]),
-
-    ...section('Texto del consentimiento presentado'),
-    field('Plantilla', `${facts.templateKey}, versión ${facts.configurationVersion}`),
-    text(facts.consentTitle, { style: 'bold', spaceBefore: 8 }),
-    text(facts.consentText, { spaceBefore: 4 }),
+      : []),
 
     { kind: 'rule' },
     text(
@@ -154,15 +176,9 @@ function certificateBlocks(facts: ConsentCertificateFacts): PdfBlock[] {
   ];
 }
 
-/** Spanish names for the values docs/reference/allowed-values.md lists; any other value prints as its code alone. */
-const CHANNELS: Readonly<Record<string, string>> = { digital: 'Digital', phone: 'Telefónico', in_person: 'Presencial' };
-const CAPTURE_TIMINGS: Readonly<Record<string, string>> = {
-  deferred_external: 'Captura externa diferida',
-  embedded: 'Captura integrada',
-};
-
-function described(names: Readonly<Record<string, string>>, code: string): string {
-  return Object.hasOwn(names, code) ? `${names[code]} (${code})` : code;
+/** The meaning, then the code in parentheses; the code alone only where nobody stated a meaning (a consent recorded before its bank did). */
+function inWords({ meaning, code }: CertificateTerm): string {
+  return meaning === null ? `Código ${code}` : `${meaning} (código ${code})`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { FieldError, validationError } from '@ledger/platform';
 
 /** The kinds of code a data subject may be shown, each with its own table of meanings. */
-export const TERM_KINDS = ['finality', 'objective', 'dataCategory', 'medium', 'channel'] as const;
+export const TERM_KINDS = ['finality', 'objective', 'dataCategory', 'medium', 'channel', 'authenticationMethod'] as const;
 export type TermKind = (typeof TERM_KINDS)[number];
 
 /** What the tenant's codes mean, in words a person reads (Spanish), by kind and then by code. */

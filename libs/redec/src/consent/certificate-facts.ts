@@ -1,11 +1,34 @@
-import type { ConsentCertificateFacts } from '@ledger/artifacts';
+import type { CertificateTerm, ConsentCertificateFacts } from '@ledger/artifacts';
+import type { RecordedEvent } from '@ledger/event-store';
+import { Tenant, TenantEvent, TermKind, evolveTenant } from '@ledger/ledger';
+import { ReadableTerms } from '../terms/readable-terms';
 import { ConsentState } from './consent.state';
 
-/** The consent certificate of an electronic grant, from the grant's facts only (same facts, same bytes). */
-export function certificateFactsOf(grant: ConsentState['grant']): ConsentCertificateFacts {
+/** The bank as it presented itself when the consent was recorded: what its certificate prints, whenever it is rendered. */
+export interface CertificateBank {
+  displayName: string;
+  terms: ReadableTerms;
+}
+
+/**
+ * The bank as its facts stood before `position` (the grant's): a
+ * certificate rendered again later (a retried job, a rebuilt blob) prints
+ * what it printed first, whatever the bank has changed since. Until the bank
+ * sets a presentation, its tenant's name.
+ */
+export function certificateBankAt(tenantFacts: readonly RecordedEvent[], position: number): CertificateBank {
+  const tenant = tenantFacts.filter((fact) => fact.position < position).reduce<Tenant | null>((state, fact) => evolveTenant(state, fact as unknown as TenantEvent), null);
+  const presentation = tenant?.settings.presentation ?? null;
+  return { displayName: presentation?.displayName ?? tenant?.name ?? '', terms: new ReadableTerms(presentation?.terms) };
+}
+
+/** The consent certificate of an electronic grant, from the grant's facts and the bank's presentation at the grant only (same facts, same bytes). */
+export function certificateFactsOf(grant: ConsentState['grant'], bank: CertificateBank): ConsentCertificateFacts {
   if (grant.evidence.kind !== 'electronic') throw new Error('only an electronic grant has a rendered certificate');
+  const term = (kind: TermKind, code: string): CertificateTerm => ({ meaning: bank.terms.meaningOf(kind, code), code });
   const representation = grant.representation;
   return {
+    bank: { displayName: bank.displayName },
     redecConsentId: grant.redecConsentId,
     internalConsentCode: grant.internalConsentCode,
     consentActionId: grant.consentActionId,
@@ -16,15 +39,15 @@ export function certificateFactsOf(grant: ConsentState['grant']): ConsentCertifi
     grantedAt: grant.grantedAt,
     recordedAt: grant.recordedAt,
     initialAccessValidUntil: grant.initialAccessValidUntil,
-    channel: grant.channel,
+    channel: term('channel', grant.channel),
     captureTiming: grant.captureTiming,
     regulatoryProfile: grant.regulatoryProfile,
-    finalityCode: grant.finalityCode,
-    mediumCode: grant.mediumCode,
-    objectiveCodes: grant.objectiveCodes,
-    scopes: grant.scopes,
+    finality: term('finality', grant.finalityCode),
+    medium: term('medium', grant.mediumCode),
+    objectives: grant.objectiveCodes.map((code) => term('objective', code)),
+    scopes: grant.scopes.map((scope) => ({ scopeId: scope.scopeId, dataCategory: term('dataCategory', scope.dataCategoryCode) })),
     targets: grant.targets,
-    authentication: grant.evidence.authentication,
+    authentication: { method: term('authenticationMethod', grant.evidence.authentication.method), reference: grant.evidence.authentication.reference },
     sourceSystem: grant.sourceSystem,
     sourceReference: grant.sourceReference,
     ...(representation && {

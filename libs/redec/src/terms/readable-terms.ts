@@ -12,7 +12,8 @@ const EVIDENCE_MEDIUM: Record<EvidenceKind, string> = {
 
 /**
  * The meanings the service itself knows: the words of its own vocabulary
- * (channels, media, the data category the interface names). The regulator's
+ * (channels, media, the data category the interface names) and the one
+ * authentication method every Chilean knows by name. The regulator's
  * catalogues of purposes and objectives are the bank's to state, in its
  * presentation: the service does not guess what a code means.
  */
@@ -22,6 +23,7 @@ export const BASELINE_TERMS: Readonly<Record<TermKind, Readonly<Record<string, s
   dataCategory: { 'redec.consolidated_debt_record': 'Su información de deudas en el Registro de Deuda Consolidada (REDEC) de la Comisión para el Mercado Financiero' },
   medium: Object.fromEntries(Object.entries(BASELINE_PROFILE.mediumCodes).map(([kind, code]) => [code, EVIDENCE_MEDIUM[kind as EvidenceKind]])),
   channel: { digital: 'En línea', phone: 'Por teléfono', in_person: 'En persona, en una sucursal' },
+  authenticationMethod: { clave_unica: 'ClaveÚnica' },
 };
 
 /** One table of meanings: the baseline's, extended (and where the bank says otherwise, overridden) by the tenant's. */

@@ -3,10 +3,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { BLOB_STORE, BlobStore, CONSENT_CERTIFICATE_MEDIA_TYPE, renderConsentCertificate } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore, RecordedEvent } from '@ledger/event-store';
-import { SCHEMA_VERSION } from '@ledger/ledger';
+import { SCHEMA_VERSION, streams } from '@ledger/ledger';
 import { CLOCK, Clock } from '@ledger/platform';
 import { JobProcessor } from '@ledger/queues';
-import { ArtifactStored, ConsentEvent, ConsentState, certificateFactsOf, evolveConsent, redecStreams } from '@ledger/redec';
+import { ArtifactStored, ConsentEvent, ConsentState, certificateBankAt, certificateFactsOf, evolveConsent, redecStreams } from '@ledger/redec';
 
 export interface RenderCertificateJob {
   tenantId: string;
@@ -35,8 +35,9 @@ export class RenderCertificateProcessor implements JobProcessor<RenderCertificat
     const consent = recorded.reduce<ConsentState | null>((state, e) => evolveConsent(state, e as unknown as ConsentEvent, tenantId), null);
     if (!consent || consent.artifact.status === 'ready' || consent.artifact.origin !== 'generated_pdf') return;
 
-    const { contentSha256, size } = await this.blobs.put(tenantId, renderConsentCertificate(certificateFactsOf(consent.grant)), consent.grant.customerId);
     const grantEvent = recorded[0] as RecordedEvent;
+    const bank = certificateBankAt(await this.store.readStream(streams.tenant(tenantId)), grantEvent.position);
+    const { contentSha256, size } = await this.blobs.put(tenantId, renderConsentCertificate(certificateFactsOf(consent.grant, bank)), consent.grant.customerId);
     const stored: ArtifactStored = {
       type: 'ArtifactStored',
       data: { redecConsentId, contentSha256, size, mediaType: CONSENT_CERTIFICATE_MEDIA_TYPE, storedAt: this.clock.now() },
