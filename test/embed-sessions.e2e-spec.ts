@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { embedDecisionIdFor, embedStreams, verifyResultQuery } from '@ledger/embed';
 import { consentStreams } from '@ledger/consents';
+import { redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp } from './support/api-app';
 import { OpenedConsentPage, openConsentPage } from './support/consent-page';
 import { TestEnvironment, testEnvironment } from './support/environment';
@@ -98,6 +99,22 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
     expect(opened.body.expiresAt).toBeLessThanOrEqual(Date.now() + 300_000);
     const status = await get(`/v1/embed/sessions/${opened.body.sessionId}`);
     expect(status.body).toMatchObject({ status: 'open', customerId: opened.body.customerId, dynamicReference: 'onboarding-77', decidedAt: null, consent: null });
+  });
+
+  it("keeps the data subject's name for the certificates of what they accept, under their own key, and none when the bank sends none", async () => {
+    const interactionOf = async (sessionId: string) => {
+      const [opened] = await api.store.readStream(embedStreams.session(tenantId, sessionId));
+      const { interactionId } = (opened.data as { items: Array<{ interactionId: string }> }).items[0];
+      const [created] = await api.store.readStream(redecStreams.interaction(tenantId, interactionId));
+      return created.data as { dataSubjectNameCiphertext: string | null };
+    };
+    const named = await open({ dataSubjectName: 'María José Pérez Soto' });
+    expect(named.status).toBe(201);
+    const { dataSubjectNameCiphertext } = await interactionOf(named.body.sessionId);
+    expect(dataSubjectNameCiphertext).toEqual(expect.any(String));
+    expect(dataSubjectNameCiphertext).not.toContain('María');
+    expect((await interactionOf((await open()).body.sessionId)).dataSubjectNameCiphertext).toBeNull();
+    expectValidationError(await recordsNothingAtAll(api, () => open({ dataSubjectName: 'María\u202eetoS' })), [{ field: 'dataSubjectName', reason: 'bidi_control', codePoint: 'U+202E' }]);
   });
 
   it('opens a session for a customer resolved earlier, by customerId', async () => {

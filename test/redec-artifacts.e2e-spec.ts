@@ -31,7 +31,7 @@ async function grant(api: ApiApp, key: string, configurationId: string, referenc
   const interaction = await api.http
     .post('/v1/redec/consent-interactions')
     .set(auth)
-    .send({ configurationId, userReference: 'cliente-1', identifiers: [{ system: 'cl-sii', type: 'rut', value: '12.345.678-5', verification }] });
+    .send({ configurationId, userReference: 'cliente-1', identifiers: [{ system: 'cl-sii', type: 'rut', value: '12.345.678-5', verification }], dataSubjectName: DATA_SUBJECT_NAME });
   expect(interaction.status).toBe(201);
   const granted = await api.http
     .post(`/v1/redec/consent-interactions/${interaction.body.interactionId}/grant`)
@@ -40,6 +40,9 @@ async function grant(api: ApiApp, key: string, configurationId: string, referenc
   expect(granted.status).toBe(201);
   return granted.body as { redecConsentId: string; artifactStatus: string };
 }
+
+/** How the bank chose to name the person on the certificate. */
+const DATA_SUBJECT_NAME = 'María José Pérez Soto';
 
 const KEY_SCOPES = ['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert'] as const;
 
@@ -83,6 +86,7 @@ describe('consent artifacts', () => {
       // Written for the person: the bank's name and what each code means, as its presentation stood at the grant.
       const words = documentText(body).replace(/\s+/g, ' ');
       expect(words).toContain(`Certificado de consentimiento ${TEST_PRESENTATION.displayName}`);
+      expect(words).toContain(`Lo que usted aceptó Titular ${DATA_SUBJECT_NAME}`);
       expect(words).toContain(`Para qué ${TEST_PRESENTATION.terms.finality['2']} (código 2)`);
       expect(words).toContain(`Objetivos ${TEST_PRESENTATION.terms.objective['02']} (código 02)`);
       expect(words).toContain('Se identificó con ClaveÚnica');

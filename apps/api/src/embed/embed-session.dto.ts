@@ -2,13 +2,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { MAX_DECISION_ITEMS } from '@ledger/consents';
 import type { EmbedSessionStatus } from '@ledger/embed';
-import { CustomerReferenceDto } from '../redec/interactions/create/create-interaction.request.dto';
+import { CaptureSubjectDto } from '../redec/interactions/create/create-interaction.request.dto';
 import { IDENTITY, IssuedId, PRESENTED, PresentedText, UuidInLowerCase } from '../dto-fields';
 
 export const DEFAULT_SESSION_SECONDS = 900;
 
 /** docs/reference/embed-sessions.md, "Opening a session": the interaction's customer reference and configuration (or several), plus what the flow needs. */
-export class OpenEmbedSessionRequestDto extends CustomerReferenceDto {
+export class OpenEmbedSessionRequestDto extends CaptureSubjectDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'The configuration the page offers, published with `captureTiming: embedded`. Send this, or `configurationIds`.' })
   @IsOptional()
   @IssuedId()

@@ -51,10 +51,11 @@ export class EmbedSessionsHttpController {
   })
   async open(@Body() body: OpenEmbedSessionRequestDto, @CurrentPrincipal() principal: Principal): Promise<OpenEmbedSessionResponseDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
-    const { returnUrl, dynamicReference, expiresInSeconds, configurationId, configurationIds, ...customer } = body;
+    const { returnUrl, dynamicReference, expiresInSeconds, configurationId, configurationIds, dataSubjectName, ...customer } = body;
     const opened = await this.commandBus.execute<OpenEmbedSessionCommand, OpenedEmbedSession>(
       new OpenEmbedSessionCommand({
         customer: customerReference(customer),
+        dataSubjectName: dataSubjectName ?? null,
         ...configurationsOf(configurationId, configurationIds),
         returnUrl: returnUrl ?? null,
         dynamicReference: dynamicReference ?? null,

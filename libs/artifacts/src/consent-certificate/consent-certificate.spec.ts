@@ -86,6 +86,11 @@ describe('renderConsentCertificate', () => {
     expect(words).toContain('Declaro haber leído y aceptado estas condiciones (versión vigente).');
   });
 
+  it('names the data subject as the bank chose to, and no one when it did not', () => {
+    expect(documentText(renderConsentCertificate({ ...facts, dataSubjectName: 'María José Pérez Soto' })).replace(/\s+/g, ' ')).toContain('Lo que usted aceptó Titular María José Pérez Soto');
+    expect(documentText(renderConsentCertificate(facts))).not.toContain('Titular');
+  });
+
   it('keeps every internal id and reference for the technical annex, after what the person reads', () => {
     const text = documentText(renderConsentCertificate({ ...facts, representation }));
     const annex = text.indexOf('Anexo técnico');

@@ -18,6 +18,8 @@ export interface CertificateTerm {
 export interface ConsentCertificateFacts {
   /** The bank as it presented itself when the consent was recorded. */
   bank: { displayName: string };
+  /** The data subject's name as the bank chose to show it at capture; absent when it sent none. */
+  dataSubjectName?: string;
   redecConsentId: string;
   internalConsentCode: string;
   /** The id of the grant action, which notification evidence refers to. */
@@ -101,6 +103,7 @@ function certificateBlocks(facts: ConsentCertificateFacts): PdfBlock[] {
     text('Registro de Deuda Consolidada (REDEC) de la Comisión para el Mercado Financiero', { size: 10, spaceBefore: 2 }),
 
     ...section('Lo que usted aceptó'),
+    ...(facts.dataSubjectName ? [field('Titular', facts.dataSubjectName)] : []),
     text(`Usted autorizó a ${bank.displayName} a consultar su información en el Registro de Deuda Consolidada, en estas condiciones:`, { spaceBefore: 3 }),
     field('Para qué', inWords(facts.finality)),
     field('Objetivos', facts.objectives.map(inWords).join('\n')),

@@ -43,6 +43,8 @@ export const EMBED_SOURCE_SYSTEM = 'ledger-embedded-consent-page';
 
 export interface OpenEmbedSessionRequest {
   customer: CustomerReference;
+  /** The data subject's name for the certificates of what they accept, as the bank chose to show it; null for none. */
+  dataSubjectName: string | null;
   /** The configurations the page offers, in the order it shows them. */
   configurationIds: string[];
   /** How the request named them: a refusal names `configurationIds[i]` only when it sent that list. */
@@ -106,7 +108,7 @@ export async function openEmbedSession(deps: EmbedDependencies, request: OpenEmb
   }
   if (unexplained.length > 0) throw readableTermsMissing(unexplained);
   const configurationField = request.configurationField === 'configurationIds' ? (index: number) => `configurationIds[${index}]` : undefined;
-  const opened = await createInteractions(deps, { customer: request.customer, configurationIds: request.configurationIds }, context, 'embedded', configurationField);
+  const opened = await createInteractions(deps, { customer: request.customer, dataSubjectName: request.dataSubjectName, configurationIds: request.configurationIds }, context, 'embedded', configurationField);
   const pageToken = randomBytes(32).toString('base64url');
   const resultSecret = generateResultSecret();
   const event: EmbedSessionOpened = {

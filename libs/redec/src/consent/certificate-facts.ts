@@ -23,12 +23,13 @@ export function certificateBankAt(tenantFacts: readonly RecordedEvent[], positio
 }
 
 /** The consent certificate of an electronic grant, from the grant's facts and the bank's presentation at the grant only (same facts, same bytes). */
-export function certificateFactsOf(grant: ConsentState['grant'], bank: CertificateBank): ConsentCertificateFacts {
+export function certificateFactsOf(grant: ConsentState['grant'], bank: CertificateBank, dataSubjectName: string | null = null): ConsentCertificateFacts {
   if (grant.evidence.kind !== 'electronic') throw new Error('only an electronic grant has a rendered certificate');
   const term = (kind: TermKind, code: string): CertificateTerm => ({ meaning: bank.terms.meaningOf(kind, code), code });
   const representation = grant.representation;
   return {
     bank: { displayName: bank.displayName },
+    ...(dataSubjectName ? { dataSubjectName } : {}),
     redecConsentId: grant.redecConsentId,
     internalConsentCode: grant.internalConsentCode,
     consentActionId: grant.consentActionId,

@@ -27,7 +27,13 @@ export interface InteractionDependencies extends CustomerIdentityDependencies {
 /** The customer by id, or resolved inline with the rules of customer resolution (docs/reference/grants.md, "Opening an interaction"). */
 export type CustomerReference = { customerId: string } | { userReference: string; identifiers: IdentifierInput[] };
 
-export type CreateInteractionRequest = { configurationId: string } & CustomerReference;
+/** The capture's data subject: the customer, and optionally their name as the bank chose to show it on the certificate (decision 0075). */
+export interface CaptureSubject {
+  customer: CustomerReference;
+  dataSubjectName?: string | null;
+}
+
+export type CreateInteractionRequest = { configurationId: string; dataSubjectName?: string | null } & CustomerReference;
 
 export interface ResolvedCustomer {
   customerId: string;
@@ -77,8 +83,8 @@ export async function createInteraction(
   context: CommandContext & { tenantId: string },
   purpose: InteractionPurpose,
 ): Promise<CreateInteractionResult & { configuration: GrantableConfiguration }> {
-  const { configurationId, ...customer } = request;
-  const created = await createInteractions(deps, { customer, configurationIds: [configurationId] }, context, purpose);
+  const { configurationId, dataSubjectName, ...customer } = request;
+  const created = await createInteractions(deps, { customer, dataSubjectName, configurationIds: [configurationId] }, context, purpose);
   const [{ interactionId, configuration }] = created.interactions;
   return { interactionId, customerId: created.customerId, configurationId, configuration, customerCreated: created.customerCreated, position: created.position };
 }
@@ -92,7 +98,7 @@ export async function createInteraction(
  */
 export async function createInteractions(
   deps: InteractionDependencies,
-  request: { customer: CustomerReference; configurationIds: string[] },
+  request: CaptureSubject & { configurationIds: string[] },
   context: CommandContext & { tenantId: string },
   purpose: InteractionPurpose,
   configurationField?: (index: number) => string,
@@ -106,10 +112,14 @@ export async function createInteractions(
     }),
   );
   let position = subject.position;
+  // Personal data: under the customer's own key, erased with it.
+  const dataSubjectNameCiphertext = request.dataSubjectName
+    ? (await deps.protection.protectForCustomer(tenantId, subject.customerId, 'data-subject-name', request.dataSubjectName)).ciphertext
+    : null;
   const interactions: Array<{ interactionId: string; configuration: GrantableConfiguration }> = [];
   for (const configuration of subject.checked) {
     const interactionId = randomUUID();
-    const events = decideCreateInteraction({ interactionId, customerId: subject.customerId, configuration, now: context.now });
+    const events = decideCreateInteraction({ interactionId, customerId: subject.customerId, configuration, now: context.now, dataSubjectNameCiphertext });
     const appended = await deps.store.append(redecStreams.interaction(tenantId, interactionId), events.map((e) => toNewEvent(e, context)), 'no_stream');
     position = Math.max(position, appended.position);
     interactions.push({ interactionId, configuration });

@@ -53,7 +53,8 @@ export function decideCreateInteraction(input: {
   customerId: string;
   configuration: GrantableConfiguration;
   now: number;
+  dataSubjectNameCiphertext?: string | null;
 }): InteractionEvent[] {
-  const { interactionId, customerId, configuration, now } = input;
-  return [{ type: 'InteractionCreated', data: { interactionId, customerId, configuration, createdAt: now } }];
+  const { interactionId, customerId, configuration, now, dataSubjectNameCiphertext = null } = input;
+  return [{ type: 'InteractionCreated', data: { interactionId, customerId, configuration, createdAt: now, dataSubjectNameCiphertext } }];
 }

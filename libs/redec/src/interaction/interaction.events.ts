@@ -8,7 +8,14 @@ import type { GrantableConfiguration } from '../consent/grant.decider';
  */
 export interface InteractionCreated {
   type: 'InteractionCreated';
-  data: { interactionId: string; customerId: string; configuration: GrantableConfiguration; createdAt: number };
+  data: {
+    interactionId: string;
+    customerId: string;
+    configuration: GrantableConfiguration;
+    createdAt: number;
+    /** The data subject's name as the bank chose to show it on the consent certificate, under the customer's key; absent or null when the bank sent none. */
+    dataSubjectNameCiphertext?: string | null;
+  };
 }
 
 export type InteractionEvent = InteractionCreated;
@@ -18,6 +25,7 @@ export interface Interaction {
   customerId: string;
   configuration: GrantableConfiguration;
   createdAt: number;
+  dataSubjectNameCiphertext?: string | null;
 }
 
 export function evolveInteraction(_state: Interaction | null, event: InteractionEvent): Interaction {

@@ -4,9 +4,9 @@ import type { Job } from 'bullmq';
 import { BLOB_STORE, BlobStore, CONSENT_CERTIFICATE_MEDIA_TYPE, renderConsentCertificate } from '@ledger/artifacts';
 import { EVENT_STORE, EventStore, RecordedEvent } from '@ledger/event-store';
 import { SCHEMA_VERSION, streams } from '@ledger/ledger';
-import { CLOCK, Clock } from '@ledger/platform';
+import { CLOCK, Clock, IdentifierProtection } from '@ledger/platform';
 import { JobProcessor } from '@ledger/queues';
-import { ArtifactStored, ConsentEvent, ConsentState, certificateBankAt, certificateFactsOf, evolveConsent, redecStreams } from '@ledger/redec';
+import { ArtifactStored, InteractionCreated, ConsentEvent, ConsentState, certificateBankAt, certificateFactsOf, evolveConsent, redecStreams } from '@ledger/redec';
 
 export interface RenderCertificateJob {
   tenantId: string;
@@ -26,7 +26,15 @@ export class RenderCertificateProcessor implements JobProcessor<RenderCertificat
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly protection: IdentifierProtection,
   ) {}
+
+  /** The name the bank gave the data subject when it opened the capture's interaction (none for a Multi-Consent decision recorded through the API, which opens none). */
+  private async dataSubjectNameOf(tenantId: string, interactionId: string): Promise<string | null> {
+    const [created] = await this.store.readStream(redecStreams.interaction(tenantId, interactionId), { maxCount: 1 });
+    const ciphertext = (created?.data as InteractionCreated['data'] | undefined)?.dataSubjectNameCiphertext;
+    return ciphertext ? this.protection.decrypt(tenantId, ciphertext) : null;
+  }
 
   async process(job: Job<RenderCertificateJob, void>): Promise<void> {
     const { tenantId, redecConsentId } = job.data;
@@ -37,7 +45,8 @@ export class RenderCertificateProcessor implements JobProcessor<RenderCertificat
 
     const grantEvent = recorded[0] as RecordedEvent;
     const bank = certificateBankAt(await this.store.readStream(streams.tenant(tenantId)), grantEvent.position);
-    const { contentSha256, size } = await this.blobs.put(tenantId, renderConsentCertificate(certificateFactsOf(consent.grant, bank)), consent.grant.customerId);
+    const dataSubjectName = await this.dataSubjectNameOf(tenantId, consent.grant.interactionId);
+    const { contentSha256, size } = await this.blobs.put(tenantId, renderConsentCertificate(certificateFactsOf(consent.grant, bank, dataSubjectName)), consent.grant.customerId);
     const stored: ArtifactStored = {
       type: 'ArtifactStored',
       data: { redecConsentId, contentSha256, size, mediaType: CONSENT_CERTIFICATE_MEDIA_TYPE, storedAt: this.clock.now() },

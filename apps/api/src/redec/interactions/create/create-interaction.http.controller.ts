@@ -39,7 +39,7 @@ export class CreateInteractionHttpController {
   })
   async create(@Body() body: CreateInteractionRequestDto, @CurrentPrincipal() principal: Principal): Promise<CreateInteractionResponseDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
-    const result = await this.commandBus.execute<CreateInteractionCommand, CreateInteractionResult>(new CreateInteractionCommand({ configurationId: body.configurationId, ...customerReference(body) }, 'redec'));
+    const result = await this.commandBus.execute<CreateInteractionCommand, CreateInteractionResult>(new CreateInteractionCommand({ configurationId: body.configurationId, dataSubjectName: body.dataSubjectName ?? null, ...customerReference(body) }, 'redec'));
     return { interactionId: result.interactionId, customerId: result.customerId, configurationId: result.configurationId, customerCreated: result.customerCreated };
   }
 }

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { IdentifierDto } from '../../../customers/resolve/resolve-customer.request.dto';
-import { IDENTITY, IdentityCharacters, IssuedId } from '../../../dto-fields';
+import { IDENTITY, IdentityCharacters, IssuedId, PresentedText } from '../../../dto-fields';
 
 /**
  * docs/reference/grants.md, "Opening an interaction": the customer by
@@ -37,8 +37,22 @@ export class CustomerReferenceDto {
   identifiers?: IdentifierDto[];
 }
 
+/** The customer of a capture, and how the consent certificate names them. */
+export class CaptureSubjectDto extends CustomerReferenceDto {
+  @ApiPropertyOptional({
+    maxLength: 200,
+    example: 'María José Pérez Soto',
+    description:
+      "The data subject's name as the bank chose to show it on the consent certificate of what this capture records (a REDEC consent's certificate names its holder). " +
+      "Kept under the customer's own key and erased with their data; a text shown to the data subject (docs/reference/configurations.md). Absent: the certificate names no one.",
+  })
+  @IsOptional()
+  @PresentedText(200)
+  dataSubjectName?: string;
+}
+
 /** `{ configurationId, userReference, identifiers }` or `{ configurationId, customerId }`; also the start of an embed session. */
-export class CreateInteractionRequestDto extends CustomerReferenceDto {
+export class CreateInteractionRequestDto extends CaptureSubjectDto {
   @ApiProperty({
     description: 'The published configuration: with a `redec` block for /v1/redec/consent-interactions, without one for /v1/consent-interactions, `captureTiming: embedded` for an embed session.',
     format: 'uuid',
