@@ -513,6 +513,11 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
       expectValidationError(lowContrast, [{ field: 'accentColor', reason: 'insufficient_contrast' }]);
       const unnamed = await recordsNothingAtAll(api, () => putPresentation({ displayName: '  ', accentColor: '#0b3d91', terms: {} }, ownKey));
       expectValidationError(unnamed, [{ field: 'displayName', reason: 'invalid_length' }]);
+      // A code named as something every object has would be dropped in silence by the transformation: it is refused by name.
+      const inherited = await recordsNothingAtAll(api, () =>
+        api.http.put('/v1/tenant-settings/presentation').set('Authorization', `Bearer ${ownKey}`).set('content-type', 'application/json').send('{"displayName":"B","accentColor":"#0b3d91","terms":{"objective":{"constructor":"x","02":"Nuevo"}}}'),
+      );
+      expectValidationError(inherited, [{ field: 'terms.objective.constructor', reason: 'unknown_property' }]);
       expect((await get('/v1/tenant-settings', ownKey)).body).toEqual(before);
     });
 

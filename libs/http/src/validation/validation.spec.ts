@@ -91,7 +91,13 @@ describe('RequestValidationPipe and names every object has', () => {
     expect(error.errors).toHaveLength(3);
   });
 
-  it('leaves them, as keys of a free map of values, to the rules of that map', async () => {
-    await expect(pipe.transform({ title: 't', labels: { toString: 'x' } }, { type: 'body', metatype: Body, data: '' })).resolves.toBeInstanceOf(Body);
+  it('refuses them as keys of a free map of values when the transformation would drop them, rather than lose them in silence', async () => {
+    const error = await refusal({ title: 't', labels: { toString: 'x', kept: 'y' } });
+    expect(error.errors).toEqual([{ field: 'labels.toString', reason: 'unknown_property' }]);
+  });
+
+  it('leaves the keys of a free map of values that the transformation keeps to the rules of that map', async () => {
+    const transformed = (await pipe.transform({ title: 't', labels: { kept: 'y', other: 'z' } }, { type: 'body', metatype: Body, data: '' })) as { labels: unknown };
+    expect(transformed.labels).toEqual({ kept: 'y', other: 'z' });
   });
 });

@@ -230,7 +230,8 @@ function inheritedNames(value: unknown, steps: Array<string | number> = [], fiel
  * Whether the object at `steps` of the instance is one of the DTO classes
  * and neither declares `key` nor holds it as its own property (which
  * class-validator's whitelist then reports). An object of no class (a free
- * map of values) takes any key.
+ * map of values) takes any key it still holds: one the transformation
+ * dropped is refused rather than lost.
  */
 function isUndeclared(instance: unknown, { steps, key }: InheritedName): boolean {
   let holder = instance;
@@ -240,7 +241,7 @@ function isUndeclared(instance: unknown, { steps, key }: InheritedName): boolean
   }
   if (holder === null || typeof holder !== 'object' || Array.isArray(holder)) return false;
   const prototype = Object.getPrototypeOf(holder) as object | null;
-  if (prototype === null || prototype === Object.prototype) return false;
+  if (prototype === null || prototype === Object.prototype) return !Object.prototype.hasOwnProperty.call(holder, key);
   const declared = getMetadataStorage().getTargetValidationMetadatas(prototype.constructor, '', false, false, undefined);
   return !declared.some((rule) => rule.propertyName === key) && !Object.prototype.hasOwnProperty.call(holder, key);
 }
