@@ -52,7 +52,7 @@ describe('operationsOf', () => {
   it('describes the public pages the service leaves out of its OpenAPI document: the consent page and its form', () => {
     const pages = operationsOf(PUBLIC_PAGES);
     expect(pages.map((o) => `${o.method} ${o.path}`)).toEqual(
-      expect.arrayContaining(['GET /embed/{tenantId}/sessions/{sessionId}', 'POST /embed/{tenantId}/sessions/{sessionId}/decision', 'GET /health/ready']),
+      expect.arrayContaining(['GET /embed/pages/{pageReference}', 'POST /embed/pages/{pageReference}/decision', 'GET /health/ready']),
     );
     expect(pages.find((o) => o.method === 'POST')?.body?.mediaType).toBe('application/x-www-form-urlencoded');
     expect(pages.every((o) => !o.secured)).toBe(true);

@@ -53,7 +53,6 @@ type RawOperation = {
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const TOKEN = { type: 'string' };
-const UUID = { type: 'string', format: 'uuid' };
 
 /**
  * The consent page (embedded capture) is public and excluded from the API
@@ -62,21 +61,17 @@ const UUID = { type: 'string', format: 'uuid' };
  */
 export const PUBLIC_PAGES: Document = {
   paths: {
-    '/embed/{tenantId}/sessions/{sessionId}': {
+    '/embed/pages/{pageReference}': {
       get: {
         parameters: [
-          { name: 'tenantId', in: 'path', required: true, schema: UUID },
-          { name: 'sessionId', in: 'path', required: true, schema: UUID },
+          { name: 'pageReference', in: 'path', required: true, schema: TOKEN },
           { name: 'token', in: 'query', required: true, schema: TOKEN },
         ],
       },
     },
-    '/embed/{tenantId}/sessions/{sessionId}/decision': {
+    '/embed/pages/{pageReference}/decision': {
       post: {
-        parameters: [
-          { name: 'tenantId', in: 'path', required: true, schema: UUID },
-          { name: 'sessionId', in: 'path', required: true, schema: UUID },
-        ],
+        parameters: [{ name: 'pageReference', in: 'path', required: true, schema: TOKEN }],
         requestBody: {
           content: {
             'application/x-www-form-urlencoded': {

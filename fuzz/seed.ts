@@ -214,6 +214,10 @@ async function seedTenant(baseUrl: string, tenantId: string, apiKey: string, rut
   });
   await call('GET', '/v1/consent-decisions/{decisionId}', { path: { decisionId: decision.decisionId } });
 
+  // A page shows no code without its meaning: the bank states what its purpose and objective codes mean first.
+  await call('PUT', '/v1/tenant-settings/presentation', {
+    body: { displayName: 'Banco Fuzz', accentColor: '#0b3d91', terms: { finality: { '2': 'Evaluar una solicitud de crédito' }, objective: { '02': 'Crédito nuevo', '03': 'Renegociación' } } },
+  });
   const session = await call('POST', '/v1/embed/sessions', { body: { configurationId: embedded.configurationId, customerId: customers[0], returnUrl: `${INTEGRATOR_ORIGIN}/consent/return` } });
   await call('GET', '/v1/embed/sessions/{sessionId}', { path: { sessionId: session.sessionId } });
   const pageToken = new URL(session.url).searchParams.get('token')!;
@@ -256,6 +260,7 @@ async function seedTenant(baseUrl: string, tenantId: string, apiKey: string, rut
       consentId: [generalConsent.consentId],
       decisionId: [decision.decisionId],
       sessionId: [session.sessionId],
+      pageReference: [new URL(session.url).pathname.split('/').pop()!],
       token: [pageToken],
       endpointId: [endpoint.endpointId],
     },
