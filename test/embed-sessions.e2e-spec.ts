@@ -6,7 +6,7 @@ import { ApiApp, startApiApp } from './support/api-app';
 import { OpenedConsentPage, openConsentPage } from './support/consent-page';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
-import { REDEC_TERMS, rutOf } from './support/redec-fixtures';
+import { REDEC_TERMS, TEST_PRESENTATION, rutOf } from './support/redec-fixtures';
 
 // Embedded capture through the real HTTP stack, SQLite store and Redis: the
 // session API, the consent page's protections (token, CSRF, frame-ancestors,
@@ -243,6 +243,8 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
     const back = await api.http.get(new URL(opened.body.url).pathname).set('cookie', page.cookie!);
     expect(back.status).toBe(409);
     expect(back.text).toContain('Este enlace ya fue usado');
+    // Its token shown, the page says whose it is.
+    expect(back.text).toContain(`<header class="bank"><p>${TEST_PRESENTATION.displayName}</p></header>`);
     expect((await get(`/v1/embed/sessions/${opened.body.sessionId}`)).body).toMatchObject({ status: 'declined', consent: null });
   });
 
@@ -285,6 +287,8 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
       const answer = await api.http.get(path);
       expect(answer.status).toBe(404);
       expect(answer.text).toContain('Enlace no válido');
+      // A wrong link learns no bank's name.
+      expect(answer.text).not.toContain('class="bank"');
       expect(answer.headers['set-cookie']).toBeUndefined();
     }
     const forged = `__Secure-consent-page=${'A'.repeat(43)}`;
@@ -300,6 +304,7 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
     const decided = await submit(consentPage, { ...consentPage.hidden, decision: 'accept' });
     expect(decided.status).toBe(200);
     expect(decided.text).toContain('Consentimiento otorgado');
+    expect(decided.text).toContain(`<header class="bank"><p>${TEST_PRESENTATION.displayName}</p></header>`);
     const status = await get(`/v1/embed/sessions/${opened.body.sessionId}`);
     expect(status.body).toMatchObject({ status: 'accepted', dynamicReference: null, consent: { kind: 'general', consentId: expect.any(String) } });
     const consent = await get(`/v1/consents/${status.body.consent.consentId}`);

@@ -9,6 +9,7 @@ import {
   EmbedDecision,
   EmbedDecisionResult,
   OutcomePage,
+  PageBank,
   PageReferences,
   consentPageCookieOptions,
   consentPagePath,
@@ -94,7 +95,8 @@ export class ConsentPageHttpController {
       return refusal(reply, error);
     }
     const { session, status, configurations, presentation } = page;
-    if (status !== 'open') return outcome(reply, status === 'expired' ? 'expired' : 'already_used', session.allowedOrigins);
+    const bank = { displayName: presentation.displayName, logo: presentation.logo, accentColor: presentation.accentColor };
+    if (status !== 'open') return outcome(reply, status === 'expired' ? 'expired' : 'already_used', session.allowedOrigins, bank);
     const path = `${this.publicPath}${consentPagePath(pageReference)}`;
     if (urlToken !== undefined) {
       reply.setCookie(CONSENT_PAGE_COOKIE, urlToken, consentPageCookieOptions(path));
@@ -104,7 +106,7 @@ export class ConsentPageHttpController {
     // Every code was given a meaning before the session opened; one the bank has removed since still shows as its code, never as nothing.
     const readable = (kind: TermKind, code: string) => ({ meaning: presentation.terms.meaningOf(kind, code) ?? code, code });
     const html = renderConsentPage({
-      bank: { displayName: presentation.displayName, logo: presentation.logo, accentColor: presentation.accentColor },
+      bank,
       items: configurations.map((configuration) => ({
         title: configuration.title,
         text: configuration.text,
@@ -150,21 +152,23 @@ export class ConsentPageHttpController {
       return refusal(reply, error);
     }
     const frameAncestors = page.session.allowedOrigins;
+    const { displayName, logo, accentColor } = page.presentation;
+    const bank = { displayName, logo, accentColor };
     // Cross-site request forgery: browsers say where a form post comes from; only the page itself may post.
     const genuine = typeof csrf === 'string' && this.fromOwnPage(origin, fetchSite) && (await this.csrfMatches(tenantId, sessionId, csrf));
     const decisions = decisionsOf(form ?? {}, page.session.items.length);
-    if (!genuine || !decisions) return outcome(reply, 'refused', frameAncestors);
+    if (!genuine || !decisions) return outcome(reply, 'refused', frameAncestors, bank);
     let result: EmbedDecisionResult;
     try {
       result = await this.commandBus.execute(new DecideOnEmbedSessionCommand(tenantId, sessionId, token, decisions));
     } catch (error) {
-      return refusal(reply, error, frameAncestors);
+      return refusal(reply, error, frameAncestors, bank);
     }
     if (result.redirectUrl) {
       reply.status(303).headers({ location: result.redirectUrl, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
       return;
     }
-    return outcome(reply, result.session.decision!.outcome, frameAncestors);
+    return outcome(reply, result.session.decision!.outcome, frameAncestors, bank);
   }
 
   /**
@@ -190,12 +194,14 @@ export class ConsentPageHttpController {
   }
 }
 
-function outcome(reply: FastifyReply, page: OutcomePage, frameAncestors: readonly string[] = []): void {
-  reply.status(OUTCOME_STATUS[page]).headers(consentPageHeaders({ frameAncestors, formActionOrigins: [] })).send(renderOutcomePage(page));
+/** `bank`: only once the page's token was shown, so a wrong or guessed link learns no bank's name. */
+function outcome(reply: FastifyReply, page: OutcomePage, frameAncestors: readonly string[] = [], bank: PageBank | null = null): void {
+  const headers = consentPageHeaders({ frameAncestors, formActionOrigins: [], accentColor: bank?.accentColor, logo: bank?.logo != null });
+  reply.status(OUTCOME_STATUS[page]).headers(headers).send(renderOutcomePage(page, bank));
 }
 
-function refusal(reply: FastifyReply, error: unknown, frameAncestors: readonly string[] = []): void {
+function refusal(reply: FastifyReply, error: unknown, frameAncestors: readonly string[] = [], bank: PageBank | null = null): void {
   const page = error instanceof DomainError ? OUTCOME_OF_CODE[error.code] : undefined;
   if (!page) throw error;
-  outcome(reply, page, page === 'not_found' ? [] : frameAncestors);
+  outcome(reply, page, page === 'not_found' ? [] : frameAncestors, page === 'not_found' ? null : bank);
 }

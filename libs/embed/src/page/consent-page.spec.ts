@@ -231,6 +231,12 @@ describe('renderOutcomePage', () => {
     expect(page).not.toContain('<form');
     expect(page.match(/<style>([\s\S]*?)<\/style>/g)).toEqual([`<style>${PAGE_STYLESHEET}</style>`]);
   });
+
+  it('names the bank when the page was opened with its token', () => {
+    const page = renderOutcomePage('accepted', { displayName: 'Banco Ejemplo', logo: null, accentColor: '#8a1538' });
+    expect(page).toMatch(/<body>\s*<header class="bank"><p>Banco Ejemplo<\/p><\/header>\s*<main>\s*<h1>Consentimiento otorgado<\/h1>/);
+    expect(page).toContain('<title>Consentimiento otorgado · Banco Ejemplo</title>');
+  });
 });
 
 /** WCAG 2.x relative luminance and contrast ratio of two `#rrggbb` colours. */

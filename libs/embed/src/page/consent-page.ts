@@ -228,13 +228,14 @@ const OUTCOMES: Record<OutcomePage, { title: string; message: string }> = {
   },
 };
 
-export function renderOutcomePage(outcome: OutcomePage): string {
+/** `bank`: named when the page's own token was shown, so a page of this bank's session says whose it is; null on a page that proves nothing (a wrong link names no one). */
+export function renderOutcomePage(outcome: OutcomePage, bank: PageBank | null = null): string {
   const { title, message } = OUTCOMES[outcome];
-  return htmlDocument(title, null, html`<h1>${title}</h1>
+  return htmlDocument(title, bank, html`<h1>${title}</h1>
 <p>${message}</p>`);
 }
 
-/** `bank`: who the person is dealing with, named above the page's content; null on the short pages that follow a decision, which name no one. */
+/** `bank`: who the person is dealing with, named above the page's content; null where the page may not say (an unknown or unproven link). */
 function htmlDocument(title: string, bank: PageBank | null, content: Markup): string {
   const accent = bank?.accentColor ? html`\n<style>${new Markup(accentStylesheet(bank.accentColor))}</style>` : [];
   // A landmark of its own (a header outside main is the page's banner), read before the content.
