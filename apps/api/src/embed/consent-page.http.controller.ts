@@ -95,7 +95,8 @@ export class ConsentPageHttpController {
       return refusal(reply, error);
     }
     const { session, status, configurations, presentation } = page;
-    const bank = { displayName: presentation.displayName, logo: presentation.logo, accentColor: presentation.accentColor };
+    // The presentation is the page's bank as it is: its name, logo and colour (the terms are read below).
+    const bank: PageBank = presentation;
     if (status !== 'open') return outcome(reply, status === 'expired' ? 'expired' : 'already_used', session.allowedOrigins, bank);
     const path = `${this.publicPath}${consentPagePath(pageReference)}`;
     if (urlToken !== undefined) {
@@ -152,8 +153,7 @@ export class ConsentPageHttpController {
       return refusal(reply, error);
     }
     const frameAncestors = page.session.allowedOrigins;
-    const { displayName, logo, accentColor } = page.presentation;
-    const bank = { displayName, logo, accentColor };
+    const bank: PageBank = page.presentation;
     // Cross-site request forgery: browsers say where a form post comes from; only the page itself may post.
     const genuine = typeof csrf === 'string' && this.fromOwnPage(origin, fetchSite) && (await this.csrfMatches(tenantId, sessionId, csrf));
     const decisions = decisionsOf(form ?? {}, page.session.items.length);

@@ -9,7 +9,7 @@ import {
   recordDecision,
 } from '@ledger/consents';
 import { RecordedEvent } from '@ledger/event-store';
-import { CommandContext, Decision, TenantPresentation, loadAggregate, loadTenant, runCommand, toNewEvent } from '@ledger/ledger';
+import { CommandContext, Decision, TenantPresentation, loadAggregate, loadTenant, runCommand, tenantDisplayName, toNewEvent } from '@ledger/ledger';
 import { DomainError, fieldRefused, notFound } from '@ledger/platform';
 import {
   CustomerReference,
@@ -323,7 +323,7 @@ export async function readConsentPageSession(deps: EmbedDependencies, sessionId:
     status: embedSessionStatus(loaded.session, context.now),
     configurations,
     presentation: {
-      displayName: presentation?.displayName ?? tenant?.name ?? '',
+      displayName: tenantDisplayName(tenant),
       logo: presentation?.logo ?? null,
       accentColor: presentation?.accentColor ?? null,
       terms: new ReadableTerms(presentation?.terms),

@@ -1,4 +1,4 @@
-import { DomainError } from '@ledger/platform';
+import { refusalOf } from '@ledger/platform/testing';
 import { TenantPresentation, checkPresentation, contrastRatio } from './presentation';
 
 const presentation = (overrides: Partial<TenantPresentation> = {}): TenantPresentation => ({
@@ -8,16 +8,6 @@ const presentation = (overrides: Partial<TenantPresentation> = {}): TenantPresen
   terms: { objective: { '02': 'Renegociar un crédito vigente' } },
   ...overrides,
 });
-
-function refusal(run: () => unknown): DomainError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('contrastRatio (WCAG 2.x)', () => {
   it('gives the extremes and the published figures', () => {
@@ -41,16 +31,16 @@ describe('checkPresentation', () => {
   });
 
   it('refuses a colour that white text on it, or it as text on white, could not be read in (under 4.5:1)', () => {
-    const error = refusal(() => checkPresentation(presentation({ accentColor: '#7a9cd6' })));
+    const error = refusalOf(() => checkPresentation(presentation({ accentColor: '#7a9cd6' })));
     expect(error.errors).toEqual([{ field: 'accentColor', reason: 'insufficient_contrast' }]);
   });
 
   it.each(['0b3d91', '#0b3d9', '#0b3d911', 'navy', '#0g3d91'])('refuses %j, which is not #rrggbb', (accentColor) => {
-    expect(refusal(() => checkPresentation(presentation({ accentColor }))).errors).toEqual([{ field: 'accentColor', reason: 'invalid_color' }]);
+    expect(refusalOf(() => checkPresentation(presentation({ accentColor }))).errors).toEqual([{ field: 'accentColor', reason: 'invalid_color' }]);
   });
 
   it('refuses every field not fit to show at once, each by its path', () => {
-    const error = refusal(() =>
+    const error = refusalOf(() =>
       checkPresentation(
         presentation({
           displayName: ' ',
@@ -90,6 +80,6 @@ describe('checkPresentation of a logo', () => {
     ['what is not base64', { mediaType: 'image/png', base64: 'iVBOR w0K' }, 'logo.base64', 'invalid_base64'],
     ['more than 32 KiB', { mediaType: 'image/png', base64: Buffer.concat([png, Buffer.alloc(32 * 1024)]).toString('base64') }, 'logo.base64', 'too_large'],
   ])('refuses %s', (_, logo, field, reason) => {
-    expect(refusal(() => checkPresentation(presentation({ logo: logo as TenantPresentation['logo'] }))).errors).toEqual([{ field, reason }]);
+    expect(refusalOf(() => checkPresentation(presentation({ logo: logo as TenantPresentation['logo'] }))).errors).toEqual([{ field, reason }]);
   });
 });

@@ -122,6 +122,11 @@ export async function configureTenant(store: EventStore, tenantId: string, chang
   return { tenant: result, position };
 }
 
+/** The name a person is shown for the bank: its presentation's, else the tenant's own name. */
+export function tenantDisplayName(tenant: Tenant | null): string {
+  return tenant?.settings.presentation?.displayName ?? tenant?.name ?? '';
+}
+
 export function decideCreateTenant(tenantId: string, name: string, now: number): TenantEvent[] {
   const trimmed = name.trim();
   if (trimmed.length === 0 || trimmed.length > 200) {

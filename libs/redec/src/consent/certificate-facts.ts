@@ -1,6 +1,6 @@
 import type { CertificateTerm, ConsentCertificateFacts } from '@ledger/artifacts';
 import type { RecordedEvent } from '@ledger/event-store';
-import { Tenant, TenantEvent, TermKind, evolveTenant } from '@ledger/ledger';
+import { Tenant, TenantEvent, TermKind, evolveTenant, tenantDisplayName } from '@ledger/ledger';
 import { ReadableTerms } from '../terms/readable-terms';
 import { ConsentState } from './consent.state';
 
@@ -18,8 +18,7 @@ export interface CertificateBank {
  */
 export function certificateBankAt(tenantFacts: readonly RecordedEvent[], position: number): CertificateBank {
   const tenant = tenantFacts.filter((fact) => fact.position < position).reduce<Tenant | null>((state, fact) => evolveTenant(state, fact as unknown as TenantEvent), null);
-  const presentation = tenant?.settings.presentation ?? null;
-  return { displayName: presentation?.displayName ?? tenant?.name ?? '', terms: new ReadableTerms(presentation?.terms) };
+  return { displayName: tenantDisplayName(tenant), terms: new ReadableTerms(tenant?.settings.presentation?.terms) };
 }
 
 /** The consent certificate of an electronic grant, from the grant's facts and the bank's presentation at the grant only (same facts, same bytes). */
