@@ -11,8 +11,8 @@ import {
   OutcomePage,
   PageBank,
   PageReferences,
+  pagePath,
   consentPageCookieOptions,
-  consentPagePath,
   consentPageHeaders,
   itemDecisionField,
   renderConsentPage,
@@ -83,7 +83,7 @@ export class ConsentPageHttpController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const address = this.pageReferences.open(pageReference);
+    const address = this.pageReferences.open('consent-page', pageReference);
     if (!address || (urlToken !== undefined && typeof urlToken !== 'string')) return outcome(reply, 'not_found');
     const { tenantId, sessionId } = address;
     const token = urlToken ?? request.cookies[CONSENT_PAGE_COOKIE];
@@ -98,7 +98,7 @@ export class ConsentPageHttpController {
     // The presentation is the page's bank as it is: its name, logo and colour (the terms are read below).
     const bank: PageBank = presentation;
     if (status !== 'open') return outcome(reply, status === 'expired' ? 'expired' : 'already_used', session.allowedOrigins, bank);
-    const path = `${this.publicPath}${consentPagePath(pageReference)}`;
+    const path = `${this.publicPath}${pagePath('consent-page', pageReference)}`;
     if (urlToken !== undefined) {
       reply.setCookie(CONSENT_PAGE_COOKIE, urlToken, consentPageCookieOptions(path));
       reply.status(303).headers({ location: path, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
@@ -138,7 +138,7 @@ export class ConsentPageHttpController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const address = this.pageReferences.open(pageReference);
+    const address = this.pageReferences.open('consent-page', pageReference);
     if (!address) return outcome(reply, 'not_found');
     const { tenantId, sessionId } = address;
     // Only the browser that opened the page holds the session's cookie; the token is never in the form.

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { OpenEmbedSessionRequest, OpenedEmbedSession, PageReferences, consentPagePath } from '@ledger/embed';
+import { OpenEmbedSessionRequest, OpenedEmbedSession, PageReferences, pagePath } from '@ledger/embed';
 import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
 import { LEDGER_CONFIG, LedgerConfig, Principal, Scopes, fieldRefused, validationError } from '@ledger/platform';
 import { customerReference } from '../redec/interactions/create/create-interaction.http.controller';
@@ -63,8 +63,8 @@ export class EmbedSessionsHttpController {
       }),
     );
     const { session } = opened;
-    const reference = this.pageReferences.referenceOf({ tenantId: principal.tenantId, sessionId: session.sessionId });
-    const url = `${this.config.publicUrl}${consentPagePath(reference)}?token=${opened.pageToken}`;
+    const reference = this.pageReferences.referenceOf('consent-page', { tenantId: principal.tenantId, sessionId: session.sessionId });
+    const url = `${this.config.publicUrl}${pagePath('consent-page', reference)}?token=${opened.pageToken}`;
     return { sessionId: session.sessionId, customerId: session.customerId, url, expiresAt: session.expiresAt, customerCreated: opened.customerCreated, resultSecret: opened.resultSecret };
   }
 

@@ -9,6 +9,7 @@ import {
   RightsRequestDependencies,
   RightsRequestState,
   SUBJECT_REPORT_KINDS,
+  SubjectRecords,
   SubjectReport,
   SubjectReportDigest,
   SuppressionAssessment,
@@ -21,6 +22,7 @@ import {
   readRightsRequestFacts,
   renderSubjectReportPdf,
   subjectCiphertexts,
+  subjectRecordsOf,
   subjectReportOf,
 } from '@ledger/redec';
 import { CAPTURE_DEPENDENCIES } from '../capture-dependencies';
@@ -78,6 +80,15 @@ export class SubjectReports {
   }
 
   private async reportOf(rightsRequestId: string, kind: SubjectReport['kind'], customerId: string, asOf: number, tenantId: string): Promise<SubjectReport> {
+    return subjectReportOf({ rightsRequestId, kind }, await this.recordsOf(customerId, asOf, tenantId));
+  }
+
+  /**
+   * What the ledger holds about the customer as of `asOf`: what a report
+   * gives, and what the privacy center shows the data subject. The caller
+   * makes sure the read model has caught up first.
+   */
+  async recordsOf(customerId: string, asOf: number, tenantId: string): Promise<SubjectRecords> {
     const { store } = this.deps;
     const [customer, redecConsents, generalConsents, rightsRequestIds] = await Promise.all([
       store.readStream(streams.customer(tenantId, customerId)),
@@ -91,10 +102,8 @@ export class SubjectReports {
     const rightsRequests = (await Promise.all(rightsRequestIds.map((id) => readRightsRequestFacts(store, tenantId, id)))).filter((facts) => facts !== null);
     const opened = new Map<string, string | null>();
     for (const ciphertext of subjectCiphertexts(customer, rightsRequests)) opened.set(ciphertext, await openUnlessErased(this.deps.protection, tenantId, ciphertext));
-    return subjectReportOf({
+    return subjectRecordsOf({
       tenantId,
-      rightsRequestId,
-      kind,
       asOf,
       customer,
       redecConsents: redecConsentFacts,

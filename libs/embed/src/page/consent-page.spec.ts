@@ -1,4 +1,5 @@
-import { accentStylesheet, escapeHtml, PAGE_STYLESHEET, renderConsentPage, renderOutcomePage, type ConsentPageItem, type ConsentPageView, type OutcomePage } from './consent-page';
+import { renderConsentPage, renderOutcomePage, type ConsentPageItem, type ConsentPageView, type OutcomePage } from './consent-page';
+import { accentStylesheet, escapeHtml, PAGE_STYLESHEET } from './page-html';
 
 const REDEC_TERMS: ConsentPageItem['redec'] = {
   finality: { meaning: 'Evaluar su solicitud de crédito', code: 'F01' },

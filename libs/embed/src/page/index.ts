@@ -1,6 +1,8 @@
-export { renderConsentPage, renderOutcomePage, itemDecisionField, PAGE_STYLESHEET, accentStylesheet } from './consent-page';
-export type { ConsentPageItem, ConsentPageView, OutcomePage, PageBank, ReadableCode } from './consent-page';
+export { renderConsentPage, renderOutcomePage, itemDecisionField } from './consent-page';
+export type { ConsentPageItem, ConsentPageView, OutcomePage } from './consent-page';
+export { PAGE_STYLESHEET, accentStylesheet, html, htmlDocument, list, paragraphs, readable, santiagoTime } from './page-html';
+export type { Markup, PageBank, ReadableCode } from './page-html';
 export { consentPageHeaders } from './page-security-headers';
 export { CONSENT_PAGE_COOKIE, consentPageCookieOptions } from './page-cookie';
-export { PageReferences, consentPagePath } from './page-reference';
-export type { PageAddress } from './page-reference';
+export { PageReferences, pagePath } from './page-reference';
+export type { PageAddress, PageKind } from './page-reference';

@@ -6,7 +6,11 @@ export interface PageAddress {
   sessionId: string;
 }
 
-const PURPOSE = 'embed-page-reference';
+/** The pages a person opens by a reference; each seals under its own purpose, so one page's reference never opens another. */
+export type PageKind = 'consent-page' | 'privacy-center';
+
+const PURPOSES: Record<PageKind, string> = { 'consent-page': 'embed-page-reference', 'privacy-center': 'privacy-center-reference' };
+const PATHS: Record<PageKind, string> = { 'consent-page': '/embed/pages', 'privacy-center': '/privacy-center/pages' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
@@ -19,22 +23,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export class PageReferences {
   constructor(private readonly keys: MasterKeys) {}
 
-  referenceOf({ tenantId, sessionId }: PageAddress): string {
+  referenceOf(kind: PageKind, { tenantId, sessionId }: PageAddress): string {
     if (!UUID.test(tenantId) || !UUID.test(sessionId)) throw new Error('a page reference is made of two lower-case UUIDs');
-    return sealInTransit(this.keys, PURPOSE, Buffer.concat([uuidBytes(tenantId), uuidBytes(sessionId)]));
+    return sealInTransit(this.keys, PURPOSES[kind], Buffer.concat([uuidBytes(tenantId), uuidBytes(sessionId)]));
   }
 
   /** The page a reference names; null for one this deployment did not make, altered, or sealed under a master key it no longer holds. */
-  open(reference: string): PageAddress | null {
-    const bytes = openInTransit(this.keys, PURPOSE, reference);
+  open(kind: PageKind, reference: string): PageAddress | null {
+    const bytes = openInTransit(this.keys, PURPOSES[kind], reference);
     if (bytes === null || bytes.length !== 32) return null;
     return { tenantId: uuidText(bytes.subarray(0, 16)), sessionId: uuidText(bytes.subarray(16)) };
   }
 }
 
 /** The page's path under the service's public URL. */
-export function consentPagePath(reference: string): string {
-  return `/embed/pages/${reference}`;
+export function pagePath(kind: PageKind, reference: string): string {
+  return `${PATHS[kind]}/${reference}`;
 }
 
 function uuidBytes(uuid: string): Buffer {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PAGE_STYLESHEET, accentStylesheet } from './consent-page';
+import { PAGE_STYLESHEET, accentStylesheet } from './page-html';
 
 /** A CSP source allowing exactly this inline stylesheet. */
 const styleSource = (stylesheet: string) => `'sha256-${createHash('sha256').update(stylesheet, 'utf8').digest('base64')}'`;

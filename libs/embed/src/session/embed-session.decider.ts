@@ -47,7 +47,7 @@ export function pageTokenSha256(token: string): string {
 }
 
 /** Compared in constant time: the token is the page's only credential. */
-export function pageTokenMatches(session: EmbedSession, token: string): boolean {
+export function pageTokenMatches(session: { pageTokenSha256: string }, token: string): boolean {
   const expected = Buffer.from(session.pageTokenSha256, 'hex');
   const presented = Buffer.from(pageTokenSha256(token), 'hex');
   return expected.length === presented.length && timingSafeEqual(expected, presented);

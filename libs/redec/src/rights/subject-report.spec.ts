@@ -5,7 +5,7 @@ import { grant, grantedAt } from '../consent/testing/consent-fixtures';
 import { RIGHTS_DEADLINES } from '../profiles/profile-catalog';
 import { decideReceiveRightsRequest, decideRightsTransition } from './rights-request.decider';
 import { RightsRequestEvent, RightsRequestState, evolveRightsRequest } from './rights-request.events';
-import { SubjectFacts, subjectReportOf } from './subject-report';
+import { SubjectRecordFacts, subjectRecordsOf, subjectReportOf } from './subject-report';
 import { renderSubjectReportPdf } from './subject-report-pdf';
 
 // The subject's report (decision 0071) as a function of the facts: what was
@@ -68,10 +68,8 @@ const analysed: RightsRequestEvent[] = [
   ...request,
   ...decideRightsTransition(evolveRightsRequest(null, request[0]) as RightsRequestState, { to: 'in_analysis', occurredAt: asOf + 1 }, policy, asOf + 1),
 ];
-const facts = (overrides: Partial<SubjectFacts> = {}): SubjectFacts => ({
+const facts = (overrides: Partial<SubjectRecordFacts> = {}): SubjectRecordFacts => ({
   tenantId: 'ten-1',
-  rightsRequestId: 'rr-1',
-  kind: 'access',
   asOf,
   customer,
   redecConsents: [consentFacts],
@@ -83,10 +81,12 @@ const facts = (overrides: Partial<SubjectFacts> = {}): SubjectFacts => ({
   opened: new Map(['cliente-42', '12345678-5', 'P123', '¿Qué datos tienen?', 'Dirección corregida'].map((value) => [`sealed:${value}`, value])),
   ...overrides,
 });
+/** The report answering the access request rr-1, from the facts. */
+const reportOf = (recordFacts: SubjectRecordFacts) => subjectReportOf({ rightsRequestId: 'rr-1', kind: 'access' }, subjectRecordsOf(recordFacts));
 
 describe("the subject's report", () => {
   it('holds what was recorded by asOf and nothing later: identifiers, holds, consents, accesses with their outcomes, requests', () => {
-    const report = subjectReportOf(facts());
+    const report = reportOf(facts());
     expect(report.dataSubject).toEqual({
       customerId: 'cus-1',
       userReference: 'cliente-42',
@@ -122,7 +122,7 @@ describe("the subject's report", () => {
   });
 
   it('leaves out a consent granted, or a request recorded, after asOf', () => {
-    const report = subjectReportOf(facts({ asOf: grantedAt - 1 }));
+    const report = reportOf(facts({ asOf: grantedAt - 1 }));
     expect(report.redecConsents).toEqual([]);
     expect(report.rightsRequests).toEqual([]);
     expect(report.legalHolds).toEqual([]);
@@ -130,16 +130,16 @@ describe("the subject's report", () => {
 
   it('shows an erasure whatever asOf says, and the erased values as null', () => {
     const erased = recorded('customer-ten-1-cus-1', 'CustomerDataErased', { customerId: 'cus-1', dataKeyId: 'k', redecConsentIds: ['con-1'], retentionUntil: asOf, deletedBlobs: [], erasedAt: asOf + 5 * MINUTE }, asOf + 5 * MINUTE);
-    const report = subjectReportOf(facts({ customer: [...customer, erased], opened: new Map() }));
+    const report = reportOf(facts({ customer: [...customer, erased], opened: new Map() }));
     expect(report.dataSubject).toMatchObject({ userReference: null, identifiers: [expect.objectContaining({ value: null })], erasedAt: asOf + 5 * MINUTE });
     expect(report.rightsRequests[0].description).toBeNull();
     expect(report.rightsRequests[1].rectifications[0].description).toBeNull();
   });
 
   it('renders the same report as the same PDF bytes, in Spanish, and another instant as other bytes', () => {
-    const pdf = renderSubjectReportPdf(subjectReportOf(facts()));
-    expect(renderSubjectReportPdf(subjectReportOf(facts())).equals(pdf)).toBe(true);
-    expect(renderSubjectReportPdf(subjectReportOf(facts({ asOf: asOf + 1 }))).equals(pdf)).toBe(false);
+    const pdf = renderSubjectReportPdf(reportOf(facts()));
+    expect(renderSubjectReportPdf(reportOf(facts())).equals(pdf)).toBe(true);
+    expect(renderSubjectReportPdf(reportOf(facts({ asOf: asOf + 1 }))).equals(pdf)).toBe(false);
     const text = documentText(pdf).replace(/\s+/g, ' ');
     for (const expected of ['Informe de datos personales', 'solicitud de acceso', '12345678-5', grant.data.internalConsentCode, 'Autorizado', 'consultado el', 'Retención C-1', '¿Qué datos tienen?', '(UTC-03:00): Dirección corregida', 'En su registro de cliente', 'dato corregido', 'Página 1 de']) expect(text).toContain(expected);
   });

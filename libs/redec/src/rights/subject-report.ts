@@ -86,16 +86,8 @@ export interface ReportedRightsRequest {
   history: Array<{ step: string; occurredAt: number }>;
 }
 
-/**
- * What the ledger holds about a data subject at an instant, as the answer
- * to an access or portability request gives it (decision 0071): a function
- * of the facts recorded by `asOf`, so the same instant gives the same
- * report, and the same bytes, however often and whenever it is read.
- */
-export interface SubjectReport {
-  schema: typeof SUBJECT_REPORT_SCHEMA;
-  rightsRequestId: string;
-  kind: RightsRequestKind;
+/** What the ledger holds about a data subject at an instant: what the subject's report gives, and the privacy center shows. */
+export interface SubjectRecords {
   asOf: number;
   dataSubject: ReportedDataSubject;
   redecConsents: ReportedRedecConsent[];
@@ -104,11 +96,21 @@ export interface SubjectReport {
   rightsRequests: ReportedRightsRequest[];
 }
 
-/** Everything a report is made of, as read from the store; what was recorded after `asOf` is left out here, not by the reader. */
-export interface SubjectFacts {
-  tenantId: string;
+/**
+ * The subject's records as the answer to an access or portability request
+ * gives them (decision 0071): a function of the facts recorded by `asOf`, so
+ * the same instant gives the same report, and the same bytes, however often
+ * and whenever it is read.
+ */
+export interface SubjectReport extends SubjectRecords {
+  schema: typeof SUBJECT_REPORT_SCHEMA;
   rightsRequestId: string;
   kind: RightsRequestKind;
+}
+
+/** Everything the records are made of, as read from the store; what was recorded after `asOf` is left out here, not by the reader. */
+export interface SubjectRecordFacts {
+  tenantId: string;
   asOf: number;
   /** The customer's stream. */
   customer: RecordedEvent[];
@@ -121,8 +123,13 @@ export interface SubjectFacts {
   opened: ReadonlyMap<string, string | null>;
 }
 
-/** The subject's report from its facts. */
-export function subjectReportOf(facts: SubjectFacts): SubjectReport {
+/** The subject's report answering a request: its records, named after the request. */
+export function subjectReportOf(request: Pick<SubjectReport, 'rightsRequestId' | 'kind'>, records: SubjectRecords): SubjectReport {
+  return { schema: SUBJECT_REPORT_SCHEMA, rightsRequestId: request.rightsRequestId, kind: request.kind, ...records };
+}
+
+/** The subject's records from their facts. */
+export function subjectRecordsOf(facts: SubjectRecordFacts): SubjectRecords {
   const { asOf, opened } = facts;
   const recordedByThen = (event: RecordedEvent) => event.metadata.recordedAt <= asOf;
   const open = (ciphertext: string | undefined) => (ciphertext === undefined ? null : (opened.get(ciphertext) ?? null));
@@ -131,9 +138,6 @@ export function subjectReportOf(facts: SubjectFacts): SubjectReport {
   if (!customer) throw new Error('the subject of a rights request has no customer facts');
   const registered = customerFacts[0].data as { userReference: { ciphertext: string } };
   return {
-    schema: SUBJECT_REPORT_SCHEMA,
-    rightsRequestId: facts.rightsRequestId,
-    kind: facts.kind,
     asOf,
     dataSubject: {
       customerId: customer.customerId,
