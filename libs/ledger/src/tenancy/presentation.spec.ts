@@ -30,6 +30,11 @@ describe('checkPresentation', () => {
     });
   });
 
+  it('takes a kind sent as null as one with no meanings, as an optional field\'s "none"', () => {
+    const terms = { finality: { '2': 'Evaluar su solicitud de crédito' }, objective: null } as unknown as TenantPresentation['terms'];
+    expect(checkPresentation(presentation({ terms })).terms).toEqual({ finality: { '2': 'Evaluar su solicitud de crédito' } });
+  });
+
   it('refuses a colour that white text on it, or it as text on white, could not be read in (under 4.5:1)', () => {
     const error = refusalOf(() => checkPresentation(presentation({ accentColor: '#7a9cd6' })));
     expect(error.errors).toEqual([{ field: 'accentColor', reason: 'insufficient_contrast' }]);

@@ -69,8 +69,8 @@ export function checkPresentation(presentation: TenantPresentation): TenantPrese
   else if (contrastRatio(accentColor, '#ffffff') < MIN_TEXT_CONTRAST) errors.push({ field: 'accentColor', reason: 'insufficient_contrast' });
   const terms: TermMeanings = {};
   for (const [kind, table] of Object.entries(presentation.terms)) {
-    // A kind left out (or sent as undefined by a DTO's declared field) has no entries.
-    if (table === undefined) continue;
+    // A kind left out, sent as undefined by a DTO's declared field, or sent as null (an optional field's "none") has no entries.
+    if (table === undefined || table === null) continue;
     if (!(TERM_KINDS as readonly string[]).includes(kind)) {
       errors.push({ field: `terms.${kind}`, reason: 'unknown_property' });
       continue;
