@@ -253,7 +253,7 @@ function pickBoundary(schema: Schema, random: Random): NamedValue {
  * query is read whole, as a DTO, and refuses one. A route found answering
  * an unknown name otherwise fails the run until it is judged and named here.
  */
-const QUERY_READ_BY_NAME = new Set(['GET /v1/customers/{customerId}/consent-compliance', 'GET /embed/pages/{pageReference}']);
+const QUERY_READ_BY_NAME = new Set(['GET /v1/customers/{customerId}/consent-compliance', 'GET /embed/pages/{pageReference}', 'GET /privacy-center/pages/{pageReference}']);
 
 /**
  * Properties no DTO declares, among them the names every object has, which

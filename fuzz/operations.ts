@@ -55,9 +55,10 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const TOKEN = { type: 'string' };
 
 /**
- * The consent page (embedded capture) is public and excluded from the API
- * description, but it is the one route a data subject's browser reaches with
- * a secret token in its URL: it is fuzzed like any operation.
+ * The consent page (embedded capture) and the privacy center are public and
+ * excluded from the API description, but they are the routes a data
+ * subject's browser reaches with a secret token in its URL: they are fuzzed
+ * like any operation.
  */
 export const PUBLIC_PAGES: Document = {
   paths: {
@@ -76,6 +77,43 @@ export const PUBLIC_PAGES: Document = {
           content: {
             'application/x-www-form-urlencoded': {
               schema: { type: 'object', required: ['token', 'csrf', 'decision'], properties: { token: TOKEN, csrf: TOKEN, decision: { type: 'string', enum: ['accept', 'decline'] } } },
+            },
+          },
+        },
+      },
+    },
+    '/privacy-center/pages/{pageReference}': {
+      get: {
+        parameters: [
+          { name: 'pageReference', in: 'path', required: true, schema: TOKEN },
+          { name: 'token', in: 'query', required: true, schema: TOKEN },
+          { name: 'done', in: 'query', required: false, schema: TOKEN },
+        ],
+      },
+    },
+    '/privacy-center/pages/{pageReference}/revocations': {
+      post: {
+        parameters: [{ name: 'pageReference', in: 'path', required: true, schema: TOKEN }],
+        requestBody: {
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: {
+                type: 'object',
+                required: ['csrf', 'consentKind', 'consentId', 'confirm'],
+                properties: { csrf: TOKEN, consentKind: { type: 'string', enum: ['redec', 'general'] }, consentId: TOKEN, confirm: { type: 'string', enum: ['yes'] } },
+              },
+            },
+          },
+        },
+      },
+    },
+    '/privacy-center/pages/{pageReference}/rights-requests': {
+      post: {
+        parameters: [{ name: 'pageReference', in: 'path', required: true, schema: TOKEN }],
+        requestBody: {
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: { type: 'object', required: ['csrf', 'kind'], properties: { csrf: TOKEN, kind: { type: 'string', enum: ['access', 'rectification', 'suppression', 'opposition', 'portability', 'blocking'] }, description: { type: 'string', maxLength: 2000 } } },
             },
           },
         },

@@ -221,6 +221,8 @@ async function seedTenant(baseUrl: string, tenantId: string, apiKey: string, rut
   const session = await call('POST', '/v1/embed/sessions', { body: { configurationId: embedded.configurationId, customerId: customers[0], returnUrl: `${INTEGRATOR_ORIGIN}/consent/return` } });
   await call('GET', '/v1/embed/sessions/{sessionId}', { path: { sessionId: session.sessionId } });
   const pageToken = new URL(session.url).searchParams.get('token')!;
+  const center = await call('POST', '/v1/privacy-center/sessions', { body: { customerId: customers[0], returnUrl: `${INTEGRATOR_ORIGIN}/privacidad`, expiresInSeconds: 3600 } });
+  const centerToken = new URL(center.url).searchParams.get('token')!;
 
   const endpoint = await call('POST', '/v1/webhook-endpoints', { body: { url: `https://${PUBLIC_HOST}/hooks`, eventTypes: ['redec.notification.required'] } });
   const endpointPath = { endpointId: endpoint.endpointId };
@@ -260,13 +262,14 @@ async function seedTenant(baseUrl: string, tenantId: string, apiKey: string, rut
       consentId: [generalConsent.consentId],
       decisionId: [decision.decisionId],
       sessionId: [session.sessionId],
-      pageReference: [new URL(session.url).pathname.split('/').pop()!],
-      token: [pageToken],
+      pageReference: [session.url, center.url].map((url: string) => new URL(url).pathname.split('/').pop()!),
+      token: [pageToken, centerToken],
       endpointId: [endpoint.endpointId],
     },
   };
   const secrets: Secret[] = [
     { label: 'consent page token', value: pageToken },
+    { label: 'privacy center token', value: centerToken },
     { label: 'embed result secret', value: session.resultSecret },
     { label: 'webhook secret', value: endpoint.secret },
   ];

@@ -29,6 +29,7 @@ WALKS=(
   'docs/embedded-capture.md'
   'docs/multi-consent-decisions.md'
   'docs/redec-capture.md docs/data-subject-rights.md'
+  'docs/privacy-center.md'
 )
 
 # The service's settings come from here only: nothing of the caller's shell

@@ -31,7 +31,7 @@ describe(`fuzzing the built service from its OpenAPI description (${REQUESTS} re
   const classesOf = (...kinds: FailureKind[]) =>
     failureClasses(result.failures.filter((failure) => kinds.includes(failure.kind))).map((c) => `${c.title}: ${[...c.operations.keys()].join(', ')}`);
 
-  it('sends every request, to every operation of the API description and the consent page', () => {
+  it('sends every request, to every operation of the API description and the public pages', () => {
     expect(result.requestsSent).toBe(REQUESTS);
     expect(result.largeUploadsSent).toBe(LARGE_UPLOADS);
     expect(result.operations).toBeGreaterThanOrEqual(49);

@@ -9,6 +9,7 @@ import { ConfigurationsModule } from './configurations/configurations.module';
 import { AuditModule } from './audit/audit.module';
 import { ConsentDecisionsModule } from './consent-decisions/consent-decisions.module';
 import { RightsRequestsModule } from './rights-requests/rights-requests.module';
+import { PrivacyCenterModule } from './privacy-center/privacy-center.module';
 import { ConsentsModule } from './consents/consents.module';
 import { CustomersModule } from './customers/customers.module';
 import { EmbedModule } from './embed/embed.module';
@@ -42,6 +43,7 @@ export class AppModule {
         EmbedModule.forRoot(config),
         ConsentDecisionsModule.forRoot(config),
         RightsRequestsModule.forRoot(config),
+        PrivacyCenterModule.forRoot(config),
         AuditModule,
         LedgerLogModule,
         TenantSettingsModule,

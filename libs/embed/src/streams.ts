@@ -1,4 +1,5 @@
-/** Embed session stream names; like every tenant stream, each carries the tenant. */
+/** Stream names of the pages' sessions; like every tenant stream, each carries the tenant. */
 export const embedStreams = {
   session: (tenantId: string, sessionId: string) => `embed-session-${tenantId}-${sessionId}`,
+  privacyCenterSession: (tenantId: string, sessionId: string) => `privacy-center-session-${tenantId}-${sessionId}`,
 };

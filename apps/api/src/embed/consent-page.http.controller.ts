@@ -1,8 +1,7 @@
-import { Body, Controller, Get, Headers, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { timingSafeEqual } from 'node:crypto';
 import {
   CONSENT_PAGE_COOKIE,
   ConsentPageSession,
@@ -11,8 +10,7 @@ import {
   OutcomePage,
   PageBank,
   PageReferences,
-  pagePath,
-  consentPageCookieOptions,
+  pageCookieOptions,
   consentPageHeaders,
   itemDecisionField,
   renderConsentPage,
@@ -20,8 +18,9 @@ import {
 } from '@ledger/embed';
 import { BodyLimit, Public } from '@ledger/http';
 import type { TermKind } from '@ledger/ledger';
-import { DomainError, IdentifierProtection, LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
+import { DomainError } from '@ledger/platform';
 import { DecideOnEmbedSessionCommand, ReadConsentPageQuery } from './embed-session.commands';
+import { PageForms } from './page-forms';
 
 const OUTCOME_STATUS: Record<OutcomePage, number> = { accepted: 200, declined: 200, partially_accepted: 200, expired: 410, already_used: 409, not_found: 404, refused: 403, link_required: 403 };
 
@@ -52,21 +51,12 @@ function decisionsOf(form: DecisionForm, items: number): EmbedDecision[] | null 
 @ApiExcludeController()
 @Controller('embed')
 export class ConsentPageHttpController {
-  private readonly publicOrigin: string;
-  /** A path prefix of LEDGER_PUBLIC_URL (a reverse proxy's), which the form must post back through. */
-  private readonly publicPath: string;
-
   constructor(
     private readonly queryBus: QueryBus,
     private readonly commandBus: CommandBus,
-    private readonly protection: IdentifierProtection,
     private readonly pageReferences: PageReferences,
-    @Inject(LEDGER_CONFIG) config: LedgerConfig,
-  ) {
-    const publicUrl = new URL(config.publicUrl);
-    this.publicOrigin = publicUrl.origin;
-    this.publicPath = publicUrl.pathname.replace(/\/$/, '');
-  }
+    private readonly forms: PageForms,
+  ) {}
 
   /**
    * The page. Opened from the URL the integrator handed out, it exchanges
@@ -98,9 +88,9 @@ export class ConsentPageHttpController {
     // The presentation is the page's bank as it is: its name, logo and colour (the terms are read below).
     const bank: PageBank = presentation;
     if (status !== 'open') return outcome(reply, status === 'expired' ? 'expired' : 'already_used', session.allowedOrigins, bank);
-    const path = `${this.publicPath}${pagePath('consent-page', pageReference)}`;
+    const path = this.forms.path('consent-page', pageReference);
     if (urlToken !== undefined) {
-      reply.setCookie(CONSENT_PAGE_COOKIE, urlToken, consentPageCookieOptions(path));
+      reply.setCookie(CONSENT_PAGE_COOKIE, urlToken, pageCookieOptions(path));
       reply.status(303).headers({ location: path, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
       return;
     }
@@ -119,7 +109,7 @@ export class ConsentPageHttpController {
         },
       })),
       formAction: `${path}/decision`,
-      hiddenFields: { csrf: await this.csrfToken(tenantId, sessionId) },
+      hiddenFields: { csrf: await this.forms.csrfToken('consent-page', tenantId, sessionId) },
       expiresAt: session.expiresAt,
     });
     const returnOrigins = session.returnUrl ? [new URL(session.returnUrl).origin] : [];
@@ -155,7 +145,7 @@ export class ConsentPageHttpController {
     const frameAncestors = page.session.allowedOrigins;
     const bank: PageBank = page.presentation;
     // Cross-site request forgery: browsers say where a form post comes from; only the page itself may post.
-    const genuine = typeof csrf === 'string' && this.fromOwnPage(origin, fetchSite) && (await this.csrfMatches(tenantId, sessionId, csrf));
+    const genuine = await this.forms.genuine('consent-page', tenantId, sessionId, csrf, origin, fetchSite);
     const decisions = decisionsOf(form ?? {}, page.session.items.length);
     if (!genuine || !decisions) return outcome(reply, 'refused', frameAncestors, bank);
     let result: EmbedDecisionResult;
@@ -169,28 +159,6 @@ export class ConsentPageHttpController {
       return;
     }
     return outcome(reply, result.session.decision!.outcome, frameAncestors, bank);
-  }
-
-  /**
-   * Browsers say where a form post comes from, in `Origin` (every current
-   * browser on a POST) and `Sec-Fetch-Site`; a request with neither is not a
-   * browser's, and is refused rather than trusted.
-   */
-  private fromOwnPage(origin: string | undefined, fetchSite: string | undefined): boolean {
-    if (origin === undefined && fetchSite === undefined) return false;
-    if (fetchSite !== undefined && fetchSite !== 'same-origin') return false;
-    return origin === undefined || origin === this.publicOrigin;
-  }
-
-  /** Bound to the session by a key only the service holds, so a form cannot be forged for it from outside. */
-  private csrfToken(tenantId: string, sessionId: string): Promise<string> {
-    return this.protection.hash(tenantId, 'embed-csrf', sessionId);
-  }
-
-  private async csrfMatches(tenantId: string, sessionId: string, presented: string): Promise<boolean> {
-    const expected = Buffer.from(await this.csrfToken(tenantId, sessionId));
-    const given = Buffer.from(presented);
-    return expected.length === given.length && timingSafeEqual(expected, given);
   }
 }
 

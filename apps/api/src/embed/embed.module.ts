@@ -1,6 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { PageReferences } from '@ledger/embed';
-import { LEDGER_CONFIG, LedgerConfig, masterKeys } from '@ledger/platform';
+import { LedgerConfig } from '@ledger/platform';
 import { ReadYourWrites } from '../read-your-writes';
 import { RequestCommands } from '../request-commands';
 import { bankingCalendarProvider } from '../redec/banking-calendar.provider';
@@ -8,6 +7,7 @@ import { ConsentPageHttpController } from './consent-page.http.controller';
 import { captureDependenciesProvider } from '../capture-dependencies';
 import { DecideOnEmbedSessionHandler, EmbedSessionHandler, OpenEmbedSessionHandler, ReadConsentPageHandler } from './embed-session.commands';
 import { EmbedSessionsHttpController } from './embed-sessions.http.controller';
+import { pageProviders } from './page-forms';
 
 /** Embedded capture: sessions opened by the integrator, and the consent page the data subject decides on. */
 @Module({})
@@ -17,7 +17,7 @@ export class EmbedModule {
       module: EmbedModule,
       controllers: [EmbedSessionsHttpController, ConsentPageHttpController],
       providers: [
-        { provide: PageReferences, inject: [LEDGER_CONFIG], useFactory: (ledger: LedgerConfig) => new PageReferences(masterKeys(ledger.masterKey, ledger.previousMasterKeys)) },
+        ...pageProviders,
         bankingCalendarProvider(config),
         captureDependenciesProvider,
         ReadYourWrites,

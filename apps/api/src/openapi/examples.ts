@@ -730,6 +730,16 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       resultSecret: 'embsec_3q2+7wAAAAAx9G3kN1pZ8rT5vW2yB4dF6hJ8lM0=',
     },
   },
+  'POST /v1/privacy-center/sessions': {
+    request: { customerId: CUSTOMER_ID, returnUrl: 'https://www.bank.example/privacidad' },
+    response: {
+      sessionId: SESSION_ID,
+      customerId: CUSTOMER_ID,
+      url: 'https://consent.bank.example/privacy-center/pages/Qx3vL8mT2nR6yB1cW9kF4hJ7dP0sA5gE2uI8oK3mZ6wX1rT4yV7nB9cH2jL5fG8sD0kP3qW6eR1tYu?token=Hn4kR8vX2mQ7nB1cY5pL9wT3',
+      expiresAt: GRANTED_AT + 900_000,
+      customerCreated: false,
+    },
+  },
 };
 
 /** Puts the operation's example on its parameters, its JSON body and its first success answer. */

@@ -49,6 +49,7 @@ const TAGS: ReadonlyArray<readonly [name: string, description: string]> = [
   ['redec', 'REDEC capture and lifecycle: interactions, grant, revocation, credit extensions, notification evidence, access decisions, obligation bindings, operator lists.'],
   ['consents', 'General (non-REDEC) consents and Multi-Consent decisions.'],
   ['embed', "Embed sessions on the service's own consent page."],
+  ['privacy-center', "Sessions on the service's privacy center, where the data subject sees their consents and the accesses under them, revokes, and files rights requests."],
   ['audit', "A consent's full event history and integrity proofs; the verifiable ledger's checkpoints, proofs, hash tiles and audit bundles."],
   ['rights-requests', "Data subjects' requests under Ley 21.719 and REDEC disputes, with their legal deadlines."],
   ['tenant', 'Tenant settings.'],

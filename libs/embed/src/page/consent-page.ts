@@ -4,7 +4,7 @@
  * image or font, so that it renders under `default-src 'none'` and the
  * decision is an ordinary form POST that works without JavaScript.
  */
-import { Markup, PageBank, ReadableCode, html, htmlDocument, list, paragraphs, readable, santiagoTime } from './page-html';
+import { Markup, PageBank, ReadableCode, html, htmlDocument, list, messagePage, paragraphs, readable, santiagoTime } from './page-html';
 
 /** One configuration the page offers. */
 export interface ConsentPageItem {
@@ -133,8 +133,7 @@ const OUTCOMES: Record<OutcomePage, { title: string; message: string }> = {
 /** `bank`: named when the page's own token was shown, so a page of this bank's session says whose it is; null on a page that proves nothing (a wrong link names no one). */
 export function renderOutcomePage(outcome: OutcomePage, bank: PageBank | null = null): string {
   const { title, message } = OUTCOMES[outcome];
-  return htmlDocument(title, bank, html`<h1>${title}</h1>
-<p>${message}</p>`);
+  return messagePage(title, message, bank);
 }
 
 function redecSections(redec: NonNullable<ConsentPageItem['redec']>, heading: 'h2' | 'h3'): Markup {

@@ -3,6 +3,6 @@ export type { ConsentPageItem, ConsentPageView, OutcomePage } from './consent-pa
 export { PAGE_STYLESHEET, accentStylesheet, html, htmlDocument, list, paragraphs, readable, santiagoTime } from './page-html';
 export type { Markup, PageBank, ReadableCode } from './page-html';
 export { consentPageHeaders } from './page-security-headers';
-export { CONSENT_PAGE_COOKIE, consentPageCookieOptions } from './page-cookie';
+export { CONSENT_PAGE_COOKIE, PRIVACY_CENTER_COOKIE, pageCookieOptions } from './page-cookie';
 export { PageReferences, pagePath } from './page-reference';
 export type { PageAddress, PageKind } from './page-reference';

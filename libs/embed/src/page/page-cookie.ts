@@ -7,10 +7,12 @@ import type { CookieSerializeOptions } from '@fastify/cookie';
  * localhost), so nothing on a plain-http path can plant one.
  */
 export const CONSENT_PAGE_COOKIE = '__Secure-consent-page';
+/** The privacy center's, held the same way (decision 0076). */
+export const PRIVACY_CENTER_COOKIE = '__Secure-privacy-center';
 
 /**
  * How the token is handed to the browser for one session's page and its
- * decision post, and for nothing else:
+ * form posts, and for nothing else:
  * - `path` is the session's page, so no other page of the service sees it;
  * - `httpOnly`: no script reads it (the page has none, and allows none);
  * - `sameSite: none` and `partitioned`: the page lives in the integrator's
@@ -22,6 +24,6 @@ export const CONSENT_PAGE_COOKIE = '__Secure-consent-page';
  * - no `maxAge`: it ends with the browser; the service decides what the
  *   token is worth (until the session is decided or expires).
  */
-export function consentPageCookieOptions(path: string): CookieSerializeOptions {
+export function pageCookieOptions(path: string): CookieSerializeOptions {
   return { path, httpOnly: true, secure: true, sameSite: 'none', partitioned: true };
 }

@@ -28,6 +28,7 @@ export interface PageBank {
  * - a code beside its meaning, #595959 on #ffffff: 7.00:1
  * - fieldset border #595959 on #ffffff: 7.00:1
  * - focus outline #1a1a1a, offset onto the #ffffff background: 17.40:1
+ * - a link, and a notice's border, in the accent on #ffffff: at least 4.5:1
  * The two buttons differ by their words and by fill versus outline, never by
  * hue alone; both are the same size so that declining is as easy as accepting.
  * On a page of several consents, each choice is a pair of radio buttons
@@ -65,6 +66,20 @@ export const PAGE_STYLESHEET = [
   '.bank p{margin:0}',
   '.logo{height:2.5rem;width:auto;max-width:40%}',
   '.code{color:#595959}',
+  'h4{font-size:1rem;margin:1rem 0 .25rem}',
+  'dl{margin:0 0 .75rem}',
+  'dl>div{display:flex;flex-wrap:wrap;gap:0 .5rem}',
+  'dt{font-weight:600}',
+  'dd{margin:0}',
+  'dd ul{margin:0}',
+  '.notice{border:2px solid var(--accent);border-radius:.5rem;padding:.75rem 1rem}',
+  '.option label{display:block;padding:.5rem 0 .5rem 2rem;text-indent:-2rem;min-height:44px;cursor:pointer}',
+  '.option input{width:1.25rem;height:1.25rem;margin:0 .75rem 0 0;vertical-align:-.2rem;accent-color:var(--accent)}',
+  '.option input:focus-visible{outline:3px solid #1a1a1a;outline-offset:3px}',
+  'textarea{display:block;width:100%;margin:.25rem 0 1rem;padding:.5rem;border:1px solid #595959;border-radius:.5rem;font:inherit}',
+  'textarea:focus-visible{outline:3px solid #1a1a1a;outline-offset:1px}',
+  'a{color:var(--accent)}',
+  'a:focus-visible{outline:3px solid #1a1a1a;outline-offset:2px}',
 ].join('\n');
 
 /**
@@ -126,6 +141,12 @@ ${content}
 </body>
 </html>
 `.source;
+}
+
+/** A page that only says one thing: what happened, or why there is nothing to show. */
+export function messagePage(title: string, message: string, bank: PageBank | null): string {
+  return htmlDocument(title, bank, html`<h1>${title}</h1>
+<p>${message}</p>`);
 }
 
 export function paragraphs(text: string): Markup[] {

@@ -9,7 +9,7 @@ import {
   recordDecision,
 } from '@ledger/consents';
 import { RecordedEvent } from '@ledger/event-store';
-import { CommandContext, Decision, TenantPresentation, loadAggregate, loadTenant, runCommand, tenantDisplayName, toNewEvent } from '@ledger/ledger';
+import { CommandContext, Decision, Tenant, TenantPresentation, loadAggregate, loadTenant, runCommand, tenantDisplayName, toNewEvent } from '@ledger/ledger';
 import { DomainError, fieldRefused, notFound } from '@ledger/platform';
 import {
   CustomerReference,
@@ -317,16 +317,16 @@ export async function readConsentPageSession(deps: EmbedDependencies, sessionId:
     Promise.all(loaded.session.items.map((item) => frozenConfiguration(deps, context.tenantId, item.interactionId))),
     loadTenant(deps.store, context.tenantId),
   ]);
+  return { session: loaded.session, status: embedSessionStatus(loaded.session, context.now), configurations, presentation: pagePresentationOf(tenant) };
+}
+
+/** The bank as every page shows it, from its tenant as it is now. */
+export function pagePresentationOf(tenant: Tenant | null): PagePresentation {
   const presentation = tenant?.settings.presentation ?? null;
   return {
-    session: loaded.session,
-    status: embedSessionStatus(loaded.session, context.now),
-    configurations,
-    presentation: {
-      displayName: tenantDisplayName(tenant),
-      logo: presentation?.logo ?? null,
-      accentColor: presentation?.accentColor ?? null,
-      terms: new ReadableTerms(presentation?.terms),
-    },
+    displayName: tenantDisplayName(tenant),
+    logo: presentation?.logo ?? null,
+    accentColor: presentation?.accentColor ?? null,
+    terms: new ReadableTerms(presentation?.terms),
   };
 }

@@ -1,0 +1,49 @@
+import { conflict } from '@ledger/platform';
+
+/**
+ * The bank opened the privacy center for a customer it had authenticated
+ * (decision 0076). The page's token is kept only as its hash. Unlike a
+ * consent page's session, this one is not used up by an action: the person
+ * may look, revoke and file requests until it expires.
+ */
+export interface PrivacyCenterSessionOpened {
+  type: 'PrivacyCenterSessionOpened';
+  data: {
+    sessionId: string;
+    customerId: string;
+    pageTokenSha256: string;
+    /** How the bank established who the person is: what a revocation made on the page records as its identityAssurance. */
+    identityAssurance: string;
+    /** The bank's page the person goes back to; its origin alone may frame the center. */
+    returnUrl: string | null;
+    openedAt: number;
+    expiresAt: number;
+  };
+}
+
+export type PrivacyCenterSessionEvent = PrivacyCenterSessionOpened;
+
+export type PrivacyCenterSession = Readonly<PrivacyCenterSessionOpened['data']>;
+
+export function evolvePrivacyCenterSession(state: PrivacyCenterSession | null, event: PrivacyCenterSessionEvent): PrivacyCenterSession | null {
+  switch (event.type) {
+    case 'PrivacyCenterSessionOpened':
+      return { ...event.data };
+    default: {
+      const unknown: never = event.type;
+      return unknown;
+    }
+  }
+}
+
+/** Expiry is not a fact: a session is over from `expiresAt` on, for looking and for acting alike. */
+export function assertPrivacyCenterSessionOpen(session: PrivacyCenterSession, now: number): void {
+  if (now >= session.expiresAt) throw conflict('privacy_center_session_expired', 'This privacy center session has expired; the bank must open a new one.');
+}
+
+/** What the person asked of a consent on the page, and what was recorded. */
+export type RevocationOutcome =
+  /** The consent stops enabling new accesses now. */
+  | 'revoked'
+  /** Recorded, and kept without effect while a credit extension keeps the consent (an `extended` consent is not revocable); it takes effect when the last one ends. */
+  | 'revocation_kept';
