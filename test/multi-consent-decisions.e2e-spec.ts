@@ -9,6 +9,8 @@ import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact } from './support/expectations';
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
+import { binaryBody } from './support/text-body';
+import { documentText } from '@ledger/artifacts/testing';
 import { startWebhookReceiver } from './support/webhook-receiver';
 
 // POST /v1/consent-decisions (docs/reference/consent-decisions.md) through
@@ -267,6 +269,7 @@ describe('Multi-Consent decisions: POST /v1/consent-decisions', () => {
       const { userReference, identifiers, occurredAt, sourceSystem, sourceReference, items } = body;
       const request: ConsentDecisionRequest = {
         customer: { userReference, identifiers },
+        dataSubjectName: null,
         occurredAt,
         sourceSystem,
         sourceReference,
@@ -359,6 +362,7 @@ describe('Multi-Consent decisions: POST /v1/consent-decisions', () => {
     let workersApi: ApiApp;
     let mainApi: ApiApp;
     let mainKey: string;
+    let workersTenantId: string;
 
     beforeAll(async () => {
       workersEnvironment = testEnvironment();
@@ -366,7 +370,7 @@ describe('Multi-Consent decisions: POST /v1/consent-decisions', () => {
       [mainApi, mainKey] = [api, key];
       // The same tests' helpers, pointed at this service and a tenant of its own.
       api = workersApi;
-      ({ apiKey: key } = await api.tenantKey([...SCOPES]));
+      ({ apiKey: key, tenantId: workersTenantId } = await api.tenantKey([...SCOPES]));
       redec = await publish(redecConfiguration({ templateKey: `redec-${randomUUID()}` }));
       otherRedec = await publish(redecConfiguration({ templateKey: `redec-${randomUUID()}`, redec: { objectiveCodes: ['04'] } }));
       general = await publish(generalConfiguration('Términos del servicio'));
@@ -408,6 +412,22 @@ describe('Multi-Consent decisions: POST /v1/consent-decisions', () => {
       } finally {
         await receiver.close();
       }
+    });
+
+    it('names the data subject on the certificate of each REDEC item as the bank named them, under the customer’s key, and no one without a name', async () => {
+      const certificateText = async (redecConsentId: string) => {
+        await waitUntil(async () => (await get(`/v1/redec/consents/${redecConsentId}/artifact`)).body.status === 'ready', 15_000);
+        const download = await get(`/v1/redec/consents/${redecConsentId}/artifact/download`).buffer(true).parse(binaryBody);
+        return documentText(download.body as Buffer).replace(/\s+/g, ' ');
+      };
+      const items = [{ configurationId: redec, decision: 'accepted', redec: { evidence: electronic } }];
+      const named = await post(decisionBody({ items, dataSubjectName: 'María José Pérez Soto' }));
+      expect(named.status).toBe(201);
+      const [recorded] = await api.store.readStream(consentStreams.decision(workersTenantId, named.body.decisionId));
+      expect(JSON.stringify(recorded.data)).not.toContain('María');
+      expect(await certificateText(named.body.items[0].redecConsentId)).toContain('Titular María José Pérez Soto');
+      const unnamed = await post(decisionBody({ items }));
+      expect(await certificateText(unnamed.body.items[0].redecConsentId)).not.toContain('Titular');
     });
   });
 });

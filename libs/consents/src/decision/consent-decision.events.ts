@@ -48,6 +48,13 @@ export interface ConsentDecisionRecorded {
     captureTiming: CaptureTiming;
     /** The embed session the decision was taken on; null for a decision sent to the API. */
     embedSessionId: string | null;
+    /**
+     * For a decision sent to the API, which opens no interaction: the data
+     * subject's name as the bank chose to show it on the certificates, under
+     * the customer's key (a session's is on its interactions). Absent on
+     * decisions recorded before it was kept.
+     */
+    dataSubjectNameCiphertext?: string | null;
     /** Identifies the request: its consents carry it as their grantRequestSha256, so recording one again answers the same. */
     requestSha256: string;
     items: ConsentDecisionItem[];

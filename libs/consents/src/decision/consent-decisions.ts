@@ -29,6 +29,8 @@ export interface DecisionDependencies extends InteractionDependencies, GrantDepe
 /** `POST /v1/consent-decisions` after its shape was validated. */
 export interface ConsentDecisionRequest {
   customer: CustomerReference;
+  /** How the certificates of what is accepted name the data subject, as the bank chose; null for none. */
+  dataSubjectName: string | null;
   occurredAt: number;
   sourceSystem: string;
   sourceReference: string;
@@ -93,6 +95,10 @@ export async function recordConsentDecision(deps: DecisionDependencies, request:
   const checked = await prepareItems(deps, request, tenantId, decisionId, checkOnlyPreparation, null);
   const customer = await customerOfRequest(deps, request.customer, context, (identifiers, field) => decide(checked, { identifiers, field }));
   const items = await prepareItems(deps, request, tenantId, decisionId, deps, customer.customerId);
+  // Personal data: under the customer's own key, erased with it, as an interaction keeps it.
+  const dataSubjectNameCiphertext = request.dataSubjectName
+    ? (await deps.protection.protectForCustomer(tenantId, customer.customerId, 'data-subject-name', request.dataSubjectName)).ciphertext
+    : null;
   return recordDecision(deps, {
     type: 'ConsentDecisionRecorded',
     data: {
@@ -104,6 +110,7 @@ export async function recordConsentDecision(deps: DecisionDependencies, request:
       sourceReference,
       captureTiming: 'deferred_external',
       embedSessionId: null,
+      dataSubjectNameCiphertext,
       requestSha256: requestHash,
       items: decide(items, null),
     },

@@ -59,6 +59,7 @@ export class RecordConsentDecisionHttpController {
     const { occurredAt, sourceSystem, sourceReference } = body;
     const request: ConsentDecisionRequest = {
       customer: customerReference(body),
+      dataSubjectName: body.dataSubjectName ?? null,
       occurredAt,
       sourceSystem,
       sourceReference,

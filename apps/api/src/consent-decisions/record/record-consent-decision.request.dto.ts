@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { MAX_DECISION_ITEMS } from '@ledger/consents';
 import { EpochMs, IDENTITY, IssuedId, PRESENTED, PresentedText } from '../../dto-fields';
-import { CustomerReferenceDto } from '../../redec/interactions/create/create-interaction.request.dto';
+import { CaptureSubjectDto } from '../../redec/interactions/create/create-interaction.request.dto';
 import { GrantRequestDto } from '../../redec/interactions/grant/grant.request.dto';
 
 /** An item's REDEC grant: the grant's own fields but those the decision sends once (occurredAt, sourceSystem, sourceReference). */
@@ -31,7 +31,7 @@ export class DecisionItemDto {
 }
 
 /** docs/reference/consent-decisions.md, "Recording a decision". */
-export class RecordConsentDecisionRequestDto extends CustomerReferenceDto {
+export class RecordConsentDecisionRequestDto extends CaptureSubjectDto {
   @ApiProperty({
     type: 'integer',
     description: "When the data subject decided (epoch ms): every accepted item's grantedAt. Not after the receipt; for a REDEC item, not further back than its profile allows (baseline 7 days).",

@@ -6,6 +6,7 @@ import { EVENT_STORE, EventStore, RecordedEvent } from '@ledger/event-store';
 import { SCHEMA_VERSION, streams } from '@ledger/ledger';
 import { CLOCK, Clock, IdentifierProtection } from '@ledger/platform';
 import { JobProcessor } from '@ledger/queues';
+import { loadConsentDecision } from '@ledger/consents';
 import { ArtifactStored, InteractionCreated, ConsentEvent, ConsentState, certificateBankAt, certificateFactsOf, evolveConsent, redecStreams } from '@ledger/redec';
 
 export interface RenderCertificateJob {
@@ -29,10 +30,19 @@ export class RenderCertificateProcessor implements JobProcessor<RenderCertificat
     private readonly protection: IdentifierProtection,
   ) {}
 
-  /** The name the bank gave the data subject when it opened the capture's interaction (none for a Multi-Consent decision recorded through the API, which opens none). */
-  private async dataSubjectNameOf(tenantId: string, interactionId: string): Promise<string | null> {
+  /**
+   * The name the bank gave the data subject at capture: on the interaction
+   * it opened, or, for a Multi-Consent decision sent to the API (which opens
+   * none), on the decision, which its grants name as their cause.
+   */
+  private async dataSubjectNameOf(tenantId: string, interactionId: string, grantEvent: RecordedEvent): Promise<string | null> {
     const [created] = await this.store.readStream(redecStreams.interaction(tenantId, interactionId), { maxCount: 1 });
-    const ciphertext = (created?.data as InteractionCreated['data'] | undefined)?.dataSubjectNameCiphertext;
+    const { causationId } = grantEvent.metadata;
+    const ciphertext = created
+      ? (created.data as InteractionCreated['data']).dataSubjectNameCiphertext
+      : causationId !== undefined
+        ? (await loadConsentDecision(this.store, tenantId, causationId))?.dataSubjectNameCiphertext
+        : null;
     return ciphertext ? this.protection.decrypt(tenantId, ciphertext) : null;
   }
 
@@ -45,7 +55,7 @@ export class RenderCertificateProcessor implements JobProcessor<RenderCertificat
 
     const grantEvent = recorded[0] as RecordedEvent;
     const bank = certificateBankAt(await this.store.readStream(streams.tenant(tenantId)), grantEvent.position);
-    const dataSubjectName = await this.dataSubjectNameOf(tenantId, consent.grant.interactionId);
+    const dataSubjectName = await this.dataSubjectNameOf(tenantId, consent.grant.interactionId, grantEvent);
     const { contentSha256, size } = await this.blobs.put(tenantId, renderConsentCertificate(certificateFactsOf(consent.grant, bank, dataSubjectName)), consent.grant.customerId);
     const stored: ArtifactStored = {
       type: 'ArtifactStored',
