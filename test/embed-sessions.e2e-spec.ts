@@ -497,6 +497,11 @@ describe('embed sessions: POST /v1/embed/sessions and the consent page', () => {
       expect(page.text).toMatch(/<li>Su información de deudas en el Registro de Deuda Consolidada \(REDEC\)[^<]* <span class="code">\(código redec\.consolidated_debt_record\)<\/span><\/li>/);
       expect(page.text).toContain('<style>:root{--accent:#8a1538}</style>');
       expect(page.headers['content-security-policy']).toMatch(/style-src 'sha256-[^']+' 'sha256-[^']+';/);
+
+      // A meaning the bank removes after the session opened: the code is named as a code, never shown as nothing.
+      await putPresentation({ displayName: 'Banco Ejemplo', accentColor: '#8A1538', terms: { finality: { '2': 'Evaluar si le damos un crédito' }, objective: { '02': 'Crédito nuevo' } } }, ownKey);
+      const after = await api.http.get(new URL(opened.body.url).pathname).set({ cookie: (await pageOf(opened.body.url)).cookie! });
+      expect(after.text).toContain('<li>Crédito nuevo <span class="code">(código 02)</span></li><li>Código 03</li>');
     });
 
     it('refuses to open a page that would show a code without its meaning, naming where the meaning goes, and records nothing', async () => {

@@ -94,8 +94,8 @@ export class ConsentPageHttpController {
       reply.status(303).headers({ location: path, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
       return;
     }
-    // Every code was given a meaning before the session opened; one the bank has removed since still shows as its code, never as nothing.
-    const readable = (kind: TermKind, code: string) => ({ meaning: presentation.terms.meaningOf(kind, code) ?? code, code });
+    // Every code was given a meaning before the session opened; one the bank has removed since shows as a code.
+    const readable = (kind: TermKind, code: string) => ({ meaning: presentation.terms.meaningOf(kind, code), code });
     const html = renderConsentPage({
       bank,
       items: configurations.map((configuration) => ({

@@ -7,7 +7,8 @@
 
 /** A code as a person reads it: what it means, with the code beside it. */
 export interface ReadableCode {
-  meaning: string;
+  /** Null where the bank has given none (a grant recorded before it did, a meaning removed since). */
+  meaning: string | null;
   code: string;
 }
 
@@ -157,8 +158,9 @@ export function paragraphs(text: string): Markup[] {
     .map((line) => html`<p>${line}</p>`);
 }
 
-/** The meaning first, in the person's words; the code after it, for whoever must match it with a document. */
+/** The meaning first, in the person's words; the code after it, for whoever must match it with a document. A code without a meaning is named as one, once, never shown as nothing. */
 export function readable({ meaning, code }: ReadableCode): Markup {
+  if (meaning === null) return html`Código ${code}`;
   return html`${meaning} <span class="code">(código ${code})</span>`;
 }
 

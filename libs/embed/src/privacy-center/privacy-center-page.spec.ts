@@ -85,7 +85,7 @@ describe('renderPrivacyCenter', () => {
 
   it('names a code the bank left without a meaning as a code, never as nothing', () => {
     const page = renderPrivacyCenter(view({ terms: new ReadableTerms({ finality: { '2': 'Evaluar su solicitud de crédito' } }) }));
-    expect(page).toContain('<li>Código 02 <span class="code">(código 02)</span></li>');
+    expect(page).toContain('<li>Código 02</li>');
   });
 
   it('shows no internal id where the person reads', () => {

@@ -131,7 +131,7 @@ ${back}`,
 function redecConsent(consent: ReportedRedecConsent, view: PrivacyCenterView): Markup {
   const { representation } = consent;
   const { terms } = view;
-  const meaning = (kind: 'finality' | 'objective' | 'dataCategory', code: string) => readable({ meaning: terms.meaningOf(kind, code) ?? `Código ${code}`, code });
+  const meaning = (kind: 'finality' | 'objective' | 'dataCategory', code: string) => readable({ meaning: terms.meaningOf(kind, code), code });
   const revocation = representation.revocation;
   const facts: Markup[] = [
     term('Estado', html`${REDEC_STATUS[representation.status]}`),
