@@ -196,7 +196,7 @@ describe('operability', () => {
     const record = document.paths['/v1/consent-decisions'].post;
     expect(record.parameters!.filter((p) => p.in === 'header').map((p) => [p.name, p.required])).toEqual([['Idempotency-Key', true]]);
     const request = resolve(record.requestBody!.content['application/json'].schema);
-    expect(fields(request)).toEqual(['customerId', 'identifiers', 'items', 'occurredAt', 'sourceReference', 'sourceSystem', 'userReference']);
+    expect(fields(request)).toEqual(['customerId', 'dataSubjectName', 'identifiers', 'items', 'occurredAt', 'sourceReference', 'sourceSystem', 'userReference']);
     expect(property(request, 'items').maxItems).toBe(20);
     const item = resolve(property(request, 'items').items!);
     expect(fields(item)).toEqual(['configurationId', 'decision', 'redec']);
