@@ -23,7 +23,7 @@ import {
 } from '@ledger/embed';
 import { BodyLimit, Public } from '@ledger/http';
 import { DomainError } from '@ledger/platform';
-import { RightsRequestKind, SubjectRecords } from '@ledger/redec';
+import { SubjectRecords } from '@ledger/redec';
 import { PageForms } from '../embed/page-forms';
 import { FileOnPrivacyCenterCommand, PrivacyCenterAccess, PrivacyCenterRecordsQuery, ReadPrivacyCenterSessionQuery, RevokeOnPrivacyCenterCommand } from './privacy-center.commands';
 
@@ -154,7 +154,7 @@ export class PrivacyCenterPageHttpController {
     const description = descriptionOf(fields[REQUEST_FIELDS.description]);
     if (!kind || description === undefined) return back(reply, page, 'refused');
     try {
-      await this.commandBus.execute(new FileOnPrivacyCenterCommand(page.session, page.tenantId, { kind: kind as RightsRequestKind, description }));
+      await this.commandBus.execute(new FileOnPrivacyCenterCommand(page.session, page.tenantId, { kind, description }));
     } catch (error) {
       return refusal(reply, error, page);
     }
@@ -169,13 +169,20 @@ export class PrivacyCenterPageHttpController {
   /** The session a page's address and token open; otherwise the page that says why, and null. */
   private async openPage(pageReference: string, token: string | undefined, reply: FastifyReply): Promise<OpenedPage | null> {
     const address = this.pageReferences.open('privacy-center', pageReference);
-    if (!address) return outcome(reply, 'not_found'), null;
-    if (token === undefined) return outcome(reply, 'link_required'), null;
+    if (!address) {
+      outcome(reply, 'not_found');
+      return null;
+    }
+    if (token === undefined) {
+      outcome(reply, 'link_required');
+      return null;
+    }
     let access: PrivacyCenterAccess;
     try {
       access = await this.queryBus.execute(new ReadPrivacyCenterSessionQuery(address.tenantId, address.sessionId, token));
     } catch (error) {
-      return refusal(reply, error), null;
+      refusal(reply, error);
+      return null;
     }
     const { returnUrl } = access.session;
     return { ...address, ...access, path: this.forms.path('privacy-center', pageReference), frameAncestors: returnUrl ? [new URL(returnUrl).origin] : [] };

@@ -80,7 +80,7 @@ const NOTICE_STATUSES = { sent: 'enviado', delivered: 'entregado', bounced: 'no 
 /** The usual ways a bank sends a notice; another is shown as the bank named it. */
 const NOTICE_CHANNELS: Record<string, string> = { email: 'correo electrónico', sms: 'SMS', push: 'notificación en la aplicación', postal: 'carta', phone: 'teléfono', in_person: 'en persona' };
 
-export const REQUEST_KINDS: Record<RightsRequestKind, { name: string; help: string }> = {
+const REQUEST_KINDS: Record<RightsRequestKind, { name: string; help: string }> = {
   access: { name: 'Acceso', help: 'Saber qué datos suyos tiene el banco y cómo los usa.' },
   rectification: { name: 'Rectificación', help: 'Corregir datos suyos que estén equivocados o incompletos.' },
   suppression: { name: 'Supresión', help: 'Que el banco elimine sus datos cuando ya no corresponda tenerlos.' },
