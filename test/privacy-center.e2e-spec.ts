@@ -109,6 +109,16 @@ describe('the privacy center: POST /v1/privacy-center/sessions and the page', ()
     });
   });
 
+  it('refuses, recording nothing for the session, a customer whose page would show a code without its meaning, naming where the meaning goes', async () => {
+    const consent = await consents.grant();
+    // An access asked for an objective the bank never explained, denied but shown to the person all the same.
+    const denied = await post('/v1/redec/accesses/authorize', { ...initialWindowAccess(consent.redecConsentId), objectiveCode: '09' });
+    expect(denied.body.decision.status).toBe('denied');
+    const refused = await recordsNoFact(api, () => openSession({ customerId: consent.customerId }));
+    expectProblem(refused, 409, 'readable_terms_missing');
+    expect(refused.body.errors).toEqual([{ field: 'presentation.terms.objective.09', reason: 'readable_terms_missing' }]);
+  });
+
   it('exchanges the token for a cookie of its page alone and shows what the person consented to in words, framed only by the bank', async () => {
     const consent = await consents.grant();
     const opened = (await openSession({ customerId: consent.customerId })).body;

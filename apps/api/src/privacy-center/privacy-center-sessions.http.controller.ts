@@ -31,10 +31,11 @@ export class PrivacyCenterSessionsHttpController {
       "Opening it exchanges its token for an HttpOnly, Secure, SameSite=None, Partitioned cookie of the page and redirects (303) to the address without the token. " +
       "On the page the person sees each REDEC and general consent with its state, dates and purpose in words, the access decisions under each, the notices the bank recorded and their rights requests; " +
       'revokes a consent (recorded with channel `digital`, source type `direct` and the session\'s `identityAssurance`, under every rule of the lifecycle) and files a rights request (channel `digital`), both announced by the usual webhooks. ' +
+      "The page shows every purpose and objective code with its meaning: a customer whose consents or accesses use a code without one is 409 `readable_terms_missing`, each missing entry named as `presentation.terms.<kind>.<code>` (PUT /v1/tenant-settings/presentation), and nothing is recorded. " +
       'Scope `consent:write` (and `consent:identity-assert` to send verification).',
   })
   @ApiCreatedResponse({ type: OpenPrivacyCenterSessionResponseDto })
-  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['CUSTOMER_IDENTITY_CONFLICT', 'CUSTOMER_RESOLUTION_IN_PROGRESS', 'customer_data_erased', 'concurrent_change'] })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['readable_terms_missing', 'CUSTOMER_IDENTITY_CONFLICT', 'CUSTOMER_RESOLUTION_IN_PROGRESS', 'customer_data_erased', 'concurrent_change'], 503: ['read_model_behind'] })
   async open(@Body() body: OpenPrivacyCenterSessionRequestDto, @CurrentPrincipal() principal: Principal): Promise<OpenPrivacyCenterSessionResponseDto> {
     if (body.identifiers?.some((i) => i.verification)) assertScope(principal, Scopes.IDENTITY_ASSERT);
     const { returnUrl, identityAssurance, expiresInSeconds, ...customer } = body;

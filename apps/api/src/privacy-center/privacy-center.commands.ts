@@ -10,8 +10,10 @@ import {
   PrivacyCenterDependencies,
   PrivacyCenterSession,
   fileOnPrivacyCenter,
+  codesShownBy,
   openPrivacyCenterSession,
   pagePresentationOf,
+  readableTermsMissing,
   readPrivacyCenterSession,
   revokeOnPrivacyCenter,
 } from '@ledger/embed';
@@ -32,13 +34,27 @@ export class OpenPrivacyCenterSessionHandler implements ICommandHandler<OpenPriv
   constructor(
     @Inject(CAPTURE_DEPENDENCIES) private readonly deps: PrivacyCenterDependencies,
     private readonly commands: RequestCommands,
+    private readonly subjectReports: SubjectReports,
   ) {}
 
   execute({ request }: OpenPrivacyCenterSessionCommand): Promise<OpenedPrivacyCenterSession> {
     return this.commands.run(async (_store, context) => {
-      const opened = await openPrivacyCenterSession(this.deps, request, context);
+      const opened = await openPrivacyCenterSession(this.deps, request, context, (customerId) => this.checkReadable(customerId, context));
       return { result: opened, position: opened.position };
     });
+  }
+
+  /**
+   * A page never shows a person a code without its meaning (decision 0075):
+   * a customer whose consents or accesses use one the bank's presentation
+   * does not explain is refused, naming where each meaning goes.
+   */
+  private async checkReadable(customerId: string, context: RequestContext): Promise<void> {
+    await this.commands.readModelCaughtUp();
+    const [records, tenant] = await Promise.all([this.subjectReports.recordsOf(customerId, context.now, context.tenantId), loadTenant(this.deps.store, context.tenantId)]);
+    const { terms } = pagePresentationOf(tenant);
+    const unexplained = codesShownBy(records).filter(({ kind, code }) => terms.meaningOf(kind, code) === null);
+    if (unexplained.length > 0) throw readableTermsMissing(unexplained);
   }
 }
 

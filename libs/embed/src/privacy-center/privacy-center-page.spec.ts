@@ -1,5 +1,5 @@
 import { ReadableTerms, RegulatoryRepresentation, ReportedRedecConsent, SubjectRecords } from '@ledger/redec';
-import { PrivacyCenterView, renderPrivacyCenter } from './privacy-center-page';
+import { PrivacyCenterView, codesShownBy, renderPrivacyCenter } from './privacy-center-page';
 
 const DAY = 86_400_000;
 // 2026-03-10 15:30 UTC: 12:30 in Santiago (UTC-3 in summer).
@@ -73,6 +73,19 @@ const view = (overrides: Partial<PrivacyCenterView> = {}): PrivacyCenterView => 
 
 /** What the person reads: the page without its hidden fields, which carry the consent a form acts on. */
 const shown = (page: string) => page.replace(/<input type="hidden"[^>]*>/g, '');
+
+describe('codesShownBy', () => {
+  it('lists every code the page shows: each consent’s purpose and objectives, and the objective of each access', () => {
+    const [access] = redecConsent().accesses;
+    const shownCodes = codesShownBy(records({ redecConsents: [redecConsent({ accesses: [access, { ...access, objectiveCode: '09' }] })] }));
+    expect(shownCodes).toEqual([
+      { kind: 'finality', code: '2' },
+      { kind: 'objective', code: '02' },
+      { kind: 'objective', code: '02' },
+      { kind: 'objective', code: '09' },
+    ]);
+  });
+});
 
 describe('renderPrivacyCenter', () => {
   it('shows each code with its meaning, and each instant on Santiago’s clock', () => {

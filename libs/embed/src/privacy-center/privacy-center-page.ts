@@ -34,6 +34,14 @@ export interface PrivacyCenterView {
   requestKinds: readonly RightsRequestKind[];
 }
 
+/** Every code the center shows a person for these records, by kind: each consent's purpose and objectives, and each access's objective. */
+export function codesShownBy(records: SubjectRecords): Array<{ kind: 'finality' | 'objective'; code: string }> {
+  return records.redecConsents.flatMap(({ representation, accesses }) => [
+    { kind: 'finality' as const, code: representation.finalityCode },
+    ...[...representation.objectiveCodes, ...accesses.map((access) => access.objectiveCode)].map((code) => ({ kind: 'objective' as const, code })),
+  ]);
+}
+
 /** The form fields of a revocation. */
 export const REVOKE_FIELDS = { consentKind: 'consentKind', consentId: 'consentId', confirm: 'confirm' } as const;
 /** The form fields of a request. */
@@ -131,7 +139,7 @@ ${back}`,
 function redecConsent(consent: ReportedRedecConsent, view: PrivacyCenterView): Markup {
   const { representation } = consent;
   const { terms } = view;
-  const meaning = (kind: 'finality' | 'objective' | 'dataCategory', code: string) => readable({ meaning: terms.meaningOf(kind, code), code });
+  const meaning = (kind: 'finality' | 'objective', code: string) => readable({ meaning: terms.meaningOf(kind, code), code });
   const revocation = representation.revocation;
   const facts: Markup[] = [
     term('Estado', html`${REDEC_STATUS[representation.status]}`),
@@ -165,7 +173,7 @@ ${consent.revokedAt === null ? revokeForm(view, 'general', consent.consentId, co
 </section>`;
 }
 
-function accessLine(access: ReportedAccess, meaning: (kind: 'objective' | 'dataCategory', code: string) => Markup): Markup {
+function accessLine(access: ReportedAccess, meaning: (kind: 'objective', code: string) => Markup): Markup {
   const at = santiagoTime(access.decidedAt);
   const decision =
     access.status === 'authorized'

@@ -47,12 +47,23 @@ export interface OpenedPrivacyCenterSession {
   position: number;
 }
 
-/** Opens the center for one customer: by id, or resolved inline as every capture resolves it. */
-export async function openPrivacyCenterSession(deps: PrivacyCenterDependencies, request: OpenPrivacyCenterRequest, context: Context): Promise<OpenedPrivacyCenterSession> {
+/**
+ * Opens the center for one customer: by id, or resolved inline as every
+ * capture resolves it. `checkShown` is told the customer before anything is
+ * recorded for the session, to refuse one whose page could not be shown
+ * (a code without its meaning).
+ */
+export async function openPrivacyCenterSession(
+  deps: PrivacyCenterDependencies,
+  request: OpenPrivacyCenterRequest,
+  context: Context,
+  checkShown: (customerId: string) => Promise<void>,
+): Promise<OpenedPrivacyCenterSession> {
   const { now, tenantId } = context;
   // Checked first: a refused session records nothing, not even the customer it names.
   if (request.returnUrl !== null) checkReturnUrl(request.returnUrl, []);
   const customer = await customerOfRequest(deps, request.customer, context, () => undefined);
+  await checkShown(customer.customerId);
   const pageToken = randomBytes(32).toString('base64url');
   const opened: PrivacyCenterSessionOpened = {
     type: 'PrivacyCenterSessionOpened',

@@ -299,10 +299,10 @@ async function tenantPresentation(deps: EmbedDependencies, tenantId: string): Pr
 
 /**
  * A page never shows a person a code without what it means (decision 0075):
- * a session whose configurations use a code the bank's presentation does not
+ * a session whose page would show a code the bank's presentation does not
  * explain is refused, naming where in the presentation the meaning goes.
  */
-function readableTermsMissing(unexplained: UnexplainedCode[]): DomainError {
+export function readableTermsMissing(unexplained: ReadonlyArray<Pick<UnexplainedCode, 'kind' | 'code'>>): DomainError {
   const fields = [...new Set(unexplained.map(({ kind, code }) => `presentation.terms.${kind}.${code}`))];
   return new DomainError('conflict', 'readable_terms_missing', `The page would show ${fields.length} code(s) without their meaning: set them in the tenant's presentation (PUT /v1/tenant-settings/presentation).`, {
     errors: fields.map((field) => ({ field, reason: 'readable_terms_missing' })),
