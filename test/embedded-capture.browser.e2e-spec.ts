@@ -511,4 +511,23 @@ describe('embedded capture in a real browser: the consent page, its decision and
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: artifactPath(`consent-page-${offer.replace(' ', '-')}-${width}.png`), fullPage: true });
   });
+
+  it('shows the pages that follow, the outcome, a link already used and a link without its token, with no serious or critical accessibility violation', async () => {
+    const session = await openSession(redecEmbedded.configurationId);
+    const page = await newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(session.url);
+    await decisionResponse(page, () => button(page, 'Acepto').click());
+    await page.waitForLoadState();
+    const seen: Array<[string | null, unknown]> = [[await heading(page).textContent(), await seriousAccessibilityViolations(page)]];
+    await page.goto(session.url);
+    seen.push([await heading(page).textContent(), await seriousAccessibilityViolations(page)]);
+    const stranger = await newPage({ viewport: { width: 390, height: 844 } });
+    await stranger.goto(pageUrl(session));
+    seen.push([await heading(stranger).textContent(), await seriousAccessibilityViolations(stranger)]);
+    expect(seen).toEqual([
+      ['Consentimiento otorgado', []],
+      [ALREADY_USED_TITLE, []],
+      ['Abra el enlace que recibió', []],
+    ]);
+  });
 });
