@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { PRIVACY_CENTER_COOKIE, embedStreams } from '@ledger/embed';
 import { ApiApp, startApiApp } from './support/api-app';
 import { cookiesSet } from './support/consent-page';
-import { TestEnvironment, testEnvironment } from './support/environment';
+import { EACH_STORE, TestEnvironment } from './support/environment';
 import { expectProblem, expectValidationError, recordsNoFact, recordsNothingAtAll } from './support/expectations';
 import { generalConsents } from './support/general-consents';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
 import { TEST_PRESENTATION, initialWindowAccess } from './support/redec-fixtures';
 
 // The privacy center (docs/privacy-center.md; decision 0076) through the real
-// HTTP stack, SQLite store and Redis: the session API, the page's
+// HTTP stack and Redis, on the embedded SQLite store and on PostgreSQL: the
+// session API, the page's
 // protections (token, cookie, CSRF, frame-ancestors, expiry) and what the
 // page records, each protection broken on purpose with a form posted as a
 // browser would. A real browser clicks through the same page in
@@ -32,7 +33,7 @@ interface OpenedCenter {
   forms: PageForm[];
 }
 
-describe('the privacy center: POST /v1/privacy-center/sessions and the page', () => {
+describe.each(EACH_STORE)('the privacy center: POST /v1/privacy-center/sessions and the page, on %s', (_store, environmentOf) => {
   let environment: TestEnvironment;
   let api: ApiApp;
   let key: string;
@@ -67,7 +68,7 @@ describe('the privacy center: POST /v1/privacy-center/sessions and the page', ()
   const requestForm = (center: OpenedCenter) => center.forms.find((f) => f.action.endsWith('/rights-requests'))!;
 
   beforeAll(async () => {
-    environment = testEnvironment();
+    environment = environmentOf();
     // The certificate worker runs elsewhere, so a refused request can be checked to move nothing in the store.
     api = await startApiApp(environment, { LEDGER_PUBLIC_URL: PUBLIC_URL, LEDGER_WORKERS: 'external' });
     ({ apiKey: key, tenantId } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:runtime', 'consent:identity-assert']));

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GeneralConsentEvent, GeneralConsentState, consentStreams, evolveGeneralConsent, revokeGeneralConsent } from '@ledger/consents';
-import { RecordedEvent } from '@ledger/event-store';
 import { CommandContext, loadAggregate, toNewEvent } from '@ledger/ledger';
 import { notFound } from '@ledger/platform';
 import {
@@ -122,8 +121,9 @@ export async function revokeOnPrivacyCenter(deps: PrivacyCenterDependencies, ses
     const revoked = await revokeConsent(deps, consent.consentId, { channel: 'digital', occurredAt: now, sourceType: 'direct', identityAssurance: session.identityAssurance }, context);
     return { outcome: revoked.result.effective ? 'revoked' : 'revocation_kept', position: revoked.position };
   }
-  const recorded = await deps.store.readStream(consentStreams.generalConsent(tenantId, consent.consentId));
-  const general = recorded.reduce<GeneralConsentState | null>((state, event: RecordedEvent) => evolveGeneralConsent(state, event as unknown as GeneralConsentEvent, tenantId), null);
+  const { state: general } = await loadAggregate(deps.store, consentStreams.generalConsent(tenantId, consent.consentId), (s: GeneralConsentState | null, e: GeneralConsentEvent) =>
+    evolveGeneralConsent(s, e, tenantId),
+  );
   if (general?.grant.customerId !== session.customerId) throw notFound('consent');
   const revoked = await revokeGeneralConsent(deps.store, consent.consentId, { occurredAt: now, channel: 'digital', sourceSystem: PRIVACY_CENTER_SOURCE_SYSTEM, sourceReference: session.sessionId }, context);
   return { outcome: 'revoked', position: revoked.position };
