@@ -119,6 +119,12 @@ export const PUBLIC_PAGES: Document = {
         },
       },
     },
+    '/privacy-center/pages/{pageReference}/end': {
+      post: {
+        parameters: [{ name: 'pageReference', in: 'path', required: true, schema: TOKEN }],
+        requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['csrf'], properties: { csrf: TOKEN } } } } },
+      },
+    },
     '/health/live': { get: {} },
     '/health/ready': { get: {} },
     '/metrics': { get: {} },

@@ -10,7 +10,7 @@ const declared = (operation: Operation, { status, code }: ThrownCode) =>
   (operation.responses[status]?.content?.['application/problem+json']?.schema.allOf?.[1]?.properties?.code?.enum ?? []).includes(code);
 
 /** Answered as the HTML of the consent page (decision 0019) and of the privacy center (decision 0076), which the API document leaves out. */
-const PAGE_ONLY = ['409 embed_session_already_used', '409 embed_session_expired', '409 privacy_center_session_expired'];
+const PAGE_ONLY = ['409 embed_session_already_used', '409 embed_session_expired', '409 privacy_center_session_expired', '409 privacy_center_session_ended'];
 
 /** Thrown while the worker renders a report and recorded as its failure (`report_failed` on GET /v1/redec/reports/{reportId}). */
 const WORKER_ONLY = ['409 report_layout_unavailable'];

@@ -177,6 +177,19 @@ describe('the privacy center in a real browser: see, revoke, file a request', ()
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
   });
 
+  it('ends the session with the keyboard, and the page says so, with no serious accessibility violation', async () => {
+    const { consent } = await customerWithHistory();
+    const url = await openCenter(consent.customerId);
+    const page = await newPage(WIDTHS[0].viewport);
+    await page.goto(url);
+    await page.getByRole('button', { name: 'Cerrar sesión' }).focus();
+    await Promise.all([page.waitForLoadState(), page.keyboard.press('Enter')]);
+    await page.waitForSelector('h1:text("Sesión cerrada")');
+    expect(await page.context().cookies()).toEqual([]);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expect((await page.goto(url))?.status()).toBe(410);
+  });
+
   it('asks for the bank’s link, naming no bank, when the page is opened without it, with no serious accessibility violation', async () => {
     const { consent } = await customerWithHistory();
     const url = await openCenter(consent.customerId);

@@ -275,6 +275,32 @@ describe.each(EACH_STORE)('the privacy center: POST /v1/privacy-center/sessions 
     expect((await api.http.get(`/embed/pages/${reference}${search}`)).status).toBe(404);
   });
 
+  it('ends the session when the person asks, clearing the cookie; the link and cookie open nothing afterwards and a post records nothing', async () => {
+    const consent = await consents.grant();
+    const opened = (await openSession({ customerId: consent.customerId })).body;
+    const center = await openCenter(opened.url);
+    const endForm = center.forms.find((f) => f.action.endsWith('/end'))!;
+    // Not from the page: refused, the session stays open.
+    const forged = await recordsNothingAtAll(api, () => submit(center, endForm, { csrf: 'forged' }));
+    expect(forged.headers.location).toMatch(/\?done=refused$/);
+
+    const ended = await submit(center, endForm);
+    expect(ended.status).toBe(200);
+    expect(ended.text).toContain('<h1>Sesión cerrada</h1>');
+    const [cleared] = [ended.headers['set-cookie']].flat() as string[];
+    expect(cleared).toMatch(new RegExp(`^${PRIVACY_CENTER_COOKIE}=;.*Expires=Thu, 01 Jan 1970`));
+    expect((await api.store.readStream(embedStreams.privacyCenterSession(tenantId, opened.sessionId))).map((e) => e.type)).toEqual(['PrivacyCenterSessionOpened', 'PrivacyCenterSessionEnded']);
+
+    const { pathname, search } = new URL(opened.url);
+    for (const answer of [await api.http.get(pathname).set({ cookie: center.cookie }), await api.http.get(pathname + search)]) {
+      expect(answer.status).toBe(410);
+      expect(answer.text).toContain('Sesión cerrada');
+    }
+    const posted = await recordsNothingAtAll(api, () => submit(center, revokeForm(center, consent.redecConsentId)));
+    expect(posted.status).toBe(410);
+    expect((await get(`/v1/redec/consents/${consent.redecConsentId}`)).body.status).toBe('granted');
+  });
+
   it('shows nothing and records nothing once the session has expired', async () => {
     const consent = await consents.grant();
     const opened = (await openSession({ customerId: consent.customerId, expiresInSeconds: 60 })).body;

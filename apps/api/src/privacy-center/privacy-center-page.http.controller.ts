@@ -25,12 +25,12 @@ import { BodyLimit, Public } from '@ledger/http';
 import { DomainError } from '@ledger/platform';
 import { SubjectRecords } from '@ledger/redec';
 import { PageForms } from '../embed/page-forms';
-import { FileOnPrivacyCenterCommand, PrivacyCenterAccess, PrivacyCenterRecordsQuery, ReadPrivacyCenterSessionQuery, RevokeOnPrivacyCenterCommand } from './privacy-center.commands';
+import { EndPrivacyCenterSessionCommand, FileOnPrivacyCenterCommand, PrivacyCenterAccess, PrivacyCenterRecordsQuery, ReadPrivacyCenterSessionQuery, RevokeOnPrivacyCenterCommand } from './privacy-center.commands';
 
-const OUTCOME_STATUS: Record<PrivacyCenterOutcome, number> = { expired: 410, not_found: 404, link_required: 403 };
+const OUTCOME_STATUS: Record<PrivacyCenterOutcome, number> = { expired: 410, ended: 410, not_found: 404, link_required: 403 };
 
 /** Domain refusals as the page answers them: never a problem+json, never a detail of the session. */
-const OUTCOME_OF_CODE: Record<string, PrivacyCenterOutcome> = { NOT_FOUND: 'not_found', privacy_center_session_expired: 'expired' };
+const OUTCOME_OF_CODE: Record<string, PrivacyCenterOutcome> = { NOT_FOUND: 'not_found', privacy_center_session_expired: 'expired', privacy_center_session_ended: 'ended' };
 
 /** Refusals of a revocation the person is told about on the page, which stays usable. */
 const NOTICE_OF_CODE: Record<string, PrivacyCenterNotice> = {
@@ -95,6 +95,7 @@ export class PrivacyCenterPageHttpController {
       terms: presentation.terms,
       revokeAction: `${page.path}/revocations`,
       requestAction: `${page.path}/rights-requests`,
+      endAction: `${page.path}/end`,
       csrf: await this.forms.csrfToken('privacy-center', page.tenantId, page.sessionId),
       notice: PRIVACY_CENTER_NOTICES.find((notice) => notice === done) ?? null,
       returnUrl: page.session.returnUrl,
@@ -159,6 +160,30 @@ export class PrivacyCenterPageHttpController {
       return refusal(reply, error, page);
     }
     return back(reply, page, 'request_filed');
+  }
+
+  /** The person ends the session: the cookie is cleared, and the link and cookie open nothing afterwards. */
+  @Post('pages/:pageReference/end')
+  @Public()
+  @BodyLimit(4 * 1024)
+  async end(
+    @Param('pageReference') pageReference: string,
+    @Body() form: Form | undefined,
+    @Headers('origin') origin: string | undefined,
+    @Headers('sec-fetch-site') fetchSite: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const page = await this.openPostedPage(pageReference, request, reply);
+    if (!page) return;
+    if (!(await this.forms.genuine('privacy-center', page.tenantId, page.sessionId, (form ?? {}).csrf, origin, fetchSite))) return back(reply, page, 'refused');
+    try {
+      await this.commandBus.execute(new EndPrivacyCenterSessionCommand(page.session, page.tenantId));
+    } catch (error) {
+      return refusal(reply, error, page);
+    }
+    reply.clearCookie(PRIVACY_CENTER_COOKIE, pageCookieOptions(page.path));
+    reply.status(200).headers(pageHeaders(page.frameAncestors, page.presentation)).send(renderPrivacyCenterOutcome('ended', page.presentation));
   }
 
   /** A post acts only for the browser that opened the page: the token is its cookie, never the form. */

@@ -11,6 +11,7 @@ import {
   PrivacyCenterSession,
   fileOnPrivacyCenter,
   codesShownBy,
+  endPrivacyCenterSession,
   openPrivacyCenterSession,
   pagePresentationOf,
   readableTermsMissing,
@@ -150,5 +151,21 @@ export class FileOnPrivacyCenterHandler implements ICommandHandler<FileOnPrivacy
   async execute({ session, tenantId, request }: FileOnPrivacyCenterCommand): Promise<void> {
     const filed = await fileOnPrivacyCenter(this.deps, session, request, privacyCenterContext(this.clock, tenantId));
     await this.readYourWrites.waitFor(filed.position);
+  }
+}
+
+export class EndPrivacyCenterSessionCommand {
+  constructor(readonly session: PrivacyCenterSession, readonly tenantId: string) {}
+}
+
+@CommandHandler(EndPrivacyCenterSessionCommand)
+export class EndPrivacyCenterSessionHandler implements ICommandHandler<EndPrivacyCenterSessionCommand, void> {
+  constructor(
+    @Inject(CAPTURE_DEPENDENCIES) private readonly deps: PrivacyCenterDependencies,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  execute({ session, tenantId }: EndPrivacyCenterSessionCommand): Promise<void> {
+    return endPrivacyCenterSession(this.deps, session, privacyCenterContext(this.clock, tenantId));
   }
 }

@@ -7,6 +7,7 @@ import { bankingCalendarProvider } from '../redec/banking-calendar.provider';
 import { RequestCommands } from '../request-commands';
 import { SubjectReports } from '../rights-requests/subject-reports';
 import {
+  EndPrivacyCenterSessionHandler,
   FileOnPrivacyCenterHandler,
   OpenPrivacyCenterSessionHandler,
   PrivacyCenterRecordsHandler,
@@ -35,6 +36,7 @@ export class PrivacyCenterModule {
         PrivacyCenterRecordsHandler,
         RevokeOnPrivacyCenterHandler,
         FileOnPrivacyCenterHandler,
+        EndPrivacyCenterSessionHandler,
       ],
     };
   }

@@ -81,6 +81,7 @@ export const PAGE_STYLESHEET = [
   'textarea:focus-visible{outline:3px solid #1a1a1a;outline-offset:1px}',
   'a{color:var(--accent)}',
   'a:focus-visible{outline:3px solid #1a1a1a;outline-offset:2px}',
+  '.end{margin-top:2rem;border-top:1px solid #595959;padding-top:1rem}',
 ].join('\n');
 
 /**

@@ -63,6 +63,7 @@ const view = (overrides: Partial<PrivacyCenterView> = {}): PrivacyCenterView => 
   terms: new ReadableTerms({ finality: { '2': 'Evaluar su solicitud de crédito' }, objective: { '02': 'Un crédito nuevo' } }),
   revokeAction: '/privacy-center/pages/ref/revocations',
   requestAction: '/privacy-center/pages/ref/rights-requests',
+  endAction: '/privacy-center/pages/ref/end',
   csrf: 'csrf-value',
   notice: null,
   returnUrl: null,

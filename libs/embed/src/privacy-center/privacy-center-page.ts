@@ -22,9 +22,10 @@ export interface PrivacyCenterView {
   records: SubjectRecords;
   /** What the bank's codes mean (decision 0075). */
   terms: ReadableTerms;
-  /** The paths the page's two forms post to. */
+  /** The paths the page's forms post to. */
   revokeAction: string;
   requestAction: string;
+  endAction: string;
   csrf: string;
   notice: PrivacyCenterNotice | null;
   /** The bank's page to go back to; null for none. */
@@ -112,6 +113,11 @@ export function renderPrivacyCenter(view: PrivacyCenterView): string {
   const title = 'Sus consentimientos y solicitudes';
   const notice = view.notice ? html`<p class="notice" role="${NOTICES[view.notice].role}">${NOTICES[view.notice].text}</p>` : [];
   const back = view.returnUrl ? html`<p><a href="${view.returnUrl}">Volver a ${bank.displayName}</a></p>` : [];
+  // Ending the session is for a shared computer: the link and cookie open nothing afterwards.
+  const end = html`<form method="post" action="${view.endAction}" class="end">
+<input type="hidden" name="csrf" value="${view.csrf}">
+<div class="decision"><button type="submit" class="decline">Cerrar sesión</button></div>
+</form>`;
   const until = santiagoTime(view.expiresAt);
   return htmlDocument(
     title,
@@ -132,7 +138,7 @@ ${records.generalConsents.length > 0 ? records.generalConsents.map((consent) => 
 ${records.rightsRequests.length > 0 ? list(records.rightsRequests.map(rightsRequest)) : html`<p>No ha presentado solicitudes.</p>`}
 ${requestForm(view)}
 </section>
-${back}`,
+${back}${end}`,
   );
 }
 
@@ -235,12 +241,16 @@ function day(epochMs: number): string {
 }
 
 /** What a request to the center is answered with instead of the center. */
-export type PrivacyCenterOutcome = 'expired' | 'not_found' | 'link_required';
+export type PrivacyCenterOutcome = 'expired' | 'ended' | 'not_found' | 'link_required';
 
 const OUTCOME_PAGES: Record<PrivacyCenterOutcome, { title: string; message: string }> = {
   expired: {
     title: 'Este enlace venció',
     message: 'Por su seguridad, el enlace a esta página dura poco tiempo. Vuelva a entrar desde el sitio de su banco.',
+  },
+  ended: {
+    title: 'Sesión cerrada',
+    message: 'Cerró su sesión: este enlace ya no abre la página. Para volver a entrar, hágalo desde el sitio de su banco.',
   },
   not_found: {
     title: 'Enlace no válido',

@@ -21,24 +21,39 @@ export interface PrivacyCenterSessionOpened {
   };
 }
 
-export type PrivacyCenterSessionEvent = PrivacyCenterSessionOpened;
+/** The person closed the session on the page (on a shared computer, say): from then on its link and cookie open nothing. */
+export interface PrivacyCenterSessionEnded {
+  type: 'PrivacyCenterSessionEnded';
+  data: { sessionId: string; endedAt: number };
+}
 
-export type PrivacyCenterSession = Readonly<PrivacyCenterSessionOpened['data']>;
+export type PrivacyCenterSessionEvent = PrivacyCenterSessionOpened | PrivacyCenterSessionEnded;
+
+export type PrivacyCenterSession = Readonly<PrivacyCenterSessionOpened['data'] & { endedAt: number | null }>;
 
 export function evolvePrivacyCenterSession(state: PrivacyCenterSession | null, event: PrivacyCenterSessionEvent): PrivacyCenterSession | null {
   switch (event.type) {
     case 'PrivacyCenterSessionOpened':
-      return { ...event.data };
+      return { ...event.data, endedAt: null };
+    case 'PrivacyCenterSessionEnded':
+      return state && { ...state, endedAt: event.data.endedAt };
     default: {
-      const unknown: never = event.type;
+      const unknown: never = event;
       return unknown;
     }
   }
 }
 
-/** Expiry is not a fact: a session is over from `expiresAt` on, for looking and for acting alike. */
+/** A session is over once the person ended it, and from `expiresAt` on (expiry is not a fact), for looking and for acting alike. */
 export function assertPrivacyCenterSessionOpen(session: PrivacyCenterSession, now: number): void {
+  if (session.endedAt !== null) throw conflict('privacy_center_session_ended', 'This privacy center session was ended; the bank must open a new one.');
   if (now >= session.expiresAt) throw conflict('privacy_center_session_expired', 'This privacy center session has expired; the bank must open a new one.');
+}
+
+/** The person ends the session: once, while it is open. */
+export function decideEndPrivacyCenterSession(session: PrivacyCenterSession, now: number): PrivacyCenterSessionEnded {
+  assertPrivacyCenterSessionOpen(session, now);
+  return { type: 'PrivacyCenterSessionEnded', data: { sessionId: session.sessionId, endedAt: now } };
 }
 
 /** What the person asked of a consent on the page, and what was recorded. */

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GeneralConsentEvent, GeneralConsentState, consentStreams, evolveGeneralConsent, revokeGeneralConsent } from '@ledger/consents';
-import { CommandContext, loadAggregate, toNewEvent } from '@ledger/ledger';
+import { RecordedEvent } from '@ledger/event-store';
+import { CommandContext, Decision, loadAggregate, runCommand, toNewEvent } from '@ledger/ledger';
 import { notFound } from '@ledger/platform';
 import {
   ConsentEvent,
@@ -19,7 +20,15 @@ import {
 import { pageTokenMatches, pageTokenSha256 } from '../session/embed-session.decider';
 import { checkReturnUrl } from '../session/embed-sessions';
 import { embedStreams } from '../streams';
-import { PrivacyCenterSession, PrivacyCenterSessionEvent, PrivacyCenterSessionOpened, RevocationOutcome, assertPrivacyCenterSessionOpen, evolvePrivacyCenterSession } from './privacy-center-session';
+import {
+  PrivacyCenterSession,
+  PrivacyCenterSessionEvent,
+  PrivacyCenterSessionOpened,
+  RevocationOutcome,
+  assertPrivacyCenterSessionOpen,
+  decideEndPrivacyCenterSession,
+  evolvePrivacyCenterSession,
+} from './privacy-center-session';
 
 type Context = CommandContext & { tenantId: string };
 
@@ -85,11 +94,28 @@ export async function openPrivacyCenterSession(
  * token is answered as an unknown session, an expired one as expired.
  */
 export async function readPrivacyCenterSession(deps: Pick<PrivacyCenterDependencies, 'store'>, sessionId: string, pageToken: string, context: Context): Promise<PrivacyCenterSession> {
-  const recorded = await deps.store.readStream(embedStreams.privacyCenterSession(context.tenantId, sessionId));
-  const session = recorded.reduce<PrivacyCenterSession | null>((state, event) => evolvePrivacyCenterSession(state, event as unknown as PrivacyCenterSessionEvent), null);
+  const session = foldSession(await deps.store.readStream(embedStreams.privacyCenterSession(context.tenantId, sessionId)));
   if (!session || !pageTokenMatches(session, pageToken)) throw notFound('privacy center session');
   assertPrivacyCenterSessionOpen(session, context.now);
   return session;
+}
+
+function foldSession(recorded: readonly RecordedEvent[]): PrivacyCenterSession | null {
+  return recorded.reduce<PrivacyCenterSession | null>((state, event) => evolvePrivacyCenterSession(state, event as unknown as PrivacyCenterSessionEvent), null);
+}
+
+/**
+ * The person ends the session, through the one command path: decided on the
+ * session as recorded, so of two concurrent ends one is recorded and the
+ * other finds the session ended.
+ */
+export async function endPrivacyCenterSession(deps: Pick<PrivacyCenterDependencies, 'store'>, session: PrivacyCenterSession, context: Context): Promise<void> {
+  const stream = embedStreams.privacyCenterSession(context.tenantId, session.sessionId);
+  await runCommand(deps.store, context, async (reads): Promise<Decision<void>> => {
+    const recorded = foldSession(await reads.events(stream));
+    if (!recorded) throw notFound('privacy center session');
+    return { record: { streamId: stream, facts: [decideEndPrivacyCenterSession(recorded, context.now)] }, answer: undefined };
+  });
 }
 
 /** A consent as the page names it in its forms. */
