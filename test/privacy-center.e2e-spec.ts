@@ -301,6 +301,26 @@ describe.each(EACH_STORE)('the privacy center: POST /v1/privacy-center/sessions 
     expect((await get(`/v1/redec/consents/${consent.redecConsentId}`)).body.status).toBe('granted');
   });
 
+  it('ends a session when the bank asks (DELETE), once; another tenant’s or an unknown session is not found', async () => {
+    const consent = await consents.grant();
+    const opened = (await openSession({ customerId: consent.customerId })).body;
+    const center = await openCenter(opened.url);
+    const end = (sessionId: string, apiKey = key) => api.http.delete(`/v1/privacy-center/sessions/${sessionId}`).set('Authorization', `Bearer ${apiKey}`);
+    const { apiKey: readOnly } = await api.tenantKey(['consent:read']);
+    const { apiKey: otherTenant } = await api.tenantKey(['consent:write']);
+    await recordsNothingAtAll(api, async () => {
+      expectProblem(await end(opened.sessionId, readOnly), 403, 'INSUFFICIENT_SCOPE');
+      expectProblem(await end(opened.sessionId, otherTenant), 404, 'NOT_FOUND');
+      expectProblem(await end(randomUUID()), 404, 'NOT_FOUND');
+    });
+    expect((await end(opened.sessionId)).status).toBe(204);
+    const page = await api.http.get(new URL(opened.url).pathname).set({ cookie: center.cookie });
+    expect(page.status).toBe(410);
+    expect(page.text).toContain('Sesión cerrada');
+    // Over already: answered the same, nothing recorded.
+    expect((await recordsNothingAtAll(api, () => end(opened.sessionId))).status).toBe(204);
+  });
+
   it('shows nothing and records nothing once the session has expired', async () => {
     const consent = await consents.grant();
     const opened = (await openSession({ customerId: consent.customerId, expiresInSeconds: 60 })).body;

@@ -730,6 +730,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
       resultSecret: 'embsec_3q2+7wAAAAAx9G3kN1pZ8rT5vW2yB4dF6hJ8lM0=',
     },
   },
+  'DELETE /v1/privacy-center/sessions/{sessionId}': { parameters: { sessionId: SESSION_ID } },
   'POST /v1/privacy-center/sessions': {
     request: { customerId: CUSTOMER_ID, returnUrl: 'https://www.bank.example/privacidad' },
     response: {

@@ -1,12 +1,13 @@
-import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { OpenedPrivacyCenterSession, PageReferences, pagePath } from '@ledger/embed';
 import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
 import { LEDGER_CONFIG, LedgerConfig, Principal, Scopes } from '@ledger/platform';
 import { customerReference } from '../redec/interactions/create/create-interaction.http.controller';
 import { ProblemResponses } from '../openapi/problem-responses';
-import { OpenPrivacyCenterSessionCommand } from './privacy-center.commands';
+import { EndPrivacyCenterSessionByBankCommand, OpenPrivacyCenterSessionCommand } from './privacy-center.commands';
+import { ResourceIdPipe } from '../resource-id.pipe';
 import { DEFAULT_IDENTITY_ASSURANCE, DEFAULT_PRIVACY_CENTER_SECONDS, OpenPrivacyCenterSessionRequestDto, OpenPrivacyCenterSessionResponseDto } from './privacy-center.dto';
 
 @ApiTags('privacy-center')
@@ -51,5 +52,21 @@ export class PrivacyCenterSessionsHttpController {
     const reference = this.pageReferences.referenceOf('privacy-center', { tenantId: principal.tenantId, sessionId: session.sessionId });
     const url = `${this.config.publicUrl}${pagePath('privacy-center', reference)}?token=${opened.pageToken}`;
     return { sessionId: session.sessionId, customerId: session.customerId, url, expiresAt: session.expiresAt, customerCreated: opened.customerCreated };
+  }
+
+  @Delete(':sessionId')
+  @HttpCode(204)
+  @RequireScopes(Scopes.WRITE)
+  @ApiOperation({
+    operationId: 'endPrivacyCenterSession',
+    summary: 'End a privacy center session before it expires',
+    description:
+      "For when the bank's own session with the customer ends (a sign-out, say): from then on the session's link and cookie open nothing (410), as after \"Cerrar sesión\" on the page. " +
+      'Idempotent: a session already ended or expired answers 204 and records nothing. Scope `consent:write`.',
+  })
+  @ApiNoContentResponse({ description: 'The session is over.' })
+  @ProblemResponses({ 404: ['NOT_FOUND'], 409: ['concurrent_change'] })
+  async end(@Param('sessionId', new ResourceIdPipe('privacy center session')) sessionId: string): Promise<void> {
+    await this.commandBus.execute(new EndPrivacyCenterSessionByBankCommand(sessionId));
   }
 }

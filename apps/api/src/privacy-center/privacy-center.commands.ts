@@ -154,6 +154,7 @@ export class FileOnPrivacyCenterHandler implements ICommandHandler<FileOnPrivacy
   }
 }
 
+/** The person ends the session on the page. */
 export class EndPrivacyCenterSessionCommand {
   constructor(readonly session: PrivacyCenterSession, readonly tenantId: string) {}
 }
@@ -166,6 +167,23 @@ export class EndPrivacyCenterSessionHandler implements ICommandHandler<EndPrivac
   ) {}
 
   execute({ session, tenantId }: EndPrivacyCenterSessionCommand): Promise<void> {
-    return endPrivacyCenterSession(this.deps, session, privacyCenterContext(this.clock, tenantId));
+    return endPrivacyCenterSession(this.deps, session.sessionId, privacyCenterContext(this.clock, tenantId));
+  }
+}
+
+/** The bank ends a session it opened (its own online banking session ended, say). */
+export class EndPrivacyCenterSessionByBankCommand {
+  constructor(readonly sessionId: string) {}
+}
+
+@CommandHandler(EndPrivacyCenterSessionByBankCommand)
+export class EndPrivacyCenterSessionByBankHandler implements ICommandHandler<EndPrivacyCenterSessionByBankCommand, void> {
+  constructor(
+    @Inject(CAPTURE_DEPENDENCIES) private readonly deps: PrivacyCenterDependencies,
+    private readonly commands: RequestCommands,
+  ) {}
+
+  async execute({ sessionId }: EndPrivacyCenterSessionByBankCommand): Promise<void> {
+    await endPrivacyCenterSession(this.deps, sessionId, this.commands.context());
   }
 }

@@ -7,6 +7,7 @@ import { bankingCalendarProvider } from '../redec/banking-calendar.provider';
 import { RequestCommands } from '../request-commands';
 import { SubjectReports } from '../rights-requests/subject-reports';
 import {
+  EndPrivacyCenterSessionByBankHandler,
   EndPrivacyCenterSessionHandler,
   FileOnPrivacyCenterHandler,
   OpenPrivacyCenterSessionHandler,
@@ -37,6 +38,7 @@ export class PrivacyCenterModule {
         RevokeOnPrivacyCenterHandler,
         FileOnPrivacyCenterHandler,
         EndPrivacyCenterSessionHandler,
+        EndPrivacyCenterSessionByBankHandler,
       ],
     };
   }

@@ -21,7 +21,7 @@ export interface PrivacyCenterSessionOpened {
   };
 }
 
-/** The person closed the session on the page (on a shared computer, say): from then on its link and cookie open nothing. */
+/** The person closed the session on the page (on a shared computer, say), or the bank ended it: from then on its link and cookie open nothing. */
 export interface PrivacyCenterSessionEnded {
   type: 'PrivacyCenterSessionEnded';
   data: { sessionId: string; endedAt: number };
@@ -50,9 +50,9 @@ export function assertPrivacyCenterSessionOpen(session: PrivacyCenterSession, no
   if (now >= session.expiresAt) throw conflict('privacy_center_session_expired', 'This privacy center session has expired; the bank must open a new one.');
 }
 
-/** The person ends the session: once, while it is open. */
-export function decideEndPrivacyCenterSession(session: PrivacyCenterSession, now: number): PrivacyCenterSessionEnded {
-  assertPrivacyCenterSessionOpen(session, now);
+/** Ending a session records its end while it is open; one already ended or expired is over already, and nothing is recorded. */
+export function decideEndPrivacyCenterSession(session: PrivacyCenterSession, now: number): PrivacyCenterSessionEnded | null {
+  if (session.endedAt !== null || now >= session.expiresAt) return null;
   return { type: 'PrivacyCenterSessionEnded', data: { sessionId: session.sessionId, endedAt: now } };
 }
 

@@ -105,16 +105,18 @@ function foldSession(recorded: readonly RecordedEvent[]): PrivacyCenterSession |
 }
 
 /**
- * The person ends the session, through the one command path: decided on the
- * session as recorded, so of two concurrent ends one is recorded and the
- * other finds the session ended.
+ * Ends a session, for the person on the page or for the bank, through the
+ * one command path: decided on the session as recorded, so of two
+ * concurrent ends one is recorded and the other finds the session over.
+ * Ending one that is over already records nothing.
  */
-export async function endPrivacyCenterSession(deps: Pick<PrivacyCenterDependencies, 'store'>, session: PrivacyCenterSession, context: Context): Promise<void> {
-  const stream = embedStreams.privacyCenterSession(context.tenantId, session.sessionId);
+export async function endPrivacyCenterSession(deps: Pick<PrivacyCenterDependencies, 'store'>, sessionId: string, context: Context): Promise<void> {
+  const stream = embedStreams.privacyCenterSession(context.tenantId, sessionId);
   await runCommand(deps.store, context, async (reads): Promise<Decision<void>> => {
-    const recorded = foldSession(await reads.events(stream));
-    if (!recorded) throw notFound('privacy center session');
-    return { record: { streamId: stream, facts: [decideEndPrivacyCenterSession(recorded, context.now)] }, answer: undefined };
+    const session = foldSession(await reads.events(stream));
+    if (!session) throw notFound('privacy center session');
+    const ended = decideEndPrivacyCenterSession(session, context.now);
+    return ended ? { record: { streamId: stream, facts: [ended] }, answer: undefined } : { answer: undefined, position: null };
   });
 }
 
