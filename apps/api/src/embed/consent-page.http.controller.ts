@@ -10,7 +10,6 @@ import {
   OutcomePage,
   PageBank,
   PageReferences,
-  pageCookieOptions,
   consentPageHeaders,
   itemDecisionField,
   renderConsentPage,
@@ -20,7 +19,7 @@ import { BodyLimit, Public } from '@ledger/http';
 import type { TermKind } from '@ledger/ledger';
 import { DomainError } from '@ledger/platform';
 import { DecideOnEmbedSessionCommand, ReadConsentPageQuery } from './embed-session.commands';
-import { PageForms } from './page-forms';
+import { PageForms, exchangeToken, seeOther } from './page-forms';
 
 const OUTCOME_STATUS: Record<OutcomePage, number> = { accepted: 200, declined: 200, partially_accepted: 200, expired: 410, already_used: 409, not_found: 404, refused: 403, link_required: 403 };
 
@@ -90,9 +89,7 @@ export class ConsentPageHttpController {
     if (status !== 'open') return outcome(reply, status === 'expired' ? 'expired' : 'already_used', session.allowedOrigins, bank);
     const path = this.forms.path('consent-page', pageReference);
     if (urlToken !== undefined) {
-      reply.setCookie(CONSENT_PAGE_COOKIE, urlToken, pageCookieOptions(path));
-      reply.status(303).headers({ location: path, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
-      return;
+      return exchangeToken(reply, CONSENT_PAGE_COOKIE, urlToken, path);
     }
     // Every code was given a meaning before the session opened; one the bank has removed since shows as a code.
     const readable = (kind: TermKind, code: string) => ({ meaning: presentation.terms.meaningOf(kind, code), code });
@@ -155,8 +152,7 @@ export class ConsentPageHttpController {
       return refusal(reply, error, frameAncestors, bank);
     }
     if (result.redirectUrl) {
-      reply.status(303).headers({ location: result.redirectUrl, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
-      return;
+      return seeOther(reply, result.redirectUrl);
     }
     return outcome(reply, result.session.decision!.outcome, frameAncestors, bank);
   }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Provider } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import { PageKind, PageReferences, pagePath } from '@ledger/embed';
+import { PageKind, PageReferences, pageCookieOptions, pagePath } from '@ledger/embed';
 import { IdentifierProtection, LEDGER_CONFIG, LedgerConfig, masterKeys } from '@ledger/platform';
 
 /** What binds a form to its page's session: one purpose per page, so one page's token never passes on another. */
@@ -54,6 +55,22 @@ export class PageForms {
     if (fetchSite !== undefined && fetchSite !== 'same-origin') return false;
     return origin === undefined || origin === this.publicOrigin;
   }
+}
+
+/** 303 to `location`, which neither a cache nor another site's Referer keeps: every redirect of a person's page. */
+export function seeOther(reply: FastifyReply, location: string): void {
+  reply.status(303).headers({ location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
+}
+
+/**
+ * Opened from the link the bank handed out, a page trades the link's token
+ * for a cookie of the page's path and sends the browser to the address
+ * without it, so the token leaves the address bar, the history and every
+ * later request.
+ */
+export function exchangeToken(reply: FastifyReply, cookie: string, token: string, path: string): void {
+  reply.setCookie(cookie, token, pageCookieOptions(path));
+  seeOther(reply, path);
 }
 
 /** What a module serving a person's page provides: its sealed addresses and its forms' checks. */

@@ -24,7 +24,7 @@ import {
 import { BodyLimit, Public } from '@ledger/http';
 import { DomainError } from '@ledger/platform';
 import { SubjectRecords } from '@ledger/redec';
-import { PageForms } from '../embed/page-forms';
+import { PageForms, exchangeToken, seeOther } from '../embed/page-forms';
 import { EndPrivacyCenterSessionCommand, FileOnPrivacyCenterCommand, PrivacyCenterAccess, PrivacyCenterRecordsQuery, ReadPrivacyCenterSessionQuery, RevokeOnPrivacyCenterCommand } from './privacy-center.commands';
 
 const OUTCOME_STATUS: Record<PrivacyCenterOutcome, number> = { expired: 410, ended: 410, not_found: 404, link_required: 403 };
@@ -82,11 +82,7 @@ export class PrivacyCenterPageHttpController {
     if (urlToken !== undefined && typeof urlToken !== 'string') return outcome(reply, 'not_found');
     const page = await this.openPage(pageReference, urlToken ?? request.cookies[PRIVACY_CENTER_COOKIE], reply);
     if (!page) return;
-    if (urlToken !== undefined) {
-      reply.setCookie(PRIVACY_CENTER_COOKIE, urlToken, pageCookieOptions(page.path));
-      reply.status(303).headers({ location: page.path, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
-      return;
-    }
+    if (urlToken !== undefined) return exchangeToken(reply, PRIVACY_CENTER_COOKIE, urlToken, page.path);
     const records = await this.queryBus.execute<PrivacyCenterRecordsQuery, SubjectRecords>(new PrivacyCenterRecordsQuery(page.session, page.tenantId));
     const { presentation } = page;
     const html = renderPrivacyCenter({
@@ -117,10 +113,9 @@ export class PrivacyCenterPageHttpController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const page = await this.openPostedPage(pageReference, request, reply);
-    if (!page) return;
-    const fields = form ?? {};
-    if (!(await this.forms.genuine('privacy-center', page.tenantId, page.sessionId, fields.csrf, origin, fetchSite))) return back(reply, page, 'refused');
+    const posted = await this.genuinePost(pageReference, form, origin, fetchSite, request, reply);
+    if (!posted) return;
+    const { page, fields } = posted;
     const consent = consentOf(fields);
     if (!consent) return back(reply, page, 'refused');
     if (fields[REVOKE_FIELDS.confirm] !== 'yes') return back(reply, page, 'confirmation_required');
@@ -147,10 +142,9 @@ export class PrivacyCenterPageHttpController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const page = await this.openPostedPage(pageReference, request, reply);
-    if (!page) return;
-    const fields = form ?? {};
-    if (!(await this.forms.genuine('privacy-center', page.tenantId, page.sessionId, fields.csrf, origin, fetchSite))) return back(reply, page, 'refused');
+    const posted = await this.genuinePost(pageReference, form, origin, fetchSite, request, reply);
+    if (!posted) return;
+    const { page, fields } = posted;
     const kind = PRIVACY_CENTER_REQUEST_KINDS.find((k) => k === fields[REQUEST_FIELDS.kind]);
     const description = descriptionOf(fields[REQUEST_FIELDS.description]);
     if (!kind || description === undefined) return back(reply, page, 'refused');
@@ -174,9 +168,9 @@ export class PrivacyCenterPageHttpController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const page = await this.openPostedPage(pageReference, request, reply);
-    if (!page) return;
-    if (!(await this.forms.genuine('privacy-center', page.tenantId, page.sessionId, (form ?? {}).csrf, origin, fetchSite))) return back(reply, page, 'refused');
+    const posted = await this.genuinePost(pageReference, form, origin, fetchSite, request, reply);
+    if (!posted) return;
+    const { page } = posted;
     try {
       await this.commandBus.execute(new EndPrivacyCenterSessionCommand(page.session, page.tenantId));
     } catch (error) {
@@ -186,9 +180,28 @@ export class PrivacyCenterPageHttpController {
     reply.status(200).headers(pageHeaders(page.frameAncestors, page.presentation)).send(renderPrivacyCenterOutcome('ended', page.presentation));
   }
 
-  /** A post acts only for the browser that opened the page: the token is its cookie, never the form. */
-  private openPostedPage(pageReference: string, request: FastifyRequest, reply: FastifyReply): Promise<OpenedPage | null> {
-    return this.openPage(pageReference, request.cookies[PRIVACY_CENTER_COOKIE], reply);
+  /**
+   * A post the page itself made: it acts only for the browser that opened
+   * the page (the token is its cookie, never the form) and carries the
+   * page's CSRF value from the page's own origin. Otherwise the answer is
+   * sent here, and null.
+   */
+  private async genuinePost(
+    pageReference: string,
+    form: Form | undefined,
+    origin: string | undefined,
+    fetchSite: string | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<{ page: OpenedPage; fields: Form } | null> {
+    const page = await this.openPage(pageReference, request.cookies[PRIVACY_CENTER_COOKIE], reply);
+    if (!page) return null;
+    const fields = form ?? {};
+    if (!(await this.forms.genuine('privacy-center', page.tenantId, page.sessionId, fields.csrf, origin, fetchSite))) {
+      back(reply, page, 'refused');
+      return null;
+    }
+    return { page, fields };
   }
 
   /** The session a page's address and token open; otherwise the page that says why, and null. */
@@ -237,7 +250,7 @@ function pageHeaders(frameAncestors: readonly string[], bank: PageBank | null): 
 
 /** Back to the page, which says what happened: the post's answer is never a page of its own, so a reload does not post again. */
 function back(reply: FastifyReply, page: OpenedPage, notice: PrivacyCenterNotice): void {
-  reply.status(303).headers({ location: `${page.path}?done=${notice}`, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
+  seeOther(reply, `${page.path}?done=${notice}`);
 }
 
 /** `page`: named once the page's token was shown, so a wrong or guessed link learns no bank's name. */
