@@ -94,7 +94,7 @@ export interface ReadAllOptions {
 export interface SubscribeOptions {
   /** Deliver events strictly after this position; 0 (default) from the start. */
   after?: number;
-  /** Ends the subscription: the iterator finishes after the current event. */
+  /** Ends the subscription: the iterator finishes after the current page. */
   signal?: AbortSignal;
 }
 
@@ -136,8 +136,17 @@ export interface EventStore {
   /** Events of every stream in global order. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
 
-  /** Catch-up from `after`, then live, until `signal` aborts. */
-  subscribeToAll(options?: SubscribeOptions): AsyncIterable<RecordedEvent>;
+  /**
+   * Catch-up from `after`, then live, until `signal` aborts: every event once,
+   * in global order, handed out a page at a time (each page the events the
+   * store had ready, at least one; pages may be shared between subscribers,
+   * so they must not be changed). Pages rather than single events because a
+   * follower pays for each step of an async iterator (its promises, the
+   * request context carried through them) and several follow the store in
+   * every API process: stepped event by event, that cost was paid once per
+   * event per follower (decision 0037).
+   */
+  subscribeToAll(options?: SubscribeOptions): AsyncIterable<readonly RecordedEvent[]>;
 
   /** The position of the last committed event, 0 when the store is empty. */
   headPosition(): Promise<number>;

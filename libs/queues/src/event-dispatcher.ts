@@ -97,13 +97,15 @@ export class EventDispatcher {
 
   private async follow(signal: AbortSignal): Promise<void> {
     let unsaved = 0;
-    for await (const event of this.options.store.subscribeToAll({ after: await this.checkpoint(), signal })) {
-      const jobs = await this.options.jobsFor(event);
-      if (jobs.length > 0) await (this.options.inTraceOf ? this.options.inTraceOf(event, () => this.add(jobs)) : this.add(jobs));
-      unsaved += 1;
-      if (jobs.length > 0 || unsaved >= CHECKPOINT_EVERY) {
-        await this.options.redis.set(this.checkpointKey, String(event.position));
-        unsaved = 0;
+    for await (const page of this.options.store.subscribeToAll({ after: await this.checkpoint(), signal })) {
+      for (const event of page) {
+        const jobs = await this.options.jobsFor(event);
+        if (jobs.length > 0) await (this.options.inTraceOf ? this.options.inTraceOf(event, () => this.add(jobs)) : this.add(jobs));
+        unsaved += 1;
+        if (jobs.length > 0 || unsaved >= CHECKPOINT_EVERY) {
+          await this.options.redis.set(this.checkpointKey, String(event.position));
+          unsaved = 0;
+        }
       }
     }
   }

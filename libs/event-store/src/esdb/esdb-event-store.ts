@@ -162,7 +162,8 @@ export class EsdbEventStore implements EventStore {
     return events;
   }
 
-  async *subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<RecordedEvent> {
+  // The client hands events over one at a time, and so does this adapter: pages of one event.
+  async *subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
     const { signal } = options;
     const after = options.after ?? 0;
     if (signal?.aborted) return;
@@ -178,7 +179,7 @@ export class EsdbEventStore implements EventStore {
         if (!isUserEvent(resolved)) continue;
         const event = toRecordedEvent(resolved);
         if (event.position <= after) continue;
-        yield event;
+        yield [event];
         if (signal?.aborted) return;
       }
     } finally {

@@ -197,9 +197,9 @@ describe('PostgresEventStore', () => {
       const controller = new AbortController();
       const delivered: number[] = [];
       const consumed = (async () => {
-        for await (const event of store.subscribeToAll({ after: head, signal: controller.signal })) {
-          delivered.push(event.position);
-          if (delivered.length === 2) controller.abort();
+        for await (const page of store.subscribeToAll({ after: head, signal: controller.signal })) {
+          delivered.push(...page.map((event) => event.position));
+          if (delivered.length >= 2) controller.abort();
         }
       })();
       await new Promise((r) => setTimeout(r, 600));
@@ -217,7 +217,7 @@ describe('PostgresEventStore', () => {
     store = new PostgresEventStore(database.url, { pollIntervalMs: 60_000 });
     const controller = new AbortController();
     const seen = (async () => {
-      for await (const event of store.subscribeToAll({ signal: controller.signal })) {
+      for await (const [event] of store.subscribeToAll({ signal: controller.signal })) {
         controller.abort();
         return event;
       }

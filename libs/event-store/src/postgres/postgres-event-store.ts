@@ -274,7 +274,7 @@ export class PostgresEventStore implements EventStore {
     return rows.map(toRecordedEvent);
   }
 
-  async *subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<RecordedEvent> {
+  async *subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
     const { signal } = options;
     const stopped = () => this.closed || signal?.aborted === true;
     await this.ready;
@@ -289,9 +289,9 @@ export class PostgresEventStore implements EventStore {
         if (stopped()) return;
         throw error;
       }
-      for (const event of page.events) {
-        yield event;
-        after = event.position;
+      if (page.events.length > 0) {
+        yield page.events;
+        after = page.events[page.events.length - 1].position;
         if (stopped()) return;
       }
       if (page.fromStore && page.events.length < PAGE_SIZE) await this.nextChange(signal, seen);

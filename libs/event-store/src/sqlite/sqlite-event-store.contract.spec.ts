@@ -154,7 +154,7 @@ describe('SqliteEventStore', () => {
     const seen = new Promise<RecordedEvent>((resolveSeen, rejectSeen) => {
       const timer = setTimeout(() => rejectSeen(new Error('the event of the other process never arrived')), 15_000);
       void (async () => {
-        for await (const event of store.subscribeToAll({ signal: controller.signal })) {
+        for await (const [event] of store.subscribeToAll({ signal: controller.signal })) {
           clearTimeout(timer);
           resolveSeen(event);
           controller.abort();

@@ -217,15 +217,15 @@ export class SqliteEventStore implements EventStore {
     return (this.statements.readAllOfTypes.all(after, JSON.stringify(eventTypes), maxCount) as EventRow[]).map(toRecordedEvent);
   }
 
-  async *subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<RecordedEvent> {
+  async *subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
     const { signal } = options;
     const stopped = () => this.closed || signal?.aborted === true;
     let after = options.after ?? 0;
     while (!stopped()) {
       const page = this.recent.pageAfter(after, this.readSubscriptionPage);
-      for (const event of page.events) {
-        yield event;
-        after = event.position;
+      if (page.events.length > 0) {
+        yield page.events;
+        after = page.events[page.events.length - 1].position;
         if (stopped()) return;
       }
       if (page.fromStore && page.events.length < PAGE_SIZE) await this.nextChange(signal);

@@ -274,11 +274,14 @@ export function describeEventStoreContract(
       const controller = new AbortController();
       const received: RecordedEvent[] = [];
       const consumed = (async () => {
-        for await (const event of store.subscribeToAll({ after: head, signal: controller.signal })) {
-          if (event.streamId !== stream) continue;
-          received.push(event);
-          if (received.length === 2) await store.append(stream, [newEvent()], 1);
-          if (received.length === 3) controller.abort();
+        for await (const page of store.subscribeToAll({ after: head, signal: controller.signal })) {
+          expect(page.length).toBeGreaterThan(0);
+          for (const event of page) {
+            if (event.streamId !== stream) continue;
+            received.push(event);
+            if (received.length === 2) await store.append(stream, [newEvent()], 1);
+            if (received.length === 3) controller.abort();
+          }
         }
       })();
       await withTimeout(consumed, 5_000, 'the subscription did not deliver three events and end');
@@ -289,7 +292,7 @@ export function describeEventStoreContract(
       const controller = new AbortController();
       const iterator = store.subscribeToAll({ after: await store.headPosition(), signal: controller.signal });
       const ended = (async () => {
-        for await (const event of iterator) void event;
+        for await (const page of iterator) void page;
       })();
       setTimeout(() => controller.abort(), 50);
       await withTimeout(ended, 2_000, 'the subscription did not end after abort');

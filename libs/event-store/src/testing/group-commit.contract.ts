@@ -1,4 +1,4 @@
-import { DuplicateEventIdError, EventStore, WrongExpectedVersionError } from '../event-store.port';
+import { DuplicateEventIdError, EventStore, RecordedEvent, WrongExpectedVersionError } from '../event-store.port';
 import { verifyStream } from '../integrity';
 import type { GroupCommitStats } from '../pending-append';
 import { runTestScript } from './child-processes';
@@ -261,6 +261,22 @@ export function describeGroupCommit(name: string, createStorage: () => Promise<G
       expect(verifyStream(await store.readStream('durable'))).toBeNull();
     });
 
+    it('hands a subscription what it has ready a page at a time, not event by event', async () => {
+      const backlog = 300;
+      await Promise.all(Array.from({ length: backlog }, (_, i) => store.append(`paged-${i}`, [newEvent()], 'no_stream')));
+      const controller = new AbortController();
+      const pages: Array<readonly RecordedEvent[]> = [];
+      let received = 0;
+      for await (const page of store.subscribeToAll({ signal: controller.signal })) {
+        pages.push(page);
+        received += page.length;
+        if (received >= backlog) controller.abort();
+      }
+      // One page: the stores read 500 events at a time, and every one of these was committed before the subscription began.
+      expect(pages).toHaveLength(1);
+      expect(pages[0].map((event) => event.position)).toEqual((await store.readAll()).map((event) => event.position));
+    });
+
     it('serves subscriptions that follow it together from one read per page, each every event once and in order', async () => {
       const subscriptions = 8;
       // Three pages of the stores' 500, then live events after every subscription has caught up.
@@ -274,10 +290,12 @@ export function describeGroupCommit(name: string, createStorage: () => Promise<G
       const seen = Array.from({ length: subscriptions }, () => [] as number[]);
       const following = seen.map((positions, index) =>
         (async () => {
-          for await (const event of store.subscribeToAll({ signal: controller.signal })) {
-            positions.push(event.position);
-            if (positions.length === backlog) caughtUp[index]();
-            if (positions.length === backlog + live) return;
+          for await (const page of store.subscribeToAll({ signal: controller.signal })) {
+            for (const event of page) {
+              positions.push(event.position);
+              if (positions.length === backlog) caughtUp[index]();
+              if (positions.length === backlog + live) return;
+            }
           }
         })(),
       );
@@ -295,7 +313,7 @@ export function describeGroupCommit(name: string, createStorage: () => Promise<G
 
     it('ends every subscription on close', async () => {
       const ended = (async () => {
-        for await (const event of store.subscribeToAll()) void event;
+        for await (const page of store.subscribeToAll()) void page;
       })();
       await new Promise((r) => setTimeout(r, 20));
       await store.close();

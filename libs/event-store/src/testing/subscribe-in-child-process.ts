@@ -15,9 +15,11 @@ async function main(): Promise<void> {
   try {
     await store.headPosition();
     process.stdout.write('ready\n');
-    for await (const event of store.subscribeToAll()) {
-      if (event.type === STOP_EVENT_TYPE) break;
-      positions.push(event.position);
+    following: for await (const page of store.subscribeToAll()) {
+      for (const event of page) {
+        if (event.type === STOP_EVENT_TYPE) break following;
+        positions.push(event.position);
+      }
     }
     process.stdout.write(`${JSON.stringify(positions)}\n`);
   } finally {
