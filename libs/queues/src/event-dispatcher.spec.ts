@@ -108,4 +108,26 @@ describe('EventDispatcher', () => {
     await second.stop();
     expect(await jobCount()).toBe(3);
   });
+
+  it('stops after the event in hand, not at the end of the page it came in', async () => {
+    // Recorded before the dispatcher starts: the store hands them over as one page.
+    for (let n = 0; n < 300; n += 1) await append('Wanted', n);
+    let stopping: Promise<void> | undefined;
+    const following: EventDispatcher = new EventDispatcher({
+      store,
+      redis,
+      prefix,
+      name: 'renders',
+      queue,
+      jobsFor: (event) => {
+        stopping ??= following.stop();
+        return [{ jobId: `render-${event.id}`, data: {} }];
+      },
+      log: (message) => logged.push(message),
+    });
+    following.start();
+    await until(async () => stopping !== undefined);
+    await stopping;
+    expect(await jobCount()).toBe(1);
+  });
 });

@@ -106,6 +106,8 @@ export class EventDispatcher {
           await this.options.redis.set(this.checkpointKey, String(event.position));
           unsaved = 0;
         }
+        // A page holds up to hundreds of events: stopping waits for the event in hand, not for the rest of the page.
+        if (signal.aborted) return;
       }
     }
   }
