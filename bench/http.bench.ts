@@ -7,8 +7,8 @@ import { createRedis, deleteKeysUnder } from '@ledger/platform';
 import { generateLedger } from './generate-ledger';
 import { customerResolution, redecConfiguration } from './fixtures';
 
-// autocannon ships no types: what this benchmark uses of it.
-const autocannon: (options: CannonOptions) => Promise<CannonResult> = require('autocannon');
+// autocannon ships no types: what the benchmarks use of it.
+export const autocannon: (options: CannonOptions) => Promise<CannonResult> = require('autocannon');
 
 interface CannonRequest {
   method: string;
@@ -32,8 +32,9 @@ interface Histogram {
   p50: number;
   p99: number;
   p99_9: number;
+  max: number;
 }
-interface CannonResult {
+export interface CannonResult {
   requests: Histogram & { total: number };
   latency: Histogram;
   duration: number;
@@ -342,8 +343,34 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** The built service as `npm start` runs it, on a fresh data dir and Redis prefix, with a tenant and a key minted by the operator CLI. */
-export async function startService(options: { redisUrl: string; dataDir?: string; masterKey?: string; readyTimeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<RunningService> {
+/** The built service as `npm start` runs it, on a fresh data dir and Redis prefix, once it is ready, with a tenant and a key minted by the operator CLI. */
+export async function startService(options: ServiceOptions & { readyTimeoutMs?: number }): Promise<RunningService> {
+  const service = await spawnService(options);
+  try {
+    await waitReady(service.baseUrl, service.process, options.readyTimeoutMs);
+    const cli = (args: string[]) => JSON.parse(runSync(process.execPath, [join(DIST, 'apps/cli/src/main.js'), ...args], service.env)) as Record<string, string>;
+    const { tenantId } = cli(['tenant', 'create', '--name', 'Banco Bench']);
+    const { apiKey } = cli(['key', 'issue', '--tenant', tenantId, '--scopes', 'consent:admin,consent:write,consent:read,consent:runtime,consent:identity-assert']);
+    return { ...service, apiKey };
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
+}
+
+export interface ServiceOptions {
+  redisUrl: string;
+  dataDir?: string;
+  masterKey?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The built service started on a fresh Redis prefix (and a fresh data dir
+ * unless one is given), returned as soon as it listens: its projections may
+ * still be catching up with the ledger.
+ */
+export async function spawnService(options: ServiceOptions): Promise<Omit<RunningService, 'apiKey'>> {
   requireBuilt();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'bench-http-'));
   const prefix = `bench-http:${randomUUID()}`;
@@ -363,29 +390,26 @@ export async function startService(options: { redisUrl: string; dataDir?: string
     LEDGER_RATE_LIMIT_PER_MINUTE: String(100_000_000),
     ...options.env,
   };
-  const cli = (args: string[]) => JSON.parse(runSync(process.execPath, [join(DIST, 'apps/cli/src/main.js'), ...args], env)) as Record<string, string>;
   // BENCH_HTTP_SERVICE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/profile' profiles the service during the run.
   const nodeArgs = process.env.BENCH_HTTP_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, join(DIST, 'apps/api/src/main.js')], { env, stdio: ['ignore', 'ignore', 'ignore'] });
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitReady(baseUrl, child, options.readyTimeoutMs);
-  const { tenantId } = cli(['tenant', 'create', '--name', 'Banco Bench']);
-  const { apiKey } = cli(['key', 'issue', '--tenant', tenantId, '--scopes', 'consent:admin,consent:write,consent:read,consent:runtime,consent:identity-assert']);
   let stopped = false;
-  return {
-    baseUrl,
-    apiKey,
-    env,
-    process: child,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await stopProcess(child);
-      const redis = createRedis(options.redisUrl, 'bench-http-cleanup');
-      await deleteKeysUnder(redis, prefix).finally(() => redis.disconnect());
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
-    },
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await stopProcess(child);
+    const redis = createRedis(options.redisUrl, 'bench-http-cleanup');
+    await deleteKeysUnder(redis, prefix).finally(() => redis.disconnect());
+    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
+  try {
+    await waitFor(`${baseUrl}/health/live`, child, 60_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { baseUrl, env, process: child, stop };
 }
 
 async function startHelloWorld(): Promise<{ route: Route; stop(): Promise<void> }> {
@@ -488,15 +512,20 @@ function requireBuilt(): void {
 }
 
 async function waitReady(baseUrl: string, child: ChildProcess, timeoutMs = 600_000): Promise<void> {
+  await waitFor(`${baseUrl}/health/ready`, child, timeoutMs);
+}
+
+/** Until `url` answers 200. */
+export async function waitFor(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`http: the service exited (${child.exitCode}) during start`);
     try {
-      if ((await fetch(`${baseUrl}/health/ready`)).status === 200) return;
+      if ((await fetch(url)).status === 200) return;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error('http: the service was not ready in time');
+    if (Date.now() > deadline) throw new Error(`http: ${url} did not answer 200 in time`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

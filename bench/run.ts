@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { ScenarioResult, TARGET_TREE_RATIO_64_WRITERS, runEventStoreBench, runPostgresEventStoreBench } from './event-store.bench';
 import { BodiesInFlightResult, ReadFigures, TARGET_OTHER_TENANT_SLOWEST_READ_MS, TARGET_PEAK_RSS_MB, runBodiesInFlightBench } from './bodies-in-flight.bench';
 import { BuildFigures, LedgerLogBenchResult, runLedgerLogBench } from './ledger-log.bench';
+import { CatchUpResult, LoadFigures, runCatchUpBench } from './catch-up.bench';
 import { HttpBenchResult, REFERENCES, RouteFigures, runHttpBench } from './http.bench';
 import { DIGEST_ALLOWANCE, ProjectionRebuildResult, REBUILD_STORES, runProjectionRebuildBench } from './projection-rebuild.bench';
 import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyBench } from './webhook-latency.bench';
@@ -13,7 +14,7 @@ import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyB
  * `--` run only those benchmarks: `npm run bench -- webhook-latency`.
  */
 const TARGET_RATIO_64_WRITERS = 0.7;
-const BENCHMARKS = ['event-store', 'ledger-log', 'webhook-latency', 'projection-rebuild', 'http', 'bodies-in-flight'] as const;
+const BENCHMARKS = ['event-store', 'ledger-log', 'webhook-latency', 'projection-rebuild', 'http', 'catch-up', 'bodies-in-flight'] as const;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -62,6 +63,11 @@ async function main(): Promise<void> {
     // A route that errors or answers an unexpected status is a failure of the run, not a slow figure.
     if (result.failed) process.exitCode = 1;
   }
+  if (runs('catch-up')) {
+    const result = await runCatchUpBench(log);
+    process.stdout.write(catchUpSummary(result));
+    writeResults('catch-up.json', result);
+  }
   if (runs('bodies-in-flight')) {
     const result = await runBodiesInFlightBench(log);
     process.stdout.write(bodiesInFlightSummary(result));
@@ -69,6 +75,17 @@ async function main(): Promise<void> {
     // An acknowledged grant that cannot be read back, or an answer other than 201 or 503, is a failure of the run.
     if (result.failed) process.exitCode = 1;
   }
+}
+
+function catchUpSummary(result: CatchUpResult): string {
+  const figures = (f: LoadFigures) => `${Math.round(f.requestsPerSecond).toLocaleString('en-US')} req/s, p50 ${ms(f.p50Ms)}, p99 ${ms(f.p99Ms)}, slowest ${ms(f.maxMs)}`;
+  return [
+    `\n## Requests while the read model catches up with ${result.ledgerEvents.toLocaleString('en-US')} events (GET /health/live, ${result.connections} connections, ${result.seconds} s each)`,
+    `during the catch-up: ${figures(result.during)}${result.windowWithinCatchUp ? '' : ' (the catch-up ended within the window)'}`,
+    `once ready (baseline): ${figures(result.after)}`,
+    `during / baseline: ${(result.during.requestsPerSecond / result.after.requestsPerSecond).toFixed(2)} of the throughput; ready ${result.catchUpSeconds.toFixed(1)} s after listening`,
+    '',
+  ].join('\n');
 }
 
 function bodiesInFlightSummary(result: BodiesInFlightResult): string {
