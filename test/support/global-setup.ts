@@ -1,5 +1,7 @@
 // Jest loads this file outside its module registry: the @ledger/* paths come from tsconfig.json.
 import 'tsconfig-paths/register';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { dropAbandonedTestDatabases } from '@ledger/event-store/testing';
 
 /**
@@ -7,6 +9,8 @@ import { dropAbandonedTestDatabases } from '@ledger/event-store/testing';
  * jest drops the console output of suites whose tests are all skipped.
  */
 export default async function globalSetup(): Promise<void> {
+  // The API's projection thread runs from dist/ (apps/api/src/projection-thread.ts), as do the CLI and the built services.
+  execFileSync(process.execPath, [join(__dirname, '../../scripts/build-if-needed.js')], { stdio: ['ignore', 'ignore', 'inherit'] });
   const dropped = await dropAbandonedTestDatabases();
   if (dropped > 0) process.stderr.write(`\nnotice: dropped ${dropped} test database(s) left by runs that were killed.\n`);
   if (!process.env.EVENTSTORE_CONNECTION_STRING) {

@@ -18,6 +18,7 @@ import { LedgerCoreModule } from './ledger-core.module';
 import { LedgerLogModule } from './ledger-log/ledger-log.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { PROJECTIONS } from './projections';
+import { ProjectionThread } from './projection-thread';
 import { RedecModule } from './redec/redec.module';
 import { RetentionErasureModule } from './retention/retention-erasure.module';
 import { RightsDeadlinesModule } from './rights-requests/rights-deadlines.module';
@@ -34,7 +35,8 @@ export class AppModule {
       imports: [
         LedgerCoreModule.forRoot(config),
         CqrsModule.forRoot(),
-        ProjectionsModule.forRoot({ projections: PROJECTIONS, autoPipelining: !tracingStarted() }),
+        // The projections follow the store on a thread of their own (ProjectionThread); this thread's runner serves the waits and the operator's view.
+        ProjectionsModule.forRoot({ projections: PROJECTIONS, autoPipelining: !tracingStarted(), follow: false }),
         QueuesModule.forRoot({ queues: declaredQueues, telemetry: queueTelemetry() }),
         CustomersModule,
         ConfigurationsModule.forRoot(config),
@@ -55,6 +57,7 @@ export class AppModule {
         MetricsModule,
       ],
       controllers: [HealthController],
+      providers: [ProjectionThread],
     };
   }
 }

@@ -1,9 +1,12 @@
 export type { AnyDocumentProjection, DocumentProjection, IndexEntry } from './projection';
 export { ProjectionRunner } from './projection-runner';
+export { ProjectionProgress } from './projection-progress';
+export type { ProgressReport } from './projection-progress';
 export type { ProjectionLog, ProjectionRunnerOptions, ProjectionStatus, RebuildResult } from './projection-runner';
 export type { RebuildProgress } from './rebuild';
 export { InvalidCursorError, cursorBeforeSortKey } from './index-member';
 export { ReadModel } from './read-model';
 export type { IndexPage } from './read-model';
 export { PROJECTIONS_REDIS, ProjectionsModule } from './projections.module';
+export { stopProjections } from './stop-projections';
 export type { ProjectionsModuleOptions } from './projections.module';

@@ -7,6 +7,7 @@ import { BatchReader } from './batch-reader';
 import { digestModel, EMPTY_DIGEST, readGeneration } from './digest';
 import { createPointer, nextStep, readPointer } from './pointer';
 import { AnyDocumentProjection } from './projection';
+import { ProgressReport, ProjectionProgress } from './projection-progress';
 import { RebuildContext, RebuildProgress, rebuildProjection, rebuildProjections } from './rebuild';
 import { Pointer, RedisLayout } from './redis-layout';
 
@@ -26,6 +27,8 @@ export interface ProjectionRunnerOptions {
   clock?: Clock;
   /** Where failures are reported (they are retried, never skipped); stderr by default. */
   log?: ProjectionLog;
+  /** Hears every change of `progress` while the runner follows (the API's projection thread passes it on). */
+  onProgress?: (report: ProgressReport) => void;
 }
 
 export interface ProjectionStatus {
@@ -57,7 +60,8 @@ export class ProjectionRunner {
   private readonly layout: RedisLayout;
   private readonly context: RebuildContext;
   private readonly loops: ProjectionLoop[];
-  private readonly waiters = new Set<() => void>();
+  /** Fed by this runner while it follows the store; by the API's projection thread when the runner follows there. */
+  readonly progress = new ProjectionProgress();
   private running: { controller: AbortController; done: Promise<unknown> } | undefined;
   /** The store's head when `start()` ran: the initial catch-up target. */
   private startHead: number | undefined;
@@ -99,23 +103,23 @@ export class ProjectionRunner {
     this.notify();
   }
 
-  /** Whether every projection has caught up with the store's head as it was at `start()`. */
+  /** Whether every projection has caught up with the store's head as it was when following began. */
   isReady(): boolean {
-    return this.startHead !== undefined && this.reached(this.startHead);
+    return this.progress.isReady();
   }
 
   /** Resolves true once `isReady()`, false after `timeoutMs`. */
   ready(timeoutMs: number): Promise<boolean> {
-    return this.waitUntil(() => this.isReady(), timeoutMs);
+    return this.progress.ready(timeoutMs);
   }
 
   /**
-   * Resolves true as soon as every projection this process runs has absorbed
-   * `position` (a command's commit position, so its client reads its own
-   * write), false after `timeoutMs`. Never rejects.
+   * Resolves true as soon as every projection has absorbed `position` (a
+   * command's commit position, so its client reads its own write), false
+   * after `timeoutMs`. Never rejects.
    */
   waitForPosition(position: number, timeoutMs: number): Promise<boolean> {
-    return this.waitUntil(() => this.reached(position), timeoutMs);
+    return this.progress.waitForPosition(position, timeoutMs);
   }
 
   async status(): Promise<ProjectionStatus[]> {
@@ -179,8 +183,15 @@ export class ProjectionRunner {
     });
   }
 
-  private reached(position: number): boolean {
-    return this.loops.every((loop) => loop.superseded || (loop.cursor !== undefined && loop.cursor.checkpoint >= position));
+  /** The last position every projection has absorbed: -1 while one has no cursor yet; a superseded one no longer holds the others back. */
+  private absorbed(): number {
+    let absorbed = Infinity;
+    for (const loop of this.loops) {
+      if (loop.superseded) continue;
+      if (loop.cursor === undefined) return -1;
+      absorbed = Math.min(absorbed, loop.cursor.checkpoint);
+    }
+    return absorbed;
   }
 
   private async recordStartHead(signal: AbortSignal): Promise<void> {
@@ -195,24 +206,11 @@ export class ProjectionRunner {
     }
   }
 
-  private waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-    if (condition()) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const finish = (result: boolean) => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve(result);
-      };
-      const check = () => {
-        if (condition()) finish(true);
-      };
-      const timer = setTimeout(() => finish(false), timeoutMs);
-      this.waiters.add(check);
-    });
-  }
-
   private notify(): void {
-    for (const check of [...this.waiters]) check();
+    const absorbed = this.absorbed();
+    const before = this.progress.report;
+    this.progress.update({ absorbed, ready: this.startHead !== undefined && absorbed >= this.startHead });
+    if (this.progress.report !== before) this.options.onProgress?.(this.progress.report);
   }
 }
 

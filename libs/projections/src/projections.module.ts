@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { AnyDocumentProjection } from './projection';
 import { ProjectionRunner } from './projection-runner';
 import { ReadModel } from './read-model';
+import { stopProjections } from './stop-projections';
 
 /** The Redis connection the projections write and read through (their own, so a slow queue never delays them). */
 export const PROJECTIONS_REDIS = Symbol('PROJECTIONS_REDIS');
@@ -13,6 +14,12 @@ export interface ProjectionsModuleOptions {
   projections: readonly AnyDocumentProjection[];
   /** How long shutdown waits for the batch in flight when Redis is unreachable (5000 ms). */
   shutdownGraceMs?: number;
+  /**
+   * Whether the runner follows the store in this thread (true). The API
+   * follows on a thread of its own and feeds `runner.progress` from it
+   * (decision 0077); its runner serves the operator's view and the waits.
+   */
+  follow?: boolean;
   /**
    * Whether the read model's connection sends what one event-loop turn asks
    * in one write (true). A traced process turns it off: a command that joins
@@ -34,19 +41,12 @@ class ProjectionsLifecycle implements OnApplicationBootstrap, OnApplicationShutd
 
   /** Does not wait for the catch-up: /health/ready reports it through `runner.isReady()`. */
   onApplicationBootstrap(): void {
-    this.runner.start();
+    if (this.options.follow ?? true) this.runner.start();
   }
 
-  /**
-   * After the HTTP server has closed, so no request is still waiting for a
-   * position. With Redis unreachable, the batch in flight and quit() would
-   * wait for it forever (ioredis keeps commands queued while it reconnects);
-   * past the grace period they are abandoned and the connection dropped.
-   * Nothing is lost: the next start redoes the batch from the checkpoint.
-   */
+  /** After the HTTP server has closed, so no request is still waiting for a position. */
   async onApplicationShutdown(): Promise<void> {
-    const closing = this.runner.stop().then(() => this.redis.quit());
-    if (!(await settlesWithin(closing, this.options.shutdownGraceMs ?? 5_000))) this.redis.disconnect();
+    await stopProjections(this.runner, this.redis, this.options.shutdownGraceMs);
   }
 }
 
@@ -93,15 +93,4 @@ export class ProjectionsModule {
       exports: [ProjectionRunner, ReadModel, PROJECTIONS_REDIS],
     };
   }
-}
-
-/** Whether `promise` settles (either way) within `ms`. */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const settled = promise.then(
-    () => true,
-    () => true,
-  );
-  return Promise.race([settled, deadline]).finally(() => clearTimeout(timer));
 }

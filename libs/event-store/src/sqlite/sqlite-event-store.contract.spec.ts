@@ -168,6 +168,26 @@ describe('SqliteEventStore', () => {
     expect(event).toMatchObject({ streamId: 'from-child', type: 'child.appended', position: appended.position });
   });
 
+  it("wakes a subscription of another connection to the same file in this process (another thread's) at the commit, not at its next poll", async () => {
+    const follower = new SqliteEventStore(file, { pollIntervalMs: 600_000 });
+    const controller = new AbortController();
+    try {
+      // The follower's first read finds nothing; from then on only a commit's announcement can wake it within the test.
+      const subscription = follower.subscribeToAll({ signal: controller.signal })[Symbol.asyncIterator]();
+      const next = subscription.next();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const { position } = await store.append('announced', [newEvent()], 'no_stream');
+      let timer: NodeJS.Timeout | undefined;
+      const woken = await Promise.race([next, new Promise<'asleep'>((resolve) => (timer = setTimeout(() => resolve('asleep'), 5_000)))]);
+      clearTimeout(timer);
+      expect(woken).not.toBe('asleep');
+      expect((woken as IteratorResult<readonly RecordedEvent[]>).value).toEqual([expect.objectContaining({ streamId: 'announced', position })]);
+    } finally {
+      controller.abort();
+      await follower.close();
+    }
+  });
+
   it('stores hashes an auditor can recompute from the columns alone', async () => {
     await store.append('audited', [newEvent(), newEvent('contract.tested', { b: 1, a: 'ñ\n' })], 'no_stream');
     const reader = new Database(file, { readonly: true });

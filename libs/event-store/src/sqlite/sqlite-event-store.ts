@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { BroadcastChannel } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { Clock, restrictToOwner, systemClock } from '@ledger/platform';
 import {
@@ -134,6 +136,13 @@ export class SqliteEventStore implements EventStore {
   /** Live subscriptions waiting for new events; each is woken after a commit and on close. */
   private readonly waiters = new Set<() => void>();
   /**
+   * Where this connection announces its commits to every other connection to
+   * the same file in this process, whatever its thread (the API follows the
+   * store on a thread of its own: decision 0077), and hears theirs: their
+   * subscriptions wake at the commit instead of at their next poll.
+   */
+  private readonly commits: BroadcastChannel;
+  /**
    * Stream heads known to this connection: read from the file, then kept up
    * to date by the fast path's inserts. Valid only while no other connection
    * has committed (PRAGMA data_version unchanged, checked inside each group's
@@ -170,6 +179,10 @@ export class SqliteEventStore implements EventStore {
     restrictToOwner(filePath, `${filePath}-wal`, `${filePath}-shm`);
     openDatabase(this.db, options.busyTimeoutMs);
     this.statements = prepareStatements(this.db);
+    this.commits = new BroadcastChannel(`ledger-sqlite-commits:${realpathSync(filePath)}`);
+    this.commits.onmessage = () => this.wakeAll();
+    // An open channel would keep the process alive.
+    this.commits.unref();
     this.log = new SqliteLedgerLog(this.db);
     const fast = this.db.transaction((group: PendingAppend[]) => this.runFast(group));
     this.fastGroup = fast.immediate;
@@ -185,6 +198,7 @@ export class SqliteEventStore implements EventStore {
     try {
       if (this.merkleTree) this.buildLog(options.logBuildBatch ?? DEFAULT_LOG_BUILD_BATCH, options.onLogBuild);
     } catch (error) {
+      this.commits.close();
       this.db.close();
       throw error;
     }
@@ -241,6 +255,7 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     while (this.queue.length > 0) this.flushGroup();
+    this.commits.close();
     this.wakeAll();
     this.db.close();
   }
@@ -287,6 +302,7 @@ export class SqliteEventStore implements EventStore {
     this.counters.appends += group.length;
     settleCommitted(group);
     this.wakeAll();
+    this.commits.postMessage(null);
   }
 
   /**

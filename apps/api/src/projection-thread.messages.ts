@@ -1,0 +1,9 @@
+import type { LedgerConfig } from '@ledger/platform';
+import type { ProgressReport, ProjectionLog } from '@ledger/projections';
+
+/** What the API hands its projection thread: where the store and the read model are. */
+export type ProjectionThreadData = Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString' | 'databaseUrl' | 'redisUrl' | 'redisPrefix'>;
+
+export type FromProjectionThread = { kind: 'progress'; report: ProgressReport } | { kind: 'log'; level: Parameters<ProjectionLog>[0]; message: string };
+
+export type ToProjectionThread = { kind: 'stop' };

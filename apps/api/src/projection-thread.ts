@@ -1,0 +1,83 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { LEDGER_CONFIG, LedgerConfig, retryBackoffMs } from '@ledger/platform';
+import { ProjectionRunner } from '@ledger/projections';
+import type { FromProjectionThread, ProjectionThreadData, ToProjectionThread } from './projection-thread.messages';
+
+/** How long shutdown waits for the thread to finish its batch and close its connections before ending it. */
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * The thread the API's projections follow the store on (decision 0077), run
+ * from the built `projections.thread.js`. Its progress reports feed the
+ * runner's `progress`, which commands wait on to read their own writes and
+ * /health/ready reads; its log lines come out of this thread's logger. A
+ * thread that dies is started again: it resumes from the checkpoints in Redis.
+ */
+@Injectable()
+export class ProjectionThread implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Projections');
+  private worker: Worker | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private stopping = false;
+  private restart: NodeJS.Timeout | undefined;
+
+  constructor(
+    @Inject(LEDGER_CONFIG) private readonly config: LedgerConfig,
+    private readonly runner: ProjectionRunner,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.start(0);
+  }
+
+  /** After the HTTP server has closed, so no request is still waiting for a position. */
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restart);
+    const worker = this.worker;
+    if (!worker) return;
+    worker.postMessage({ kind: 'stop' } satisfies ToProjectionThread);
+    const ended = await Promise.race([this.exited.then(() => true), new Promise<false>((done) => setTimeout(done, STOP_GRACE_MS, false).unref())]);
+    if (!ended) await worker.terminate();
+  }
+
+  private start(failures: number): void {
+    const { dataDir, eventStoreConnectionString, databaseUrl, redisUrl, redisPrefix } = this.config;
+    const workerData: ProjectionThreadData = { dataDir, eventStoreConnectionString, databaseUrl, redisUrl, redisPrefix };
+    const worker = new Worker(threadEntry(), { workerData });
+    const startedAt = Date.now();
+    worker.on('message', (message: FromProjectionThread) => {
+      if (message.kind === 'progress') this.runner.progress.update(message.report);
+      else if (message.level === 'error') this.logger.error(message.message);
+      else this.logger.warn(message.message);
+    });
+    worker.on('error', (error) => this.logger.error(`the projection thread failed: ${error.stack ?? error.message}`));
+    this.exited = new Promise((done) =>
+      worker.once('exit', (code) => {
+        this.worker = undefined;
+        done();
+        if (this.stopping) return;
+        // A thread that ran for a while before it died starts again at once; one that dies at its start backs off.
+        const next = Date.now() - startedAt > 60_000 ? 0 : failures + 1;
+        this.logger.error(`the projection thread ended (exit code ${code}); starting it again`);
+        this.restart = setTimeout(() => this.start(next), retryBackoffMs(next));
+      }),
+    );
+    this.worker = worker;
+  }
+}
+
+/**
+ * The built thread: beside this file once compiled (`npm start`, the image);
+ * from the TypeScript sources (the tests, ts-node), the build of those same
+ * sources in dist/, which `npm test` makes before jest runs (and jest's global
+ * setup when jest is run alone).
+ */
+function threadEntry(): string {
+  const beside = join(__dirname, 'projections.thread.js');
+  if (existsSync(beside)) return beside;
+  return resolve(__dirname, '../../../dist/apps/api/src/projections.thread.js');
+}
