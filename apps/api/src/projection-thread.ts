@@ -60,7 +60,7 @@ export class ProjectionThread implements OnApplicationBootstrap, OnApplicationSh
         this.worker = undefined;
         done();
         if (this.stopping) return;
-        // A thread that ran for a while before it died starts again at once; one that dies at its start backs off.
+        // A thread that ran for a minute before it died starts again after the shortest wait; one that keeps dying at its start waits longer each time.
         const next = Date.now() - startedAt > 60_000 ? 0 : failures + 1;
         this.logger.error(`the projection thread ended (exit code ${code}); starting it again`);
         this.restart = setTimeout(() => this.start(next), retryBackoffMs(next));
