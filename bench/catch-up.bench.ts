@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { autocannon, CannonResult, spawnService, waitFor } from './http.bench';
+import { autocannon, CannonResult, spawnService, waitReady } from './http.bench';
 import { generateInChildProcess } from './projection-rebuild.bench';
 
 /** The service while its read model catches up with a generated ledger, beside the same service once it has. */
@@ -48,7 +48,7 @@ export async function runCatchUpBench(log: (line: string) => void): Promise<Catc
     const service = await spawnService({ redisUrl, dataDir, masterKey });
     try {
       const listening = performance.now();
-      const ready = waitFor(`${service.baseUrl}/health/ready`, service.process, 60 * 60_000).then(() => performance.now());
+      const ready = waitReady(service.baseUrl, service.process, 60 * 60_000).then(() => performance.now());
       log(`catch-up: GET /health/live at ${CONNECTIONS} connections for ${seconds} s while the read model catches up`);
       const during = await load(service.baseUrl, seconds);
       const windowEnded = performance.now();

@@ -511,21 +511,27 @@ function requireBuilt(): void {
   if (!existsSync(join(DIST, 'apps/api/src/main.js'))) throw new Error('http: build first (npm run bench builds)');
 }
 
-async function waitReady(baseUrl: string, child: ChildProcess, timeoutMs = 600_000): Promise<void> {
-  await waitFor(`${baseUrl}/health/ready`, child, timeoutMs);
+/** Until /health/ready says ready: caught up, not merely serving while the read model is rebuilt (status `degraded`). */
+export async function waitReady(baseUrl: string, child: ChildProcess, timeoutMs = 600_000): Promise<void> {
+  await waitFor(`${baseUrl}/health/ready`, child, timeoutMs, async (response) => response.status === 200 && ((await response.json()) as { status: string }).status === 'ready');
 }
 
-/** Until `url` answers 200. */
-export async function waitFor(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+/** Until `url` gives an answer `accepted` takes (by default, any 200). */
+export async function waitFor(
+  url: string,
+  child: ChildProcess,
+  timeoutMs: number,
+  accepted: (response: Response) => Promise<boolean> = async (response) => response.status === 200,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`http: the service exited (${child.exitCode}) during start`);
     try {
-      if ((await fetch(url)).status === 200) return;
+      if (await accepted(await fetch(url))) return;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`http: ${url} did not answer 200 in time`);
+    if (Date.now() > deadline) throw new Error(`http: ${url} did not answer in time`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -109,7 +109,7 @@ function startService(app: 'api' | 'worker', env: Record<string, string>, { buil
   return { child, output: () => output, exited };
 }
 
-/** The API as a separate process (apps/api/src/main.ts), answering once /health/ready is 200. */
+/** The API as a separate process (apps/api/src/main.ts), answering once /health/ready says ready (caught up). */
 export async function spawnApi(env: Record<string, string>, readyTimeoutMs = 60_000, options: SpawnOptions = {}): Promise<ApiProcess> {
   const port = await freePort();
   const service = startService('api', { ...env, PORT: String(port), HOST: '127.0.0.1' }, options);
@@ -119,7 +119,7 @@ export async function spawnApi(env: Record<string, string>, readyTimeoutMs = 60_
   for (;;) {
     if (child.exitCode !== null) throw new Error(`API exited during start:\n${output()}`);
     try {
-      if ((await fetch(`${baseUrl}/health/ready`)).status === 200) break;
+      if (((await (await fetch(`${baseUrl}/health/ready`)).json()) as { status: string }).status === 'ready') break;
     } catch {
       // not listening yet
     }

@@ -29,6 +29,8 @@ export interface DomainErrorOptions {
   /** The sub-reason of a VALIDATION_ERROR, e.g. `internal_consent_code_is_server_generated`. */
   reason?: string;
   errors?: FieldError[];
+  /** For a refusal that passes with time (503, 429): how many seconds the client should wait before retrying, sent as `Retry-After`. */
+  retryAfterSeconds?: number;
 }
 
 /** The platform's stable codes (docs/reference/errors.md, "Catalogue"); domain-specific codes are lower-case and live with their rules. */
@@ -47,6 +49,7 @@ export class DomainError extends Error {
   override name = 'DomainError';
   readonly reason?: string;
   readonly errors?: FieldError[];
+  readonly retryAfterSeconds?: number;
 
   constructor(
     readonly kind: ErrorKind,
@@ -57,6 +60,7 @@ export class DomainError extends Error {
     super(detail);
     this.reason = options.reason;
     this.errors = options.errors;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
@@ -100,8 +104,8 @@ export function rateLimited(detail: string): DomainError {
   return new DomainError('rate_limited', 'TOO_MANY_REQUESTS', detail);
 }
 
-export function unavailable(code: string, detail: string): DomainError {
-  return new DomainError('unavailable', code, detail);
+export function unavailable(code: string, detail: string, options: Pick<DomainErrorOptions, 'retryAfterSeconds'> = {}): DomainError {
+  return new DomainError('unavailable', code, detail, options);
 }
 
 /**

@@ -82,11 +82,12 @@ end
 /**
  * Creates a live pointer at checkpoint 0, with the empty model's digest,
  * unless one exists (two processes finding it missing at once agree on one generation).
- * KEYS[1] pointer; ARGV[1] version, ARGV[2] generation, ARGV[3] the empty digest field. Returns 1 when created.
+ * KEYS[1] pointer; ARGV[1] version, ARGV[2] generation, ARGV[3] the empty digest field, ARGV[4] the store's head (rebuildingTo).
+ * Returns 1 when created.
  */
 export const CREATE_POINTER = script(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'generation', ARGV[2], 'checkpoint', '0', 'digest', ARGV[3])
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'generation', ARGV[2], 'checkpoint', '0', 'digest', ARGV[3], 'rebuildingTo', ARGV[4])
 return 1
 `);
 
@@ -127,14 +128,28 @@ redis.call('DEL', KEYS[2])
 return {'switched', live[2] or '', tracked(live[3], live[4]) and '1' or ''}
 `);
 
+/** What a read script answers when the live generation cannot answer: ReadModel turns it into 503 read_model_rebuilding. */
+export const READ_MODEL_REBUILDING_REPLY = 'READ_MODEL_REBUILDING';
+
+/**
+ * Lua: `generation`, the live generation of the pointer KEYS[1], for a read.
+ * With no pointer (Redis lost the model and no runner has noticed yet), or a
+ * pointer being rebuilt after such a loss that has not yet absorbed what the
+ * store held then, the script ends with an error instead: an empty answer
+ * there would be a wrong one (decision 0078).
+ */
+const LIVE_GENERATION = `
+local live = redis.call('HMGET', KEYS[1], 'generation', 'checkpoint', 'rebuildingTo')
+local generation = live[1]
+if not generation or (live[3] and tonumber(live[2]) < tonumber(live[3])) then return redis.error_reply('${READ_MODEL_REBUILDING_REPLY}') end
+`;
+
 /**
  * Reads a document of the live generation, resolving the pointer in the same
  * step so a reader never mixes two generations.
  * KEYS[1] pointer; ARGV[1] model base, ARGV[2] document suffix. Returns the JSON or nil.
  */
-export const READ_DOCUMENT = script(`
-local generation = redis.call('HGET', KEYS[1], 'generation')
-if not generation then return false end
+export const READ_DOCUMENT = script(`${LIVE_GENERATION}
 return redis.call('GET', ARGV[1] .. generation .. ARGV[2])
 `);
 
@@ -150,9 +165,7 @@ end
  * KEYS[1] pointer; ARGV[1] model base, ARGV[2] index suffix, ARGV[3] document suffix before the id.
  * Returns the documents' JSON in index order (sort key, then id).
  */
-export const READ_INDEX = script(`${MEMBER_ID}
-local generation = redis.call('HGET', KEYS[1], 'generation')
-if not generation then return {} end
+export const READ_INDEX = script(`${MEMBER_ID}${LIVE_GENERATION}
 local base = ARGV[1] .. generation
 local key = base .. ARGV[2]
 local ids = {}
@@ -180,9 +193,7 @@ return docs
  * KEYS[1] pointer; ARGV[1] model base, ARGV[2] index suffix, ARGV[3] document suffix before the id.
  * Returns {the documents' JSON, the member each was listed under, the last member read, or nil when no member follows it}.
  */
-export const READ_INDEX_PAGE = script(`${MEMBER_ID}
-local generation = redis.call('HGET', KEYS[1], 'generation')
-if not generation then return {{}, {}, false} end
+export const READ_INDEX_PAGE = script(`${MEMBER_ID}${LIVE_GENERATION}
 local base = ARGV[1] .. generation
 local key, from, limit = base .. ARGV[2], ARGV[4], tonumber(ARGV[5])
 local docs, read, last = {}, {}, false

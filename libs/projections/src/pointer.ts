@@ -33,7 +33,11 @@ export async function readPointer(redis: Redis, key: string): Promise<Pointer | 
   return parsePointer(await redis.hgetall(key));
 }
 
-/** Creates a pointer at checkpoint 0 on a new generation, unless another process just did. */
-export async function createPointer(redis: Redis, key: string, version: number): Promise<void> {
-  await runScript(redis, CREATE_POINTER, [key], [version, newGeneration(), digestField(0, EMPTY_DIGEST)]);
+/**
+ * Creates a pointer at checkpoint 0 on a new generation, unless another
+ * process just did. `head` is the store's head now: the generation is being
+ * rebuilt until it has absorbed that much (Pointer.rebuildingTo).
+ */
+export async function createPointer(redis: Redis, key: string, version: number, head: number): Promise<void> {
+  await runScript(redis, CREATE_POINTER, [key], [version, newGeneration(), digestField(0, EMPTY_DIGEST), head]);
 }

@@ -2,8 +2,14 @@
 export interface ProgressReport {
   /** The last position every projection has absorbed (-1 before each has a cursor; Infinity when none is left to follow). */
   absorbed: number;
-  /** Whether every projection has caught up with the store's head as it was when following began. */
+  /** Whether every projection has caught up with the store's head as it was when following began, and none is being rebuilt. */
   ready: boolean;
+  /**
+   * Whether a projection's model was lost (Redis emptied) and is being
+   * rebuilt from the ledger (decision 0078): its reads refuse until it has
+   * absorbed what the store held when the loss was found.
+   */
+  rebuilding: boolean;
 }
 
 /**
@@ -14,15 +20,17 @@ export interface ProgressReport {
  * on another thread.
  */
 export class ProjectionProgress {
-  private current: ProgressReport = { absorbed: -1, ready: false };
+  private current: ProgressReport = { absorbed: -1, ready: false, rebuilding: false };
   private readonly waiters = new Set<() => void>();
+  /** The last position of a command this process answered without waiting for the read model (see `answeredAhead`). */
+  private answeredAheadTo = -1;
 
   get report(): ProgressReport {
     return this.current;
   }
 
   update(report: ProgressReport): void {
-    if (report.absorbed === this.current.absorbed && report.ready === this.current.ready) return;
+    if (report.absorbed === this.current.absorbed && report.ready === this.current.ready && report.rebuilding === this.current.rebuilding) return;
     this.current = report;
     for (const check of [...this.waiters]) check();
   }
@@ -31,9 +39,41 @@ export class ProjectionProgress {
     return this.current.ready;
   }
 
+  isRebuilding(): boolean {
+    return this.current.rebuilding;
+  }
+
+  /**
+   * A command recorded `position` and was answered without waiting for the
+   * read model, because the model was being rebuilt. Until the model has
+   * absorbed it, this process's reads of the model refuse rather than answer
+   * without it (`holdsAnsweredCommands`): read-your-writes holds across a
+   * rebuild, and the write's answer did not wait for one.
+   */
+  answeredAhead(position: number): void {
+    this.answeredAheadTo = Math.max(this.answeredAheadTo, position);
+  }
+
+  /** Whether the model holds every command this process answered ahead of it. */
+  holdsAnsweredCommands(): boolean {
+    return this.current.absorbed >= this.answeredAheadTo;
+  }
+
   /** Resolves true once `isReady()`, false after `timeoutMs`. */
   ready(timeoutMs: number): Promise<boolean> {
     return this.waitUntil(() => this.current.ready, timeoutMs);
+  }
+
+  /**
+   * What a command that recorded `position` waits for before it answers:
+   * true once every projection has absorbed it, or as soon as one is being
+   * rebuilt, when the command is answered ahead of the model
+   * (`answeredAhead`); false after `timeoutMs`. Never rejects.
+   */
+  async readableAfter(position: number, timeoutMs: number): Promise<boolean> {
+    const readable = await this.waitUntil(() => this.current.absorbed >= position || this.current.rebuilding, timeoutMs);
+    if (readable && this.current.absorbed < position) this.answeredAhead(position);
+    return readable;
   }
 
   /** Resolves true as soon as every projection has absorbed `position`, false after `timeoutMs`. Never rejects. */

@@ -209,7 +209,8 @@ export class ProjectionRunner {
   private notify(): void {
     const absorbed = this.absorbed();
     const before = this.progress.report;
-    this.progress.update({ absorbed, ready: this.startHead !== undefined && absorbed >= this.startHead });
+    const rebuilding = this.loops.some((loop) => !loop.superseded && loop.rebuilding);
+    this.progress.update({ absorbed, ready: !rebuilding && this.startHead !== undefined && absorbed >= this.startHead, rebuilding });
     if (this.progress.report !== before) this.options.onProgress?.(this.progress.report);
   }
 }
@@ -223,6 +224,8 @@ class ProjectionLoop {
   cursor: Pointer | undefined;
   superseded = false;
   private failures = 0;
+  /** Set when the model was found gone, until the new generation's pointer is read. */
+  private recreating = false;
 
   constructor(
     private readonly context: RebuildContext,
@@ -231,6 +234,12 @@ class ProjectionLoop {
     private readonly log: ProjectionLog,
     private readonly onCursor: () => void,
   ) {}
+
+  /** Whether the live generation is being rebuilt after a loss and has not yet absorbed what the store held then. */
+  get rebuilding(): boolean {
+    if (this.cursor === undefined) return this.recreating;
+    return this.cursor.rebuildingTo !== undefined && this.cursor.checkpoint < this.cursor.rebuildingTo;
+  }
 
   private get pointerKey(): string {
     return this.context.layout.pointer(this.projection.name);
@@ -245,9 +254,10 @@ class ProjectionLoop {
         const step = nextStep(await readPointer(redis, this.pointerKey), version);
         switch (step.kind) {
           case 'create':
-            // The model is gone: nothing this process saw written is readable until it is rebuilt.
+            // The model is gone: nothing this process saw written is readable until it is rebuilt, up to the head as it is now.
+            this.recreating = true;
             this.moveCursor(undefined);
-            await createPointer(redis, this.pointerKey, version);
+            await createPointer(redis, this.pointerKey, version, await this.context.store.headPosition());
             break;
           case 'rebuild':
             this.log('warn', `projection ${name}: the model is of an older version; rebuilding it as version ${version}`);
@@ -329,6 +339,7 @@ class ProjectionLoop {
 
   private moveCursor(cursor: Pointer | undefined): void {
     this.cursor = cursor;
+    if (cursor !== undefined) this.recreating = false;
     this.onCursor();
   }
 }

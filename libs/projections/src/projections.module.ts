@@ -85,8 +85,8 @@ export class ProjectionsModule {
         },
         {
           provide: ReadModel,
-          inject: [PROJECTIONS_REDIS, LEDGER_CONFIG],
-          useFactory: (redis: Redis, config: LedgerConfig) => new ReadModel({ redis, prefix: config.redisPrefix }),
+          inject: [PROJECTIONS_REDIS, LEDGER_CONFIG, ProjectionRunner],
+          useFactory: (redis: Redis, config: LedgerConfig, runner: ProjectionRunner) => new ReadModel({ redis, prefix: config.redisPrefix, progress: runner.progress }),
         },
         ProjectionsLifecycle,
       ],

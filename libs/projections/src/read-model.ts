@@ -1,7 +1,23 @@
 import type { Redis } from 'ioredis';
+import { DomainError, unavailable } from '@ledger/platform';
 import { cursorOf, memberOfCursor, parseIndexMember } from './index-member';
-import { READ_DOCUMENT, READ_INDEX, READ_INDEX_PAGE, runScript } from './lua-scripts';
+import { LuaScript, READ_DOCUMENT, READ_INDEX, READ_INDEX_PAGE, READ_MODEL_REBUILDING_REPLY, runScript } from './lua-scripts';
+import { ProjectionProgress } from './projection-progress';
 import { docSuffix, indexSuffix, RedisLayout } from './redis-layout';
+
+/** How long a client is told to wait (Retry-After) while the read model is rebuilt: a million events take well under a minute. */
+export const READ_MODEL_REBUILDING_RETRY_AFTER_SECONDS = 5;
+
+/** 503 read_model_rebuilding: the read model lost its data and is being rebuilt from the ledger (decision 0078). */
+export function readModelRebuilding(): DomainError {
+  return unavailable('read_model_rebuilding', 'The read model is being rebuilt from the ledger; retry after the number of seconds in Retry-After.', {
+    retryAfterSeconds: READ_MODEL_REBUILDING_RETRY_AFTER_SECONDS,
+  });
+}
+
+export function isReadModelRebuilding(error: unknown): boolean {
+  return error instanceof DomainError && error.code === 'read_model_rebuilding';
+}
 
 /** One page of an index's entries, each a document with the sort key it is listed under, and where the next page starts (null after the last). */
 export interface IndexPage<T> {
@@ -19,26 +35,24 @@ export interface IndexPage<T> {
 export class ReadModel {
   private readonly layout: RedisLayout;
 
-  constructor(private readonly options: { redis: Redis; prefix: string }) {
+  /**
+   * `progress`: this process's projection progress, when it also records
+   * commands: a command it answered without waiting for a model being
+   * rebuilt is not yet in it, and reads refuse until it is.
+   */
+  constructor(private readonly options: { redis: Redis; prefix: string; progress?: ProjectionProgress }) {
     this.layout = new RedisLayout(options.prefix);
   }
 
   /** The document, or null when the model does not hold it. */
   async getDocument<T>(name: string, id: string): Promise<T | null> {
-    const json = (await runScript(this.options.redis, READ_DOCUMENT, [this.layout.pointer(name)], [this.layout.modelBase(name), docSuffix(id)])) as
-      | string
-      | null;
+    const json = (await this.read(READ_DOCUMENT, name, [docSuffix(id)])) as string | null;
     return json === null ? null : (JSON.parse(json) as T);
   }
 
   /** Every document listed under `value` in `index`, ordered by sort key, then id. */
   async findByIndex<T>(name: string, index: string, value: string): Promise<T[]> {
-    const docs = (await runScript(
-      this.options.redis,
-      READ_INDEX,
-      [this.layout.pointer(name)],
-      [this.layout.modelBase(name), indexSuffix(index, value), docSuffix('')],
-    )) as string[];
+    const docs = (await this.read(READ_INDEX, name, [indexSuffix(index, value), docSuffix('')])) as string[];
     return docs.map((json) => JSON.parse(json) as T);
   }
 
@@ -62,13 +76,26 @@ export class ReadModel {
   async pageByIndex<T>(name: string, index: string, value: string, page: { after?: string | null; limit: number }): Promise<IndexPage<T>> {
     if (!Number.isInteger(page.limit) || page.limit < 1) throw new RangeError(`page limit must be a positive integer, not ${page.limit}`);
     const from = page.after == null ? '-' : `(${memberOfCursor(page.after)}`;
-    const [docs, members, last] = (await runScript(
-      this.options.redis,
-      READ_INDEX_PAGE,
-      [this.layout.pointer(name)],
-      [this.layout.modelBase(name), indexSuffix(index, value), docSuffix(''), from, page.limit],
-    )) as [string[], string[], string | null];
+    const [docs, members, last] = (await this.read(READ_INDEX_PAGE, name, [indexSuffix(index, value), docSuffix(''), from, page.limit])) as [
+      string[],
+      string[],
+      string | null,
+    ];
     const entries = docs.map((json, i) => ({ sortKey: parseIndexMember(members[i]).sortKey ?? null, document: JSON.parse(json) as T }));
     return { entries, nextCursor: last === null ? null : cursorOf(last) };
+  }
+
+  /**
+   * Runs a read script on the live generation of `name`; 503
+   * read_model_rebuilding when the model cannot answer yet (decision 0078).
+   */
+  private async read(script: LuaScript, name: string, args: ReadonlyArray<string | number>): Promise<unknown> {
+    if (this.options.progress && !this.options.progress.holdsAnsweredCommands()) throw readModelRebuilding();
+    try {
+      return await runScript(this.options.redis, script, [this.layout.pointer(name)], [this.layout.modelBase(name), ...args]);
+    } catch (error) {
+      if (error instanceof Error && error.message.includes(READ_MODEL_REBUILDING_REPLY)) throw readModelRebuilding();
+      throw error;
+    }
   }
 }

@@ -25,6 +25,13 @@ export interface Pointer {
   checkpoint: number;
   /** The digest as of `checkpoint`; undefined when the generation is untracked. */
   digest?: string;
+  /**
+   * Set on a generation started because the model was lost (decision 0078):
+   * the store's head when it was started. Until `checkpoint` reaches it the
+   * generation holds only part of what the ledger says, and no read takes
+   * an answer from it.
+   */
+  rebuildingTo?: number;
 }
 
 export type GenerationKey = { kind: 'doc'; id: string } | { kind: 'index'; index: string; value: string };
@@ -102,6 +109,7 @@ export function parsePointer(hash: Record<string, string>): Pointer | null {
   const pointer: Pointer = { version: Number(hash.version), generation: hash.generation, checkpoint: Number(hash.checkpoint) };
   const separator = hash.digest?.indexOf(':') ?? -1;
   if (separator > 0 && hash.digest.slice(0, separator) === hash.checkpoint) pointer.digest = hash.digest.slice(separator + 1);
+  if (hash.rebuildingTo !== undefined) pointer.rebuildingTo = Number(hash.rebuildingTo);
   return pointer;
 }
 

@@ -112,9 +112,14 @@ describe('ordered indexes against SQLite and Redis', () => {
     expect([...documentsOf(first), ...documentsOf(rest)]).toEqual(await env.readModel.findByIndex<Ranked>(NAME, 'rank', 't1'));
   });
 
-  it('answers an empty last page for a value nothing is listed under, or a projection without a model', async () => {
+  it('answers an empty last page for a value nothing is listed under', async () => {
     expect(await env.readModel.pageByIndex(NAME, 'rank', 't2', { limit: 10 })).toEqual({ entries: [], nextCursor: null });
-    expect(await env.readModel.pageByIndex('none', 'rank', 't1', { limit: 10 })).toEqual({ entries: [], nextCursor: null });
+  });
+
+  it('refuses (read_model_rebuilding) to read a projection without a model: its emptiness says nothing of the ledger', async () => {
+    await expect(env.readModel.pageByIndex('none', 'rank', 't1', { limit: 10 })).rejects.toMatchObject({ kind: 'unavailable', code: 'read_model_rebuilding', retryAfterSeconds: 5 });
+    await expect(env.readModel.findByIndex('none', 'rank', 't1')).rejects.toMatchObject({ code: 'read_model_rebuilding' });
+    await expect(env.readModel.getDocument('none', 't1:0')).rejects.toMatchObject({ code: 'read_model_rebuilding' });
   });
 
   it('refuses a cursor it did not hand out with InvalidCursorError', async () => {
@@ -184,6 +189,18 @@ describe('index pages of generations written directly', () => {
 
     const rest = await page(first.nextCursor, 10);
     expect([documentsOf(rest), rest.nextCursor]).toEqual([[3, 4, 5].map((i) => ({ generation: 'g2', i })), null]);
+  });
+
+  it('refuses every read of a generation rebuilt after a loss until its checkpoint reaches the head it was started at', async () => {
+    await writeGeneration('g1', 3);
+    await env.redis.hset(layout.pointer(NAME), { version: 1, generation: 'g1', checkpoint: 41, rebuildingTo: 42 });
+    await expect(page(null, 3)).rejects.toMatchObject({ code: 'read_model_rebuilding' });
+    await expect(env.readModel.findByIndex(NAME, 'rank', 't1')).rejects.toMatchObject({ code: 'read_model_rebuilding' });
+    await expect(env.readModel.getDocument(NAME, 't1:0')).rejects.toMatchObject({ code: 'read_model_rebuilding' });
+
+    await env.redis.hset(layout.pointer(NAME), { checkpoint: 42 });
+    expect(documentsOf(await page(null, 3)).map((d) => d.i)).toEqual([0, 1, 2]);
+    expect(await env.readModel.getDocument(NAME, 't1:0')).toEqual({ generation: 'g1', i: 0 });
   });
 
   it('skips entries whose document is missing and fills the page from the entries after them', async () => {

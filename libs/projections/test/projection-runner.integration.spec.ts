@@ -1,3 +1,4 @@
+import { isReadModelRebuilding } from '../src';
 import { streamCounts, StreamCount } from './stream-counts.projection';
 import { eventually, TestEnvironment } from './environment';
 
@@ -92,7 +93,13 @@ describe('ProjectionRunner against SQLite and Redis', () => {
     const before = await runner.digest(NAME);
 
     await env.deleteKeys();
-    await eventually(async () => (await count('s0')) === 10 && (await runner.status())[0].checkpoint === position);
+    // Until it is whole again the model refuses to answer rather than count from nothing (decision 0078).
+    const counted = () => count('s0').catch((error) => (isReadModelRebuilding(error) ? 'rebuilding' : Promise.reject(error)));
+    await eventually(async () => {
+      const answer = await counted();
+      expect([10, 'rebuilding']).toContain(answer);
+      return answer === 10 && (await runner.status())[0].checkpoint === position;
+    });
     expect(await runner.digest(NAME)).toBe(before);
 
     position = await env.append('s0');

@@ -9,6 +9,7 @@ import { ReadModel } from '@ledger/projections';
 import { ConsentHistory, consentHistory, historyTimeline, readConsentReferences } from '@ledger/redec';
 import { ConsentRepresentationDto } from '../redec/consents/consent-representation.dto';
 import { ResourceIdPipe } from '../resource-id.pipe';
+import { ReadsReadModel } from '../openapi/problem-responses';
 
 export class ConsentHistoryQueryDto {
   @ApiPropertyOptional({ description: 'A past instant (epoch ms): the facts recorded by then, and the representation as the ledger stated it then.', pattern: '^\\d+$' })
@@ -59,6 +60,7 @@ export class ConsentHistoryHttpController {
     private readonly readModel: ReadModel,
   ) {}
 
+  @ReadsReadModel()
   @Get(':redecConsentId/history')
   @NoStore()
   @RequireScopes(Scopes.AUDIT)

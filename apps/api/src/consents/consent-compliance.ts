@@ -8,6 +8,7 @@ import { ReadModel } from '@ledger/projections';
 import { deriveStatus, readConfigurationVersions } from '@ledger/redec';
 import { ResourceIdPipe } from '../resource-id.pipe';
 import { readCustomerConsents } from './customer-consents.query';
+import { ReadsReadModel } from '../openapi/problem-responses';
 
 export class PendingRequirementDto {
   @ApiProperty({
@@ -110,6 +111,7 @@ export class ConsentComplianceHandler implements IQueryHandler<ConsentCompliance
 export class ConsentComplianceHttpController {
   constructor(private readonly queryBus: QueryBus) {}
 
+  @ReadsReadModel()
   @Get(':customerId/consent-compliance')
   @RequireScopes(Scopes.READ)
   @ApiOperation({

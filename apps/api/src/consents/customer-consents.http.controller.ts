@@ -7,6 +7,7 @@ import { ConsentRepresentationDto } from '../redec/consents/consent-representati
 import { ResourceIdPipe } from '../resource-id.pipe';
 import { CustomerConsent, CustomerConsentsQuery } from './customer-consents.query';
 import { GeneralConsentDto } from './general-consent.dto';
+import { ReadsReadModel } from '../openapi/problem-responses';
 
 export class CustomerRedecConsentDto extends ConsentRepresentationDto {
   @ApiProperty({ enum: ['redec'], description: 'The kind of consent.' }) kind!: 'redec';
@@ -33,6 +34,7 @@ export class CustomerConsentListDto {
 export class CustomerConsentsHttpController {
   constructor(private readonly queryBus: QueryBus) {}
 
+  @ReadsReadModel()
   @Get(':customerId/consents')
   @RequireScopes(Scopes.READ)
   @ApiOperation({

@@ -20,7 +20,7 @@ import {
   GeneralRevokeRequestDto,
   generalConsentView,
 } from './general-consent.dto';
-import { ProblemResponses } from '../openapi/problem-responses';
+import { ProblemResponses, ReadsReadModel } from '../openapi/problem-responses';
 
 /**
  * General (non-REDEC) consents: the same interaction and grant as REDEC's, on
@@ -37,6 +37,7 @@ export class GeneralConsentsHttpController {
     private readonly queryBus: QueryBus,
   ) {}
 
+  @ReadsReadModel()
   @Post('consent-interactions')
   @HttpCode(201)
   @RequireScopes(Scopes.WRITE)
@@ -88,6 +89,7 @@ export class GeneralConsentsHttpController {
     };
   }
 
+  @ReadsReadModel()
   @Get('consents/:consentId')
   @RequireScopes(Scopes.READ)
   @ApiOperation({ operationId: 'getConsent', summary: 'A general consent: template, version, state and dates', description: 'REDEC consents are read at GET /v1/redec/consents/{redecConsentId}.' })

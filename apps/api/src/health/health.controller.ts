@@ -8,7 +8,11 @@ import { PROJECTIONS_REDIS, ProjectionRunner } from '@ledger/projections';
 
 const CHECK_TIMEOUT_MS = 1_000;
 
-/** docs/operations.md, "Health and metrics": live while the process runs; ready once the store, Redis and the projections are up. */
+/**
+ * docs/operations.md, "Health and metrics": live while the process runs;
+ * ready once the store, Redis and the projections are up; degraded (still
+ * 200) while the read model is rebuilt after a loss.
+ */
 @ApiExcludeController()
 @Controller('health')
 export class HealthController {
@@ -31,10 +35,13 @@ export class HealthController {
       check(() => this.store.headPosition()),
       check(() => this.redis.ping()),
     ]);
-    const checks = { eventStore: store, redis, projections: this.projections.isReady() ? 'up' : 'catching_up' };
-    const ready = Object.values(checks).every((c) => c === 'up');
-    reply.status(ready ? 200 : 503);
-    return { status: ready ? 'ready' : 'not_ready', checks };
+    const projections = this.projections.progress.isRebuilding() ? 'rebuilding' : this.projections.isReady() ? 'up' : 'catching_up';
+    const checks = { eventStore: store, redis, projections };
+    // Rebuilding after a loss, the service still serves what the ledger alone answers (decision 0078): taking it out of a
+    // load balancer would only turn a partial outage into a whole one, on every instance at once.
+    const status = store !== 'up' || redis !== 'up' || projections === 'catching_up' ? 'not_ready' : projections === 'rebuilding' ? 'degraded' : 'ready';
+    reply.status(status === 'not_ready' ? 503 : 200);
+    return { status, checks };
   }
 }
 

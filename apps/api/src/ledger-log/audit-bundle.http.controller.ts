@@ -7,7 +7,7 @@ import { Principal, Scopes, notFound } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { consentFacts, readConsentReferences } from '@ledger/redec';
 import { ResourceIdPipe } from '../resource-id.pipe';
-import { ProblemResponses } from '../openapi/problem-responses';
+import { ProblemResponses, ReadsReadModel } from '../openapi/problem-responses';
 import { LedgerLogService } from './ledger-log.service';
 
 class BundledEventDto {
@@ -46,6 +46,7 @@ export class AuditBundleHttpController {
     private readonly ledgerLog: LedgerLogService,
   ) {}
 
+  @ReadsReadModel()
   @Get(':redecConsentId/audit-bundle')
   @NoStore()
   @ProblemResponses({ 503: ['ledger_log_unavailable'] })

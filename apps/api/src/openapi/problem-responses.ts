@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiExtension, ApiResponse } from '@nestjs/swagger';
 import type { OperationObject, ResponseObject } from '@nestjs/swagger';
 import { IDEMPOTENCY_KEY_HEADER } from '@ledger/http';
 import { ErrorCodes } from '@ledger/platform';
@@ -29,6 +29,18 @@ export function ProblemResponses(codesByStatus: Record<number, readonly string[]
   return applyDecorators(...Object.entries(codesByStatus).map(([status, codes]) => ApiResponse({ status: Number(status), ...problemResponse(codes) })));
 }
 
+/** The OpenAPI extension that marks an operation answered from the read model (ReadsReadModel). */
+const READS_READ_MODEL = 'x-reads-read-model';
+
+/**
+ * Marks a route that answers from the read model, or decides on it: while
+ * the model is rebuilt after Redis lost it, it answers 503
+ * read_model_rebuilding with Retry-After (decision 0078). The mark stays in
+ * the document, so a client can tell these operations from those the
+ * ledger alone answers.
+ */
+export const ReadsReadModel = (): MethodDecorator => ApiExtension(READS_READ_MODEL, true);
+
 /**
  * The refusals the HTTP platform answers for an operation of this shape,
  * whatever its handler does (README, "API conventions"): authentication and
@@ -57,6 +69,7 @@ function platformProblems(operation: OperationObject): Map<number, string[]> {
     add(422, ErrorCodes.IDEMPOTENCY_KEY_REUSED);
   }
   add(429, 'TOO_MANY_REQUESTS');
+  if ((operation as unknown as Record<string, unknown>)[READS_READ_MODEL] === true) add(503, 'read_model_rebuilding');
   return codes;
 }
 

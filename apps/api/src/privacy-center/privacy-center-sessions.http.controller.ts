@@ -5,7 +5,7 @@ import { OpenedPrivacyCenterSession, PageReferences, pagePath } from '@ledger/em
 import { CurrentPrincipal, Idempotent, RequireScopes, assertScope } from '@ledger/http';
 import { LEDGER_CONFIG, LedgerConfig, Principal, Scopes } from '@ledger/platform';
 import { customerReference } from '../redec/interactions/create/create-interaction.http.controller';
-import { ProblemResponses } from '../openapi/problem-responses';
+import { ProblemResponses, ReadsReadModel } from '../openapi/problem-responses';
 import { EndPrivacyCenterSessionByBankCommand, OpenPrivacyCenterSessionCommand } from './privacy-center.commands';
 import { ResourceIdPipe } from '../resource-id.pipe';
 import { DEFAULT_IDENTITY_ASSURANCE, DEFAULT_PRIVACY_CENTER_SECONDS, OpenPrivacyCenterSessionRequestDto, OpenPrivacyCenterSessionResponseDto } from './privacy-center.dto';
@@ -20,6 +20,7 @@ export class PrivacyCenterSessionsHttpController {
     private readonly pageReferences: PageReferences,
   ) {}
 
+  @ReadsReadModel()
   @Post()
   @HttpCode(201)
   @RequireScopes(Scopes.WRITE)

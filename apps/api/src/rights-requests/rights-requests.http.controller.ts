@@ -8,7 +8,7 @@ import { CurrentPrincipal, Idempotent, NoStore, RequireScopes, assertScope } fro
 import { CLOCK, Clock, Principal, Scopes, fieldRefused, sha256Hex } from '@ledger/platform';
 import { customerReference } from '../redec/interactions/create/create-interaction.http.controller';
 import { ResourceIdPipe } from '../resource-id.pipe';
-import { ProblemResponses } from '../openapi/problem-responses';
+import { ProblemResponses, ReadsReadModel } from '../openapi/problem-responses';
 import { GetRightsRequestQuery, ReceiveRightsRequestCommand, RectifyRightsRequestCommand, TransitionRightsRequestCommand } from './rights-request.commands';
 import { DEFAULT_PAGE_LIMIT } from '../page-query.dto';
 import { requestCommandContext } from '../request-command-context';
@@ -51,6 +51,7 @@ export class RightsRequestsHttpController {
     return rightsRequestView(await this.commandBus.execute<ReceiveRightsRequestCommand, LoadedRightsRequest>(new ReceiveRightsRequestCommand(input)));
   }
 
+  @ReadsReadModel()
   @Post(':rightsRequestId/transitions')
   @HttpCode(200)
   @RequireScopes(Scopes.WRITE)
@@ -98,6 +99,7 @@ export class RightsRequestsHttpController {
     return rightsRequestView(await this.commandBus.execute<RectifyRightsRequestCommand, LoadedRightsRequest>(new RectifyRightsRequestCommand(rightsRequestId, rectification)));
   }
 
+  @ReadsReadModel()
   @Get()
   @RequireScopes(Scopes.READ)
   @ApiOperation({
@@ -115,6 +117,7 @@ export class RightsRequestsHttpController {
     return { items: page.items.map(summaryView), nextCursor: page.nextCursor };
   }
 
+  @ReadsReadModel()
   @Get(':rightsRequestId/subject-report')
   @NoStore()
   @RequireScopes(Scopes.READ)

@@ -4,17 +4,14 @@ import { RecordedEvent } from '@ledger/event-store';
 import { CommandContext, Decision, loadAggregate, runCommand, toNewEvent } from '@ledger/ledger';
 import { notFound } from '@ledger/platform';
 import {
-  ConsentEvent,
-  ConsentState,
   CustomerReference,
   LifecycleDependencies,
   RIGHTS_REQUEST_KINDS,
   RightsRequestDependencies,
   RightsRequestKind,
   customerOfRequest,
-  evolveConsent,
+  loadConsent,
   receiveRightsRequest,
-  redecStreams,
   revokeConsent,
 } from '@ledger/redec';
 import { pageTokenMatches, pageTokenSha256 } from '../session/embed-session.decider';
@@ -144,7 +141,7 @@ export async function revokeOnPrivacyCenter(deps: PrivacyCenterDependencies, ses
   const { tenantId, now } = context;
   assertPrivacyCenterSessionOpen(session, now);
   if (consent.kind === 'redec') {
-    const { state } = await loadAggregate(deps.store, redecStreams.consent(tenantId, consent.consentId), (s: ConsentState | null, e: ConsentEvent) => evolveConsent(s, e, tenantId));
+    const state = await loadConsent(deps.store, tenantId, consent.consentId);
     if (state?.grant.customerId !== session.customerId) throw notFound('consent');
     const revoked = await revokeConsent(deps, consent.consentId, { channel: 'digital', occurredAt: now, sourceType: 'direct', identityAssurance: session.identityAssurance }, context);
     return { outcome: revoked.result.effective ? 'revoked' : 'revocation_kept', position: revoked.position };

@@ -17,3 +17,4 @@ export * from './enablement';
 export * from './caller-instants';
 export * from './protected-rut';
 export * from './consent-export';
+export * from './load-consent';

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EventStore, RecordedEvent } from '@ledger/event-store';
-import { CommandContext, CustomerIdentityDependencies, loadAggregate, runCommand, toNewEvent } from '@ledger/ledger';
+import { CommandContext, CustomerIdentityDependencies, runCommand, toNewEvent } from '@ledger/ledger';
 import { DomainError, IdentifierProtection, fieldRefused } from '@ledger/platform';
-import { ConsentEvent } from '../consent/consent.events';
-import { ConsentState, evolveConsent } from '../consent/consent.state';
+import { loadConsent } from '../consent/load-consent';
 import { BankingCalendar } from '../calendar/banking-calendar';
 import { CustomerReference, customerOfRequest } from '../interaction/create-interaction';
 import { BASELINE_PROFILE, RIGHTS_DEADLINES } from '../profiles/profile-catalog';
@@ -86,8 +85,7 @@ async function checkConsentsOfCustomer(store: EventStore, request: Pick<ReceiveR
 
 /** A consent never changes its customer, so a plain read of its stream decides; an unknown consent and another customer's are alike. */
 async function isConsentOfCustomer(store: EventStore, tenantId: string, redecConsentId: string, customerId: string): Promise<boolean> {
-  const { state } = await loadAggregate(store, redecStreams.consent(tenantId, redecConsentId), (s: ConsentState | null, e: ConsentEvent) => evolveConsent(s, e, tenantId));
-  return state?.grant.customerId === customerId;
+  return (await loadConsent(store, tenantId, redecConsentId))?.grant.customerId === customerId;
 }
 
 /**

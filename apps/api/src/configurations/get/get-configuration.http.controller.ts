@@ -7,6 +7,7 @@ import { ConfigurationDocument } from '@ledger/redec';
 import { ConfigurationResponseDto, configurationResponse } from '../configuration.response.dto';
 import { GetConfigurationQuery } from './get-configuration.query';
 import { ResourceIdPipe } from '../../resource-id.pipe';
+import { ReadsReadModel } from '../../openapi/problem-responses';
 
 @ApiTags('configurations')
 @ApiBearerAuth()
@@ -14,6 +15,7 @@ import { ResourceIdPipe } from '../../resource-id.pipe';
 export class GetConfigurationHttpController {
   constructor(private readonly queryBus: QueryBus) {}
 
+  @ReadsReadModel()
   @Get(':configurationId')
   @RequireScopes(Scopes.READ)
   @ApiOperation({

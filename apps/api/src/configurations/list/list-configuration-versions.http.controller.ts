@@ -7,6 +7,7 @@ import { Principal, Scopes } from '@ledger/platform';
 import { ConfigurationDocument } from '@ledger/redec';
 import { ConfigurationResponseDto, configurationResponse } from '../configuration.response.dto';
 import { ListConfigurationVersionsQuery } from './list-configuration-versions.query';
+import { ReadsReadModel } from '../../openapi/problem-responses';
 
 export class ListConfigurationVersionsQueryDto {
   @ApiProperty({ description: 'The template whose published versions to list.', maxLength: 100 })
@@ -27,6 +28,7 @@ export class ConfigurationVersionsResponseDto {
 export class ListConfigurationVersionsHttpController {
   constructor(private readonly queryBus: QueryBus) {}
 
+  @ReadsReadModel()
   @Get()
   @RequireScopes(Scopes.READ)
   @ApiOperation({

@@ -6,6 +6,7 @@ import { Principal, Scopes } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { DENY_REASON_CODES, listContradictedDecisions } from '@ledger/redec';
 import { DEFAULT_PAGE_LIMIT, PageQueryDto } from '../../page-query.dto';
+import { ReadsReadModel } from '../../openapi/problem-responses';
 
 class ContradictingFactDto {
   @ApiProperty({ format: 'uuid', description: 'The id of the fact (an event of the consent\'s stream): its audit replay and its inclusion proof name it.' }) eventId!: string;
@@ -51,6 +52,7 @@ export class ContradictedAccessesHttpController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
+  @ReadsReadModel()
   @Get('contradicted')
   @RequireScopes(Scopes.READ)
   @ApiOperation({

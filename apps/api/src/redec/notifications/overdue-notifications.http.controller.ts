@@ -8,7 +8,7 @@ import { BankingCalendar, listOverdueNotifications } from '@ledger/redec';
 import { QueryInteger } from '../../dto-fields';
 import { DEFAULT_PAGE_LIMIT, PageQueryDto } from '../../page-query.dto';
 import { BANKING_CALENDAR } from '../banking-calendar.provider';
-import { ProblemResponses } from '../../openapi/problem-responses';
+import { ProblemResponses, ReadsReadModel } from '../../openapi/problem-responses';
 
 export class OverdueNotificationsQueryDto extends PageQueryDto {
   @ApiProperty({ type: 'integer', minimum: 0, maximum: 60, description: 'How many banking business days after the grant or the effective revocation a notice is overdue.' })
@@ -44,6 +44,7 @@ export class OverdueNotificationsHttpController {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  @ReadsReadModel()
   @Get('overdue')
   @RequireScopes(Scopes.READ)
   @ApiOperation({

@@ -10,7 +10,7 @@ import { ReadModel } from '@ledger/projections';
 import { ConsentState, EVIDENCE_MEDIA_TYPES, evidenceDownloadType } from '@ledger/redec';
 import { readConsent } from '../consent-reads';
 import { ResourceIdPipe } from '../../../resource-id.pipe';
-import { ProblemResponses } from '../../../openapi/problem-responses';
+import { ProblemResponses, ReadsReadModel } from '../../../openapi/problem-responses';
 
 /** Integrators poll with backoff (docs/reference/evidence-and-artifacts.md, "Polling a pending artifact"); this is the first wait suggested for a pending artifact. */
 export const ARTIFACT_RETRY_AFTER_SECONDS = 5;
@@ -53,6 +53,7 @@ export class ArtifactHttpController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
+  @ReadsReadModel()
   @Get(':redecConsentId/artifact')
   @RequireScopes(Scopes.READ)
   @ApiOperation({ operationId: 'getRedecConsentArtifact', summary: "The consent artifact's metadata" })
@@ -61,6 +62,7 @@ export class ArtifactHttpController {
     return metadataOf(await this.consent(principal.tenantId, redecConsentId));
   }
 
+  @ReadsReadModel()
   @Get(':redecConsentId/artifact/download')
   @NoStore()
   @RequireScopes(Scopes.READ)

@@ -9,7 +9,7 @@ import { AnnulCreditExtensionCommand, EndCreditExtensionCommand, RegisterCreditE
 import { EndCreditExtensionRequestDto, RegisterCreditExtensionRequestDto } from './credit-extension.request.dto';
 import { AnnulRequestDto } from '../../annul-request.dto';
 import { ResourceIdPipe } from '../../../resource-id.pipe';
-import { ProblemResponses } from '../../../openapi/problem-responses';
+import { ProblemResponses, ReadsReadModel } from '../../../openapi/problem-responses';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -17,6 +17,7 @@ import { ProblemResponses } from '../../../openapi/problem-responses';
 export class CreditExtensionsHttpController {
   constructor(private readonly commandBus: CommandBus) {}
 
+  @ReadsReadModel()
   @Post()
   @HttpCode(201)
   @RequireScopes(Scopes.WRITE)

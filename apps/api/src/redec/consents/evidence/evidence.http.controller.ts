@@ -7,6 +7,7 @@ import { ConsentState } from '@ledger/redec';
 import { readConsent } from '../consent-reads';
 import { EvidenceViewDto } from './evidence-view.dto';
 import { ResourceIdPipe } from '../../../resource-id.pipe';
+import { ReadsReadModel } from '../../../openapi/problem-responses';
 
 /**
  * The auditable view of the regulatory fact
@@ -62,6 +63,7 @@ export function evidenceViewOf({ grant, artifact, notifications }: ConsentState)
 export class EvidenceHttpController {
   constructor(private readonly readModel: ReadModel) {}
 
+  @ReadsReadModel()
   @Get(':redecConsentId/evidence')
   @NoStore()
   @RequireScopes(Scopes.READ)

@@ -7,6 +7,7 @@ import { ReadModel } from '@ledger/projections';
 import { exportConsents } from '@ledger/redec';
 import { DEFAULT_PAGE_LIMIT, PageQueryDto } from '../../../page-query.dto';
 import { ConsentExportPageDto } from '../consent-representation.dto';
+import { ReadsReadModel } from '../../../openapi/problem-responses';
 
 export class ConsentExportQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
@@ -27,6 +28,7 @@ export class ConsentExportsHttpController {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  @ReadsReadModel()
   @Get()
   @NoStore()
   @RequireScopes(Scopes.READ)

@@ -7,6 +7,7 @@ import { Principal, Scopes, validationError } from '@ledger/platform';
 import { ConsentListDto } from '../consent-representation.dto';
 import { ConsentLookup, LookupConsentsQuery } from './lookup-consents.query';
 import { IDENTITY, IdentityCharacters } from '../../../dto-fields';
+import { ReadsReadModel } from '../../../openapi/problem-responses';
 
 export class LookupConsentsQueryDto {
   @ApiPropertyOptional({ description: 'Exactly one of internalConsentCode and creditOperationReference.' })
@@ -31,6 +32,7 @@ export class LookupConsentsQueryDto {
 export class LookupConsentsHttpController {
   constructor(private readonly queryBus: QueryBus) {}
 
+  @ReadsReadModel()
   @Get()
   @RequireScopes(Scopes.READ)
   @ApiOperation({

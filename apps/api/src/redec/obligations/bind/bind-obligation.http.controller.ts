@@ -7,7 +7,7 @@ import { Scopes } from '@ledger/platform';
 import { AnnulBindingResult, BindObligationResult } from '@ledger/redec';
 import { AnnulRequestDto } from '../../annul-request.dto';
 import { ResourceIdPipe } from '../../../resource-id.pipe';
-import { ProblemResponses } from '../../../openapi/problem-responses';
+import { ProblemResponses, ReadsReadModel } from '../../../openapi/problem-responses';
 import { AnnulBindingCommand, BindObligationCommand } from './bind-obligation.command';
 import { BindObligationRequestDto, BindingAnnulmentDto, ObligationBindingDto } from './bind-obligation.request.dto';
 
@@ -59,6 +59,7 @@ export class BindObligationHttpController {
     };
   }
 
+  @ReadsReadModel()
   @Post('bindings/:bindingId/annul')
   @HttpCode(200)
   @RequireScopes(Scopes.ADMIN)

@@ -5,6 +5,7 @@ import { CurrentPrincipal, RequireScopes } from '@ledger/http';
 import { Principal, Scopes } from '@ledger/platform';
 import { ConsentCodeDto, ConsentCodeQueryDto } from './consent-code.dto';
 import { ConsentCodeQuery } from './consent-code.query';
+import { ReadsReadModel } from '../../../openapi/problem-responses';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -12,6 +13,7 @@ import { ConsentCodeQuery } from './consent-code.query';
 export class ConsentCodeHttpController {
   constructor(private readonly queryBus: QueryBus) {}
 
+  @ReadsReadModel()
   @Get('consent-code')
   @RequireScopes(Scopes.READ)
   @ApiOperation({

@@ -5,6 +5,7 @@ import { Principal, Scopes } from '@ledger/platform';
 import { ReadModel } from '@ledger/projections';
 import { listObligationsToReconcile } from '@ledger/redec';
 import { DEFAULT_PAGE_LIMIT, PageQueryDto } from '../../../page-query.dto';
+import { ReadsReadModel } from '../../../openapi/problem-responses';
 
 class ObligationToReconcileDto {
   @ApiProperty() sourceSystem!: string;
@@ -25,6 +26,7 @@ class ReconciliationDto {
 export class ReconciliationHttpController {
   constructor(private readonly readModel: ReadModel) {}
 
+  @ReadsReadModel()
   @Get('reconciliation')
   @RequireScopes(Scopes.READ)
   @ApiOperation({

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { customerDocumentId } from '@ledger/ledger';
+import { ReadModel } from '@ledger/projections';
+import { redecStreams } from '@ledger/redec';
+import { ApiApp, startApiApp, waitUntil } from './support/api-app';
+import { TestEnvironment, testEnvironment } from './support/environment';
+import { GrantedConsent, redecConsents } from './support/redec-consents';
+import { initialWindowAccess, rutOf } from './support/redec-fixtures';
+import { deleteRedisKeysAtOnce } from './support/redis-keys';
+
+/** Events no projection routes: a rebuild still reads each of them, which gives it a ledger long enough to be watched. */
+const HISTORY_EVENTS = 120_000;
+
+// Decision 0078: when Redis loses the read model, the service goes on answering what the ledger alone answers while the
+// model is rebuilt, refuses (503 with Retry-After) only what needs the model, and loses nothing it acknowledged.
+describe('the read model lost under load', () => {
+  let environment: TestEnvironment;
+  let api: ApiApp;
+  let tenantId: string;
+  let apiKey: string;
+  let consent: GrantedConsent;
+  const auth = () => ({ Authorization: `Bearer ${apiKey}` });
+  let nextRutBody = 30_000_000;
+
+  beforeAll(async () => {
+    environment = testEnvironment();
+    api = await startApiApp(environment);
+    ({ tenantId, apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:identity-assert', 'consent:read', 'consent:runtime']));
+    consent = await redecConsents(api, apiKey).grantSettled();
+    const metadata = { correlationId: 'history', recordedAt: Date.now(), schemaVersion: 1, tenantId };
+    for (let stream = 0; stream < HISTORY_EVENTS / 1_000; stream += 1) {
+      const events = Array.from({ length: 1_000 }, () => ({ id: randomUUID(), type: 'HistoryRecorded', data: { note: 'x'.repeat(200) }, metadata }));
+      await api.store.append(`history-${stream}`, events, 'no_stream');
+    }
+    await waitUntil(async () => (await api.http.get('/health/ready')).body.status === 'ready', 60_000);
+  }, 120_000);
+  afterAll(async () => {
+    await api.close();
+    await environment.dispose();
+  });
+
+  it('serves writes, authorize and GET consent from the ledger while the model is rebuilt, refuses only what reads the model, and loses nothing', async () => {
+    const getConsent = () => api.http.get(`/v1/redec/consents/${consent.redecConsentId}`).set(auth());
+    const lookUpCode = () => api.http.get('/v1/redec/consents').query({ internalConsentCode: consent.internalConsentCode }).set(auth());
+    const consentBefore = await getConsent();
+    const lookupBefore = await lookUpCode();
+    expect(consentBefore.status).toBe(200);
+    expect(lookupBefore.body.consents.map((c: { redecConsentId: string }) => c.redecConsentId)).toEqual([consent.redecConsentId]);
+
+    const calls = {
+      resolve: () => api.http.post('/v1/customers/resolve').set(auth()).send({ userReference: `lost-${randomUUID()}`, identifiers: [{ system: 'cl-sii', type: 'rut', value: rutOf((nextRutBody += 13)) }] }),
+      authorize: () => api.http.post('/v1/redec/accesses/authorize').set(auth()).send(initialWindowAccess(consent.redecConsentId)),
+      consent: getConsent,
+      lookup: lookUpCode,
+    };
+    type Kind = keyof typeof calls;
+    const answers: Array<{ kind: Kind; status: number; body: any; retryAfter?: string; duringRebuild: boolean }> = [];
+    let rebuilt = false;
+    let sawRebuilding = false;
+
+    expect(await deleteRedisKeysAtOnce(environment.prefix)).toBeGreaterThan(0);
+    // Four callers of each kind at once, until the service says it is ready again; each answer is marked with whether the
+    // rebuild was still under way once it had come back.
+    const caller = async (kind: Kind) => {
+      while (!rebuilt) {
+        const answer = await calls[kind]();
+        const health = await api.http.get('/health/ready');
+        if (health.body.status === 'degraded') {
+          expect(health.status).toBe(200);
+          expect(health.body.checks.projections).toBe('rebuilding');
+          sawRebuilding = true;
+        }
+        if (sawRebuilding && health.body.status === 'ready') rebuilt = true;
+        answers.push({ kind, status: answer.status, body: answer.body, retryAfter: answer.headers['retry-after'], duringRebuild: health.body.status === 'degraded' });
+      }
+    };
+    const deadline = setTimeout(() => (rebuilt = true), 90_000);
+    await Promise.all((Object.keys(calls) as Kind[]).flatMap((kind) => [caller(kind), caller(kind), caller(kind), caller(kind)]));
+    clearTimeout(deadline);
+    expect(sawRebuilding).toBe(true);
+
+    for (const kind of Object.keys(calls) as Kind[]) {
+      // The rebuild lasted long enough for every kind of call to be answered while it ran.
+      expect(answers.filter((a) => a.kind === kind && a.duringRebuild).length).toBeGreaterThan(0);
+    }
+    for (const answer of answers) {
+      switch (answer.kind) {
+        case 'resolve':
+          expect(answer.status).toBe(201);
+          break;
+        case 'authorize':
+          expect(answer.status).toBe(201);
+          expect(answer.body.decision.status).toBe('authorized');
+          break;
+        case 'consent':
+          // From the consent's stream while the model is rebuilt, from the model otherwise: the same answer.
+          expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: consentBefore.body });
+          break;
+        case 'lookup':
+          // Never an empty list because the model is empty: the model's answer, or a refusal to retry.
+          if (answer.status === 200) expect(answer.body).toEqual(lookupBefore.body);
+          else expect({ status: answer.status, code: answer.body.code, retryAfter: answer.retryAfter }).toEqual({ status: 503, code: 'read_model_rebuilding', retryAfter: '5' });
+          break;
+      }
+    }
+    expect(answers.some((a) => a.kind === 'lookup' && a.status === 503)).toBe(true);
+
+    // Nothing acknowledged is lost: every decision is in the ledger, and every customer in the rebuilt model.
+    for (const answer of answers.filter((a) => a.kind === 'authorize')) {
+      const recorded = await api.store.readStream(redecStreams.access(tenantId, answer.body.decision.redecAccessId));
+      expect(recorded.map((e) => e.type)).toEqual(['AccessDecided']);
+    }
+    const readModel = api.app.get(ReadModel);
+    for (const answer of answers.filter((a) => a.kind === 'resolve')) {
+      expect(await readModel.getDocument('customers', customerDocumentId(tenantId, answer.body.customerId))).toMatchObject({ customerId: answer.body.customerId });
+    }
+    expect((await lookUpCode()).body).toEqual(lookupBefore.body);
+    expect((await getConsent()).body).toEqual(consentBefore.body);
+  }, 120_000);
+});
