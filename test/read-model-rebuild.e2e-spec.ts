@@ -5,11 +5,11 @@ import { redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
-import { initialWindowAccess, rutOf } from './support/redec-fixtures';
+import { initialWindowAccess, redecConfiguration, rutOf } from './support/redec-fixtures';
 import { deleteRedisKeysAtOnce } from './support/redis-keys';
 
 /** Events no projection routes: a rebuild still reads each of them, which gives it a ledger long enough to be watched. */
-const HISTORY_EVENTS = 120_000;
+const HISTORY_EVENTS = 300_000;
 
 // Decision 0078: when Redis loses the read model, the service goes on answering what the ledger alone answers while the
 // model is rebuilt, refuses (503 with Retry-After) only what needs the model, and loses nothing it acknowledged.
@@ -19,6 +19,7 @@ describe('the read model lost under load', () => {
   let tenantId: string;
   let apiKey: string;
   let consent: GrantedConsent;
+  let configurationId: string;
   const auth = () => ({ Authorization: `Bearer ${apiKey}` });
   let nextRutBody = 30_000_000;
 
@@ -27,6 +28,9 @@ describe('the read model lost under load', () => {
     api = await startApiApp(environment);
     ({ tenantId, apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:identity-assert', 'consent:read', 'consent:runtime']));
     consent = await redecConsents(api, apiKey).grantSettled();
+    const published = await api.http.post('/v1/configurations').set(auth()).send(redecConfiguration({ templateKey: `rebuild-${randomUUID()}` }));
+    expect(published.status).toBe(201);
+    configurationId = published.body.configurationId;
     const metadata = { correlationId: 'history', recordedAt: Date.now(), schemaVersion: 1, tenantId };
     for (let stream = 0; stream < HISTORY_EVENTS / 1_000; stream += 1) {
       const events = Array.from({ length: 1_000 }, () => ({ id: randomUUID(), type: 'HistoryRecorded', data: { note: 'x'.repeat(200) }, metadata }));
@@ -42,6 +46,9 @@ describe('the read model lost under load', () => {
   it('serves writes, authorize and GET consent from the ledger while the model is rebuilt, refuses only what reads the model, and loses nothing', async () => {
     const getConsent = () => api.http.get(`/v1/redec/consents/${consent.redecConsentId}`).set(auth());
     const lookUpCode = () => api.http.get('/v1/redec/consents').query({ internalConsentCode: consent.internalConsentCode }).set(auth());
+    const getConfiguration = () => api.http.get(`/v1/configurations/${configurationId}`).set(auth());
+    const configurationBefore = await getConfiguration();
+    expect(configurationBefore.status).toBe(200);
     const consentBefore = await getConsent();
     const lookupBefore = await lookUpCode();
     expect(consentBefore.status).toBe(200);
@@ -52,6 +59,23 @@ describe('the read model lost under load', () => {
       authorize: () => api.http.post('/v1/redec/accesses/authorize').set(auth()).send(initialWindowAccess(consent.redecConsentId)),
       consent: getConsent,
       lookup: lookUpCode,
+      configuration: getConfiguration,
+      // A new capture: an interaction opened on the configuration (read from the ledger while the model is rebuilt), then its grant.
+      capture: async () => {
+        const opened = await api.http
+          .post('/v1/redec/consent-interactions')
+          .set(auth())
+          .send({
+            configurationId,
+            userReference: `capture-${randomUUID()}`,
+            identifiers: [{ system: 'cl-sii', type: 'rut', value: rutOf((nextRutBody += 13)), verification: { method: 'clave_unica', sourceReference: 'auth-1', verifiedAt: Date.now() - 120_000 } }],
+          });
+        if (opened.status !== 201) return opened;
+        return api.http
+          .post(`/v1/redec/consent-interactions/${opened.body.interactionId}/grant`)
+          .set(auth())
+          .send({ occurredAt: Date.now() - 60_000, sourceSystem: 'crm', sourceReference: `cap-${randomUUID()}`, evidence: { kind: 'electronic', authentication: { method: 'clave_unica', reference: 'auth-ref-1' } } });
+      },
     };
     type Kind = keyof typeof calls;
     const answers: Array<{ kind: Kind; status: number; body: any; retryAfter?: string; duringRebuild: boolean }> = [];
@@ -92,6 +116,12 @@ describe('the read model lost under load', () => {
           expect(answer.status).toBe(201);
           expect(answer.body.decision.status).toBe('authorized');
           break;
+        case 'capture':
+          expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 201, code: undefined });
+          break;
+        case 'configuration':
+          expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: configurationBefore.body });
+          break;
         case 'consent':
           // From the consent's stream while the model is rebuilt, from the model otherwise: the same answer.
           expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: consentBefore.body });
@@ -109,6 +139,9 @@ describe('the read model lost under load', () => {
     for (const answer of answers.filter((a) => a.kind === 'authorize')) {
       const recorded = await api.store.readStream(redecStreams.access(tenantId, answer.body.decision.redecAccessId));
       expect(recorded.map((e) => e.type)).toEqual(['AccessDecided']);
+    }
+    for (const answer of answers.filter((a) => a.kind === 'capture')) {
+      expect((await api.http.get(`/v1/redec/consents/${answer.body.redecConsentId}`).set(auth())).status).toBe(200);
     }
     const readModel = api.app.get(ReadModel);
     for (const answer of answers.filter((a) => a.kind === 'resolve')) {

@@ -3,9 +3,9 @@ import { BLOB_STORE, BlobStore } from '@ledger/artifacts';
 import { EmbedDependencies } from '@ledger/embed';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { IdentifierProtection } from '@ledger/platform';
-import { ReadModel } from '@ledger/projections';
-import { BankingCalendar, ProfileCatalog, readConfiguration } from '@ledger/redec';
+import { BankingCalendar, ProfileCatalog } from '@ledger/redec';
 import { CUSTOMER_KEY_TABLE, CustomerKeyTable } from '@ledger/ledger';
+import { PublishedConfigurations } from './configurations/published-configurations';
 import { BANKING_CALENDAR } from './redec/banking-calendar.provider';
 
 export const CAPTURE_DEPENDENCIES = Symbol('CAPTURE_DEPENDENCIES');
@@ -17,7 +17,7 @@ export const CAPTURE_DEPENDENCIES = Symbol('CAPTURE_DEPENDENCIES');
  */
 export const captureDependenciesProvider: Provider = {
   provide: CAPTURE_DEPENDENCIES,
-  inject: [EVENT_STORE, IdentifierProtection, CUSTOMER_KEY_TABLE, ProfileCatalog, BLOB_STORE, BANKING_CALENDAR, ReadModel],
+  inject: [EVENT_STORE, IdentifierProtection, CUSTOMER_KEY_TABLE, ProfileCatalog, BLOB_STORE, BANKING_CALENDAR, PublishedConfigurations],
   useFactory: (
     store: EventStore,
     protection: IdentifierProtection,
@@ -25,7 +25,7 @@ export const captureDependenciesProvider: Provider = {
     profiles: ProfileCatalog,
     blobs: BlobStore,
     calendar: BankingCalendar,
-    readModel: ReadModel,
+    configurations: PublishedConfigurations,
   ): EmbedDependencies => ({
     store,
     protection,
@@ -33,6 +33,6 @@ export const captureDependenciesProvider: Provider = {
     profiles,
     blobs,
     calendar,
-    findConfiguration: (tenantId, configurationId) => readConfiguration(readModel, tenantId, configurationId),
+    findConfiguration: (tenantId, configurationId) => configurations.find(tenantId, configurationId),
   }),
 };

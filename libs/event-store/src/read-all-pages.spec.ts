@@ -24,7 +24,7 @@ describe('readAllPages', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const pagesOf = async (options: { pageSize: number; upTo?: number }) => {
+  const pagesOf = async (options: { pageSize: number; after?: number; upTo?: number }) => {
     let reads = 0;
     const counted: EventStore = Object.create(store);
     counted.readAll = (readOptions) => ((reads += 1), store.readAll(readOptions));
@@ -32,6 +32,11 @@ describe('readAllPages', () => {
     for await (const page of readAllPages(counted, options)) pages.push(page.map((e) => e.position));
     return { pages, reads };
   };
+
+  it('starts after `after`: what a follower has read is not read again', async () => {
+    expect(await pagesOf({ pageSize: 5, after: positions[5] })).toEqual({ pages: [positions.slice(6)], reads: 1 });
+    expect(await pagesOf({ pageSize: 4, after: positions[9] })).toEqual({ pages: [], reads: 1 });
+  });
 
   it('yields every event once, in store order, in pages of the size asked', async () => {
     expect(await pagesOf({ pageSize: 4 })).toEqual({ pages: [positions.slice(0, 4), positions.slice(4, 8), positions.slice(8)], reads: 3 });

@@ -19,6 +19,16 @@ export function isReadModelRebuilding(error: unknown): boolean {
   return error instanceof DomainError && error.code === 'read_model_rebuilding';
 }
 
+/** What `read` answers from the read model, or while the model is rebuilt after a loss, what `fromLedger` answers from the store (decision 0078). */
+export async function unlessRebuilding<T>(read: () => Promise<T>, fromLedger: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!isReadModelRebuilding(error)) throw error;
+    return fromLedger();
+  }
+}
+
 /** One page of an index's entries, each a document with the sort key it is listed under, and where the next page starts (null after the last). */
 export interface IndexPage<T> {
   /** A document may be listed more than once, under different sort keys. */

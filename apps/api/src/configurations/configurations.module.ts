@@ -8,10 +8,12 @@ import { ListConfigurationVersionsHttpController } from './list/list-configurati
 import { ListConfigurationVersionsHandler } from './list/list-configuration-versions.query';
 import { PublishConfigurationHandler } from './publish/publish-configuration.command';
 import { PublishConfigurationHttpController } from './publish/publish-configuration.http.controller';
+import { PublishedConfigurations } from './published-configurations';
 
 /**
  * Configurations, and the Regulatory Profiles they name. The catalog is
- * global: interactions and grants judge identifiers and evidence with it.
+ * global: interactions and grants judge identifiers and evidence with it;
+ * so are the published versions, which every capture opens on.
  */
 @Module({})
 export class ConfigurationsModule {
@@ -30,8 +32,9 @@ export class ConfigurationsModule {
         GetConfigurationHandler,
         ListConfigurationVersionsHandler,
         ReadYourWrites,
+        PublishedConfigurations,
       ],
-      exports: [ProfileCatalog],
+      exports: [ProfileCatalog, PublishedConfigurations],
     };
   }
 }

@@ -37,7 +37,6 @@ export class GeneralConsentsHttpController {
     private readonly queryBus: QueryBus,
   ) {}
 
-  @ReadsReadModel()
   @Post('consent-interactions')
   @HttpCode(201)
   @RequireScopes(Scopes.WRITE)

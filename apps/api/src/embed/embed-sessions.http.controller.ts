@@ -8,7 +8,7 @@ import { customerReference } from '../redec/interactions/create/create-interacti
 import { ResourceIdPipe } from '../resource-id.pipe';
 import { EmbedSessionQuery, OpenEmbedSessionCommand } from './embed-session.commands';
 import { DEFAULT_SESSION_SECONDS, EmbedSessionStatusDto, OpenEmbedSessionRequestDto, OpenEmbedSessionResponseDto } from './embed-session.dto';
-import { ProblemResponses, ReadsReadModel } from '../openapi/problem-responses';
+import { ProblemResponses } from '../openapi/problem-responses';
 
 @ApiTags('embed')
 @ApiBearerAuth()
@@ -21,7 +21,6 @@ export class EmbedSessionsHttpController {
     private readonly pageReferences: PageReferences,
   ) {}
 
-  @ReadsReadModel()
   @Post()
   @HttpCode(201)
   @RequireScopes(Scopes.WRITE)

@@ -7,7 +7,6 @@ import { ConfigurationDocument } from '@ledger/redec';
 import { ConfigurationResponseDto, configurationResponse } from '../configuration.response.dto';
 import { GetConfigurationQuery } from './get-configuration.query';
 import { ResourceIdPipe } from '../../resource-id.pipe';
-import { ReadsReadModel } from '../../openapi/problem-responses';
 
 @ApiTags('configurations')
 @ApiBearerAuth()
@@ -15,7 +14,6 @@ import { ReadsReadModel } from '../../openapi/problem-responses';
 export class GetConfigurationHttpController {
   constructor(private readonly queryBus: QueryBus) {}
 
-  @ReadsReadModel()
   @Get(':configurationId')
   @RequireScopes(Scopes.READ)
   @ApiOperation({

@@ -1,7 +1,7 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { notFound } from '@ledger/platform';
-import { ReadModel } from '@ledger/projections';
-import { ConfigurationDocument, readConfiguration } from '@ledger/redec';
+import { ConfigurationDocument } from '@ledger/redec';
+import { PublishedConfigurations } from '../published-configurations';
 
 export class GetConfigurationQuery {
   constructor(
@@ -12,10 +12,10 @@ export class GetConfigurationQuery {
 
 @QueryHandler(GetConfigurationQuery)
 export class GetConfigurationHandler implements IQueryHandler<GetConfigurationQuery, ConfigurationDocument> {
-  constructor(private readonly readModel: ReadModel) {}
+  constructor(private readonly configurations: PublishedConfigurations) {}
 
   async execute({ tenantId, configurationId }: GetConfigurationQuery): Promise<ConfigurationDocument> {
-    const configuration = await readConfiguration(this.readModel, tenantId, configurationId);
+    const configuration = await this.configurations.find(tenantId, configurationId);
     if (!configuration) throw notFound('configuration');
     return configuration;
   }

@@ -9,7 +9,7 @@ import { toGrantTerms } from '../../redec/interactions/grant/grant.http.controll
 import { ConsentDecisionDto, consentDecisionView } from '../consent-decision.response.dto';
 import { RecordConsentDecisionCommand } from './record-consent-decision.command';
 import { RecordConsentDecisionRequestDto } from './record-consent-decision.request.dto';
-import { ProblemResponses, ReadsReadModel } from '../../openapi/problem-responses';
+import { ProblemResponses } from '../../openapi/problem-responses';
 
 @ApiTags('consents')
 @ApiBearerAuth()
@@ -17,7 +17,6 @@ import { ProblemResponses, ReadsReadModel } from '../../openapi/problem-response
 export class RecordConsentDecisionHttpController {
   constructor(private readonly commandBus: CommandBus) {}
 
-  @ReadsReadModel()
   @Post()
   @HttpCode(201)
   @RequireScopes(Scopes.WRITE)

@@ -3,8 +3,8 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { CUSTOMER_KEY_TABLE, CustomerKeyTable } from '@ledger/ledger';
 import { CLOCK, Clock, IdentifierProtection } from '@ledger/platform';
-import { ReadModel } from '@ledger/projections';
-import { CreateInteractionRequest, CreateInteractionResult, InteractionPurpose, ProfileCatalog, createInteraction, readConfiguration } from '@ledger/redec';
+import { CreateInteractionRequest, CreateInteractionResult, InteractionPurpose, ProfileCatalog, createInteraction } from '@ledger/redec';
+import { PublishedConfigurations } from '../../../configurations/published-configurations';
 import { ReadYourWrites } from '../../../read-your-writes';
 import { requestCommandContext } from '../../../request-command-context';
 
@@ -23,7 +23,7 @@ export class CreateInteractionHandler implements ICommandHandler<CreateInteracti
     private readonly protection: IdentifierProtection,
     @Inject(CUSTOMER_KEY_TABLE) private readonly blindIndex: CustomerKeyTable,
     private readonly profiles: ProfileCatalog,
-    private readonly readModel: ReadModel,
+    private readonly configurations: PublishedConfigurations,
     private readonly readYourWrites: ReadYourWrites,
   ) {}
 
@@ -34,7 +34,7 @@ export class CreateInteractionHandler implements ICommandHandler<CreateInteracti
         protection: this.protection,
         blindIndex: this.blindIndex,
         profiles: this.profiles,
-        findConfiguration: (tenantId, configurationId) => readConfiguration(this.readModel, tenantId, configurationId),
+        findConfiguration: (tenantId, configurationId) => this.configurations.find(tenantId, configurationId),
       },
       request,
       requestCommandContext(this.clock),

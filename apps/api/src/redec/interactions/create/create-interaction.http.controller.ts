@@ -6,7 +6,7 @@ import { FieldError, Principal, Scopes, validationError } from '@ledger/platform
 import { CreateInteractionResult, CustomerReference } from '@ledger/redec';
 import { CreateInteractionCommand } from './create-interaction.command';
 import { CreateInteractionRequestDto, CreateInteractionResponseDto, CustomerReferenceDto } from './create-interaction.request.dto';
-import { ProblemResponses, ReadsReadModel } from '../../../openapi/problem-responses';
+import { ProblemResponses } from '../../../openapi/problem-responses';
 
 @ApiTags('redec')
 @ApiBearerAuth()
@@ -14,7 +14,6 @@ import { ProblemResponses, ReadsReadModel } from '../../../openapi/problem-respo
 export class CreateInteractionHttpController {
   constructor(private readonly commandBus: CommandBus) {}
 
-  @ReadsReadModel()
   @Post()
   @HttpCode(201)
   @RequireScopes(Scopes.WRITE)
