@@ -89,7 +89,8 @@ start_service() {
   local pid=$!
   echo "$pid" >"$WALK_LEDGER/service.pid"
   for _ in $(seq 1 600); do
-    command curl -fs -o /dev/null "$BASE/health/ready" 2>/dev/null && return 0
+    # Ready, not degraded: a walk-through reads what it writes, and a rebuilding read model refuses reads.
+    command curl -fs "$BASE/health/ready" 2>/dev/null | grep -q '"status":"ready"' && return 0
     kill -0 "$pid" 2>/dev/null || { echo "walk-through: the service exited at start (log: $WALK_LEDGER/service.log)" >&2; return 1; }
     sleep 0.1
   done

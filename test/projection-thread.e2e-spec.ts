@@ -51,7 +51,7 @@ describe('the API projection thread', () => {
     expect(await runner.waitForPosition(after.position, 500)).toBe(false);
   });
 
-  it('starts the thread again after it died, backing off while it cannot start', async () => {
+  it('starts the thread again after it died, backing off while it cannot start, and forgets what a dead thread reported', async () => {
     const errors: string[] = [];
     jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => void errors.push(String(message)));
     store = createEventStore(config());
@@ -59,8 +59,11 @@ describe('the API projection thread', () => {
     // The thread opens the store without creating it: pointed at a directory with no ledger yet, it fails at its start.
     const later = { ...config(), dataDir: join(environment.dataDir, 'later') };
     thread = new ProjectionThread(later, runner);
+    // As if an earlier thread had reported before it died: a report that no longer moves must not pass for progress.
+    runner.progress.update({ absorbed: 7, ready: true, rebuilding: false });
     thread.onApplicationBootstrap();
     await waitFor(() => errors.some((message) => message.includes('no ledger at')) && errors.some((message) => message.includes('the projection thread ended')));
+    expect(runner.progress.report).toEqual({ absorbed: -1, ready: false, rebuilding: false });
 
     laterStore = createEventStore(later);
     const { position } = await laterStore.append('s1', [newEvent()], 'no_stream');

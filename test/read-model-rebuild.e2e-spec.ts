@@ -81,6 +81,7 @@ describe('the read model lost under load', () => {
     const answers: Array<{ kind: Kind; status: number; body: any; retryAfter?: string; duringRebuild: boolean }> = [];
     let rebuilt = false;
     let sawRebuilding = false;
+    const statuses = new Set<string>();
 
     expect(await deleteRedisKeysAtOnce(environment.prefix)).toBeGreaterThan(0);
     // Four callers of each kind at once, until the service says it is ready again; each answer is marked with whether the
@@ -89,6 +90,7 @@ describe('the read model lost under load', () => {
       while (!rebuilt) {
         const answer = await calls[kind]();
         const health = await api.http.get('/health/ready');
+        statuses.add(`${health.status} ${JSON.stringify(health.body)}`);
         if (health.body.status === 'degraded') {
           expect(health.status).toBe(200);
           expect(health.body.checks.projections).toBe('rebuilding');
@@ -101,7 +103,8 @@ describe('the read model lost under load', () => {
     const deadline = setTimeout(() => (rebuilt = true), 90_000);
     await Promise.all((Object.keys(calls) as Kind[]).flatMap((kind) => [caller(kind), caller(kind), caller(kind), caller(kind)]));
     clearTimeout(deadline);
-    expect(sawRebuilding).toBe(true);
+    // On failure, what the service said of itself and what it logged above info.
+    expect({ sawRebuilding, statuses: [...statuses], log: api.logs.filter((line) => Number(line.level) >= 40).map((line) => line.msg) }).toMatchObject({ sawRebuilding: true });
 
     for (const kind of Object.keys(calls) as Kind[]) {
       // The rebuild lasted long enough for every kind of call to be answered while it ran.

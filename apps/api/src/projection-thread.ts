@@ -3,11 +3,14 @@ import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { LEDGER_CONFIG, LedgerConfig, retryBackoffMs } from '@ledger/platform';
-import { ProjectionRunner } from '@ledger/projections';
+import { ProgressReport, ProjectionRunner } from '@ledger/projections';
 import type { FromProjectionThread, ProjectionThreadData, ToProjectionThread } from './projection-thread.messages';
 
 /** How long shutdown waits for the thread to finish its batch and close its connections before ending it. */
 const STOP_GRACE_MS = 10_000;
+
+/** What is known of a thread that died: nothing, until its successor reports. */
+const NOT_FOLLOWING: ProgressReport = { absorbed: -1, ready: false, rebuilding: false };
 
 /**
  * The thread the API's projections follow the store on (decision 0077), run
@@ -60,6 +63,8 @@ export class ProjectionThread implements OnApplicationBootstrap, OnApplicationSh
         this.worker = undefined;
         done();
         if (this.stopping) return;
+        // What the dead thread last reported no longer moves: commands wait and /health/ready says catching up until the next one reports.
+        this.runner.progress.update(NOT_FOLLOWING);
         // A thread that ran for a minute before it died starts again after the shortest wait; one that keeps dying at its start waits longer each time.
         const next = Date.now() - startedAt > 60_000 ? 0 : failures + 1;
         this.logger.error(`the projection thread ended (exit code ${code}); starting it again`);

@@ -2,10 +2,13 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { CLOCK, Clock, LEDGER_CONFIG, LedgerConfig, createRedis, reportRedisErrors } from '@ledger/platform';
-import { ReadModel } from '@ledger/projections';
+import { CLOCK, Clock, LEDGER_CONFIG, LedgerConfig, createRedis, reportRedisErrors, sleepUnlessAborted } from '@ledger/platform';
+import { ReadModel, isReadModelRebuilding } from '@ledger/projections';
 import type { JobProcessor } from '@ledger/queues';
 import { noticeRightsRequestDeadlines } from '@ledger/redec';
+
+/** How often a run finding the read model being rebuilt (or not built yet, at a first start) looks again. */
+const REBUILD_POLL_MS = 1_000;
 
 /** The scheduled run carries nothing: it gives every open request the notice it calls for as of the service clock when it runs. */
 export type RightsDeadlinesJob = Record<string, never>;
@@ -47,9 +50,22 @@ export class RightsDeadlinesProcessor implements JobProcessor<RightsDeadlinesJob
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async process(): Promise<number> {
-    const noticed = await noticeRightsRequestDeadlines({ store: this.store, readModel: this.openRequests.readModel }, { actor: 'worker:rights-deadlines', correlationId: randomUUID(), now: this.clock.now() });
-    if (noticed > 0) this.logger.log(`${noticed} rights request deadline notices recorded`);
-    return noticed;
+  /**
+   * While the read model is rebuilt (decision 0078) its list of open
+   * requests is not whole: the run waits for it rather than notice from a
+   * part, or fail into the failed set for something that heals by itself.
+   * Shutdown's signal ends the wait, and the job is run again.
+   */
+  async process(_job: unknown, signal: AbortSignal): Promise<number> {
+    for (;;) {
+      try {
+        const noticed = await noticeRightsRequestDeadlines({ store: this.store, readModel: this.openRequests.readModel }, { actor: 'worker:rights-deadlines', correlationId: randomUUID(), now: this.clock.now() });
+        if (noticed > 0) this.logger.log(`${noticed} rights request deadline notices recorded`);
+        return noticed;
+      } catch (error) {
+        if (!isReadModelRebuilding(error) || signal.aborted) throw error;
+        await sleepUnlessAborted(REBUILD_POLL_MS, signal);
+      }
+    }
   }
 }
