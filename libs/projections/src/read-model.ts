@@ -6,7 +6,7 @@ import { ProjectionProgress } from './projection-progress';
 import { docSuffix, indexSuffix, RedisLayout } from './redis-layout';
 
 /** How long a client is told to wait (Retry-After) while the read model is rebuilt: a million events take well under a minute. */
-export const READ_MODEL_REBUILDING_RETRY_AFTER_SECONDS = 5;
+const READ_MODEL_REBUILDING_RETRY_AFTER_SECONDS = 5;
 
 /** 503 read_model_rebuilding: the read model lost its data and is being rebuilt from the ledger (decision 0078). */
 export function readModelRebuilding(): DomainError {

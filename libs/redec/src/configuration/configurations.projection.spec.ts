@@ -1,20 +1,8 @@
 import type { RecordedEvent } from '@ledger/event-store';
-import { ConfigurationPublished } from './configuration.events';
 import { configurationsProjection } from './configurations.projection';
+import { publishedVersion } from './published-version.fixture';
 
-const data: ConfigurationPublished['data'] = {
-  configurationId: 'cfg-1',
-  templateKey: 'redec-credit-evaluation',
-  version: 1,
-  publishedAt: 1_763_800_000_000,
-  title: 'Consulta',
-  text: 'Autorizo...',
-  channel: 'digital',
-  captureTiming: 'deferred_external',
-  redec: null,
-  embed: null,
-  gracePeriodDays: 0,
-};
+const data = publishedVersion('cfg-1', 1);
 const recorded = (type: string, tenantId: string | null = 't1'): RecordedEvent =>
   ({ id: 'e1', type, data, metadata: { tenantId: tenantId ?? undefined, correlationId: 'c', recordedAt: 1, schemaVersion: 1 }, streamId: 's', revision: 0, position: 1, created: 1, integrity: { hash: 'h', previousHash: null } }) as RecordedEvent;
 

@@ -3,22 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStore, SqliteEventStore } from '@ledger/event-store';
-import { ConfigurationPublished } from './configuration.events';
 import { LedgerConfigurations } from './ledger-configurations';
+import { publishedVersion as version } from './published-version.fixture';
 
-const version = (configurationId: string, version: number): ConfigurationPublished['data'] => ({
-  configurationId,
-  templateKey: 'redec-credit-evaluation',
-  version,
-  publishedAt: 1_763_800_000_000,
-  title: 'Consulta',
-  text: 'Autorizo...',
-  channel: 'digital',
-  captureTiming: 'deferred_external',
-  redec: null,
-  embed: null,
-  gracePeriodDays: 0,
-});
 const fact = (tenantId: string, type: string, data: unknown) => ({ id: randomUUID(), type, data, metadata: { tenantId, correlationId: 'c', recordedAt: 1, schemaVersion: 1 } });
 
 // Integration: the real SQLite store, whose type filter is what keeps the other facts out of the process.
