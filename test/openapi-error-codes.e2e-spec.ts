@@ -35,8 +35,11 @@ const FINISHING_AN_ACCEPTED_DECISION = [
  */
 const FIRST_FACT_ONLY = ['409 concurrent_change'];
 
-/** A configuration version by id is read from the ledger while the read model is rebuilt (decision 0078): never refused for it. */
-const CONFIGURATION_FROM_THE_LEDGER = ['503 read_model_rebuilding'];
+/** Refusals of the read model that a route answering from the ledger instead never passes on (decisions 0078, 0079). */
+const READ_MODEL_REFUSALS = ['503 read_model_rebuilding', '503 read_model_unavailable'];
+
+/** A configuration version by id is read from the ledger while the read model cannot answer: never refused for it. */
+const CONFIGURATION_FROM_THE_LEDGER = READ_MODEL_REFUSALS;
 
 /**
  * What the static reading reaches but the route cannot answer: a shared rule
@@ -51,7 +54,7 @@ const UNREACHABLE_IN_PRACTICE: Record<string, string[]> = {
   'GET /v1/tenant-settings': ['404 NOT_FOUND'],
   'PUT /v1/tenant-settings': ['404 NOT_FOUND'],
   'PUT /v1/tenant-settings/presentation': ['404 NOT_FOUND'],
-  // The interaction's purpose is `redec`, `general` or `embedded` by route; its configuration comes from the ledger while the read model is rebuilt.
+  // The interaction's purpose is `redec`, `general` or `embedded` by route; its configuration comes from the ledger while the read model cannot answer.
   'POST /v1/redec/consent-interactions': ['409 configuration_not_embedded', '409 general_configuration_required', ...CONFIGURATION_FROM_THE_LEDGER],
   'POST /v1/consent-interactions': ['409 configuration_not_embedded', '409 redec_configuration_required', '409 regulatory_profile_unavailable', ...CONFIGURATION_FROM_THE_LEDGER],
   'POST /v1/embed/sessions': ['409 general_configuration_required', '409 redec_configuration_required'],
@@ -70,8 +73,8 @@ const UNREACHABLE_IN_PRACTICE: Record<string, string[]> = {
   // An answer renders the subject's report only for an access or portability request.
   'POST /v1/rights-requests/{rightsRequestId}/transitions': ['409 customer_data_erased', '409 rights_request_without_subject_report'],
   'GET /v1/embed/sessions/{sessionId}': [...FINISHING_AN_ACCEPTED_DECISION, ...FIRST_FACT_ONLY],
-  // While the read model is rebuilt, a consent by id is answered from its own stream.
-  'GET /v1/redec/consents/{redecConsentId}': ['503 read_model_rebuilding'],
+  // While the read model cannot answer, a consent by id is answered from its own stream.
+  'GET /v1/redec/consents/{redecConsentId}': READ_MODEL_REFUSALS,
   'GET /v1/configurations/{configurationId}': CONFIGURATION_FROM_THE_LEDGER,
 };
 

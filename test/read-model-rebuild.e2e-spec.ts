@@ -5,7 +5,8 @@ import { redecStreams } from '@ledger/redec';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
-import { initialWindowAccess, redecConfiguration, rutOf } from './support/redec-fixtures';
+import { redecConfiguration } from './support/redec-fixtures';
+import { LedgerAnsweredCall, expectRightAnswer, ledgerAnsweredCalls } from './support/ledger-answered-calls';
 import { deleteRedisKeysAtOnce } from './support/redis-keys';
 
 /** Events no projection routes: a rebuild still reads each of them, which gives it a ledger long enough to be watched. */
@@ -21,7 +22,6 @@ describe('the read model lost under load', () => {
   let consent: GrantedConsent;
   let configurationId: string;
   const auth = () => ({ Authorization: `Bearer ${apiKey}` });
-  let nextRutBody = 30_000_000;
 
   beforeAll(async () => {
     environment = testEnvironment();
@@ -44,40 +44,15 @@ describe('the read model lost under load', () => {
   });
 
   it('serves writes, authorize and GET consent from the ledger while the model is rebuilt, refuses only what reads the model, and loses nothing', async () => {
-    const getConsent = () => api.http.get(`/v1/redec/consents/${consent.redecConsentId}`).set(auth());
-    const lookUpCode = () => api.http.get('/v1/redec/consents').query({ internalConsentCode: consent.internalConsentCode }).set(auth());
-    const getConfiguration = () => api.http.get(`/v1/configurations/${configurationId}`).set(auth());
-    const configurationBefore = await getConfiguration();
+    const calls = ledgerAnsweredCalls(api, apiKey, consent, configurationId);
+    const configurationBefore = await calls.configuration();
     expect(configurationBefore.status).toBe(200);
-    const consentBefore = await getConsent();
-    const lookupBefore = await lookUpCode();
+    const consentBefore = await calls.consent();
+    const lookupBefore = await calls.lookup();
     expect(consentBefore.status).toBe(200);
     expect(lookupBefore.body.consents.map((c: { redecConsentId: string }) => c.redecConsentId)).toEqual([consent.redecConsentId]);
 
-    const calls = {
-      resolve: () => api.http.post('/v1/customers/resolve').set(auth()).send({ userReference: `lost-${randomUUID()}`, identifiers: [{ system: 'cl-sii', type: 'rut', value: rutOf((nextRutBody += 13)) }] }),
-      authorize: () => api.http.post('/v1/redec/accesses/authorize').set(auth()).send(initialWindowAccess(consent.redecConsentId)),
-      consent: getConsent,
-      lookup: lookUpCode,
-      configuration: getConfiguration,
-      // A new capture: an interaction opened on the configuration (read from the ledger while the model is rebuilt), then its grant.
-      capture: async () => {
-        const opened = await api.http
-          .post('/v1/redec/consent-interactions')
-          .set(auth())
-          .send({
-            configurationId,
-            userReference: `capture-${randomUUID()}`,
-            identifiers: [{ system: 'cl-sii', type: 'rut', value: rutOf((nextRutBody += 13)), verification: { method: 'clave_unica', sourceReference: 'auth-1', verifiedAt: Date.now() - 120_000 } }],
-          });
-        if (opened.status !== 201) return opened;
-        return api.http
-          .post(`/v1/redec/consent-interactions/${opened.body.interactionId}/grant`)
-          .set(auth())
-          .send({ occurredAt: Date.now() - 60_000, sourceSystem: 'crm', sourceReference: `cap-${randomUUID()}`, evidence: { kind: 'electronic', authentication: { method: 'clave_unica', reference: 'auth-ref-1' } } });
-      },
-    };
-    type Kind = keyof typeof calls;
+    type Kind = LedgerAnsweredCall;
     const kinds = Object.keys(calls) as Kind[];
     const answers: Array<{ kind: Kind; status: number; body: any; retryAfter?: string }> = [];
     const statuses = new Set<string>();
@@ -124,32 +99,8 @@ describe('the read model lost under load', () => {
     // What reads only the model was refused while it was rebuilt (each answer is checked below: never an empty model's).
     expect(answers.some((a) => a.kind === 'lookup' && a.status === 503)).toBe(true);
 
-    for (const answer of answers) {
-      switch (answer.kind) {
-        case 'resolve':
-          expect(answer.status).toBe(201);
-          break;
-        case 'authorize':
-          expect(answer.status).toBe(201);
-          expect(answer.body.decision.status).toBe('authorized');
-          break;
-        case 'capture':
-          expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 201, code: undefined });
-          break;
-        case 'configuration':
-          expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: configurationBefore.body });
-          break;
-        case 'consent':
-          // From the consent's stream while the model is rebuilt, from the model otherwise: the same answer.
-          expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: consentBefore.body });
-          break;
-        case 'lookup':
-          // Never an empty list because the model is empty: the model's answer, or a refusal to retry.
-          if (answer.status === 200) expect(answer.body).toEqual(lookupBefore.body);
-          else expect({ status: answer.status, code: answer.body.code, retryAfter: answer.retryAfter }).toEqual({ status: 503, code: 'read_model_rebuilding', retryAfter: '5' });
-          break;
-      }
-    }
+    const before = { configuration: configurationBefore.body, consent: consentBefore.body, lookup: lookupBefore.body };
+    for (const answer of answers) expectRightAnswer(answer, before, 'read_model_rebuilding');
 
     // Nothing acknowledged is lost: every decision is in the ledger, and every customer in the rebuilt model.
     for (const answer of answers.filter((a) => a.kind === 'authorize')) {
@@ -163,7 +114,7 @@ describe('the read model lost under load', () => {
     for (const answer of answers.filter((a) => a.kind === 'resolve')) {
       expect(await readModel.getDocument('customers', customerDocumentId(tenantId, answer.body.customerId))).toMatchObject({ customerId: answer.body.customerId });
     }
-    expect((await lookUpCode()).body).toEqual(lookupBefore.body);
-    expect((await getConsent()).body).toEqual(consentBefore.body);
+    expect((await calls.lookup()).body).toEqual(lookupBefore.body);
+    expect((await calls.consent()).body).toEqual(consentBefore.body);
   }, 120_000);
 });

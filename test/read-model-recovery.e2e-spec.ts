@@ -1,6 +1,7 @@
 import { CustomerDocument, customerDocumentId, rutCheckDigit } from '@ledger/ledger';
 import { PROJECTIONS } from '../apps/api/src/projections';
-import { ProjectionRunner, ReadModel, isReadModelRebuilding } from '@ledger/projections';
+import { DomainError } from '@ledger/platform';
+import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, deleteRedisKeys, testEnvironment } from './support/environment';
 import { runCli } from './support/processes';
@@ -46,7 +47,7 @@ describe('read model recovery', () => {
   async function snapshotOnceRebuilt() {
     let answer: Awaited<ReturnType<typeof snapshot>> | undefined;
     await waitUntil(async () => {
-      answer = await snapshot().catch((error) => (isReadModelRebuilding(error) ? undefined : Promise.reject(error)));
+      answer = await snapshot().catch((error) => (error instanceof DomainError && error.code === 'read_model_rebuilding' ? undefined : Promise.reject(error)));
       return answer !== undefined;
     }, 5_000);
     return answer!;

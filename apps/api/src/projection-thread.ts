@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { LEDGER_CONFIG, LedgerConfig, retryBackoffMs } from '@ledger/platform';
+import { LEDGER_CONFIG, LedgerConfig, retryBackoffMs, settlesWithin } from '@ledger/platform';
 import { ProgressReport, ProjectionRunner } from '@ledger/projections';
 import type { FromProjectionThread, ProjectionThreadData, ToProjectionThread } from './projection-thread.messages';
 
@@ -43,7 +43,7 @@ export class ProjectionThread implements OnApplicationBootstrap, OnApplicationSh
     const worker = this.worker;
     if (!worker) return;
     worker.postMessage({ kind: 'stop' } satisfies ToProjectionThread);
-    const ended = await Promise.race([this.exited.then(() => true), new Promise<false>((done) => setTimeout(done, STOP_GRACE_MS, false).unref())]);
+    const ended = await settlesWithin(this.exited, STOP_GRACE_MS);
     if (!ended) await worker.terminate();
   }
 

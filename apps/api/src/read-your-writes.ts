@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ProjectionRunner, readModelRebuilding } from '@ledger/projections';
+import { ProjectionRunner, readModelRebuilding, readModelUnavailable } from '@ledger/projections';
 import { unavailable } from '@ledger/platform';
 
 /** docs/decisions/0005-read-your-writes.md */
@@ -18,8 +18,8 @@ export class ReadYourWrites {
    */
   async waitFor(position: number | null): Promise<void> {
     if (position === null) return;
-    // A model being rebuilt after a loss may take minutes to reach this write: the answer goes out as soon as the
-    // rebuild is known, and the model's reads refuse (503) until it holds the write (decision 0078).
+    // A model being rebuilt after a loss may take minutes to reach this write, and one out of reach none: the answer goes
+    // out as soon as either is known, and the model's reads refuse (503) until it holds the write (decisions 0078, 0079).
     const projected = await this.projections.progress.readableAfter(position, READ_YOUR_WRITES_TIMEOUT_MS);
     if (!projected) this.logger.warn(`read model did not reach position ${position} within ${READ_YOUR_WRITES_TIMEOUT_MS} ms`);
   }
@@ -31,6 +31,7 @@ export class ReadYourWrites {
    */
   async caughtUpWith(position: number): Promise<void> {
     if (this.projections.progress.isRebuilding()) throw readModelRebuilding();
+    if (!this.projections.progress.isModelReachable()) throw readModelUnavailable();
     if (!(await this.projections.waitForPosition(position, READ_YOUR_WRITES_TIMEOUT_MS))) {
       throw unavailable('read_model_behind', 'The read model has not caught up with the ledger; retry after the number of seconds in Retry-After.', { retryAfterSeconds: 1 });
     }

@@ -1,4 +1,5 @@
 import { Redis, RedisOptions } from 'ioredis';
+import { settlesWithin } from './settles-within';
 
 /**
  * One factory for every Redis connection. BullMQ requires
@@ -37,4 +38,23 @@ export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<num
     if (keys.length > 0) deleted += await redis.unlink(...keys);
   } while (cursor !== '0');
   return deleted;
+}
+
+/** Resolves once the connection is down: at once if it is not up now, else when it next closes. */
+export function whenDown(redis: Redis): Promise<void> {
+  if (redis.status !== 'ready') return Promise.resolve();
+  return new Promise((resolve) => redis.once('close', () => resolve()));
+}
+
+/**
+ * Closes a connection once `inFlight` (what still uses it) has ended: QUIT,
+ * so that replies still due arrive, at most `graceMs` in all, then a plain
+ * disconnect. Once Redis is out of reach (now, or while waiting) nothing
+ * more can arrive, and a connection that waits for Redis would hold its
+ * commands and QUIT until it came back, and shutdown with them: it is
+ * disconnected at once.
+ */
+export async function closeRedis(redis: Redis, graceMs = 1_000, inFlight: Promise<unknown> = Promise.resolve()): Promise<void> {
+  await settlesWithin(Promise.race([inFlight.then(() => redis.quit()), whenDown(redis)]), graceMs);
+  if (redis.status !== 'end') redis.disconnect();
 }

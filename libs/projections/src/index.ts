@@ -5,7 +5,7 @@ export type { ProgressReport } from './projection-progress';
 export type { ProjectionLog, ProjectionRunnerOptions, ProjectionStatus, RebuildResult } from './projection-runner';
 export type { RebuildProgress } from './rebuild';
 export { InvalidCursorError, cursorBeforeSortKey } from './index-member';
-export { ReadModel, isReadModelRebuilding, readModelRebuilding, unlessRebuilding } from './read-model';
+export { ReadModel, fromModelOrLedger, isReadModelUnavailable, readModelRebuilding, readModelUnavailable } from './read-model';
 export type { IndexPage } from './read-model';
 export { PROJECTIONS_REDIS, ProjectionsModule } from './projections.module';
 export { stopProjections } from './stop-projections';

@@ -38,4 +38,22 @@ describe('ProjectionProgress', () => {
     expect(await progress.readableAfter(40, 60_000)).toBe(true);
     expect(progress.holdsAnsweredCommands()).toBe(false);
   });
+
+  it('lets a command answer as soon as the model is out of reach, and at once while it stays so, holding reads back until the model has absorbed it', async () => {
+    const progress = new ProjectionProgress();
+    progress.update({ absorbed: 9, ready: true, rebuilding: false });
+    const answered = progress.readableAfter(10, 60_000);
+    progress.modelReachable(false);
+    expect(await answered).toBe(true);
+    expect(await progress.readableAfter(11, 60_000)).toBe(true);
+    expect(progress.holdsAnsweredCommands()).toBe(false);
+
+    progress.modelReachable(true);
+    progress.update({ absorbed: 10, ready: true, rebuilding: false });
+    expect(progress.holdsAnsweredCommands()).toBe(false);
+    progress.update({ absorbed: 11, ready: true, rebuilding: false });
+    expect(progress.holdsAnsweredCommands()).toBe(true);
+    // Back in reach, a command waits for the model again.
+    expect(await progress.readableAfter(12, 20)).toBe(false);
+  });
 });

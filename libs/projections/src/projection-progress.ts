@@ -24,6 +24,8 @@ export class ProjectionProgress {
   private readonly waiters = new Set<() => void>();
   /** The last position of a command this process answered without waiting for the read model (see `answeredAhead`). */
   private answeredAheadTo = -1;
+  /** Whether this process's connection to the read model's Redis is up (see `modelReachable`). */
+  private reachable = true;
 
   get report(): ProgressReport {
     return this.current;
@@ -44,8 +46,23 @@ export class ProjectionProgress {
   }
 
   /**
+   * This process's connection to the read model's Redis went down (false)
+   * or came back (true). While it is down no projection can absorb anything,
+   * so commands are answered without waiting for the model (decision 0079).
+   */
+  modelReachable(reachable: boolean): void {
+    if (reachable === this.reachable) return;
+    this.reachable = reachable;
+    for (const check of [...this.waiters]) check();
+  }
+
+  isModelReachable(): boolean {
+    return this.reachable;
+  }
+
+  /**
    * A command recorded `position` and was answered without waiting for the
-   * read model, because the model was being rebuilt. Until the model has
+   * read model, because the model was being rebuilt or out of reach. Until the model has
    * absorbed it, this process's reads of the model refuse rather than answer
    * without it (`holdsAnsweredCommands`): read-your-writes holds across a
    * rebuild, and the write's answer did not wait for one.
@@ -67,11 +84,11 @@ export class ProjectionProgress {
   /**
    * What a command that recorded `position` waits for before it answers:
    * true once every projection has absorbed it, or as soon as one is being
-   * rebuilt, when the command is answered ahead of the model
-   * (`answeredAhead`); false after `timeoutMs`. Never rejects.
+   * rebuilt or the model is out of reach, when the command is answered ahead
+   * of the model (`answeredAhead`); false after `timeoutMs`. Never rejects.
    */
   async readableAfter(position: number, timeoutMs: number): Promise<boolean> {
-    const readable = await this.waitUntil(() => this.current.absorbed >= position || this.current.rebuilding, timeoutMs);
+    const readable = await this.waitUntil(() => this.current.absorbed >= position || this.current.rebuilding || !this.reachable, timeoutMs);
     if (readable && this.current.absorbed < position) this.answeredAhead(position);
     return readable;
   }

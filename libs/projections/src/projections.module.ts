@@ -1,6 +1,6 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors } from '@ledger/platform';
+import { closeRedis, createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors } from '@ledger/platform';
 import type { Redis } from 'ioredis';
 import { AnyDocumentProjection } from './projection';
 import { ProjectionRunner } from './projection-runner';
@@ -9,6 +9,13 @@ import { stopProjections } from './stop-projections';
 
 /** The Redis connection the projections write and read through (their own, so a slow queue never delays them). */
 export const PROJECTIONS_REDIS = Symbol('PROJECTIONS_REDIS');
+/**
+ * The connection requests read the model through. Unlike the others it does
+ * not wait for Redis: a command sent while Redis is out of reach, or in
+ * flight when the connection drops, fails at once, and the request answers
+ * 503 read_model_unavailable instead of hanging until its timeout (decision 0079).
+ */
+const READ_MODEL_REDIS = Symbol('READ_MODEL_REDIS');
 
 export interface ProjectionsModuleOptions {
   projections: readonly AnyDocumentProjection[];
@@ -36,6 +43,7 @@ class ProjectionsLifecycle implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     @Inject(ProjectionRunner) private readonly runner: ProjectionRunner,
     @Inject(PROJECTIONS_REDIS) private readonly redis: Redis,
+    @Inject(READ_MODEL_REDIS) private readonly readModelRedis: Redis,
     @Inject(OPTIONS) private readonly options: ProjectionsModuleOptions,
   ) {}
 
@@ -47,6 +55,7 @@ class ProjectionsLifecycle implements OnApplicationBootstrap, OnApplicationShutd
   /** After the HTTP server has closed, so no request is still waiting for a position. */
   async onApplicationShutdown(): Promise<void> {
     await stopProjections(this.runner, this.redis, this.options.shutdownGraceMs);
+    await closeRedis(this.readModelRedis);
   }
 }
 
@@ -67,7 +76,6 @@ export class ProjectionsModule {
         {
           provide: PROJECTIONS_REDIS,
           inject: [LEDGER_CONFIG],
-          // Requests read through this connection concurrently: auto-pipelining sends what one event-loop turn asks in one write.
           useFactory: (config: LedgerConfig) =>
             reportRedisErrors(createRedis(config.redisUrl, 'projections', { enableAutoPipelining: options.autoPipelining ?? true }), 'the read model', (message) => logger.error(message)),
         },
@@ -84,8 +92,24 @@ export class ProjectionsModule {
             }),
         },
         {
+          provide: READ_MODEL_REDIS,
+          inject: [LEDGER_CONFIG, ProjectionRunner],
+          useFactory: (config: LedgerConfig, runner: ProjectionRunner) => {
+            // Requests read through this connection concurrently: auto-pipelining sends what one event-loop turn asks in one write.
+            const redis = createRedis(config.redisUrl, 'read-model', {
+              enableAutoPipelining: options.autoPipelining ?? true,
+              enableOfflineQueue: false,
+              maxRetriesPerRequest: 0,
+            });
+            // The same Redis holds the model the projections write: while this connection is down, they absorb nothing.
+            redis.on('ready', () => runner.progress.modelReachable(true));
+            redis.on('close', () => runner.progress.modelReachable(false));
+            return reportRedisErrors(redis, 'the read model (requests)', (message) => logger.error(message));
+          },
+        },
+        {
           provide: ReadModel,
-          inject: [PROJECTIONS_REDIS, LEDGER_CONFIG, ProjectionRunner],
+          inject: [READ_MODEL_REDIS, LEDGER_CONFIG, ProjectionRunner],
           useFactory: (redis: Redis, config: LedgerConfig, runner: ProjectionRunner) => new ReadModel({ redis, prefix: config.redisPrefix, progress: runner.progress }),
         },
         ProjectionsLifecycle,

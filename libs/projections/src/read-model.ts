@@ -1,3 +1,4 @@
+import { ReplyError } from 'ioredis';
 import type { Redis } from 'ioredis';
 import { DomainError, unavailable } from '@ledger/platform';
 import { cursorOf, memberOfCursor, parseIndexMember } from './index-member';
@@ -5,26 +6,38 @@ import { LuaScript, READ_DOCUMENT, READ_INDEX, READ_INDEX_PAGE, READ_MODEL_REBUI
 import { ProjectionProgress } from './projection-progress';
 import { docSuffix, indexSuffix, RedisLayout } from './redis-layout';
 
-/** How long a client is told to wait (Retry-After) while the read model is rebuilt: a million events take well under a minute. */
-const READ_MODEL_REBUILDING_RETRY_AFTER_SECONDS = 5;
+/** How long a client is told to wait (Retry-After) when the read model cannot answer: a million events rebuild well within a minute, and Redis restarts in seconds. */
+const READ_MODEL_RETRY_AFTER_SECONDS = 5;
 
 /** 503 read_model_rebuilding: the read model lost its data and is being rebuilt from the ledger (decision 0078). */
 export function readModelRebuilding(): DomainError {
   return unavailable('read_model_rebuilding', 'The read model is being rebuilt from the ledger; retry after the number of seconds in Retry-After.', {
-    retryAfterSeconds: READ_MODEL_REBUILDING_RETRY_AFTER_SECONDS,
+    retryAfterSeconds: READ_MODEL_RETRY_AFTER_SECONDS,
   });
 }
 
-export function isReadModelRebuilding(error: unknown): boolean {
-  return error instanceof DomainError && error.code === 'read_model_rebuilding';
+/**
+ * 503 read_model_unavailable: Redis, which holds the read model, cannot be
+ * reached, or has not yet absorbed what this process recorded while it
+ * could not be (decision 0079).
+ */
+export function readModelUnavailable(): DomainError {
+  return unavailable('read_model_unavailable', 'The read model cannot be reached; retry after the number of seconds in Retry-After.', {
+    retryAfterSeconds: READ_MODEL_RETRY_AFTER_SECONDS,
+  });
 }
 
-/** What `read` answers from the read model, or while the model is rebuilt after a loss, what `fromLedger` answers from the store (decision 0078). */
-export async function unlessRebuilding<T>(read: () => Promise<T>, fromLedger: () => Promise<T>): Promise<T> {
+/** Whether `error` says the read model cannot answer for now (rebuilt after a loss, or out of reach), rather than what it holds. */
+export function isReadModelUnavailable(error: unknown): boolean {
+  return error instanceof DomainError && (error.code === 'read_model_rebuilding' || error.code === 'read_model_unavailable');
+}
+
+/** What `read` answers from the read model, or while the model cannot answer (decisions 0078, 0079), what `fromLedger` answers from the store. */
+export async function fromModelOrLedger<T>(read: () => Promise<T>, fromLedger: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    if (!isReadModelRebuilding(error)) throw error;
+    if (!isReadModelUnavailable(error)) throw error;
     return fromLedger();
   }
 }
@@ -97,14 +110,18 @@ export class ReadModel {
 
   /**
    * Runs a read script on the live generation of `name`; 503
-   * read_model_rebuilding when the model cannot answer yet (decision 0078).
+   * read_model_rebuilding when the model is being rebuilt (decision 0078),
+   * read_model_unavailable when Redis does not answer (decision 0079).
    */
   private async read(script: LuaScript, name: string, args: ReadonlyArray<string | number>): Promise<unknown> {
-    if (this.options.progress && !this.options.progress.holdsAnsweredCommands()) throw readModelRebuilding();
+    const progress = this.options.progress;
+    if (progress && !progress.holdsAnsweredCommands()) throw progress.isRebuilding() ? readModelRebuilding() : readModelUnavailable();
     try {
       return await runScript(this.options.redis, script, [this.layout.pointer(name)], [this.layout.modelBase(name), ...args]);
     } catch (error) {
       if (error instanceof Error && error.message.includes(READ_MODEL_REBUILDING_REPLY)) throw readModelRebuilding();
+      // Anything but Redis's own reply is the connection failing: a request's read fails at once rather than wait for Redis.
+      if (!(error instanceof ReplyError)) throw readModelUnavailable();
       throw error;
     }
   }

@@ -1,4 +1,4 @@
-import { isReadModelRebuilding } from '../src';
+import { DomainError } from '@ledger/platform';
 import { streamCounts, StreamCount } from './stream-counts.projection';
 import { eventually, TestEnvironment } from './environment';
 
@@ -94,7 +94,7 @@ describe('ProjectionRunner against SQLite and Redis', () => {
 
     await env.deleteKeys();
     // Until it is whole again the model refuses to answer rather than count from nothing (decision 0078).
-    const counted = () => count('s0').catch((error) => (isReadModelRebuilding(error) ? 'rebuilding' : Promise.reject(error)));
+    const counted = () => count('s0').catch((error) => (error instanceof DomainError && error.code === 'read_model_rebuilding' ? 'rebuilding' : Promise.reject(error)));
     await eventually(async () => {
       const answer = await counted();
       expect([10, 'rebuilding']).toContain(answer);

@@ -5,7 +5,7 @@ import { EVENT_STORE } from '@ledger/event-store';
 import { LEDGER_CONFIG, loadConfig } from '@ledger/platform';
 import type { Redis } from 'ioredis';
 import { PROJECTIONS_REDIS, ProjectionRunner, ProjectionsModule, ReadModel } from '../src';
-import { CuttableRelay } from './cuttable-relay';
+import { CuttableRelay } from '../../../test/support/cuttable-relay';
 import { eventually, REDIS_URL, TestEnvironment } from './environment';
 import { streamCounts } from './stream-counts.projection';
 

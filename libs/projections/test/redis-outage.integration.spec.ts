@@ -1,4 +1,4 @@
-import { CuttableRelay } from './cuttable-relay';
+import { CuttableRelay } from '../../../test/support/cuttable-relay';
 import { StreamCount } from './stream-counts.projection';
 import { TestEnvironment } from './environment';
 

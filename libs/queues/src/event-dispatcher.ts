@@ -1,6 +1,6 @@
 import type { EventStore, RecordedEvent } from '@ledger/event-store';
 import type { Redis } from 'ioredis';
-import { retryBackoffMs, sleepUnlessAborted } from '@ledger/platform';
+import { retryBackoffMs, settlesWithin, sleepUnlessAborted } from '@ledger/platform';
 
 /** One job an event asks for. The id is derived from the event, so a replay adds nothing twice. */
 export interface DispatchedJob<Data = unknown> {
@@ -72,9 +72,7 @@ export class EventDispatcher {
     const { controller, done } = this.running;
     this.running = undefined;
     controller.abort();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-    clearTimeout(timer);
+    await settlesWithin(done, graceMs);
   }
 
   async checkpoint(): Promise<number> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors } from '@ledger/platform';
+import { createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors, settlesWithin, whenDown } from '@ledger/platform';
 import { Queue, Telemetry, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { JobProcessor, QueueDeclaration } from './queue-declaration';
@@ -167,20 +167,17 @@ export class QueueRuntime implements OnApplicationBootstrap, OnModuleDestroy, On
   }
 
   /**
-   * Stops taking jobs and waits for the active ones, at most drainTimeoutMs.
-   * Past that, processors are signalled to abort and shutdown goes on; BullMQ
-   * runs an abandoned job again once its lock expires.
+   * Stops taking jobs and waits for the active ones, at most drainTimeoutMs,
+   * and not at all while Redis is out of reach: a job could not record its
+   * end there anyway. Past that, processors are signalled to abort and
+   * shutdown goes on; BullMQ runs an abandoned job again once its lock expires.
    */
   private async drain(worker: Worker): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timed out'>((resolve) => {
-      timer = setTimeout(() => resolve('timed out'), this.drainTimeoutMs);
-    });
-    const outcome = await Promise.race([worker.close().then(() => 'closed' as const), timedOut]);
-    clearTimeout(timer);
-    if (outcome === 'timed out') {
+    let drained = false;
+    await settlesWithin(Promise.race([worker.close().then(() => (drained = true)), whenDown(this.connection)]), this.drainTimeoutMs);
+    if (!drained) {
       worker.cancelAllJobs('shutting down');
-      this.logger.warn(`Queue ${worker.name}: jobs still active after ${this.drainTimeoutMs} ms were told to abort and will be retried`);
+      this.logger.warn(`Queue ${worker.name}: jobs still active at shutdown (after ${this.drainTimeoutMs} ms, or with Redis out of reach) were told to abort and will be retried`);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { ReadModel, unlessRebuilding } from '@ledger/projections';
+import { ReadModel, fromModelOrLedger } from '@ledger/projections';
 import { ConfigurationDocument, LedgerConfigurations, readConfiguration } from '@ledger/redec';
 
 /**
@@ -21,7 +21,7 @@ export class PublishedConfigurations {
   }
 
   find(tenantId: string, configurationId: string): Promise<ConfigurationDocument | null> {
-    return unlessRebuilding(
+    return fromModelOrLedger(
       () => readConfiguration(this.readModel, tenantId, configurationId),
       () => this.fromLedger.find(tenantId, configurationId),
     );

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors } from '@ledger/platform';
+import { closeRedis, createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors } from '@ledger/platform';
 import { WebhookDeliveryMetrics } from '@ledger/webhooks';
 
 /** The metrics' own Redis connection. */
@@ -19,11 +19,7 @@ class MetricsRedisLifecycle implements OnApplicationShutdown {
   constructor(@Inject(METRICS_REDIS) private readonly redis: Redis) {}
 
   async onApplicationShutdown(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), QUIT_GRACE_MS)));
-    const outcome = await Promise.race([this.redis.quit().then(() => 'quit' as const, () => 'quit' as const), grace]);
-    clearTimeout(timer);
-    if (outcome === 'late') this.redis.disconnect();
+    await closeRedis(this.redis, QUIT_GRACE_MS);
   }
 }
 

@@ -35,7 +35,8 @@ const READS_READ_MODEL = 'x-reads-read-model';
 /**
  * Marks a route that answers from the read model, or decides on it: while
  * the model is rebuilt after Redis lost it, it answers 503
- * read_model_rebuilding with Retry-After (decision 0078). The mark stays in
+ * read_model_rebuilding with Retry-After (decision 0078), and while Redis is
+ * out of reach 503 read_model_unavailable (decision 0079). The mark stays in
  * the document, so a client can tell these operations from those the
  * ledger alone answers.
  */
@@ -69,7 +70,7 @@ function platformProblems(operation: OperationObject): Map<number, string[]> {
     add(422, ErrorCodes.IDEMPOTENCY_KEY_REUSED);
   }
   add(429, 'TOO_MANY_REQUESTS');
-  if ((operation as unknown as Record<string, unknown>)[READS_READ_MODEL] === true) add(503, 'read_model_rebuilding');
+  if ((operation as unknown as Record<string, unknown>)[READS_READ_MODEL] === true) for (const code of ['read_model_rebuilding', 'read_model_unavailable']) add(503, code);
   return codes;
 }
 

@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { CLOCK, Clock, LEDGER_CONFIG, LedgerConfig, createRedis, reportRedisErrors, sleepUnlessAborted } from '@ledger/platform';
-import { ReadModel, isReadModelRebuilding } from '@ledger/projections';
+import { CLOCK, Clock, LEDGER_CONFIG, LedgerConfig, closeRedis, createRedis, reportRedisErrors, sleepUnlessAborted } from '@ledger/platform';
+import { ReadModel, isReadModelUnavailable } from '@ledger/projections';
 import type { JobProcessor } from '@ledger/queues';
 import { noticeRightsRequestDeadlines } from '@ledger/redec';
 
@@ -30,7 +30,7 @@ export class OpenRequestsReadModel implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeRedis(this.redis);
   }
 }
 
@@ -63,7 +63,7 @@ export class RightsDeadlinesProcessor implements JobProcessor<RightsDeadlinesJob
         if (noticed > 0) this.logger.log(`${noticed} rights request deadline notices recorded`);
         return noticed;
       } catch (error) {
-        if (!isReadModelRebuilding(error) || signal.aborted) throw error;
+        if (!isReadModelUnavailable(error) || signal.aborted) throw error;
         await sleepUnlessAborted(REBUILD_POLL_MS, signal);
       }
     }

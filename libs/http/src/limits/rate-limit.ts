@@ -4,7 +4,7 @@ import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { createRedis, currentContext, rateLimited } from '@ledger/platform';
+import { createRedis, currentContext, rateLimited, settlesWithin } from '@ledger/platform';
 import type { FailedAuthentications } from '../auth/authentication.hook';
 import { RequestBudgets } from './request-budgets';
 
@@ -96,7 +96,8 @@ export async function rateLimits(app: NestFastifyApplication, settings: RateLimi
   flushes.unref();
   fastify.addHook('onClose', async () => {
     clearInterval(flushes);
-    await flush();
+    // The last counts, unless Redis is out of reach: shutdown does not wait for it.
+    await settlesWithin(flush(), REDIS_COMMAND_TIMEOUT_MS);
     redis.disconnect();
   });
   await Promise.race([once(redis, 'ready'), delay(REDIS_READY_WAIT_MS, undefined, { ref: false })]).catch(() => undefined);

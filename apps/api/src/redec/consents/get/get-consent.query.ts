@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { CLOCK, Clock, notFound } from '@ledger/platform';
-import { ReadModel, unlessRebuilding } from '@ledger/projections';
+import { ReadModel, fromModelOrLedger } from '@ledger/projections';
 import { ConsentState, RegulatoryRepresentation, loadConsent, regulatoryRepresentation } from '@ledger/redec';
 import { readConsent } from '../consent-reads';
 
@@ -29,7 +29,7 @@ export class GetConsentHandler implements IQueryHandler<GetConsentQuery, Regulat
 
   /** From the read model; while it is rebuilt after a loss, from the consent's own stream, which says the same (decision 0078). */
   private consent(tenantId: string, redecConsentId: string): Promise<ConsentState | null> {
-    return unlessRebuilding(
+    return fromModelOrLedger(
       () => readConsent(this.readModel, tenantId, redecConsentId),
       () => loadConsent(this.store, tenantId, redecConsentId),
     );

@@ -1,6 +1,6 @@
 import { AddressInfo, connect, createServer, Server, Socket } from 'node:net';
 
-/** A TCP relay to the real Redis that can be cut (every connection dropped and refused) and restored. */
+/** A TCP relay to the real Redis (127.0.0.1:6379) that can be cut (every connection dropped and refused) and restored. */
 export class CuttableRelay {
   private readonly sockets = new Set<Socket>();
   private cut = false;
