@@ -10,6 +10,7 @@ import { TestEnvironment, testEnvironment } from './support/environment';
 import { LedgerAnsweredCall, expectRightAnswer, ledgerAnsweredCalls } from './support/ledger-answered-calls';
 import { GrantedConsent, redecConsents } from './support/redec-consents';
 import { redecConfiguration } from './support/redec-fixtures';
+import { spawnApi } from './support/processes';
 
 // Decision 0079: while Redis cannot be reached, the service answers what the ledger alone answers without waiting for
 // the read model, refuses at once (503 with Retry-After) what needs the model, and loses nothing it acknowledged.
@@ -104,4 +105,20 @@ describe('Redis out of reach', () => {
       await stopped.dispose();
     }
   }, 60_000);
+
+  it('ends on SIGTERM, as an orchestrator stops it, while Redis is out of reach', async () => {
+    const stopped = testEnvironment();
+    const ownRelay = new CuttableRelay();
+    try {
+      const service = await spawnApi({ ...stopped.env, REDIS_URL: await ownRelay.listen() }, 60_000, { built: true });
+      ownRelay.down();
+      service.child.kill('SIGTERM');
+      const ended = await settlesWithin(service.exited, 20_000);
+      if (!ended) service.child.kill('SIGKILL');
+      expect({ ended, exitCode: service.child.exitCode }).toEqual({ ended: true, exitCode: 0 });
+    } finally {
+      await ownRelay.close();
+      await stopped.dispose();
+    }
+  }, 90_000);
 });
