@@ -34,7 +34,7 @@ export class ProjectionProgress {
   update(report: ProgressReport): void {
     if (report.absorbed === this.current.absorbed && report.ready === this.current.ready && report.rebuilding === this.current.rebuilding) return;
     this.current = report;
-    for (const check of [...this.waiters]) check();
+    this.recheckWaiters();
   }
 
   isReady(): boolean {
@@ -53,7 +53,7 @@ export class ProjectionProgress {
   modelReachable(reachable: boolean): void {
     if (reachable === this.reachable) return;
     this.reachable = reachable;
-    for (const check of [...this.waiters]) check();
+    this.recheckWaiters();
   }
 
   isModelReachable(): boolean {
@@ -96,6 +96,10 @@ export class ProjectionProgress {
   /** Resolves true as soon as every projection has absorbed `position`, false after `timeoutMs`. Never rejects. */
   waitForPosition(position: number, timeoutMs: number): Promise<boolean> {
     return this.waitUntil(() => this.current.absorbed >= position, timeoutMs);
+  }
+
+  private recheckWaiters(): void {
+    for (const check of [...this.waiters]) check();
   }
 
   private waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
