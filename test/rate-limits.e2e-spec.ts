@@ -4,11 +4,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { IncomingHttpHeaders, request } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { issueApiKey } from '@ledger/ledger';
 import { ApiApp, startApiApp, waitUntil } from './support/api-app';
 import { TestEnvironment, testEnvironment } from './support/environment';
+import { CuttableRelay } from './support/cuttable-relay';
 import { expectProblem } from './support/expectations';
 import { freePort } from './support/processes';
 import { rutOf } from './support/redec-fixtures';
@@ -20,6 +22,9 @@ import { rutOf } from './support/redec-fixtures';
 
 // Above the readiness polls the test app makes from its own address before the tests start.
 const LIMIT = 40;
+
+/** A well-formed API key that no tenant holds. */
+const randomKey = () => `lk_${randomBytes(12).toString('hex')}_${randomBytes(32).toString('base64url')}`;
 
 type Answer = { status: number; headers: IncomingHttpHeaders; body: any };
 
@@ -134,7 +139,6 @@ describe('rate limits', () => {
   }, 180_000);
 
   it('counts failed authentications against the client address: random keys get 401, then 429 without the store being read, while a key from another address goes on', async () => {
-    const randomKey = () => `lk_${randomBytes(12).toString('hex')}_${randomBytes(32).toString('base64url')}`;
     const reads = jest.spyOn(api.store, 'readStream');
     try {
       const { guesses, readsWithinTheBudget, beyond, readsBeyond } = await inOneWindow(async (run) => {
@@ -158,6 +162,46 @@ describe('rate limits', () => {
     const { apiKey } = await api.tenantKey(['consent:read']);
     expect((await fromAddress('127.0.0.9', `/v1/configurations/${randomUUID()}`, { authorization: `Bearer ${apiKey}` })).status).toBe(404);
   }, 180_000);
+
+  describe('when Redis answers late', () => {
+    let relay: CuttableRelay;
+    let late: TestEnvironment;
+    let service: ApiApp;
+    let servicePort: number;
+
+    beforeAll(async () => {
+      relay = new CuttableRelay();
+      late = testEnvironment({ REDIS_URL: await relay.listen() });
+      service = await startApiApp(late, { LEDGER_RATE_LIMIT_PER_MINUTE: String(LIMIT), LEDGER_WORKERS: 'external' });
+      servicePort = await listen(service);
+    });
+    afterAll(async () => {
+      relay?.delayReplies(0);
+      await service?.close();
+      await relay?.close();
+      await late?.dispose();
+    });
+
+    it('counts each request once when a count that Redis stored is reported again because its answer came after the timeout', async () => {
+      const guess = (address: string) => getFrom(servicePort, address, `/v1/configurations/${randomUUID()}`, { authorization: `Bearer ${randomKey()}` });
+      const { before, after, beyond } = await inOneWindow(async (run) => {
+        const address = `127.0.4.${run + 1}`;
+        // Longer than a flush waits for Redis (500 ms): the counts are stored, the answers given up, the counts sent again.
+        relay.delayReplies(700);
+        const before = [];
+        for (let i = 0; i < LIMIT / 2; i += 1) before.push((await guess(address)).status);
+        await sleep(1_600);
+        relay.delayReplies(0);
+        await sleep(500);
+        const after = [];
+        for (let i = 0; i < LIMIT / 2; i += 1) after.push((await guess(address)).status);
+        return { before, after, beyond: await guess(address) };
+      });
+      expect(before).toEqual(Array(LIMIT / 2).fill(401));
+      expect(after).toEqual(Array(LIMIT / 2).fill(401));
+      expectRateLimited(beyond);
+    }, 180_000);
+  });
 
   describe('while Redis is down', () => {
     let redisServer: ChildProcess | undefined;

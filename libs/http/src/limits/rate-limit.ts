@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
@@ -18,13 +19,13 @@ export interface RateLimitSettings {
 
 const WINDOW_MS = 60_000;
 
-/** A flush Redis has not answered within this is given up and its counts sent again with the next one. */
+/** A flush Redis has not answered within this is given up; the next one reports the same counts again, which Redis may already hold. */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
 
 /** How long start-up waits for the counting connection, so that the first requests are counted; a Redis that is down does not hold it. */
 const REDIS_READY_WAIT_MS = 2_000;
 
-/** How often this instance adds its counts to Redis's and learns the other instances'. */
+/** How often this instance tells Redis its counts and learns the other instances'. */
 const FLUSH_INTERVAL_MS = 100;
 
 /** The rate limits of one instance, installed by createHttpApp around authentication. */
@@ -50,9 +51,9 @@ export interface RateLimits {
  * requests (health probes) never refuse its valid keys.
  *
  * Every instance of the service spends the same budget: each counts its
- * requests in memory (RequestBudgets) and adds them to a counter in Redis
- * every FLUSH_INTERVAL_MS, learning the total; a request waits for no Redis
- * command (docs/decisions/0037-request-path-caches.md).
+ * requests in memory (RequestBudgets) and every FLUSH_INTERVAL_MS sets its
+ * count in Redis beside the other instances', learning their sum; a request
+ * waits for no Redis command (docs/decisions/0037-request-path-caches.md).
  *
  * While Redis cannot be reached, requests go through unlimited and the log
  * says so (fails open): recording consents does not depend on Redis anywhere
@@ -69,27 +70,32 @@ export async function rateLimits(app: NestFastifyApplication, settings: RateLimi
   // A failed count is reported by the outage log below, once, rather than on every reconnection attempt.
   redis.on('error', () => undefined);
   const budgets = new RequestBudgets(settings.perMinute, WINDOW_MS);
-  const counterOf = (budget: string, window: number) => `${settings.redisPrefix}:rate-limit:${budget}:${window}`;
+  // A hash per budget and window, a field per instance (and generation): each instance sets its own count there.
+  const counterOf = (budget: string, window: number) => `${settings.redisPrefix}:rate-limit:${budget}:${window}:by-instance`;
+  const instance = randomUUID();
 
   let flushing: Promise<void> | undefined;
   const flush = () => (flushing ??= addUp().finally(() => (flushing = undefined)));
   async function addUp(): Promise<void> {
-    const { window, increments } = budgets.takePending(Date.now());
-    if (increments.size === 0) return;
+    const report = budgets.report(Date.now());
+    if (report.counts.size === 0) return;
+    const field = `${instance}:${report.generation}`;
     try {
       const pipeline = redis.pipeline();
-      for (const [budget, count] of increments) pipeline.incrby(counterOf(budget, window), count).pexpire(counterOf(budget, window), 2 * WINDOW_MS);
+      for (const [budget, count] of report.counts) {
+        const counter = counterOf(budget, report.window);
+        pipeline.hset(counter, field, count).pexpire(counter, 2 * WINDOW_MS).hvals(counter);
+      }
       const replies = (await pipeline.exec()) ?? [];
       const totals = new Map<string, number>();
-      [...increments.keys()].forEach((budget, index) => {
-        const [error, total] = replies[2 * index] ?? [new Error('no reply')];
+      [...report.counts.keys()].forEach((budget, index) => {
+        const [error, counts] = replies[3 * index + 2] ?? [new Error('no reply')];
         if (error) throw error;
-        totals.set(budget, Number(total));
+        totals.set(budget, (counts as string[]).reduce((sum, count) => sum + Number(count), 0));
       });
-      budgets.settle(window, totals);
+      budgets.settle(report, totals);
     } catch {
-      // Sent again with the next flush; an unreachable Redis is reported by the requests themselves.
-      budgets.restore(window, increments);
+      // Reported again, whole, with the next flush; an unreachable Redis is reported by the requests themselves.
     }
   }
   const flushes = setInterval(() => void flush(), FLUSH_INTERVAL_MS);

@@ -7,30 +7,43 @@ export interface BudgetVerdict {
 
 /** One budget's count in the current window. */
 interface Budget {
-  /**
-   * The count Redis answered at the last flush (every instance's requests,
-   * this one's included), plus this instance's requests of a flush still in
-   * flight: they are spent while Redis adds them up.
-   */
-  counted: number;
-  /** This instance's requests not yet sent to Redis. */
-  pending: number;
+  /** The requests this instance admitted. */
+  own: number;
+  /** The requests the other instances admitted, as of the last total Redis answered. */
+  others: number;
+  /** `own` as last reported to Redis; a budget is reported again once it differs. */
+  reported: number;
 }
 
-/** What a flush sends: per budget, the requests to add. */
-export type BudgetIncrements = Map<string, number>;
+/**
+ * What a flush sends: this instance's count of each budget whose count
+ * changed since it was last reported, in one window and one generation.
+ */
+export interface BudgetReport {
+  window: number;
+  /** Bumped by `forget`: counts of an earlier generation are another instance's as far as Redis is concerned. */
+  generation: number;
+  counts: Map<string, number>;
+}
 
 /**
  * Fixed one-minute windows of request budgets, counted by this instance and
  * added up across instances in Redis by periodic flushes (rate-limit.ts).
  * Pure bookkeeping, the clock passed in: a request is decided in memory from
- * the last count Redis answered plus this instance's requests since, so no
- * request waits for Redis. Across instances a budget can be overspent by
- * what the other instances admit between two flushes
+ * the other instances' requests as of the last flush plus this instance's
+ * own, so no request waits for Redis. Across instances a budget can be
+ * overspent by what the other instances admit between two flushes
  * (docs/decisions/0037-request-path-caches.md).
+ *
+ * A flush reports absolute counts (this instance's total so far), never
+ * increments: Redis keeps each instance's count apart and answers their sum.
+ * A flush whose answer was lost (a timeout after Redis applied it) is then
+ * harmless to send again, where an increment sent twice would spend the
+ * budget twice.
  */
 export class RequestBudgets {
   private window = -1;
+  private generation = 0;
   private budgets = new Map<string, Budget>();
 
   constructor(
@@ -46,7 +59,7 @@ export class RequestBudgets {
   /** Counts one request against `budget` and says whether it is within it. */
   spend(budget: string, now: number): BudgetVerdict {
     const verdict = this.check(budget, now);
-    if (verdict.allowed) this.entryOf(budget).pending += 1;
+    if (verdict.allowed) this.entryOf(budget).own += 1;
     return verdict;
   }
 
@@ -55,54 +68,42 @@ export class RequestBudgets {
     this.roll(now);
     const entry = this.budgets.get(budget);
     const retryAfterSeconds = Math.max(1, Math.ceil(((this.window + 1) * this.windowMs - now) / 1000));
-    return { allowed: entry === undefined || entry.counted + entry.pending < this.perWindow, retryAfterSeconds };
+    return { allowed: entry === undefined || entry.own + entry.others < this.perWindow, retryAfterSeconds };
+  }
+
+  /** This instance's counts that Redis has not been told of yet. Nothing changes until `settle`: a flush that fails is simply taken again. */
+  report(now: number): BudgetReport {
+    this.roll(now);
+    const counts = new Map<string, number>();
+    for (const [budget, entry] of this.budgets) if (entry.own !== entry.reported) counts.set(budget, entry.own);
+    return { window: this.window, generation: this.generation, counts };
+  }
+
+  /** Redis's totals for a report it stored: every instance's count of each budget, the report's own included. */
+  settle(report: BudgetReport, totals: Map<string, number>): void {
+    if (report.window !== this.window || report.generation !== this.generation) return;
+    for (const [budget, total] of totals) {
+      const entry = this.budgets.get(budget);
+      const reported = report.counts.get(budget);
+      if (!entry || reported === undefined) continue;
+      entry.reported = reported;
+      entry.others = Math.max(entry.others, total - reported);
+    }
   }
 
   /**
-   * The requests counted here and not yet flushed, moved from pending to
-   * counted while the flush is in flight (a request decided meanwhile still
-   * weighs them); `settle` or `restore` them after the flush.
+   * Forgets every count: while Redis cannot add them up, requests are not
+   * limited (fail open). The next generation counts from zero under a name of
+   * its own, so it does not overwrite the counts this instance reported before.
    */
-  takePending(now: number): { window: number; increments: BudgetIncrements } {
-    this.roll(now);
-    const increments: BudgetIncrements = new Map();
-    for (const [budget, entry] of this.budgets) {
-      if (entry.pending === 0) continue;
-      increments.set(budget, entry.pending);
-      entry.counted += entry.pending;
-      entry.pending = 0;
-    }
-    return { window: this.window, increments };
-  }
-
-  /** Redis's totals after the flush of `window`, each including every instance's requests, and so the flush's own. */
-  settle(window: number, totals: Map<string, number>): void {
-    if (window !== this.window) return;
-    for (const [budget, total] of totals) {
-      const entry = this.budgets.get(budget);
-      if (entry) entry.counted = Math.max(entry.counted, total);
-    }
-  }
-
-  /** A flush that failed: its increments are pending again, for the next one, and still spent. */
-  restore(window: number, increments: BudgetIncrements): void {
-    if (window !== this.window) return;
-    for (const [budget, count] of increments) {
-      const entry = this.budgets.get(budget);
-      if (!entry) continue;
-      entry.counted -= count;
-      entry.pending += count;
-    }
-  }
-
-  /** Forgets every count: while Redis cannot add them up, requests are not limited (fail open). */
   forget(): void {
+    if (this.budgets.size > 0) this.generation += 1;
     this.budgets.clear();
   }
 
   private entryOf(budget: string): Budget {
     let entry = this.budgets.get(budget);
-    if (!entry) this.budgets.set(budget, (entry = { counted: 0, pending: 0 }));
+    if (!entry) this.budgets.set(budget, (entry = { own: 0, others: 0, reported: 0 }));
     return entry;
   }
 
