@@ -1,6 +1,7 @@
 export * from './clock';
 export * from './config';
 export * from './redis';
+export * from './lua-script';
 export * from './settles-within';
 export * from './errors';
 export * from './identifier-protection';

@@ -1,8 +1,9 @@
 import type { RecordedEvent } from '@ledger/event-store';
+import { runScript } from '@ledger/platform';
 import type { Redis } from 'ioredis';
 import { applyDigestChange, digestChange } from './digest';
 import { indexMember } from './index-member';
-import { APPLY_BATCH, runScript } from './lua-scripts';
+import { APPLY_BATCH } from './lua-scripts';
 import { AnyDocumentProjection, BatchWrites, diffBatch, foldRouted, parseStoredDocument, routeBatch, RoutedBatch, StoredDocument } from './projection';
 import { digestField, Pointer, RedisLayout } from './redis-layout';
 

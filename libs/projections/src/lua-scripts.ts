@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { luaScript as script } from '@ledger/platform';
 
 /**
  * The Lua scripts that make each step on a projection atomic. Redis runs a
@@ -9,15 +8,6 @@ import type { Redis } from 'ioredis';
  * Single Redis only (or primary with replicas): the scripts touch many keys,
  * which Redis Cluster would spread over slots.
  */
-export interface LuaScript {
-  lua: string;
-  sha: string;
-}
-
-function script(lua: string): LuaScript {
-  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
-}
-
 /**
  * Applies one batch only if the pointer still names the generation and the
  * checkpoint the writer read its documents at; then moves the checkpoint and
@@ -214,18 +204,3 @@ end
 if #redis.call('ZRANGE', key, from, '+', 'BYLEX', 'LIMIT', 0, 1) == 0 then return {docs, read, false} end
 return {docs, read, last}
 `);
-
-/** Runs a script by its hash, sending the source only when Redis does not have it cached (after a restart). */
-export async function runScript(
-  redis: Redis,
-  { lua, sha }: LuaScript,
-  keys: readonly string[],
-  args: ReadonlyArray<string | number | Buffer>,
-): Promise<unknown> {
-  try {
-    return await redis.evalsha(sha, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    return redis.eval(lua, keys.length, ...keys, ...args);
-  }
-}

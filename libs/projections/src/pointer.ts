@@ -1,5 +1,6 @@
+import { runScript } from '@ledger/platform';
 import type { Redis } from 'ioredis';
-import { CREATE_POINTER, runScript } from './lua-scripts';
+import { CREATE_POINTER } from './lua-scripts';
 import { EMPTY_DIGEST } from './digest';
 import { digestField, newGeneration, parsePointer, Pointer } from './redis-layout';
 

@@ -1,8 +1,8 @@
 import { ReplyError } from 'ioredis';
 import type { Redis } from 'ioredis';
-import { DomainError, unavailable } from '@ledger/platform';
+import { DomainError, type LuaScript, runScript, unavailable } from '@ledger/platform';
 import { cursorOf, memberOfCursor, parseIndexMember } from './index-member';
-import { LuaScript, READ_DOCUMENT, READ_INDEX, READ_INDEX_PAGE, READ_MODEL_REBUILDING_REPLY, runScript } from './lua-scripts';
+import { READ_DOCUMENT, READ_INDEX, READ_INDEX_PAGE, READ_MODEL_REBUILDING_REPLY } from './lua-scripts';
 import { ProjectionProgress } from './projection-progress';
 import { docSuffix, indexSuffix, RedisLayout } from './redis-layout';
 

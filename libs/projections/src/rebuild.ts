@@ -1,10 +1,10 @@
 import type { EventStore, RecordedEvent } from '@ledger/event-store';
-import type { Clock } from '@ledger/platform';
+import { type Clock, runScript } from '@ledger/platform';
 import type { Redis } from 'ioredis';
 import { LoadedBatch, loadBatch, writeBatch } from './apply-batch';
 import { EMPTY_DIGEST } from './digest';
 import { deleteGeneration } from './generation-keys';
-import { OPEN_BUILDING, runScript, SWITCH_GENERATION } from './lua-scripts';
+import { OPEN_BUILDING, SWITCH_GENERATION } from './lua-scripts';
 import { readPointer } from './pointer';
 import { AnyDocumentProjection } from './projection';
 import { digestField, newGeneration, Pointer, RedisLayout } from './redis-layout';
