@@ -513,6 +513,9 @@ class TimedStore implements EventStore {
   readStream: EventStore['readStream'] = (...args) => this.store.readStream(...args);
   subscribeToAll: EventStore['subscribeToAll'] = (...args) => this.store.subscribeToAll(...args);
   headPosition: EventStore['headPosition'] = () => this.store.headPosition();
+  get finishedMarks(): EventStore['finishedMarks'] {
+    return this.store.finishedMarks;
+  }
   close: EventStore['close'] = () => this.store.close();
 
   readAll: EventStore['readAll'] = async (options) => {

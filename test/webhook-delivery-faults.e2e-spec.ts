@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startApiApp, waitUntil } from './support/api-app';
-import { testEnvironment } from './support/environment';
+import { deleteRedisKeys, testEnvironment } from './support/environment';
 import { ApiProcess, freePort, runCli, spawnApi } from './support/processes';
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
 import { startWebhookReceiver } from './support/webhook-receiver';
@@ -91,6 +91,49 @@ describe('webhook deliveries under faults', () => {
       await environment.dispose();
     }
   }, 180_000); // two starts of the service as a process from source, and CLI runs: ~20 s alone, the margin is for a loaded machine
+
+  it('delivers again what Redis lost with the queues, once the receiver answers, and not what was delivered before the finished mark', async () => {
+    const environment = testEnvironment();
+    const receiver = await startWebhookReceiver();
+    const api = await startApiApp(environment);
+    try {
+      const { apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']);
+      const port = await new Promise<number>((resolve) => {
+        const server = api.app.getHttpServer();
+        server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+      });
+      const call = client(`http://127.0.0.1:${port}`, apiKey);
+      expect((await call('POST', '/v1/webhook-endpoints', { url: receiver.url, eventTypes: ['redec.notification.required'] })).status).toBe(201);
+      const interactions = await openInteractions(call, 3);
+      const beforeDelivered = await api.store.headPosition();
+      const delivered = await call('POST', `/v1/redec/consent-interactions/${interactions[0]}/grant`, grantBody());
+      await receiver.waitForCount(1);
+      // Saved in the store once a second: everything up to the delivered grant has finished.
+      await waitUntil(async () => (await api.store.finishedMarks.of('webhook-deliveries')) > beforeDelivered, 10_000);
+
+      // The next deliveries wait for a retry, in a queue that Redis then loses.
+      receiver.respondWith(() => ({ status: 503, headers: { 'Retry-After': '3600' } }));
+      const waiting = await Promise.all(interactions.slice(1).map((id) => call('POST', `/v1/redec/consent-interactions/${id}/grant`, grantBody())));
+      await receiver.waitForCount(3);
+      receiver.respondWith(() => ({ status: 200 }));
+      await deleteRedisKeys(environment.prefix);
+
+      await receiver.waitForCount(5, 30_000);
+      // Long enough for a duplicate of the delivered grant to show up if the dispatcher had resumed from before it.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const waitingIds = waiting.map((grant) => grant.body.redecConsentId as string).sort();
+      expect(consentIdsIn(receiver).slice(0, 1)).toEqual([delivered.body.redecConsentId]);
+      expect(consentIdsIn(receiver).slice(1, 3).sort()).toEqual(waitingIds);
+      expect(consentIdsIn(receiver).slice(3).sort()).toEqual(waitingIds);
+      // The same messages: a receiver deduplicates them by webhook-id.
+      const idsOf = (from: number, to: number) => receiver.received.slice(from, to).map((r) => r.headers['webhook-id']).sort();
+      expect(idsOf(3, 5)).toEqual(idsOf(1, 3));
+    } finally {
+      await api.close();
+      await receiver.close();
+      await environment.dispose();
+    }
+  }, 90_000);
 
   describe('with Redis stopped while grants are recorded', () => {
     let redisServer: ChildProcess | undefined;

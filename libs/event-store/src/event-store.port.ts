@@ -158,7 +158,24 @@ export interface EventStore {
    */
   readonly log?: LedgerLog;
 
+  /** How far each follower that hands work to Redis has seen that work finished (decision 0080). */
+  readonly finishedMarks: FinishedMarks;
+
   close(): Promise<void>;
+}
+
+/**
+ * A follower that turns events into jobs in Redis (an event dispatcher)
+ * keeps here the position through which every job it asked for has
+ * finished: beside the events, because Redis can lose the queues and the
+ * follower's own checkpoint with them, and a follower that lost them
+ * resumes from its mark (decision 0080). A mark only moves forward.
+ */
+export interface FinishedMarks {
+  /** The position through which every job `follower` asked for has finished; 0 when it saved none. */
+  of(follower: string): Promise<number>;
+  /** Moves `follower`'s mark to `position`, unless it is there or past it already. */
+  advance(follower: string, position: number): Promise<void>;
 }
 
 /** An event's leaf in the ledger's Merkle tree. */

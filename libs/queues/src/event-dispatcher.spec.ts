@@ -109,6 +109,94 @@ describe('EventDispatcher', () => {
     expect(await jobCount()).toBe(3);
   });
 
+  const waitingNs = async () => (await queue.getWaiting()).map((job) => (job.data as { n: number }).n).sort((a, b) => a - b);
+  /** A job that finished and was removed, as the queues remove finished jobs. */
+  const finish = async (n: number) => {
+    const job = (await queue.getWaiting()).find((waiting) => (waiting.data as { n: number }).n === n);
+    await job!.remove();
+  };
+  /** What a Redis that lost its data holds of this dispatcher and its queue: nothing. */
+  const loseRedis = async () => {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+  };
+
+  it('saves in the store the position through which every job it added has finished', async () => {
+    const first = await append('Wanted', 1);
+    const second = await append('Wanted', 2);
+    await append('Ignored', 3);
+    const running = dispatcher();
+    running.start();
+    await until(async () => (await running.checkpoint()) === second.position);
+    await running.saveFinishedMark();
+    expect(await running.finishedMark()).toBe(first.position - 1);
+
+    await finish(1);
+    await running.saveFinishedMark();
+    expect(await running.finishedMark()).toBe(second.position - 1);
+    expect(await store.finishedMarks.of('renders')).toBe(second.position - 1);
+
+    await finish(2);
+    await running.saveFinishedMark();
+    expect(await running.finishedMark()).toBe(second.position);
+    expect(await redis.zcard(`${prefix}:dispatcher:renders:outstanding`)).toBe(0);
+  });
+
+  it('after Redis lost the queues and its checkpoint, adds again every job that had not finished by the mark, and the running dispatcher notices by itself', async () => {
+    await append('Wanted', 1);
+    await append('Wanted', 2);
+    await append('Wanted', 3);
+    const running = dispatcher();
+    running.start();
+    await until(async () => (await jobCount()) === 3);
+    await finish(1);
+    await running.saveFinishedMark();
+
+    const mark = await running.finishedMark();
+    await loseRedis();
+    await append('Wanted', 4);
+    await until(async () => (await waitingNs()).join() === '2,3,4');
+    expect(await running.finishedMark()).toBe(mark);
+    await running.stop();
+    expect(logged.splice(0)).toEqual(['Redis lost the queues and this checkpoint: following again from the finished mark']);
+  });
+
+  it('notices by itself, within a second, that Redis lost the queues while no event came', async () => {
+    await append('Wanted', 1);
+    const wanted = await append('Wanted', 2);
+    const running = dispatcher();
+    running.start();
+    await until(async () => (await running.checkpoint()) === wanted.position);
+    await loseRedis();
+    // Nothing is saved from what a Redis that lost its data says, and the jobs it lost are added again.
+    await until(async () => (await waitingNs()).join() === '1,2');
+    expect(await running.finishedMark()).toBeLessThan(wanted.position);
+    await running.stop();
+    expect(logged.splice(0)).toEqual(['Redis lost the queues and this checkpoint: following again from the finished mark']);
+  });
+
+  it('saves no mark from job states read while Redis lost its data', async () => {
+    await append('Wanted', 1);
+    const wanted = await append('Wanted', 2);
+    const running = dispatcher();
+    running.start();
+    await until(async () => (await running.checkpoint()) === wanted.position);
+    await running.stop();
+    const mark = await running.finishedMark();
+    // The loss comes while the states are being read: the jobs it took look finished.
+    const readDuringALoss = new EventDispatcher({
+      store,
+      redis,
+      prefix,
+      name: 'renders',
+      queue: { add: (name, data, options) => queue.add(name, data, options), getJobState: async () => (await loseRedis(), 'unknown') },
+      jobsFor: () => [],
+    });
+    await readDuringALoss.saveFinishedMark();
+    expect(await readDuringALoss.finishedMark()).toBe(mark);
+    expect(mark).toBeLessThan(wanted.position);
+  });
+
   it('stops after the event in hand, not at the end of the page it came in', async () => {
     // Recorded before the dispatcher starts: the store hands them over as one page.
     for (let n = 0; n < 300; n += 1) await append('Wanted', n);

@@ -47,6 +47,8 @@ export function traceEventStore(store: EventStore): EventStore {
     headPosition: () => inSpan('event-store headPosition', () => store.headPosition()),
     // A subscription lives as long as the process: no one span can stand for it.
     subscribeToAll: (options) => store.subscribeToAll(options),
+    // A dispatcher's bookkeeping, beside requests: untraced.
+    finishedMarks: store.finishedMarks,
     // The tree's reads serve proofs and audits, never a request's decision: untraced.
     log: store.log,
     close: () => store.close(),

@@ -5,6 +5,7 @@ import {
   EventStoreDBClient,
   FORWARDS,
   JSONType,
+  NO_STREAM,
   Position,
   ResolvedEvent,
   START,
@@ -19,6 +20,7 @@ import {
   EventMetadata,
   EventStore,
   ExpectedRevision,
+  FinishedMarks,
   IntegrityLink,
   NewEvent,
   ReadAllOptions,
@@ -89,9 +91,11 @@ interface StreamTip {
 export class EsdbEventStore implements EventStore {
   private readonly client: EventStoreDBClient;
   private readonly liveSubscriptions = new Set<{ unsubscribe(): Promise<void> }>();
+  readonly finishedMarks: FinishedMarks;
 
   constructor(connectionString: string) {
     this.client = EventStoreDBClient.connectionString(connectionString);
+    this.finishedMarks = new EsdbFinishedMarks(this.client);
   }
 
   async append(streamId: string, events: NewEvent[], expectedRevision: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
@@ -297,4 +301,31 @@ function toRecordedEvent(resolved: ResolvedEvent | AllStreamResolvedEvent): Reco
     created: event.created.getTime(),
     integrity,
   };
+}
+
+/** The stream whose metadata holds the dispatchers' finished marks: metadata events are system events, which no read of the ledger returns. */
+const FINISHED_MARKS_STREAM = 'ledger-finished-marks';
+
+/** The dispatchers' finished marks, as custom metadata of one stream (decision 0080). */
+class EsdbFinishedMarks implements FinishedMarks {
+  constructor(private readonly client: EventStoreDBClient) {}
+
+  async of(follower: string): Promise<number> {
+    const { metadata } = await this.client.getStreamMetadata(FINISHED_MARKS_STREAM);
+    return Number(metadata?.[follower] ?? 0);
+  }
+
+  async advance(follower: string, position: number): Promise<void> {
+    for (;;) {
+      const { metadata, metastreamRevision } = await this.client.getStreamMetadata(FINISHED_MARKS_STREAM);
+      if (Number(metadata?.[follower] ?? 0) >= position) return;
+      try {
+        await this.client.setStreamMetadata(FINISHED_MARKS_STREAM, { ...metadata, [follower]: position }, { expectedRevision: metastreamRevision ?? NO_STREAM });
+        return;
+      } catch (error) {
+        // Another process moved a mark in between: read again.
+        if (!(error instanceof EsdbWrongExpectedVersionError)) throw error;
+      }
+    }
+  }
 }

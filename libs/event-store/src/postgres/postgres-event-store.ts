@@ -28,6 +28,7 @@ import {
   type PendingAppend,
   type StreamHead,
 } from '../pending-append';
+import { PostgresFinishedMarks } from './postgres-finished-marks';
 import { PostgresLedgerLog, integrateOn } from './postgres-ledger-log';
 import { EVENT_ID_UNIQUE, EVENT_STORE_MIGRATIONS, EVENTS_CHANNEL } from './schema';
 
@@ -204,6 +205,7 @@ const SELECT_SETTLED_AFTER = `
  */
 export class PostgresEventStore implements EventStore {
   readonly log: PostgresLedgerLog;
+  readonly finishedMarks: PostgresFinishedMarks;
   private readonly pool: Pool;
   private readonly clock: Clock;
   private readonly pollIntervalMs: number;
@@ -235,6 +237,7 @@ export class PostgresEventStore implements EventStore {
     this.pool = createPostgresPool(connectionString, 'ledger-event-store', options.poolSize);
     this.ready = migratePostgres(this.pool, EVENT_STORE_MIGRATIONS).then(() => (this.merkleTree ? this.buildLog(options.logBuildBatch ?? DEFAULT_LOG_BUILD_BATCH, options.onLogBuild) : undefined));
     this.log = new PostgresLedgerLog(this.pool, this.ready);
+    this.finishedMarks = new PostgresFinishedMarks(this.pool, this.ready);
     // Every call awaits `ready` and reports its failure; this only keeps it from being unhandled meanwhile.
     this.ready.catch(() => undefined);
   }

@@ -75,6 +75,11 @@ export const EVENT_STORE_MIGRATIONS: PostgresMigrations = {
        size bigint  NOT NULL
      );
      INSERT INTO log_tree (id, size) SELECT 1, COALESCE(MAX(leaf_index) + 1, 0) FROM log_leaves;`,
+    // As on SQLite: each dispatcher's finished mark (decision 0080).
+    `CREATE TABLE finished_marks (
+       follower text   PRIMARY KEY,
+       position bigint NOT NULL
+     );`,
   ],
 };
 

@@ -74,6 +74,11 @@ export const EVENT_STORE_SCHEMA: readonly string[] = [
      size INTEGER NOT NULL
    );
    INSERT INTO log_tree (id, size) SELECT 1, COALESCE(MAX(leaf_index) + 1, 0) FROM log_leaves;`,
+  // Each dispatcher's finished mark (decision 0080): kept with the events, since Redis can lose the queues.
+  `CREATE TABLE finished_marks (
+     follower TEXT    PRIMARY KEY,
+     position INTEGER NOT NULL
+   ) WITHOUT ROWID;`,
 ];
 
 export function openDatabase(db: Database.Database, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): void {

@@ -95,7 +95,7 @@ describe('SqliteEventStore', () => {
     const [root] = await rootOf(before.log, 3);
     await before.close();
     const db = new Database(file);
-    db.exec('DROP TABLE log_tree; UPDATE schema_version SET version = 3');
+    db.exec('DROP TABLE log_tree; DROP TABLE finished_marks; UPDATE schema_version SET version = 3');
     db.close();
     const upgraded = new SqliteEventStore(file);
     try {

@@ -31,6 +31,7 @@ import {
   type SerializedEvent,
   type StreamHead,
 } from '../pending-append';
+import { SqliteFinishedMarks } from './sqlite-finished-marks';
 import { SqliteLedgerLog } from './sqlite-ledger-log';
 import { openDatabase } from './schema';
 
@@ -121,6 +122,7 @@ const REDO_ON_SLOW_PATH = Symbol('redo on slow path');
  */
 export class SqliteEventStore implements EventStore {
   readonly log: SqliteLedgerLog;
+  readonly finishedMarks: SqliteFinishedMarks;
   private readonly db: Database.Database;
   private readonly clock: Clock;
   private readonly pollIntervalMs: number;
@@ -184,6 +186,7 @@ export class SqliteEventStore implements EventStore {
     // An open channel would keep the process alive.
     this.commits.unref();
     this.log = new SqliteLedgerLog(this.db);
+    this.finishedMarks = new SqliteFinishedMarks(this.db);
     const fast = this.db.transaction((group: PendingAppend[]) => this.runFast(group));
     this.fastGroup = fast.immediate;
     // A transaction function called inside another becomes a savepoint.

@@ -328,6 +328,22 @@ export function describeEventStoreContract(
       expect(verifyStream(events)).toBeNull();
     });
 
+    it("keeps each follower's finished mark apart, only ever moving it forward, and outside the ledger", async () => {
+      const follower = `contract-${run}-dispatcher`;
+      const other = `${follower}-other`;
+      const head = await store.headPosition();
+      expect(await store.finishedMarks.of(follower)).toBe(0);
+      await store.finishedMarks.advance(follower, 41);
+      await store.finishedMarks.advance(other, 7);
+      await store.finishedMarks.advance(follower, 12);
+      expect(await store.finishedMarks.of(follower)).toBe(41);
+      expect(await store.finishedMarks.of(other)).toBe(7);
+      await Promise.all([50, 45, 60, 55].map((position) => store.finishedMarks.advance(follower, position)));
+      expect(await store.finishedMarks.of(follower)).toBe(60);
+      // Not an event: no follower of the ledger sees a mark move.
+      expect(await store.headPosition()).toBe(head);
+    });
+
     it('returns data and metadata exactly as appended', async () => {
       const stream = newStream('round-trip');
       const event: NewEvent = {
