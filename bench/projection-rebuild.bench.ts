@@ -10,9 +10,10 @@ import { EventStore, PostgresEventStore, RecordedEvent, SqliteEventStore } from 
 import { createDatabase, createRedis, databaseUrlFor, deleteKeysUnder, dropDatabase, migratePostgres } from '@ledger/platform';
 import { AnyDocumentProjection, ProjectionRunner } from '@ledger/projections';
 import { PROJECTIONS } from '../apps/api/src/projections';
-// The runner's own digest of a model's content and index members (not exported by the library's index).
+// The runner's own digest of a model's content, index members and key names (not exported by the library's index).
 import { ModelContent, digestModel } from '../libs/projections/src/digest';
 import { indexMember } from '../libs/projections/src/index-member';
+import { docSuffix, indexSuffix } from '../libs/projections/src/redis-layout';
 import { EVENT_STORE_MIGRATIONS } from '../libs/event-store/src/postgres/schema';
 import { POSTGRES_SERVER, benchDatabaseName } from './event-store.bench';
 import { DEFAULT_LEDGER_EVENTS, GeneratedLedger } from './generate-ledger';
@@ -421,9 +422,9 @@ async function forEachPage(store: EventStore, handle: (page: RecordedEvent[]) =>
 async function measureWrite(redis: Redis, scratch: string, contents: Map<string, ModelContent>) {
   const commands: Array<['set' | 'zadd', string, string]> = [];
   for (const [name, content] of contents) {
-    for (const { id, doc } of content.docs) commands.push(['set', `${scratch}:${name}:doc:${id}`, JSON.stringify(doc)]);
+    for (const { id, doc } of content.docs) commands.push(['set', `${scratch}:${name}${docSuffix(id)}`, JSON.stringify(doc)]);
     for (const { index, value, members } of content.indexes) {
-      for (const { id, sortKey } of members) commands.push(['zadd', `${scratch}:${name}:idx:${index}:${value}`, indexMember(sortKey, id)]);
+      for (const { id, sortKey } of members) commands.push(['zadd', `${scratch}:${name}${indexSuffix(index, value)}`, indexMember(sortKey, id)]);
     }
   }
   const started = process.hrtime.bigint();

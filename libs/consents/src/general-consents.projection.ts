@@ -12,8 +12,8 @@ const customerIndexValue = (tenantId: string, customerId: string) => `${tenantId
 /** The general consents of every tenant, one document per consent, findable by customer. */
 export const generalConsentsProjection: DocumentProjection<GeneralConsentState> = {
   name: GENERAL_CONSENTS_PROJECTION,
-  // 2: indexes are sorted sets (decision 0021).
-  version: 2,
+  // 2: indexes are sorted sets (decision 0021). 3: ids and index values stored with their UUIDs compacted (decision 0081).
+  version: 3,
   route(event: RecordedEvent): string[] {
     if (!GENERAL_CONSENT_EVENT_TYPES.has(event.type) || !event.metadata.tenantId) return [];
     return [documentId(event.metadata.tenantId, (event.data as { consentId: string }).consentId)];

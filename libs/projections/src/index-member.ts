@@ -1,8 +1,10 @@
+import { fromRedisText, toRedisText } from './redis-text';
+
 /**
  * How an index entry is stored: a member of a sorted set whose scores are all
  * 0, so Redis orders the members byte by byte (ZRANGE ... BYLEX). A member is
  * the entry's sort key, a NUL, then the document id, which orders the index
- * by (sort key, id) and gives the id back.
+ * by (sort key, stored id) and gives the id back.
  *
  * Sort keys are printable ASCII (space to `~`). The NUL sorts below all of
  * it, so a key that is a prefix of another sorts first, as a string
@@ -10,14 +12,16 @@
  * the key whatever the id holds. ASCII also makes Redis's byte order the
  * order JavaScript's `<` gives the projection that computes the keys.
  *
- * The Lua scripts read ids out of members the same way (lua-scripts.ts).
+ * The id is stored as the document's key holds it, UUIDs compacted
+ * (redis-text.ts), so that the Lua scripts read the key of a member's
+ * document out of it the same way (lua-scripts.ts).
  */
 const SEPARATOR = '\0';
 const SORT_KEY = /^[\x20-\x7e]*$/;
 
 export function indexMember(sortKey: string | undefined, id: string): string {
   if (sortKey !== undefined && !SORT_KEY.test(sortKey)) throw new Error('an index sort key must be printable ASCII (space to ~)');
-  return `${sortKey ?? ''}${SEPARATOR}${id}`;
+  return `${sortKey ?? ''}${SEPARATOR}${toRedisText(id)}`;
 }
 
 /** The entry a member stores; an empty sort key is no sort key. */
@@ -25,7 +29,7 @@ export function parseIndexMember(member: string): { sortKey?: string; id: string
   const separator = member.indexOf(SEPARATOR);
   if (separator < 0) throw new Error('not an index member: no separator');
   const sortKey = member.slice(0, separator);
-  const id = member.slice(separator + 1);
+  const id = fromRedisText(member.slice(separator + 1));
   return sortKey === '' ? { id } : { sortKey, id };
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { fromRedisText, toRedisText } from './redis-text';
 
 /**
  * Where a projection lives in Redis. A model is written in generations so
@@ -10,6 +11,8 @@ import { randomBytes } from 'node:crypto';
  *   {prefix}:projection:{name}:keys:{generation}    the suffix (after the generation) of every key it has written
  *   {prefix}:rm:{name}:{generation}:doc:{id}        a document (JSON)
  *   {prefix}:rm:{name}:{generation}:idx:{index}:{value}   a sorted set of index members (index-member.ts)
+ *
+ * Ids and index values are written with their UUIDs compacted (redis-text.ts).
  *
  * `checkpoint` is the position of the last event the generation has absorbed;
  * `digest` is `{checkpoint}:{digest}`, the model's digest (digest.ts) as of
@@ -78,19 +81,19 @@ export class RedisLayout {
   /** What a key found by `generationPattern` holds. */
   parseGenerationKey(name: string, generation: string, key: string): GenerationKey {
     const rest = key.slice(this.generationBase(name, generation).length);
-    if (rest.startsWith(docSuffix(''))) return { kind: 'doc', id: rest.slice(docSuffix('').length) };
+    if (rest.startsWith(docSuffix(''))) return { kind: 'doc', id: fromRedisText(rest.slice(docSuffix('').length)) };
     const entry = rest.slice(':idx:'.length);
     const separator = entry.indexOf(':');
-    return { kind: 'index', index: entry.slice(0, separator), value: entry.slice(separator + 1) };
+    return { kind: 'index', index: entry.slice(0, separator), value: fromRedisText(entry.slice(separator + 1)) };
   }
 }
 
 export function docSuffix(id: string): string {
-  return `:doc:${id}`;
+  return `:doc:${toRedisText(id)}`;
 }
 
 export function indexSuffix(index: string, value: string): string {
-  return `:idx:${index}:${value}`;
+  return `:idx:${index}:${toRedisText(value)}`;
 }
 
 /** A fresh, unguessable generation id, so a model rebuilt after Redis lost its data never meets stale keys. */

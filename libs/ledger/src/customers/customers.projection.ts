@@ -23,7 +23,8 @@ const CUSTOMER_EVENT_TYPES = new Set<string>(['CustomerRegistered', 'CustomerIde
  */
 export const customersProjection = {
   name: 'customers',
-  version: 1,
+  // 2: ids and index values stored with their UUIDs compacted (decision 0081).
+  version: 2,
   route(event: RecordedEvent): string[] {
     if (!CUSTOMER_EVENT_TYPES.has(event.type) || !event.metadata.tenantId) return [];
     return [customerDocumentId(event.metadata.tenantId, (event.data as { customerId: string }).customerId)];

@@ -40,7 +40,8 @@ const POSITION_WIDTH = String(Number.MAX_SAFE_INTEGER).length;
  */
 export const consentReferencesProjection: DocumentProjection<ConsentReference & { consent: string; firstPosition: number }> = {
   name: NAME,
-  version: 3,
+  // 4: ids and index values stored with their UUIDs compacted (decision 0081).
+  version: 4,
   route(event: RecordedEvent): string[] {
     const redecConsentId = referencedConsent(event);
     const { tenantId } = event.metadata;

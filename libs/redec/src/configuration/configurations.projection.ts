@@ -29,8 +29,8 @@ const BEFORE_EMBED_AND_GRACE: Pick<ConfigurationDocument, 'embed' | 'gracePeriod
 export const configurationsProjection: DocumentProjection<ConfigurationDocument> = {
   name: CONFIGURATIONS_PROJECTION,
   // 2: versions published before embed terms and grace periods existed read as having none.
-  // 3: indexes are sorted sets (decision 0021).
-  version: 3,
+  // 3: indexes are sorted sets (decision 0021). 4: ids and index values stored with their UUIDs compacted (decision 0081).
+  version: 4,
   route(event: RecordedEvent): string[] {
     if (event.type !== 'ConfigurationPublished' || !event.metadata.tenantId) return [];
     return [configurationDocumentId(event.metadata.tenantId, (event.data as ConfigurationPublished['data']).configurationId)];

@@ -53,7 +53,8 @@ export const consentsProjection = {
   name: CONSENTS_PROJECTION,
   // 3: indexes are sorted sets (decision 0021); 4: the index of pending notification duties (decision 0023); 5: updatedAt and its index (decision 0034);
   // 6: the bindings that name the consent, the obligations it no longer answers for, and the authorizations its facts contradict (decisions 0054 and 0056).
-  version: 6,
+  // 7: ids and index values stored with their UUIDs compacted (decision 0081).
+  version: 7,
   route(event: RecordedEvent): string[] {
     const { tenantId } = event.metadata;
     if (!tenantId) return [];

@@ -68,7 +68,7 @@ const lookup = (reference: string, ...events: RecordedEvent[]) => {
 
 describe('obligations projection', () => {
   it('is the versioned redec-obligations model', () => {
-    expect(obligationsProjection).toMatchObject({ name: 'redec-obligations', version: 3 });
+    expect(obligationsProjection).toMatchObject({ name: 'redec-obligations', version: 4 });
   });
 
   it('keeps an ObligationBound under its tenant, source system and obligation reference', () => {

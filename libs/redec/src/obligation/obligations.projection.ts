@@ -89,8 +89,8 @@ function obligationsOf(fact: Fact): ObligationRef[] {
  */
 export const obligationsProjection: DocumentProjection<ObligationDocument> = {
   name: OBLIGATIONS_PROJECTION,
-  // 3: the reconciliation index sorted by obligation key (decision 0054).
-  version: 3,
+  // 3: the reconciliation index sorted by obligation key (decision 0054). 4: ids and index values stored with their UUIDs compacted (decision 0081).
+  version: 4,
   route(event: RecordedEvent): string[] {
     const { tenantId } = event.metadata;
     if (!tenantId) return [];

@@ -26,7 +26,8 @@ type RightsRequestDocument = RightsRequestSummary & { tenantId: string };
 export const rightsRequestsProjection = {
   name: RIGHTS_REQUESTS_PROJECTION,
   // 2: every tenant's open requests under one value as well, for the metric. 3: the deadline notices given (decision 0069). 4: by customer, for the subject's report (decision 0071).
-  version: 4,
+  // 5: ids and index values stored with their UUIDs compacted (decision 0081).
+  version: 5,
   route(event: RecordedEvent): string[] {
     const { tenantId } = event.metadata;
     if (!tenantId || !RIGHTS_REQUEST_EVENT_TYPES.has(event.type)) return [];
