@@ -104,7 +104,8 @@ export interface ProjectionRebuildResult {
   /** Per projection: documents and index sets of the model, and what the generator says the documents must be where it knows. */
   documents: Record<string, { documents: number; indexSets: number; expected: number | null }>;
   documentsAsExpected: boolean;
-  redis: { keys: number; bytes: number; usedMemoryDeltaBytes: number };
+  /** MEMORY USAGE of the models' keys after the first rebuild, in all and by kind of key; used_memory's growth over it. */
+  redis: { keys: number; bytes: number; byKind: Record<string, { keys: number; bytes: number }>; usedMemoryDeltaBytes: number };
   /** ratio >= target. */
   target: number;
   targetMet: boolean;
@@ -160,7 +161,7 @@ export async function runProjectionRebuildBench(
     // Baseline reads and rebuilds alternate, and each figure is the median of its rounds, so a burst of other work does not decide the ratio.
     const reads: number[] = [];
     const rebuilds: RebuildRun[] = [];
-    let redisMemory = { keys: 0, bytes: 0, usedMemoryDeltaBytes: 0 };
+    let redisMemory: ProjectionRebuildResult['redis'] = { keys: 0, bytes: 0, byKind: {}, usedMemoryDeltaBytes: 0 };
     for (const label of REBUILDS) {
       log('projection rebuild: baseline, one pass of readAll pages...');
       reads.push((await measureRead(store, ledgerEvents)).seconds);
@@ -475,9 +476,20 @@ async function countKeys(redis: Redis, pattern: string): Promise<number> {
 }
 
 /** Sum of MEMORY USAGE over the prefix's keys: what the models take, whoever else uses the same Redis. */
-async function prefixMemory(redis: Redis, prefix: string): Promise<{ keys: number; bytes: number }> {
+/** What a key of the read model holds, for the memory table: `{projection} document`, `{projection} index {index}`, `{projection} key set`, or `pointers`. */
+function kindOfKey(prefix: string, key: string): string {
+  const rest = key.slice(prefix.length + 1);
+  const model = /^rm:([^:]+):[^:]+:(doc|idx):([^:]*)/.exec(rest);
+  if (model) return model[2] === 'doc' ? `${model[1]} document` : `${model[1]} index ${model[3]}`;
+  const keySet = /^projection:([^:]+):keys:/.exec(rest);
+  return keySet ? `${keySet[1]} key set` : 'pointers';
+}
+
+/** MEMORY USAGE of every key under the prefix, in all and by kind of key. */
+async function prefixMemory(redis: Redis, prefix: string): Promise<{ keys: number; bytes: number; byKind: Record<string, { keys: number; bytes: number }> }> {
   let keys = 0;
   let bytes = 0;
+  const byKind: Record<string, { keys: number; bytes: number }> = {};
   let cursor = '0';
   do {
     const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
@@ -485,13 +497,16 @@ async function prefixMemory(redis: Redis, prefix: string): Promise<{ keys: numbe
     if (batch.length === 0) continue;
     const pipeline = redis.pipeline();
     for (const key of batch) pipeline.call('MEMORY', 'USAGE', key, 'SAMPLES', '0');
-    for (const [error, reply] of (await pipeline.exec()) ?? []) {
-      if (error || reply === null) continue;
+    ((await pipeline.exec()) ?? []).forEach(([error, reply], index) => {
+      if (error || reply === null) return;
       keys += 1;
       bytes += Number(reply);
-    }
+      const kind = (byKind[kindOfKey(prefix, batch[index])] ??= { keys: 0, bytes: 0 });
+      kind.keys += 1;
+      kind.bytes += Number(reply);
+    });
   } while (cursor !== '0');
-  return { keys, bytes };
+  return { keys, bytes, byKind };
 }
 
 async function usedMemory(redis: Redis): Promise<number> {

@@ -291,7 +291,10 @@ function projectionRebuildSummary(r: ProjectionRebuildResult): string {
       `with them ${r.digestRatio.toFixed(2)} of the figure without (within ${DIGEST_ALLOWANCE * 100} %: ${r.digestsWithinAllowance ? 'yes' : 'NO'})`,
     `documents: ${documents.join(', ')}`,
     `Redis memory of the models: ${(r.redis.bytes / 1e6).toFixed(0)} MB in ${r.redis.keys.toLocaleString('en-US')} keys (MEMORY USAGE); ` +
-      `used_memory grew ${(r.redis.usedMemoryDeltaBytes / 1e6).toFixed(0)} MB`,
+      `used_memory grew ${(r.redis.usedMemoryDeltaBytes / 1e6).toFixed(0)} MB, ${(r.redis.usedMemoryDeltaBytes / r.events).toFixed(0)} bytes per ledger event`,
+    ...Object.entries(r.redis.byKind)
+      .sort(([, a], [, b]) => b.bytes - a.bytes)
+      .map(([kind, { keys, bytes }]) => `  ${kind.padEnd(56)} ${keys.toLocaleString('en-US').padStart(10)} keys  ${(bytes / keys).toFixed(0).padStart(9)} bytes each  ${(bytes / r.events).toFixed(1).padStart(6)} per event`),
     `target: rebuild / baseline >= ${r.target}: ${r.targetMet ? 'met' : 'NOT met'} (${r.ratio.toFixed(2)})`,
     `information: rebuild >= ${format(r.reference).trim()} events/s (issue 6; issue 15 on PostgreSQL), a property of the machine: ` +
       `${r.referenceMet ? 'met' : 'not met'} (${format(r.rebuildEventsPerSecond).trim()}, the median)`,

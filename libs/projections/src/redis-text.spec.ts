@@ -35,3 +35,14 @@ describe('the read model\'s texts in Redis', () => {
     expect(fromRedisText(toRedisText(lookalike))).toBe(lookalike);
   });
 });
+
+describe('a UUID in its stored form', () => {
+  it('is the base64url of its 16 bytes, as Buffer encodes them', () => {
+    for (let i = 0; i < 200; i += 1) {
+      const uuid = randomUUID();
+      expect(toRedisText(uuid)).toBe(`\x01${Buffer.from(uuid.replaceAll('-', ''), 'hex').toString('base64url')}`);
+    }
+    expect(toRedisText('ffffffff-ffff-ffff-ffff-ffffffffffff')).toBe('\x01_____________________w');
+    expect(toRedisText('00000000-0000-0000-0000-000000000000')).toBe('\x01AAAAAAAAAAAAAAAAAAAAAA');
+  });
+});
