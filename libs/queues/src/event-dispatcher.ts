@@ -96,8 +96,8 @@ return 1
  * found gone resumes from that mark: the jobs that were waiting, retrying or
  * running when Redis lost them are added again, and the ones that finished
  * since the mark was saved run again (decision 0080). A running dispatcher
- * notices the loss at its next checkpoint, which belongs to an epoch Redis
- * no longer holds.
+ * notices the loss when it moves its checkpoint, which belongs to an epoch
+ * Redis no longer holds, or within a second, when it works out the mark.
  */
 export class EventDispatcher {
   private running: { controller: AbortController; done: Promise<unknown> } | undefined;
