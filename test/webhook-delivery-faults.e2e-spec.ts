@@ -128,6 +128,10 @@ describe('webhook deliveries under faults', () => {
       // The same messages: a receiver deduplicates them by webhook-id.
       const idsOf = (from: number, to: number) => receiver.received.slice(from, to).map((r) => r.headers['webhook-id']).sort();
       expect(idsOf(3, 5)).toEqual(idsOf(1, 3));
+      // The operator hears of it in the service's log.
+      expect(api.logs.filter((line) => line.context === 'dispatcher webhook-deliveries').map((line) => line.msg)).toContain(
+        'Redis lost the queues and this checkpoint: following again from the finished mark',
+      );
     } finally {
       await api.close();
       await receiver.close();

@@ -1,4 +1,4 @@
-import { OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
+import { Logger, OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { EVENT_STORE, EventStore, RecordedEvent } from '@ledger/event-store';
@@ -33,7 +33,11 @@ export function eventDispatcherProvider(
   return {
     provide: `event-dispatcher:${queueName}`,
     inject: [EVENT_STORE, PROJECTIONS_REDIS, LEDGER_CONFIG, queueToken(queueName)],
-    useFactory: (store: EventStore, redis: Redis, config: LedgerConfig, queue: Queue) =>
-      new DispatcherHost(new EventDispatcher({ store, redis, prefix: config.redisPrefix, name: queueName, queue, jobsFor: jobsFor(store), inTraceOf: inTraceOfAppend() })),
+    useFactory: (store: EventStore, redis: Redis, config: LedgerConfig, queue: Queue) => {
+      // In the service's log, as one JSON line each: a retry, or Redis found to have lost the queues.
+      const logger = new Logger(`dispatcher ${queueName}`);
+      const log = (message: string) => logger.warn(message);
+      return new DispatcherHost(new EventDispatcher({ store, redis, prefix: config.redisPrefix, name: queueName, queue, jobsFor: jobsFor(store), inTraceOf: inTraceOfAppend(), log }));
+    },
   };
 }
