@@ -8,11 +8,10 @@ import type { Redis } from 'ioredis';
 import { Pool } from 'pg';
 import { EventStore, PostgresEventStore, RecordedEvent, SqliteEventStore } from '@ledger/event-store';
 import { createDatabase, createRedis, databaseUrlFor, deleteKeysUnder, dropDatabase, migratePostgres } from '@ledger/platform';
-import { AnyDocumentProjection, ProjectionRunner } from '@ledger/projections';
+import { AnyDocumentProjection, indexMember, ProjectionRunner } from '@ledger/projections';
 import { PROJECTIONS } from '../apps/api/src/projections';
 // The runner's own digest of a model's content, index members and key names (not exported by the library's index).
 import { ModelContent, digestModel } from '../libs/projections/src/digest';
-import { indexMember } from '../libs/projections/src/index-member';
 import { docSuffix, indexSuffix } from '../libs/projections/src/redis-layout';
 import { EVENT_STORE_MIGRATIONS } from '../libs/event-store/src/postgres/schema';
 import { POSTGRES_SERVER, benchDatabaseName } from './event-store.bench';

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { RecordedEvent } from '@ledger/event-store';
-import { consentReferencesProjection } from './consent-references.projection';
+import { indexMember } from '@ledger/projections';
+import { consentReferenceId, consentReferencesProjection } from './consent-references.projection';
 
 const recorded = (type: string, data: object, streamId: string, tenantId: string | null = 'ten-1', position = 1): RecordedEvent => ({
   id: 'e',
@@ -18,10 +20,13 @@ describe('consent references (the audit index)', () => {
 
   it('routes access decisions, confirmations and consent bindings to the consent they name', () => {
     // One document per (consent, stream): an obligation's stream may bind one consent, then another.
-    expect(route(recorded('AccessDecided', { redecConsentId: 'con-1' }, 'redec-access-ten-1-a'))).toEqual(['ten-1:con-1:redec-access-ten-1-a']);
-    expect(route(recorded('AccessConfirmed', { redecConsentId: 'con-1' }, 'redec-access-ten-1-a'))).toEqual(['ten-1:con-1:redec-access-ten-1-a']);
-    expect(route(recorded('ObligationBound', { kind: 'consent', redecConsentId: 'con-1' }, 'redec-obligation-ten-1-x'))).toEqual(['ten-1:con-1:redec-obligation-ten-1-x']);
-    expect(route(recorded('ObligationBound', { kind: 'consent', redecConsentId: 'con-2' }, 'redec-obligation-ten-1-x'))).toEqual(['ten-1:con-2:redec-obligation-ten-1-x']);
+    expect(route(recorded('AccessDecided', { redecConsentId: 'con-1' }, 'redec-access-ten-1-a'))).toEqual([consentReferenceId('ten-1', 'con-1', 'redec-access-ten-1-a')]);
+    expect(route(recorded('AccessConfirmed', { redecConsentId: 'con-1' }, 'redec-access-ten-1-a'))).toEqual([consentReferenceId('ten-1', 'con-1', 'redec-access-ten-1-a')]);
+    expect(route(recorded('ObligationBound', { kind: 'consent', redecConsentId: 'con-1' }, 'redec-obligation-ten-1-x'))).toEqual([consentReferenceId('ten-1', 'con-1', 'redec-obligation-ten-1-x')]);
+    expect(route(recorded('ObligationBound', { kind: 'consent', redecConsentId: 'con-2' }, 'redec-obligation-ten-1-x'))).toEqual([consentReferenceId('ten-1', 'con-2', 'redec-obligation-ten-1-x')]);
+    const ids = ['con-1', 'con-2'].flatMap((consent) => ['redec-access-ten-1-a', 'redec-obligation-ten-1-x'].map((stream) => consentReferenceId('ten-1', consent, stream)));
+    expect(new Set(ids).size).toBe(4);
+    expect(ids.every((id) => id.startsWith('ten-1:'))).toBe(true);
   });
 
   it("ignores bindings without a consent, the consent's own facts, and facts without a tenant", () => {
@@ -40,5 +45,13 @@ describe('consent references (the audit index)', () => {
     expect(earlierKey).toEqual({ index: 'consent', value: 'ten-1:con-1', sortKey: '0000000000000009' });
     // Compared as text, as the index compares them: 9 before 10.
     expect(earlierKey.sortKey! < laterKey.sortKey!).toBe(true);
+  });
+
+  it("keeps a reference's index member within the 64 bytes of a compact sorted set, for real ids", () => {
+    const [tenantId, redecConsentId, accessId] = [randomUUID(), randomUUID(), randomUUID()];
+    const reference = evolve(null, recorded('AccessDecided', { redecConsentId }, `redec-access-${tenantId}-${accessId}`, tenantId, Number.MAX_SAFE_INTEGER));
+    const [entry] = indexes!(reference!);
+    const [id] = route(recorded('AccessDecided', { redecConsentId }, `redec-access-${tenantId}-${accessId}`, tenantId));
+    expect(Buffer.byteLength(indexMember(entry.sortKey, id))).toBeLessThanOrEqual(64);
   });
 });

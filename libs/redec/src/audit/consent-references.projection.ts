@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { RecordedEvent } from '@ledger/event-store';
 import type { DocumentProjection, ReadModel } from '@ledger/projections';
 
@@ -27,6 +28,16 @@ function referencedConsent(event: RecordedEvent): string | null {
 /** The consent's entry in the index. */
 const consentKey = (tenantId: string, redecConsentId: string) => `${tenantId}:${redecConsentId}`;
 const CONSENT_INDEX = 'consent';
+/**
+ * The document of one (consent, stream), under its tenant: the rest of its
+ * id is 96 bits of a hash of the two, not the two themselves, so that its
+ * entry in the consent's index (a position, the id) stays within the 64
+ * bytes of Redis's compact encoding of a small sorted set (decision 0081).
+ */
+export function consentReferenceId(tenantId: string, redecConsentId: string, streamId: string): string {
+  return `${tenantId}:${hash('sha256', `${redecConsentId}\n${streamId}`, 'base64url').slice(0, 16)}`;
+}
+
 /** Sort keys are compared as text: positions are zero-padded to the width of the largest safe integer. */
 const POSITION_WIDTH = String(Number.MAX_SAFE_INTEGER).length;
 
@@ -40,12 +51,12 @@ const POSITION_WIDTH = String(Number.MAX_SAFE_INTEGER).length;
  */
 export const consentReferencesProjection: DocumentProjection<ConsentReference & { consent: string; firstPosition: number }> = {
   name: NAME,
-  // 4: ids and index values stored with their UUIDs compacted (decision 0081).
-  version: 4,
+  // 4: ids and index values stored with their UUIDs compacted; 5: ids a hash of the consent and the stream (decision 0081).
+  version: 5,
   route(event: RecordedEvent): string[] {
     const redecConsentId = referencedConsent(event);
     const { tenantId } = event.metadata;
-    return redecConsentId && tenantId ? [`${consentKey(tenantId, redecConsentId)}:${event.streamId}`] : [];
+    return redecConsentId && tenantId ? [consentReferenceId(tenantId, redecConsentId, event.streamId)] : [];
   },
   evolve(document, event) {
     if (document) return document;
