@@ -1,11 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { startApiApp, waitUntil } from './support/api-app';
+import { ListeningApiApp, startListeningApiApp, waitUntil } from './support/api-app';
 import { deleteRedisKeys, testEnvironment } from './support/environment';
 import { ApiProcess, freePort, runCli, spawnApi } from './support/processes';
 import { redecConfiguration, rutOf } from './support/redec-fixtures';
@@ -47,6 +46,14 @@ async function openInteractions(call: ReturnType<typeof client>, count: number):
     interactions.push(opened.body.interactionId);
   }
   return interactions;
+}
+
+/** A tenant's client of the listening service, with an endpoint at `receiver` subscribed to the notices a grant asks for. */
+async function subscribedClient(api: ListeningApiApp, receiver: Receiver): Promise<ReturnType<typeof client>> {
+  const { apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']);
+  const call = client(api.publicUrl, apiKey);
+  expect((await call('POST', '/v1/webhook-endpoints', { url: receiver.url, eventTypes: ['redec.notification.required'] })).status).toBe(201);
+  return call;
 }
 
 const grantBody = () => ({
@@ -95,15 +102,9 @@ describe('webhook deliveries under faults', () => {
   it('delivers again what Redis lost with the queues, once the receiver answers, and not what was delivered before the finished mark', async () => {
     const environment = testEnvironment();
     const receiver = await startWebhookReceiver();
-    const api = await startApiApp(environment);
+    const api = await startListeningApiApp(environment);
     try {
-      const { apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']);
-      const port = await new Promise<number>((resolve) => {
-        const server = api.app.getHttpServer();
-        server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-      });
-      const call = client(`http://127.0.0.1:${port}`, apiKey);
-      expect((await call('POST', '/v1/webhook-endpoints', { url: receiver.url, eventTypes: ['redec.notification.required'] })).status).toBe(201);
+      const call = await subscribedClient(api, receiver);
       const interactions = await openInteractions(call, 3);
       const beforeDelivered = await api.store.headPosition();
       const delivered = await call('POST', `/v1/redec/consent-interactions/${interactions[0]}/grant`, grantBody());
@@ -180,15 +181,9 @@ describe('webhook deliveries under faults', () => {
     it('keeps accepting grants, and delivers every one when Redis is back', async () => {
       const environment = testEnvironment({ REDIS_URL: `redis://127.0.0.1:${redisPort}` });
       const receiver = await startWebhookReceiver();
-      const api = await startApiApp(environment);
+      const api = await startListeningApiApp(environment);
       try {
-        const { apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']);
-        const port = await new Promise<number>((resolve) => {
-          const server = api.app.getHttpServer();
-          server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-        });
-        const call = client(`http://127.0.0.1:${port}`, apiKey);
-        expect((await call('POST', '/v1/webhook-endpoints', { url: receiver.url, eventTypes: ['redec.notification.required'] })).status).toBe(201);
+        const call = await subscribedClient(api, receiver);
         const interactions = await openInteractions(call, 4);
         const before = await call('POST', `/v1/redec/consent-interactions/${interactions[0]}/grant`, grantBody());
         await receiver.waitForCount(1);

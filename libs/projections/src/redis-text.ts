@@ -11,77 +11,18 @@
  * join and compare these texts as they are.
  */
 const ESCAPE = '\x01';
-const UUID_LENGTH = 36;
-const COMPACT_UUID_LENGTH = 22;
-const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-/** Where a UUID's 32 hex digits are, after its start. */
-const DIGITS = [...Array(UUID_LENGTH).keys()].filter((offset) => ![8, 13, 18, 23].includes(offset));
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+/** A doubled escape, or an escape and a UUID's 16 bytes in base64url. */
+const STORED = /\x01(\x01|[A-Za-z0-9_-]{22})/g;
 
 export function toRedisText(text: string): string {
-  let stored = '';
-  let from = 0;
-  for (let at = 0; at + UUID_LENGTH <= text.length; at += 1) {
-    if (!isUuidAt(text, at)) continue;
-    stored += escaped(text.slice(from, at)) + ESCAPE + compactUuid(text, at);
-    from = at + UUID_LENGTH;
-    at = from - 1;
-  }
-  return from === 0 ? escaped(text) : stored + escaped(text.slice(from));
-}
-
-function escaped(text: string): string {
-  return text.includes(ESCAPE) ? text.replaceAll(ESCAPE, ESCAPE + ESCAPE) : text;
-}
-
-/**
- * Found and encoded by hand rather than by a regular expression and a
- * Buffer: a rebuild writes every key through here, and those cost about
- * twice as much.
- */
-function isUuidAt(text: string, at: number): boolean {
-  const dash = 0x2d;
-  if (text.charCodeAt(at + 8) !== dash || text.charCodeAt(at + 13) !== dash || text.charCodeAt(at + 18) !== dash || text.charCodeAt(at + 23) !== dash) return false;
-  for (const offset of DIGITS) if (nibbleAt(text, at + offset) < 0) return false;
-  return true;
-}
-
-/** The value of a lowercase hex digit, -1 for any other character. */
-function nibbleAt(text: string, index: number): number {
-  const code = text.charCodeAt(index);
-  if (code >= 0x30 && code <= 0x39) return code - 0x30;
-  if (code >= 0x61 && code <= 0x66) return code - 0x57;
-  return -1;
-}
-
-const BASE64URL_CODES = Array.from(BASE64URL, (character) => character.charCodeAt(0));
-
-/** The base64url of the 16 bytes the UUID at `at` spells. */
-function compactUuid(text: string, at: number): string {
-  const bytes = new Uint8Array(16);
-  for (let i = 0; i < 16; i += 1) bytes[i] = nibbleAt(text, at + DIGITS[2 * i]) * 16 + nibbleAt(text, at + DIGITS[2 * i + 1]);
-  const codes: number[] = [];
-  for (let i = 0; i < 15; i += 3) {
-    const triple = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    codes.push(BASE64URL_CODES[triple >> 18], BASE64URL_CODES[(triple >> 12) & 63], BASE64URL_CODES[(triple >> 6) & 63], BASE64URL_CODES[triple & 63]);
-  }
-  codes.push(BASE64URL_CODES[bytes[15] >> 2], BASE64URL_CODES[(bytes[15] & 3) << 4]);
-  return String.fromCharCode(...codes);
+  return text.replaceAll(ESCAPE, ESCAPE + ESCAPE).replace(UUID, (uuid) => ESCAPE + Buffer.from(uuid.replaceAll('-', ''), 'hex').toString('base64url'));
 }
 
 export function fromRedisText(stored: string): string {
-  if (!stored.includes(ESCAPE)) return stored;
-  let text = '';
-  for (let i = 0; i < stored.length; i += 1) {
-    if (stored[i] !== ESCAPE) {
-      text += stored[i];
-    } else if (stored[i + 1] === ESCAPE) {
-      text += ESCAPE;
-      i += 1;
-    } else {
-      const hex = Buffer.from(stored.slice(i + 1, i + 1 + COMPACT_UUID_LENGTH), 'base64url').toString('hex');
-      text += `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-      i += COMPACT_UUID_LENGTH;
-    }
-  }
-  return text;
+  return stored.replace(STORED, (_, escaped: string) => {
+    if (escaped === ESCAPE) return ESCAPE;
+    const hex = Buffer.from(escaped, 'base64url').toString('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  });
 }
