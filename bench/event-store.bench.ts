@@ -63,10 +63,13 @@ export interface ScenarioResult extends Scenario {
 /** The tree's cost at 64 writers: with it / without it, on each store (decision 0058). */
 export const TARGET_TREE_RATIO_64_WRITERS = 0.85;
 
+/** The appends of 64 concurrent writers, one event each: the service's shape under load. */
+export const SIXTY_FOUR_WRITERS: Scenario = { name: '64 writers, single-event appends', writers: 64, batchSize: 1, events: 19_200 };
+
 const SCENARIOS: readonly Scenario[] = [
   { name: '1 writer, single-event appends', writers: 1, batchSize: 1, events: 1_000 },
   { name: '16 writers, single-event appends', writers: 16, batchSize: 1, events: 8_000 },
-  { name: '64 writers, single-event appends', writers: 64, batchSize: 1, events: 19_200 },
+  SIXTY_FOUR_WRITERS,
   { name: '1 writer, 100-event batch appends', writers: 1, batchSize: 100, events: 20_000 },
 ];
 
@@ -90,7 +93,7 @@ interface Target {
   raw(where: string, scenario: Scenario): Promise<Measurement>;
 }
 
-type StoreWithStats = SqliteEventStore | PostgresEventStore;
+export type StoreWithStats = SqliteEventStore | PostgresEventStore;
 
 const SQLITE: Target = { fresh: inTempDir, open: (file, options) => new SqliteEventStore(file, options), raw: measureRaw };
 
@@ -160,7 +163,12 @@ async function runScenarios(label: string, target: Target, log: (line: string) =
   return results;
 }
 
-async function measureStore(store: StoreWithStats, scenario: Scenario, withTree: boolean) {
+/**
+ * The scenario's appends into `store`, timed; closes the store. `withTree`
+ * also times the integration of the appended leaves afterwards. Each writer
+ * appends to a new stream `<streams>-<writer>`.
+ */
+export async function measureStore(store: StoreWithStats, scenario: Scenario, withTree: boolean, streams = 'bench') {
   // Opening (migrations) is not timed.
   await store.headPosition();
   const appendsPerWriter = scenario.events / scenario.writers / scenario.batchSize;
@@ -177,7 +185,7 @@ async function measureStore(store: StoreWithStats, scenario: Scenario, withTree:
     for (let i = 0; i < appendsPerWriter; i += 1) {
       const batch = Array.from({ length: scenario.batchSize }, nextEvent);
       const expected = i === 0 ? 'no_stream' : i * scenario.batchSize - 1;
-      await store.append(`bench-${w}`, batch, expected);
+      await store.append(`${streams}-${w}`, batch, expected);
     }
   };
   const clock = startClock();

@@ -137,6 +137,11 @@ export interface GeneratedLedger {
 
 export const DEFAULT_LEDGER_EVENTS = 1_000_000;
 
+/** The master key (hex) a service is started with to open the keyrings of a ledger generated with `seed`. */
+export function generatedLedgerMasterKey(seed = 1): string {
+  return createHash('sha256').update(`bench-ledger-master-key:${seed}`).digest('hex');
+}
+
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
@@ -400,7 +405,7 @@ class LedgerGenerator {
   ) {
     const seed = options.seed ?? 1;
     this.random = new Random(seed);
-    this.masterKeys = masterKeys(createHash('sha256').update(`bench-ledger-master-key:${seed}`).digest());
+    this.masterKeys = masterKeys(Buffer.from(generatedLedgerMasterKey(seed), 'hex'));
     this.store = new SqliteEventStore(options.file, { clock: { now: () => this.now }, merkleTree: options.merkleTree ?? true });
     this.arrivalsPerDay = Math.max(20, target / EVENTS_PER_ARRIVAL / SIMULATED_DAYS);
     this.nextProgress = options.progressEvery ?? 100_000;

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRedis, deleteKeysUnder } from '@ledger/platform';
-import { generateLedger } from './generate-ledger';
+import { generateLedger, generatedLedgerMasterKey } from './generate-ledger';
 import { customerResolution, redecConfiguration } from './fixtures';
 
 // autocannon ships no types: what the benchmarks use of it.
@@ -189,7 +189,7 @@ export async function runHttpBench(log: (line: string) => void, options: HttpBen
   }
 }
 
-interface Route {
+export interface Route {
   name: string;
   baseUrl: string;
   /** The process that serves it, whose CPU time is counted. */
@@ -255,7 +255,7 @@ function cpuMicrosOf(pid: number): number {
  * new decision each time and the same request replayed, a customer resolved
  * again, and grants (each of its own interaction, opened beforehand).
  */
-async function routesOf(service: RunningService, log: (line: string) => void): Promise<Route[]> {
+export async function routesOf(service: RunningService, log: (line: string) => void): Promise<Route[]> {
   const { baseUrl, apiKey } = service;
   const pid = service.process.pid!;
   const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
@@ -348,20 +348,29 @@ export async function startService(options: ServiceOptions & { readyTimeoutMs?: 
   const service = await spawnService(options);
   try {
     await waitReady(service.baseUrl, service.process, options.readyTimeoutMs);
-    const cli = (args: string[]) => JSON.parse(runSync(process.execPath, [join(DIST, 'apps/cli/src/main.js'), ...args], service.env)) as Record<string, string>;
-    const { tenantId } = cli(['tenant', 'create', '--name', 'Banco Bench']);
-    const { apiKey } = cli(['key', 'issue', '--tenant', tenantId, '--scopes', 'consent:admin,consent:write,consent:read,consent:runtime,consent:identity-assert']);
-    return { ...service, apiKey };
+    return { ...service, apiKey: issueKey(service.env) };
   } catch (error) {
     await service.stop();
     throw error;
   }
 }
 
+/**
+ * An API key minted by the operator CLI beside the service, with every scope
+ * the benchmarks call, for `tenantId` (a new tenant without one).
+ */
+export function issueKey(env: NodeJS.ProcessEnv, tenantId?: string): string {
+  const cli = (args: string[]) => JSON.parse(runSync(process.execPath, [join(DIST, 'apps/cli/src/main.js'), ...args], env)) as Record<string, string>;
+  const tenant = tenantId ?? cli(['tenant', 'create', '--name', 'Banco Bench']).tenantId;
+  return cli(['key', 'issue', '--tenant', tenant, '--scopes', 'consent:admin,consent:write,consent:read,consent:runtime,consent:identity-assert,consent:audit']).apiKey;
+}
+
 export interface ServiceOptions {
   redisUrl: string;
   dataDir?: string;
   masterKey?: string;
+  /** A Redis prefix the caller owns (a read model kept from one start to the next): stop() leaves its keys. A fresh one, deleted at stop, by default. */
+  prefix?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -373,7 +382,7 @@ export interface ServiceOptions {
 export async function spawnService(options: ServiceOptions): Promise<Omit<RunningService, 'apiKey'>> {
   requireBuilt();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'bench-http-'));
-  const prefix = `bench-http:${randomUUID()}`;
+  const prefix = options.prefix ?? `bench-http:${randomUUID()}`;
   const port = 3300 + Math.floor(Math.random() * 500);
   const env = {
     ...process.env,
@@ -399,8 +408,10 @@ export async function spawnService(options: ServiceOptions): Promise<Omit<Runnin
     if (stopped) return;
     stopped = true;
     await stopProcess(child);
-    const redis = createRedis(options.redisUrl, 'bench-http-cleanup');
-    await deleteKeysUnder(redis, prefix).finally(() => redis.disconnect());
+    if (!options.prefix) {
+      const redis = createRedis(options.redisUrl, 'bench-http-cleanup');
+      await deleteKeysUnder(redis, prefix).finally(() => redis.disconnect());
+    }
     if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
@@ -477,8 +488,8 @@ async function measureMemory(events: number, redisUrl: string, log: (line: strin
   try {
     log(`http: generating a ledger of ${events.toLocaleString('en-US')} events`);
     await generateLedger({ events, file: join(dataDir, 'ledger.sqlite') });
-    // The generator's master key: the keyring it wrote opens under it (generate-ledger.ts).
-    const masterKey = createHash('sha256').update('bench-ledger-master-key:1').digest('hex');
+    // The generator's master key: the keyring it wrote opens under it.
+    const masterKey = generatedLedgerMasterKey();
     // Catching up with 1,000,000 events took 17 minutes on a two-core machine loaded by other work: a bound, not a timing.
     const service = await startService({ redisUrl, dataDir, masterKey, readyTimeoutMs: 60 * 60_000 });
     try {

@@ -122,10 +122,10 @@ export interface ProjectionRebuildResult {
  */
 export async function runProjectionRebuildBench(
   log: (line: string) => void,
-  { on = 'SQLite' }: { on?: ProjectionRebuildResult['store'] } = {},
+  { on = 'SQLite', ledger }: { on?: ProjectionRebuildResult['store']; ledger?: { file: string; events: number } } = {},
 ): Promise<ProjectionRebuildResult> {
-  const events = Number((process.env.BENCH_REBUILD_EVENTS ?? String(DEFAULT_LEDGER_EVENTS)).replace(/_/g, ''));
-  const keptLedger = process.env.BENCH_REBUILD_LEDGER ? resolve(process.env.BENCH_REBUILD_LEDGER) : undefined;
+  const events = ledger?.events ?? Number((process.env.BENCH_REBUILD_EVENTS ?? String(DEFAULT_LEDGER_EVENTS)).replace(/_/g, ''));
+  const keptLedger = ledger?.file ?? (process.env.BENCH_REBUILD_LEDGER ? resolve(process.env.BENCH_REBUILD_LEDGER) : undefined);
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-rebuild-'));
   const file = keptLedger ?? join(dir, 'ledger.sqlite');
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -508,7 +508,7 @@ async function prefixMemory(redis: Redis, prefix: string): Promise<{ keys: numbe
   return { keys, bytes, byKind };
 }
 
-async function usedMemory(redis: Redis): Promise<number> {
+export async function usedMemory(redis: Redis): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1] ?? 0);
 }
 

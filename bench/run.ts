@@ -7,6 +7,7 @@ import { CatchUpResult, LoadFigures, runCatchUpBench } from './catch-up.bench';
 import { HttpBenchResult, REFERENCES, RouteFigures, runHttpBench } from './http.bench';
 import { DIGEST_ALLOWANCE, ProjectionRebuildResult, REBUILD_STORES, runProjectionRebuildBench } from './projection-rebuild.bench';
 import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyBench } from './webhook-latency.bench';
+import { SCALE_TARGETS, ScalePoint, ScaleResult, runScaleBench } from './scale.bench';
 
 /**
  * `npm run bench`: runs every benchmark, prints a summary on stdout (progress
@@ -14,7 +15,7 @@ import { LatencySummary, TARGET_P95_MS, WebhookLatencyResult, runWebhookLatencyB
  * `--` run only those benchmarks: `npm run bench -- webhook-latency`.
  */
 const TARGET_RATIO_64_WRITERS = 0.7;
-const BENCHMARKS = ['event-store', 'ledger-log', 'webhook-latency', 'projection-rebuild', 'http', 'catch-up', 'bodies-in-flight'] as const;
+const BENCHMARKS = ['event-store', 'ledger-log', 'webhook-latency', 'projection-rebuild', 'http', 'catch-up', 'bodies-in-flight', 'scale'] as const;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -75,6 +76,59 @@ async function main(): Promise<void> {
     // An acknowledged grant that cannot be read back, or an answer other than 201 or 503, is a failure of the run.
     if (result.failed) process.exitCode = 1;
   }
+  if (runs('scale')) {
+    const result = await runScaleBench(log);
+    process.stdout.write(scaleSummary(result));
+    writeResults('scale.json', result);
+    // A route that errors or answers an unexpected status is a failure of the run, not a slow figure.
+    if (result.failed) process.exitCode = 1;
+  }
+}
+
+/** One table per store: a row per figure, a column per ledger size; then each target, at the largest size against 0 events. */
+function scaleSummary(result: ScaleResult): string {
+  const lines = [`\n## The service as its ledger grows (routes at ${result.connections} connections, ${result.seconds} s each)`];
+  for (const store of [...new Set(result.points.map((p) => p.store))]) {
+    const points = result.points.filter((p) => p.store === store);
+    const row = (label: string, cell: (p: ScalePoint) => string) => `${label.padEnd(40)}${points.map((p) => cell(p).padStart(22)).join('')}`;
+    const perUnit = (bytes: number, units: number) => (units === 0 ? '-' : `${Math.round(bytes / units).toLocaleString('en-US')} B`);
+    lines.push(
+      `${store}:`,
+      row('ledger events', (p) => p.events.toLocaleString('en-US')),
+      row('start to ready, empty Redis', (p) => `${p.emptyRedisToReadySeconds.toFixed(1)} s`),
+      row('start to ready, existing read model', (p) => `${p.existingModelToReadySeconds.toFixed(1)} s`),
+      row('RSS after start / catch-up / load (MB)', (p) => [p.rssMb.afterStart, p.rssMb.afterCatchUp, p.rssMb.afterLoad].map((mb) => mb.toFixed(0)).join(' / ')),
+      row('Redis read model (used_memory growth)', (p) => `${(p.redisBytes / 1e6).toFixed(1)} MB`),
+      row('  per event', (p) => perUnit(p.redisBytes, p.events)),
+      row('  per consent', (p) => perUnit(p.redisBytes, p.consents)),
+      row('  per access decision', (p) => perUnit(p.redisBytes, p.accessDecisions)),
+      ...points[0].routes.map((route, i) => row(`${route.route} p50 / p99`, (p) => `${ms(p.routes[i].p50Ms).trim()} / ${ms(p.routes[i].p99Ms).trim()}`)),
+      row('appends at 64 writers', (p) => `${format(p.appendsPerSecond).trim()} ev/s`),
+      row('rebuild / its baseline', (p) => (p.rebuildRatio === null ? '-' : p.rebuildRatio.toFixed(2))),
+    );
+    const empty = points.find((p) => p.events === 0);
+    const largest = points.reduce((a, b) => (b.events > a.events ? b : a));
+    if (!empty || largest === empty) continue;
+    const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
+    const at = `at ${largest.events.toLocaleString('en-US')} events`;
+    for (const [i, route] of largest.routes.entries()) {
+      const growth = route.p99Ms / Math.max(1, empty.routes[i].p99Ms);
+      lines.push(`target: ${route.route} p99 ${at} <= ${SCALE_TARGETS.p99Growth}x of 0 events: ${verdict(growth <= SCALE_TARGETS.p99Growth)} (${growth.toFixed(2)}x)`);
+    }
+    const appendRatio = largest.appendsPerSecond / empty.appendsPerSecond;
+    const rss = Math.max(largest.rssMb.afterStart, largest.rssMb.afterCatchUp, largest.rssMb.afterLoad);
+    const perEvent = largest.redisBytes / largest.events;
+    lines.push(
+      `target: appends ${at} >= ${SCALE_TARGETS.appendRatio} of the empty store's: ${verdict(appendRatio >= SCALE_TARGETS.appendRatio)} (${appendRatio.toFixed(2)})`,
+      `target: RSS ${at} <= ${SCALE_TARGETS.rssMb} MB: ${verdict(rss <= SCALE_TARGETS.rssMb)} (${rss.toFixed(0)} MB)`,
+      `target: Redis ${at} <= ${SCALE_TARGETS.redisBytesPerEvent} bytes per event: ${verdict(perEvent <= SCALE_TARGETS.redisBytesPerEvent)} (${perEvent.toFixed(0)})`,
+      largest.rebuildRatio === null
+        ? `target: rebuild >= ${SCALE_TARGETS.rebuildRatio} of its baseline ${at}: not measured (BENCH_SCALE_REBUILD_MAX_EVENTS)`
+        : `target: rebuild >= ${SCALE_TARGETS.rebuildRatio} of its baseline ${at}: ${verdict(largest.rebuildRatio >= SCALE_TARGETS.rebuildRatio)} (${largest.rebuildRatio.toFixed(2)})`,
+    );
+  }
+  lines.push(result.failed ? 'FAILED: a route answered an error or a non-2xx status' : 'every answer 2xx, no errors', '');
+  return lines.join('\n');
 }
 
 function catchUpSummary(result: CatchUpResult): string {
