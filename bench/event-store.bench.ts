@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Pool } from 'pg';
 import { NewEvent, PostgresEventStore, SqliteEventStore, hashEventText, ledgerLeaf, leafRecordedAt, storedJson } from '@ledger/event-store';
-import { createDatabase, databaseUrlFor, dropDatabase, migratePostgres } from '@ledger/platform';
+import { createDatabase, databaseUrlFor, dropDatabase, migratePostgres, timeOrderedId } from '@ledger/platform';
 // The stores' own schemas: the raw ceilings get exactly their tables (and, for SQLite, pragmas).
 import { EVENT_STORE_MIGRATIONS } from '../libs/event-store/src/postgres/schema';
 import { openDatabase } from '../libs/event-store/src/sqlite/schema';
@@ -174,7 +174,8 @@ export async function measureStore(store: StoreWithStats, scenario: Scenario, wi
   const appendsPerWriter = scenario.events / scenario.writers / scenario.batchSize;
   // Ids and contents are made before the clock starts, as the raw rows are;
   // events are assembled as appended, so they die young as in the service.
-  const ids = Array.from({ length: scenario.events }, () => randomUUID());
+  // Time-ordered, as the service makes event ids (decision 0082).
+  const ids = Array.from({ length: scenario.events }, () => timeOrderedId(Date.now()));
   const contents = Array.from({ length: CONTENT_POOL }, () => sampleEvent());
   let next = 0;
   const nextEvent = (): NewEvent => {
@@ -285,7 +286,7 @@ async function measureRawPostgres(url: string, scenario: Scenario): Promise<Meas
 /** A grant-sized event: the fields a consent fact carries, about 600 bytes of JSON. */
 function sampleEvent(): NewEvent {
   return {
-    id: randomUUID(),
+    id: timeOrderedId(Date.now()),
     type: 'redec.consent.granted',
     data: {
       redecConsentId: randomUUID(),

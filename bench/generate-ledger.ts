@@ -19,7 +19,7 @@ import {
   streams,
   toNewEvent,
 } from '@ledger/ledger';
-import { DomainError, MasterKeys, TenantDataKey, masterKeys } from '@ledger/platform';
+import { DomainError, MasterKeys, TenantDataKey, masterKeys, timeOrderedId } from '@ledger/platform';
 import {
   AccessOutcome,
   AccessRequest,
@@ -273,6 +273,11 @@ class Random {
     return out;
   }
 
+  /** A version 7 UUID of the instant `at`, its random part made of this generator's bits: an event id as the service makes one. */
+  timeOrderedId(at: number): string {
+    return timeOrderedId(at, (bytes) => bytes.forEach((_, i) => (bytes[i] = this.int(256))));
+  }
+
   /** A version 4 UUID made of this generator's bits. */
   uuid(): string {
     const h = this.hex(32);
@@ -487,7 +492,7 @@ class LedgerGenerator {
     return context;
   }
 
-  private event<E extends { type: string; data: unknown }>(event: E, context: CommandContext, id = this.random.uuid()): NewEvent {
+  private event<E extends { type: string; data: unknown }>(event: E, context: CommandContext, id = this.random.timeOrderedId(context.now)): NewEvent {
     return toNewEvent(event, context, id);
   }
 
@@ -708,7 +713,7 @@ class LedgerGenerator {
     const { tenant } = customer;
     const context = this.request(tenant);
     const redecConsentId = redecConsentIdFor(tenant.tenantId, interactionId);
-    const consentActionId = this.random.uuid();
+    const consentActionId = this.random.timeOrderedId(context.now);
     const evidence = this.evidence(configuration.channel, occurredAt);
     const request = {
       occurredAt,
@@ -849,7 +854,7 @@ class LedgerGenerator {
       recordedAt: this.now,
       schemaVersion: 1,
     };
-    if (!this.append(consent.streamId, [{ id: this.random.uuid(), type: event.type, data: event.data, metadata }], 'any')) return;
+    if (!this.append(consent.streamId, [{ id: this.random.timeOrderedId(this.now), type: event.type, data: event.data, metadata }], 'any')) return;
     this.record(consent, [event]);
   }
 
@@ -987,7 +992,7 @@ class LedgerGenerator {
     const extended = consent?.state.creditExtensions.find((e) => e.creditOperationReference === obligationReference);
     const obligationGrantedAt = extended?.creditGrantedAt ?? this.now;
     const request = { sourceSystem, obligationReference, kind, redecConsentId: kind === 'consent' ? consent!.redecConsentId : null, obligationGrantedAt };
-    const bindingId = this.random.uuid();
+    const bindingId = this.random.timeOrderedId(this.now);
     const decision = decideBind(known.bindings, request, kind === 'consent' ? consent!.state : null, BASELINE_PROFILE, { bindingId }, this.now);
     if (decision.kind !== 'bound') return;
     if (!this.append(streamId, [this.event(decision.event, this.request(tenant), bindingId)], known.revision)) return;

@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { instantOfTimeOrderedId } from '@ledger/platform';
 import { ed25519Signer, parseProofFile, tilePath, tilesForSize } from '@ledger/transparency';
 import { buildGoProgram } from '../libs/transparency/test/go';
 import { ApiApp, startApiApp } from './support/api-app';
@@ -122,6 +123,17 @@ describe('the verifiable ledger over HTTP', () => {
     expect((await binary('/v1/ledger/tile/0/x999/000')).status).toBe(404);
     expect((await binary('/v1/ledger/tile/0/1')).status).toBe(404);
   }, SLOW);
+
+  it('records each fact under an id that begins with the instant it was recorded: a version 7 UUID (decision 0082)', async () => {
+    const bundle = await get(`/v1/redec/consents/${revoked.redecConsentId}/audit-bundle`);
+    const bundled = bundle.body.events as Array<{ type: string; eventId: string; recordedAt: number }>;
+    expect(bundled.map((e) => e.type)).toEqual(expect.arrayContaining(['ConsentGranted', 'RevocationRecorded']));
+    // Every fact of the ledger so far: tenants, keys, keyrings, configurations, interactions, grants, idempotency records.
+    const recorded = await api.store.readAll();
+    const ids = [...bundled.map((e) => ({ type: e.type, id: e.eventId, recordedAt: e.recordedAt })), ...recorded.map((e) => ({ type: e.type, id: e.id, recordedAt: e.metadata.recordedAt }))];
+    const notTimeOrdered = ids.filter(({ id, recordedAt }) => !/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id) || instantOfTimeOrderedId(id) !== recordedAt);
+    expect(notTimeOrdered).toEqual([]);
+  });
 
   it("serves an inclusion proof file of the tenant's own event only, which Go accepts", async () => {
     const vkey = (await text('/v1/ledger/verifier-key')).body.trim();

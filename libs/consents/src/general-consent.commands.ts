@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { EventStore } from '@ledger/event-store';
 import { CommandContext, Decision, factsOfSameRequest, loadAggregate, runCommand } from '@ledger/ledger';
-import { notFound } from '@ledger/platform';
+import { notFound, timeOrderedId } from '@ledger/platform';
 import { CaptureTiming, GrantSubject, derivedUuid, evolveInteraction, redecStreams } from '@ledger/redec';
 import {
   GeneralConsentState,
@@ -59,7 +58,7 @@ export async function recordGeneralGrant(
 ): Promise<GeneralGrantResult> {
   const consentId = generalConsentIdFor(context.tenantId, subject.interactionId);
   const stream = consentStreams.generalConsent(context.tenantId, consentId);
-  const consentActionId = randomUUID();
+  const consentActionId = timeOrderedId(context.now);
   const { result, position } = await runCommand(store, context, async (reads): Promise<Decision<GeneralConsentGranted['data']>> => {
     const [granted] = await reads.events(stream);
     const decision = decideGeneralGrant({
@@ -88,7 +87,7 @@ export interface GeneralRevocationResult {
  */
 export async function revokeGeneralConsent(store: EventStore, consentId: string, request: GeneralRevocationRequest, context: Context): Promise<GeneralRevocationResult> {
   const stream = consentStreams.generalConsent(context.tenantId, consentId);
-  const consentActionId = randomUUID();
+  const consentActionId = timeOrderedId(context.now);
   const { result, position } = await runCommand(store, context, async (reads): Promise<Decision<GeneralConsentRevoked['data']>> => {
     const recorded = await reads.events(stream);
     const earlier = factsOfSameRequest(recorded, context).find((e) => e.type === 'GeneralConsentRevoked');

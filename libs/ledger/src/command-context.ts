@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { EventMetadata, NewEvent, RecordedEvent } from '@ledger/event-store';
+import { timeOrderedId } from '@ledger/platform';
 
 /**
  * Who is acting, for whom and when: everything a command needs besides its
@@ -34,8 +34,12 @@ export function eventMetadata(context: CommandContext): EventMetadata {
   return metadata;
 }
 
-/** A domain event (type + data) wrapped with an id and the command's metadata, ready to append. */
-export function toNewEvent<E extends { type: string; data: unknown }>(event: E, context: CommandContext, id: string = randomUUID()): NewEvent<E['data']> {
+/**
+ * A domain event (type + data) wrapped with an id and the command's metadata,
+ * ready to append. Without an id fixed by the decision, the event's id is
+ * made at the command's instant (time-ordered: decision 0082).
+ */
+export function toNewEvent<E extends { type: string; data: unknown }>(event: E, context: CommandContext, id: string = timeOrderedId(context.now)): NewEvent<E['data']> {
   return { id, type: event.type, data: event.data, metadata: eventMetadata(context) };
 }
 

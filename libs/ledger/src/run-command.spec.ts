@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@ledger/event-store';
+import { instantOfTimeOrderedId } from '@ledger/platform';
 import { COMMAND_ATTEMPTS, CONCURRENT_CHANGE, runCommand } from './run-command';
 
 // Integration, on the real embedded store: the guard is the store's, and the path's job is to use it on every stream a decision read.
@@ -32,6 +33,18 @@ describe('runCommand, the one command path', () => {
     expect(result).toBe('authorized');
     const [decided] = await store.readStream('access');
     expect(decided).toMatchObject({ type: 'Decided', data: { on: 1, before: 0 }, position, metadata: { tenantId: 't1', actor: 'test', recordedAt: 1_000 } });
+  });
+
+  it("stores a fact under a time-ordered id of the command's instant, or under the id its decision fixed (decision 0082)", async () => {
+    const fixed = randomUUID();
+    await runCommand(store, context, async (reads) => {
+      await reads.events('access');
+      return { record: { streamId: 'access', facts: [fact('Decided'), { ...fact('Noted'), id: fixed }] }, answer: null };
+    });
+    const [decided, noted] = await store.readStream('access');
+    expect(decided.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(instantOfTimeOrderedId(decided.id)).toBe(context.now);
+    expect(noted.id).toBe(fixed);
   });
 
   it('decides again when a stream it only read moved before the append, and records the decision taken on the new facts', async () => {

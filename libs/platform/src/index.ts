@@ -16,3 +16,4 @@ export * from './heap-growth';
 export * from './sha256';
 export * from './slices';
 export * from './base64-bytes';
+export * from './time-ordered-id';

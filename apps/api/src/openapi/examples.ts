@@ -81,7 +81,7 @@ const RESOLVED_RIGHTS_REQUEST = {
 const REPORT_ID = '3c2b1a09-f8e7-4d6c-b5a4-938271605f4e';
 const LEGAL_HOLD_ID = 'e09a8b7c-6d5e-4f40-a312-b4c5d6e7f809';
 const SESSION_ID = '7a6b5c4d-3e2f-4109-8a7b-6c5d4e3f2a1b';
-const MESSAGE_ID = 'evt_01JD6ZQ3W9V7YJ2K8T4N5M6P7R';
+const MESSAGE_ID = 'evt_019aaaac26007b2e8c4f1a6d3e9b05c7';
 const LEGAL_HOLD = { legalHoldId: LEGAL_HOLD_ID, customerId: CUSTOMER_ID, reason: 'litigio civil', reference: 'causa C-118-2026', placedAt: 1763900000000, releasedAt: null };
 const WEBHOOK_ENDPOINT = {
   endpointId: ENDPOINT_ID,

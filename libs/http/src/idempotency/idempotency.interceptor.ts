@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Observable, catchError, finalize, mergeMap, of } from 'rxjs';
-import { EVENT_STORE, EventMetadata, EventStore, WrongExpectedVersionError } from '@ledger/event-store';
-import { CLOCK, Clock, IdentifierProtection, RequestContext, requireContext, validationError } from '@ledger/platform';
+import { EVENT_STORE, EventMetadata, EventStore, NewEvent, WrongExpectedVersionError } from '@ledger/event-store';
+import { CLOCK, Clock, IdentifierProtection, RequestContext, requireContext, timeOrderedId, validationError } from '@ledger/platform';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../problem/problem';
 import {
   ClaimedData,
@@ -144,7 +143,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       try {
         const { nextRevision } = await this.store.append(
           streamId,
-          [{ id: randomUUID(), type: IdempotencyEventTypes.CLAIMED, data, metadata: this.metadata(context, requestHash) }],
+          [this.fact(IdempotencyEventTypes.CLAIMED, data, context, requestHash)],
           decision.expectedRevision,
         );
         return { streamId, revision: nextRevision, requestHash, context, renewal: Promise.resolve() };
@@ -175,7 +174,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     try {
       const { nextRevision } = await this.store.append(
         claim.streamId,
-        [{ id: randomUUID(), type: IdempotencyEventTypes.CLAIMED, data, metadata: this.metadata(claim.context, claim.requestHash) }],
+        [this.fact(IdempotencyEventTypes.CLAIMED, data, claim.context, claim.requestHash)],
         claim.revision,
       );
       claim.revision = nextRevision;
@@ -191,7 +190,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     try {
       await this.store.append(
         claim.streamId,
-        [{ id: randomUUID(), type, data, metadata: this.metadata(claim.context, claim.requestHash) }],
+        [this.fact(type, data, claim.context, claim.requestHash)],
         claim.revision,
       );
     } catch (error) {
@@ -200,8 +199,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
   }
 
-  private metadata(context: RequestContext, requestHash: string): EventMetadata {
-    return {
+  private fact(type: string, data: unknown, context: RequestContext, requestHash: string): NewEvent {
+    const metadata: EventMetadata = {
       tenantId: context.principal?.tenantId,
       correlationId: context.correlationId,
       actor: context.principal?.keyId,
@@ -210,6 +209,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       idempotencyKey: context.idempotency?.key,
       requestHash,
     };
+    return { id: timeOrderedId(metadata.recordedAt), type, data, metadata };
   }
 
   private async conceal(tenantId: string, response: StoredResponse): Promise<StoredResponse> {

@@ -1,8 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { EventStore, RecordedEvent } from '@ledger/event-store';
 import { CommandContext, Decision, ValueProtection, loadAggregate, runCommand } from '@ledger/ledger';
 import { protectRut } from '../consent/protected-rut';
-import { conflict, notFound, validationError } from '@ledger/platform';
+import { conflict, notFound, timeOrderedId, validationError } from '@ledger/platform';
 import { BankingCalendar, initialAccessValidUntil } from '../calendar';
 import { CaptureTiming, ConsentGranted, EvidenceContent, GrantEvidence, GrantExecutive, GrantRepresentation } from '../consent/consent.events';
 import { checkEvidenceMediaType } from '../consent/evidence-media-types';
@@ -161,7 +161,7 @@ export async function recordGrant(
   ]);
   if (earlier) return { grant: repeatedGrant(earlier.data as ConsentGranted['data'], requestSha256), position: null };
 
-  const consentActionId = randomUUID();
+  const consentActionId = timeOrderedId(context.now);
   for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt += 1) {
     const decision = decideGrant({
       request,

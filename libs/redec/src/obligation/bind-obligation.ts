@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { EventStore, RecordedEvent } from '@ledger/event-store';
 import { CommandContext, Decision, factsOfSameRequest, runCommand } from '@ledger/ledger';
-import { conflict, notFound } from '@ledger/platform';
+import { conflict, notFound, timeOrderedId } from '@ledger/platform';
 import { ConsentEvent } from '../consent/consent.events';
 import { ConsentState, evolveConsent } from '../consent/consent.state';
 import { AnnulRequest } from '../consent/lifecycle.decider';
@@ -39,7 +38,7 @@ export async function bindObligation(
 ): Promise<BindObligationResult> {
   const { tenantId } = context;
   const stream = redecStreams.obligation(tenantId, request.sourceSystem, request.obligationReference);
-  const bindingId = randomUUID();
+  const bindingId = timeOrderedId(context.now);
   const { result, position } = await runCommand(deps.store, context, async (reads): Promise<Decision<ObligationBinding>> => {
     const consent =
       request.kind === 'consent' && request.redecConsentId
