@@ -65,6 +65,14 @@ describe('local days in America/Santiago', () => {
     }
   });
 
+  it('answers a day asked again the same, also once more days were asked than it keeps', () => {
+    const days: string[] = [];
+    for (let day = '2014-01-01'; day <= '2030-12-31'; day = addCalendarDays(day, 1)) days.push(day);
+    const first = days.map(startOfLocalDay);
+    expect(days.map(startOfLocalDay)).toEqual(first);
+    for (const [i, day] of days.entries()) expect(localDateOf(first[i]) + ' ' + localDateOf(first[i] - 1)).toBe(`${day} ${addCalendarDays(day, -1)}`);
+  });
+
   it('does calendar arithmetic across months, leap days and years', () => {
     expect(addCalendarDays('2028-02-28', 1)).toBe('2028-02-29');
     expect(addCalendarDays('2027-02-28', 1)).toBe('2027-03-01');

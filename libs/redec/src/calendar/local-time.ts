@@ -49,6 +49,23 @@ export function localTimeOf(epochMs: number): string {
  * which is what makes the search valid.
  */
 export function startOfLocalDay(localDate: string): number {
+  const known = dayStarts.get(localDate);
+  if (known !== undefined) return known;
+  const start = searchStartOfLocalDay(localDate);
+  if (dayStarts.size >= DAY_STARTS_KEPT) dayStarts.clear();
+  dayStarts.set(localDate, start);
+  return start;
+}
+
+/**
+ * Days already searched: a search converts about 27 instants to local dates
+ * (90 µs), and deadlines ask for the same few days again and again (a page
+ * of the overdue list, 50 of them). About eleven years of days fit.
+ */
+const dayStarts = new Map<string, number>();
+const DAY_STARTS_KEPT = 4_096;
+
+function searchStartOfLocalDay(localDate: string): number {
   const utcMidnight = parseLocalDate(localDate);
   let low = utcMidnight - MAX_OFFSET_MS;
   let high = utcMidnight + MAX_OFFSET_MS;
