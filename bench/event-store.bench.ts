@@ -9,6 +9,7 @@ import { createDatabase, databaseUrlFor, dropDatabase, migratePostgres, timeOrde
 // The stores' own schemas: the raw ceilings get exactly their tables (and, for SQLite, pragmas).
 import { EVENT_STORE_MIGRATIONS } from '../libs/event-store/src/postgres/schema';
 import { openDatabase } from '../libs/event-store/src/sqlite/schema';
+import { median } from './median';
 
 /**
  * Durable appends to the event stores, each scenario beside its raw
@@ -376,10 +377,4 @@ function startClock() {
       return { eventsPerSecond: events / seconds, cpuMicrosPerEvent: (user + system) / events };
     },
   };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }

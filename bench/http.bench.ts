@@ -258,13 +258,8 @@ function cpuMicrosOf(pid: number): number {
 export async function routesOf(service: RunningService, log: (line: string) => void): Promise<Route[]> {
   const { baseUrl, apiKey } = service;
   const pid = service.process.pid!;
-  const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${baseUrl}${path}`, { method, headers: { ...auth, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return JSON.parse(text) as Record<string, any>;
-  };
+  const auth = authHeaders(apiKey);
+  const call = serviceCall(baseUrl, auth);
   const configuration = await call('POST', '/v1/configurations', redecConfiguration('bench-http'));
   const resolution = customerResolution(12_345_678);
   const { customerId } = await call('POST', '/v1/customers/resolve', resolution);
@@ -332,6 +327,21 @@ export async function routesOf(service: RunningService, log: (line: string) => v
       ],
     },
   ];
+}
+
+/** The headers of a JSON request with the bench's key. */
+export function authHeaders(apiKey: string): Record<string, string> {
+  return { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+}
+
+/** A call to the service during set-up: its JSON answer, or the run stops on any status from 300, naming the call. */
+export function serviceCall(baseUrl: string, headers: Record<string, string>) {
+  return async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return JSON.parse(text) as Record<string, any>;
+  };
 }
 
 export interface RunningService {

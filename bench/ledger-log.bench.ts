@@ -10,6 +10,7 @@ import { leafHash, nodeHash, verifyInclusion } from '@ledger/transparency';
 import { POSTGRES_SERVER, benchDatabaseName } from './event-store.bench';
 import { DEFAULT_LEDGER_EVENTS } from './generate-ledger';
 import { copyToPostgres, generateInChildProcess } from './projection-rebuild.bench';
+import { median } from './median';
 
 /**
  * The ledger's Merkle tree (decision 0058) over a large ledger written before
@@ -396,10 +397,4 @@ function summarize(values: number[]): LatencySummary {
 function maxSemiSpaceMb(): number | null {
   const flag = process.execArgv.find((arg) => arg.startsWith('--max-semi-space-size='));
   return flag === undefined ? null : Number(flag.split('=')[1]);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }

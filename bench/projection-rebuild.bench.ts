@@ -16,6 +16,7 @@ import { docSuffix, indexSuffix } from '../libs/projections/src/redis-layout';
 import { EVENT_STORE_MIGRATIONS } from '../libs/event-store/src/postgres/schema';
 import { POSTGRES_SERVER, benchDatabaseName } from './event-store.bench';
 import { DEFAULT_LEDGER_EVENTS, GeneratedLedger } from './generate-ledger';
+import { median } from './median';
 
 /**
  * Issue 6: rebuild throughput of every projection the service runs
@@ -545,10 +546,4 @@ class TimedStore implements EventStore {
 function maxSemiSpaceMb(): number | null {
   const flag = /--max-semi-space-size[= ](\d+)/.exec([...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' '));
   return flag ? Number(flag[1]) : null;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }

@@ -8,7 +8,8 @@ import { createDatabase, createRedis, databaseUrlFor, deleteKeysUnder, dropDatab
 import { POSTGRES_SERVER, SIXTY_FOUR_WRITERS, StoreWithStats, benchDatabaseName, measureStore } from './event-store.bench';
 import { customerResolution, redecConfiguration } from './fixtures';
 import { generatedLedgerMasterKey } from './generate-ledger';
-import { Route, autocannon, issueKey, routesOf, rssMb, spawnService, waitReady } from './http.bench';
+import { median } from './median';
+import { Route, authHeaders, autocannon, issueKey, routesOf, rssMb, serviceCall, spawnService, waitReady } from './http.bench';
 import { copyToPostgres, generateInChildProcess, runProjectionRebuildBench, usedMemory } from './projection-rebuild.bench';
 
 /**
@@ -199,7 +200,7 @@ async function measurePoint(store: Store, ledger: Ledger | null, options: { seco
       rssMb: { afterStart: first.afterStart, afterCatchUp, afterLoad },
       redisBytes,
       routes,
-      appendsPerSecond: appends.sort((a, b) => a - b)[Math.floor(APPEND_ROUNDS / 2)],
+      appendsPerSecond: median(appends),
       rebuildRatio: rebuild?.ratio ?? null,
     };
   } finally {
@@ -225,17 +226,13 @@ async function scaleRoutes(service: Parameters<typeof routesOf>[0], log: (line: 
   const named = (name: string) => seeded.find((route) => route.name === name)!;
   const consentRoute = named('GET consent');
   const { baseUrl, pid } = consentRoute;
-  const headers = consentRoute.requests[0].headers!;
-  const get = async (path: string) => {
-    const response = await fetch(`${baseUrl}${path}`, { headers });
-    if (response.status !== 200) throw new Error(`scale: GET ${path} answered ${response.status}`);
-    return (await response.json()) as Record<string, any>;
-  };
+  const headers = authHeaders(service.apiKey);
+  const call = serviceCall(baseUrl, headers);
   const consentPath = consentRoute.requests[0].path;
-  const { internalConsentCode } = (await get(consentPath)) as { internalConsentCode: string };
-  const bundle = await get(`${consentPath}/audit-bundle`);
+  const { internalConsentCode } = (await call('GET', consentPath)) as { internalConsentCode: string };
+  const bundle = await call('GET', `${consentPath}/audit-bundle`);
   const grantEvent = (bundle.events as Array<{ eventId: string; type: string }>).find((event) => event.type === 'ConsentGranted')!;
-  await seedFullPage(baseUrl, headers, log);
+  await seedFullPage(call, log);
   const route = (name: string, path: string): Route => ({ name, baseUrl, pid, requests: [{ method: 'GET', path, headers }] });
   return [
     consentRoute,
@@ -258,13 +255,8 @@ const DAY = 24 * 60 * 60_000;
  * days ago, within the baseline profile's seven-day skew, so that their grant
  * notices, never given, are overdue at two banking days.
  */
-async function seedFullPage(baseUrl: string, headers: Record<string, string>, log: (line: string) => void): Promise<void> {
-  const post = async (path: string, body: unknown) => {
-    const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-    const text = await response.text();
-    if (response.status !== 201) throw new Error(`scale: POST ${path} answered ${response.status} ${text}`);
-    return JSON.parse(text) as Record<string, string>;
-  };
+async function seedFullPage(call: ReturnType<typeof serviceCall>, log: (line: string) => void): Promise<void> {
+  const post = (path: string, body: unknown) => call('POST', path, body);
   log(`scale: granting ${PAGE} consents six days back, for a full first page of the lists`);
   const { configurationId } = await post('/v1/configurations', redecConfiguration('bench-scale'));
   for (let i = 0; i < PAGE; i += 1) {

@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { instantOfTimeOrderedId } from '@ledger/platform';
+import { TIME_ORDERED_ID, instantOfTimeOrderedId } from '@ledger/platform/testing';
 import { ed25519Signer, parseProofFile, tilePath, tilesForSize } from '@ledger/transparency';
 import { buildGoProgram } from '../libs/transparency/test/go';
 import { ApiApp, startApiApp } from './support/api-app';
@@ -131,7 +131,7 @@ describe('the verifiable ledger over HTTP', () => {
     // Every fact of the ledger so far: tenants, keys, keyrings, configurations, interactions, grants, idempotency records.
     const recorded = await api.store.readAll();
     const ids = [...bundled.map((e) => ({ type: e.type, id: e.eventId, recordedAt: e.recordedAt })), ...recorded.map((e) => ({ type: e.type, id: e.id, recordedAt: e.metadata.recordedAt }))];
-    const notTimeOrdered = ids.filter(({ id, recordedAt }) => !/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id) || instantOfTimeOrderedId(id) !== recordedAt);
+    const notTimeOrdered = ids.filter(({ id, recordedAt }) => !TIME_ORDERED_ID.test(id) || instantOfTimeOrderedId(id) !== recordedAt);
     expect(notTimeOrdered).toEqual([]);
   });
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@ledger/event-store';
-import { instantOfTimeOrderedId } from '@ledger/platform';
+import { TIME_ORDERED_ID, instantOfTimeOrderedId } from '@ledger/platform/testing';
 import { COMMAND_ATTEMPTS, CONCURRENT_CHANGE, runCommand } from './run-command';
 
 // Integration, on the real embedded store: the guard is the store's, and the path's job is to use it on every stream a decision read.
@@ -42,7 +42,7 @@ describe('runCommand, the one command path', () => {
       return { record: { streamId: 'access', facts: [fact('Decided'), { ...fact('Noted'), id: fixed }] }, answer: null };
     });
     const [decided, noted] = await store.readStream('access');
-    expect(decided.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(decided.id).toMatch(TIME_ORDERED_ID);
     expect(instantOfTimeOrderedId(decided.id)).toBe(context.now);
     expect(noted.id).toBe(fixed);
   });

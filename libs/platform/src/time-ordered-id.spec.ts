@@ -1,12 +1,11 @@
-import { instantOfTimeOrderedId, timeOrderedId } from './time-ordered-id';
-
-const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+import { TIME_ORDERED_ID, instantOfTimeOrderedId } from './testing';
+import { timeOrderedId } from './time-ordered-id';
 
 describe('timeOrderedId', () => {
   it('is a version 7 UUID of RFC 9562 holding the instant it was made at', () => {
     for (const at of [0, 1, 1_764_403_200_000, 2 ** 48 - 1]) {
       const id = timeOrderedId(at);
-      expect(id).toMatch(UUID_V7);
+      expect(id).toMatch(TIME_ORDERED_ID);
       expect(instantOfTimeOrderedId(id)).toBe(at);
     }
   });

@@ -25,8 +25,3 @@ export function timeOrderedId(atMs: number, random: (bytes: Uint8Array) => void 
   const hex = Buffer.from(bytes).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
-
-/** The instant (epoch ms) a version 7 UUID was made at. */
-export function instantOfTimeOrderedId(id: string): number {
-  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
-}

@@ -45,3 +45,11 @@ export function ephemeralCustomerKeys(): CustomerKeySource & { erase(tenantId: s
 }
 export * from './given-when-then';
 export { eventLoopTurnsDuring } from './event-loop-turns';
+
+/** A version 7 UUID as `timeOrderedId` writes it (lowercase, RFC 9562's version and variant bits). */
+export const TIME_ORDERED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** The instant (epoch ms) a version 7 UUID was made at: its first 48 bits. */
+export function instantOfTimeOrderedId(id: string): number {
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}
