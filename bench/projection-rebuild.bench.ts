@@ -6,9 +6,9 @@ import { extname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Redis } from 'ioredis';
 import { Pool } from 'pg';
-import { EventStore, PostgresEventStore, RecordedEvent, SqliteEventStore } from '@ledger/event-store';
+import { canonicalJson, EventStore, PostgresEventStore, RecordedEvent, SqliteEventStore } from '@ledger/event-store';
 import { createDatabase, createRedis, databaseUrlFor, deleteKeysUnder, dropDatabase, migratePostgres } from '@ledger/platform';
-import { AnyDocumentProjection, indexMember, ProjectionRunner } from '@ledger/projections';
+import { AnyDocumentProjection, documentCodec, indexMember, ProjectionRunner } from '@ledger/projections';
 import { PROJECTIONS } from '../apps/api/src/projections';
 // The runner's own digest of a model's content, index members and key names (not exported by the library's index).
 import { ModelContent, digestModel } from '../libs/projections/src/digest';
@@ -415,15 +415,17 @@ async function forEachPage(store: EventStore, handle: (page: RecordedEvent[]) =>
 }
 
 /**
- * The baseline's write: the final models' documents (SET) and index members
+ * The baseline's write: the final models' documents (SET, in the form their
+ * projection stores them, encoded before the clock starts) and index members
  * (ZADD, one per member as the runner adds them), pipelined, under a scratch
  * prefix; deleted with DEL afterwards so Redis frees nothing in the
  * background while the rebuild runs.
  */
 async function measureWrite(redis: Redis, scratch: string, contents: Map<string, ModelContent>) {
-  const commands: Array<['set' | 'zadd', string, string]> = [];
+  const commands: Array<['set' | 'zadd', string, string | Buffer]> = [];
   for (const [name, content] of contents) {
-    for (const { id, doc } of content.docs) commands.push(['set', `${scratch}:${name}${docSuffix(id)}`, JSON.stringify(doc)]);
+    const codec = documentCodec(PROJECTIONS.find((projection) => projection.name === name)!);
+    for (const { id, doc } of content.docs) commands.push(['set', `${scratch}:${name}${docSuffix(id)}`, codec.encode(canonicalJson(doc))]);
     for (const { index, value, members } of content.indexes) {
       for (const { id, sortKey } of members) commands.push(['zadd', `${scratch}:${name}${indexSuffix(index, value)}`, indexMember(sortKey, id)]);
     }

@@ -173,7 +173,7 @@ describe('crash recovery: SIGKILL during a burst of resolves', () => {
     });
     const redis = new Redis(REDIS_URL);
     try {
-      const readModel = new ReadModel({ redis, prefix: environment.prefix });
+      const readModel = new ReadModel({ redis, prefix: environment.prefix, projections: PROJECTIONS });
       const documents = await Promise.all([...customerIds.values()].map((id) => readModel.getDocument('customers', customerDocumentId(tenantId, id))));
       expect(documents.filter((d) => d === null)).toHaveLength(0);
     } finally {

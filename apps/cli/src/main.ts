@@ -73,7 +73,7 @@ async function execute(command: CliCommand, options: Options): Promise<number> {
         return (blobs ??= createBlobStore(config, new BlobProtection(tenantKeys, new CustomerKeyring(tenantKeys, (keyTable ??= openCustomerKeyTable(config)), clock))));
       },
       projections: () => new ProjectionRunner({ store, redis: connection(), prefix: config.redisPrefix, projections: PROJECTIONS }),
-      readModel: () => new ReadModel({ redis: connection(), prefix: config.redisPrefix }),
+      readModel: () => new ReadModel({ redis: connection(), prefix: config.redisPrefix, projections: PROJECTIONS }),
       queue: (name) => {
         if (!queues.has(name)) queues.set(name, new Queue(name, { connection: connection(), prefix: queuePrefix(config.redisPrefix) }));
         return queues.get(name)!;

@@ -2,12 +2,13 @@ import type { RecordedEvent } from '@ledger/event-store';
 import { runScript } from '@ledger/platform';
 import type { Redis } from 'ioredis';
 import { applyDigestChange, digestChange } from './digest';
+import { documentCodec } from './document-compression';
 import { indexMember } from './index-member';
 import { APPLY_BATCH } from './lua-scripts';
 import { AnyDocumentProjection, BatchWrites, diffBatch, foldRouted, parseStoredDocument, routeBatch, RoutedBatch, StoredDocument } from './projection';
 import { digestField, Pointer, RedisLayout } from './redis-layout';
 
-/** A batch's events, routed, with the text of every document they touch as stored before them (null when absent), in `routed.ids` order. */
+/** A batch's events, routed, with the canonical text of every document they touch as it was before them (null when absent), in `routed.ids` order. */
 export interface LoadedBatch {
   events: readonly RecordedEvent[];
   routed: RoutedBatch;
@@ -52,8 +53,8 @@ export async function loadBatch(
 ): Promise<LoadedBatch> {
   const routed = routeBatch(projection, events);
   const { ids } = routed;
-  const stored = ids.length === 0 ? [] : await redis.mget(ids.map((id) => layout.doc(projection.name, generation, id)));
-  return { events, routed, stored };
+  const stored = ids.length === 0 ? [] : await redis.mgetBuffer(ids.map((id) => layout.doc(projection.name, generation, id)));
+  return { events, routed, stored: decodeAll(projection, stored) };
 }
 
 /**
@@ -87,7 +88,7 @@ export async function writeBatch(
   const writes = diffBatch(projection, before, docs);
   const checkpoint = events[events.length - 1].position;
   const digest = cursor.digest === undefined ? undefined : applyDigestChange(cursor.digest, digestChange(before, writes));
-  const { keys, args } = toOperations(layout, name, generation, before, writes);
+  const { keys, args } = toOperations(layout, projection, generation, before, writes);
   const following = next === undefined ? undefined : { events: next, routed: routeBatch(projection, next) };
   const readKeys = following?.routed.ids.map((id) => layout.doc(name, generation, id)) ?? [];
   const reply = (await runScript(
@@ -104,25 +105,35 @@ export async function writeBatch(
       readKeys.length,
       ...args,
     ],
-  )) as [number, ...Array<string | null>];
+    { replies: 'buffers' },
+  )) as [number, ...Array<Buffer | null>];
   if (reply[0] !== 1) return null;
   const pointer = { ...cursor, checkpoint, digest };
-  return following === undefined ? { pointer } : { pointer, next: { ...following, stored: reply.slice(1) as Array<string | null> } };
+  return following === undefined ? { pointer } : { pointer, next: { ...following, stored: decodeAll(projection, reply.slice(1) as Array<Buffer | null>) } };
+}
+
+/** Documents as Redis returned them, as their canonical text. */
+function decodeAll(projection: AnyDocumentProjection, stored: ReadonlyArray<Buffer | null>): Array<string | null> {
+  const codec = documentCodec(projection);
+  return stored.map((bytes) => (bytes === null ? null : codec.decode(bytes)));
 }
 
 /**
  * The script's keys and its (operation, value) arguments, in the same order.
- * Documents go as Buffers: ioredis then copies each into one Buffer for the
- * command, where strings would be joined into one string and encoded again
- * on the socket (a batch is up to a megabyte of documents).
+ * Documents go as Buffers, as the projection stores them: ioredis then copies
+ * each into one Buffer for the command, where strings would be joined into
+ * one string and encoded again on the socket (a batch is up to a megabyte of
+ * documents).
  */
 function toOperations(
   layout: RedisLayout,
-  name: string,
+  projection: AnyDocumentProjection,
   generation: string,
   before: ReadonlyMap<string, StoredDocument<unknown> | null>,
   writes: BatchWrites,
 ): { keys: string[]; args: Array<string | Buffer> } {
+  const { name } = projection;
+  const codec = documentCodec(projection);
   const keys: string[] = [];
   const args: Array<string | Buffer> = [];
   const indexKey = (index: string, value: string) => {
@@ -131,7 +142,7 @@ function toOperations(
   };
   for (const { id, text } of writes.put) {
     keys.push(layout.doc(name, generation, id));
-    args.push(before.get(id) ? 'set' : 'add', Buffer.from(text));
+    args.push(before.get(id) ? 'set' : 'add', codec.encode(text));
   }
   for (const id of writes.remove) {
     keys.push(layout.doc(name, generation, id));

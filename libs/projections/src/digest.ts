@@ -3,7 +3,8 @@ import { canonicalJson } from '@ledger/event-store';
 import type { Redis } from 'ioredis';
 import { scanGeneration } from './generation-keys';
 import { parseIndexMember } from './index-member';
-import type { BatchWrites, IndexEntry, StoredDocument } from './projection';
+import { documentCodec } from './document-compression';
+import type { AnyDocumentProjection, BatchWrites, IndexEntry, StoredDocument } from './projection';
 import { RedisLayout } from './redis-layout';
 
 /** The content of one generation, independent of where it is stored. */
@@ -75,13 +76,15 @@ function toggle(digest: Buffer, entry: string): void {
 }
 
 /** Reads everything one generation holds. */
-export async function readGeneration(redis: Redis, layout: RedisLayout, name: string, generation: string): Promise<ModelContent> {
+export async function readGeneration(redis: Redis, layout: RedisLayout, projection: AnyDocumentProjection, generation: string): Promise<ModelContent> {
+  const { name } = projection;
+  const codec = documentCodec(projection);
   const content: ModelContent = { docs: [], indexes: [] };
   for await (const keys of scanGeneration(redis, layout, name, generation)) {
     const parsed = keys.map((key) => ({ key, ...layout.parseGenerationKey(name, generation, key) }));
     const pipeline = redis.pipeline();
     for (const entry of parsed) {
-      if (entry.kind === 'doc') pipeline.get(entry.key);
+      if (entry.kind === 'doc') pipeline.getBuffer(entry.key);
       else pipeline.zrange(entry.key, '-', '+', 'BYLEX');
     }
     const replies = (await pipeline.exec()) ?? [];
@@ -90,7 +93,7 @@ export async function readGeneration(redis: Redis, layout: RedisLayout, name: st
       if (error) throw error;
       // A key deleted between SCAN and the read was not part of the model any more.
       if (reply === null) return;
-      if (entry.kind === 'doc') content.docs.push({ id: entry.id, doc: JSON.parse(reply as string) });
+      if (entry.kind === 'doc') content.docs.push({ id: entry.id, doc: JSON.parse(codec.decode(reply as Buffer)) });
       else if ((reply as string[]).length > 0) {
         content.indexes.push({ index: entry.index, value: entry.value, members: (reply as string[]).map(parseIndexMember) });
       }

@@ -1,4 +1,6 @@
 export type { AnyDocumentProjection, DocumentProjection, IndexEntry } from './projection';
+export { documentCodec } from './document-compression';
+export type { DocumentCodec, DocumentCompression } from './document-compression';
 export { ProjectionRunner } from './projection-runner';
 export { ProjectionProgress } from './projection-progress';
 export type { ProgressReport } from './projection-progress';

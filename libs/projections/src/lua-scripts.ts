@@ -137,7 +137,7 @@ if not generation or (live[3] and tonumber(live[2]) < tonumber(live[3])) then re
 /**
  * Reads a document of the live generation, resolving the pointer in the same
  * step so a reader never mixes two generations.
- * KEYS[1] pointer; ARGV[1] model base, ARGV[2] document suffix. Returns the JSON or nil.
+ * KEYS[1] pointer; ARGV[1] model base, ARGV[2] document suffix. Returns the document as stored (document-compression.ts) or nil.
  */
 export const READ_DOCUMENT = script(`${LIVE_GENERATION}
 return redis.call('GET', ARGV[1] .. generation .. ARGV[2])
@@ -153,7 +153,7 @@ end
 /**
  * Reads the documents of the live generation listed in one index.
  * KEYS[1] pointer; ARGV[1] model base, ARGV[2] index suffix, ARGV[3] document suffix before the id.
- * Returns the documents' JSON in index order (sort key, then id).
+ * Returns the documents as stored in index order (sort key, then id).
  */
 export const READ_INDEX = script(`${MEMBER_ID}${LIVE_GENERATION}
 local base = ARGV[1] .. generation
@@ -181,7 +181,7 @@ return docs
  * previous page ended with). Members without a document are skipped and more
  * are read in their place, so only the last page is short.
  * KEYS[1] pointer; ARGV[1] model base, ARGV[2] index suffix, ARGV[3] document suffix before the id.
- * Returns {the documents' JSON, the member each was listed under, the last member read, or nil when no member follows it}.
+ * Returns {the documents as stored, the member each was listed under, the last member read, or nil when no member follows it}.
  */
 export const READ_INDEX_PAGE = script(`${MEMBER_ID}${LIVE_GENERATION}
 local base = ARGV[1] .. generation

@@ -169,7 +169,7 @@ export class ProjectionRunner {
     const [projection] = this.select([name]);
     const pointer = await readPointer(this.options.redis, this.layout.pointer(projection.name));
     if (!pointer) return EMPTY_DIGEST;
-    return digestModel(await readGeneration(this.options.redis, this.layout, projection.name, pointer.generation));
+    return digestModel(await readGeneration(this.options.redis, this.layout, projection, pointer.generation));
   }
 
   private select(names: readonly string[] | undefined): AnyDocumentProjection[] {

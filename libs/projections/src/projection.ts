@@ -1,4 +1,5 @@
 import { canonicalJson, RecordedEvent } from '@ledger/event-store';
+import type { DocumentCompression } from './document-compression';
 
 /**
  * One lookup a document is findable under: the documents listed under an
@@ -32,6 +33,8 @@ export interface DocumentProjection<TDoc> {
   evolve(doc: TDoc | null, event: RecordedEvent): TDoc | null;
   /** Secondary indexes the document is findable under; index names contain no `:`. */
   indexes?(doc: TDoc): IndexEntry[];
+  /** Store the documents deflated with this dictionary (decision 0084); changing it needs a new version. */
+  compression?: DocumentCompression;
 }
 
 /**

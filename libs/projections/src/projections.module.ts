@@ -110,7 +110,8 @@ export class ProjectionsModule {
         {
           provide: ReadModel,
           inject: [READ_MODEL_REDIS, LEDGER_CONFIG, ProjectionRunner],
-          useFactory: (redis: Redis, config: LedgerConfig, runner: ProjectionRunner) => new ReadModel({ redis, prefix: config.redisPrefix, progress: runner.progress }),
+          useFactory: (redis: Redis, config: LedgerConfig, runner: ProjectionRunner) =>
+            new ReadModel({ redis, prefix: config.redisPrefix, projections: options.projections, progress: runner.progress }),
         },
         ProjectionsLifecycle,
       ],

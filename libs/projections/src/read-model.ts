@@ -1,10 +1,15 @@
 import { ReplyError } from 'ioredis';
 import type { Redis } from 'ioredis';
 import { DomainError, type LuaScript, runScript, unavailable } from '@ledger/platform';
+import { DocumentCodec, documentCodec } from './document-compression';
 import { cursorOf, memberOfCursor, parseIndexMember } from './index-member';
 import { READ_DOCUMENT, READ_INDEX, READ_INDEX_PAGE, READ_MODEL_REBUILDING_REPLY } from './lua-scripts';
+import type { AnyDocumentProjection } from './projection';
 import { ProjectionProgress } from './projection-progress';
 import { docSuffix, indexSuffix, RedisLayout } from './redis-layout';
+
+/** The stored form of a projection that does not compress. */
+const PLAIN = new DocumentCodec(undefined);
 
 /** How long a client is told to wait (Retry-After) when the read model cannot answer: a million events rebuild well within a minute, and Redis restarts in seconds. */
 const READ_MODEL_RETRY_AFTER_SECONDS = 5;
@@ -57,26 +62,32 @@ export interface IndexPage<T> {
  */
 export class ReadModel {
   private readonly layout: RedisLayout;
+  /** How each projection's documents are stored, by its name. */
+  private readonly codecs: ReadonlyMap<string, DocumentCodec>;
 
   /**
+   * `projections`: those whose models this reads, for how their documents are
+   * stored; a model not named here is read as canonical JSON, and a
+   * compressed document in it fails to decode.
    * `progress`: this process's projection progress, when it also records
    * commands: a command it answered without waiting for a model being
    * rebuilt is not yet in it, and reads refuse until it is.
    */
-  constructor(private readonly options: { redis: Redis; prefix: string; progress?: ProjectionProgress }) {
+  constructor(private readonly options: { redis: Redis; prefix: string; projections?: readonly AnyDocumentProjection[]; progress?: ProjectionProgress }) {
     this.layout = new RedisLayout(options.prefix);
+    this.codecs = new Map((options.projections ?? []).map((projection) => [projection.name, documentCodec(projection)]));
   }
 
   /** The document, or null when the model does not hold it. */
   async getDocument<T>(name: string, id: string): Promise<T | null> {
-    const json = (await this.read(READ_DOCUMENT, name, [docSuffix(id)])) as string | null;
-    return json === null ? null : (JSON.parse(json) as T);
+    const stored = (await this.read(READ_DOCUMENT, name, [docSuffix(id)])) as Buffer | null;
+    return stored === null ? null : this.parse<T>(name, stored);
   }
 
   /** Every document listed under `value` in `index`, ordered by sort key, then id. */
   async findByIndex<T>(name: string, index: string, value: string): Promise<T[]> {
-    const docs = (await this.read(READ_INDEX, name, [indexSuffix(index, value), docSuffix('')])) as string[];
-    return docs.map((json) => JSON.parse(json) as T);
+    const docs = (await this.read(READ_INDEX, name, [indexSuffix(index, value), docSuffix('')])) as Buffer[];
+    return docs.map((stored) => this.parse<T>(name, stored));
   }
 
   /**
@@ -100,12 +111,16 @@ export class ReadModel {
     if (!Number.isInteger(page.limit) || page.limit < 1) throw new RangeError(`page limit must be a positive integer, not ${page.limit}`);
     const from = page.after == null ? '-' : `(${memberOfCursor(page.after)}`;
     const [docs, members, last] = (await this.read(READ_INDEX_PAGE, name, [indexSuffix(index, value), docSuffix(''), from, page.limit])) as [
-      string[],
-      string[],
-      string | null,
+      Buffer[],
+      Buffer[],
+      Buffer | null,
     ];
-    const entries = docs.map((json, i) => ({ sortKey: parseIndexMember(members[i]).sortKey ?? null, document: JSON.parse(json) as T }));
-    return { entries, nextCursor: last === null ? null : cursorOf(last) };
+    const entries = docs.map((stored, i) => ({ sortKey: parseIndexMember(members[i].toString()).sortKey ?? null, document: this.parse<T>(name, stored) }));
+    return { entries, nextCursor: last === null ? null : cursorOf(last.toString()) };
+  }
+
+  private parse<T>(name: string, stored: Buffer): T {
+    return JSON.parse((this.codecs.get(name) ?? PLAIN).decode(stored)) as T;
   }
 
   /**
@@ -117,7 +132,7 @@ export class ReadModel {
     const progress = this.options.progress;
     if (progress && !progress.holdsAnsweredCommands()) throw progress.isRebuilding() ? readModelRebuilding() : readModelUnavailable();
     try {
-      return await runScript(this.options.redis, script, [this.layout.pointer(name)], [this.layout.modelBase(name), ...args]);
+      return await runScript(this.options.redis, script, [this.layout.pointer(name)], [this.layout.modelBase(name), ...args], { replies: 'buffers' });
     } catch (error) {
       if (error instanceof Error && error.message.includes(READ_MODEL_REBUILDING_REPLY)) throw readModelRebuilding();
       // Anything but Redis's own reply is the connection failing: a request's read fails at once rather than wait for Redis.

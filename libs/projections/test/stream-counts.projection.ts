@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NewEvent, RecordedEvent } from '@ledger/event-store';
-import type { DocumentProjection } from '../src';
+import type { DocumentCompression, DocumentProjection } from '../src';
 
 /** A document per stream: how many events it has seen and the type of the last one. */
 export interface StreamCount {
@@ -13,12 +13,14 @@ export interface StreamCount {
 /**
  * The projection the tests run: it counts (so a lost or doubled event shows),
  * ignores `Ignored` events (so unrouted events must still advance the
- * checkpoint), deletes on `Closed`, and indexes by tenant and last type.
+ * checkpoint), deletes on `Closed`, and indexes by tenant and last type;
+ * stores its documents deflated when given a dictionary.
  */
-export function streamCounts(version = 1): DocumentProjection<StreamCount> {
+export function streamCounts(version = 1, compression?: DocumentCompression): DocumentProjection<StreamCount> {
   return {
     name: 'stream-counts',
     version,
+    compression,
     route: (event) => (event.type === 'Ignored' ? [] : [`${event.metadata.tenantId}:${event.streamId}`]),
     evolve: (doc, event) =>
       event.type === 'Closed'

@@ -6,6 +6,7 @@ import { CLOCK, Clock, LEDGER_CONFIG, LedgerConfig, closeRedis, createRedis, rep
 import { ReadModel, isReadModelUnavailable } from '@ledger/projections';
 import type { JobProcessor } from '@ledger/queues';
 import { noticeRightsRequestDeadlines } from '@ledger/redec';
+import { PROJECTIONS } from '../projections';
 
 /** How often a run finding the read model being rebuilt (or not built yet, at a first start) looks again. */
 const REBUILD_POLL_MS = 1_000;
@@ -26,7 +27,7 @@ export class OpenRequestsReadModel implements OnApplicationShutdown {
   constructor(@Inject(LEDGER_CONFIG) config: LedgerConfig) {
     const logger = new Logger('RightsDeadlines');
     this.redis = reportRedisErrors(createRedis(config.redisUrl, 'rights-deadlines'), 'the check of rights request deadlines', (message) => logger.error(message));
-    this.readModel = new ReadModel({ redis: this.redis, prefix: config.redisPrefix });
+    this.readModel = new ReadModel({ redis: this.redis, prefix: config.redisPrefix, projections: PROJECTIONS });
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -4,6 +4,7 @@ import { AuthorizationSpan, CONTRADICTED_AUTHORIZATIONS_INDEX, contradictsAuthor
 import type { ObligationBinding, ObligationEvent } from '../obligation/obligation.events';
 import { obligationKey } from '../obligation/obligation-key';
 import { CONSENT_EVENT_TYPES, ConsentEvent } from './consent.events';
+import { CONSENT_DOCUMENT_DICTIONARY } from './consent-document-dictionary';
 import { ConsentState, evolveConsent } from './consent.state';
 import { bindingStands, extensionIneffectiveReason } from './enablement';
 import { NOTIFICATION_DUE_INDEX, notificationDueSortKey, pendingNotificationDuties } from './notification-duties';
@@ -53,8 +54,9 @@ export const consentsProjection = {
   name: CONSENTS_PROJECTION,
   // 3: indexes are sorted sets (decision 0021); 4: the index of pending notification duties (decision 0023); 5: updatedAt and its index (decision 0034);
   // 6: the bindings that name the consent, the obligations it no longer answers for, and the authorizations its facts contradict (decisions 0054 and 0056).
-  // 7: ids and index values stored with their UUIDs compacted (decision 0081).
-  version: 7,
+  // 7: ids and index values stored with their UUIDs compacted (decision 0081); 8: documents deflated with CONSENT_DOCUMENT_DICTIONARY (decision 0084).
+  version: 8,
+  compression: { dictionary: CONSENT_DOCUMENT_DICTIONARY },
   route(event: RecordedEvent): string[] {
     const { tenantId } = event.metadata;
     if (!tenantId) return [];
