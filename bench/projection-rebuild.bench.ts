@@ -477,14 +477,11 @@ async function countKeys(redis: Redis, pattern: string): Promise<number> {
   return count;
 }
 
-/** Sum of MEMORY USAGE over the prefix's keys: what the models take, whoever else uses the same Redis. */
-/** What a key of the read model holds, for the memory table: `{projection} document`, `{projection} index {index}`, `{projection} key set`, or `pointers`. */
+/** What a key of the read model holds, for the memory table: `{projection} document`, `{projection} index {index}`, or `pointers`. */
 function kindOfKey(prefix: string, key: string): string {
-  const rest = key.slice(prefix.length + 1);
-  const model = /^rm:([^:]+):[^:]+:(doc|idx):([^:]*)/.exec(rest);
-  if (model) return model[2] === 'doc' ? `${model[1]} document` : `${model[1]} index ${model[3]}`;
-  const keySet = /^projection:([^:]+):keys:/.exec(rest);
-  return keySet ? `${keySet[1]} key set` : 'pointers';
+  const model = /^rm:([^:]+):[^:]+:(doc|idx):([^:]*)/.exec(key.slice(prefix.length + 1));
+  if (!model) return 'pointers';
+  return model[2] === 'doc' ? `${model[1]} document` : `${model[1]} index ${model[3]}`;
 }
 
 /** MEMORY USAGE of every key under the prefix, in all and by kind of key. */

@@ -88,23 +88,14 @@ export async function writeBatch(
   const writes = diffBatch(projection, before, docs);
   const checkpoint = events[events.length - 1].position;
   const digest = cursor.digest === undefined ? undefined : applyDigestChange(cursor.digest, digestChange(before, writes));
-  const { keys, args } = toOperations(layout, projection, generation, before, writes);
+  const { keys, args } = toOperations(layout, projection, generation, writes);
   const following = next === undefined ? undefined : { events: next, routed: routeBatch(projection, next) };
   const readKeys = following?.routed.ids.map((id) => layout.doc(name, generation, id)) ?? [];
   const reply = (await runScript(
     redis,
     APPLY_BATCH,
-    [pointerKey, layout.keySet(name, generation), ...keys, ...readKeys],
-    [
-      generation,
-      cursor.checkpoint,
-      checkpoint,
-      digest === undefined ? '' : digestField(checkpoint, digest),
-      // Lua counts bytes.
-      Buffer.byteLength(layout.generationBase(name, generation)),
-      readKeys.length,
-      ...args,
-    ],
+    [pointerKey, ...keys, ...readKeys],
+    [generation, cursor.checkpoint, checkpoint, digest === undefined ? '' : digestField(checkpoint, digest), readKeys.length, ...args],
     { replies: 'buffers' },
   )) as [number, ...Array<Buffer | null>];
   if (reply[0] !== 1) return null;
@@ -129,7 +120,6 @@ function toOperations(
   layout: RedisLayout,
   projection: AnyDocumentProjection,
   generation: string,
-  before: ReadonlyMap<string, StoredDocument<unknown> | null>,
   writes: BatchWrites,
 ): { keys: string[]; args: Array<string | Buffer> } {
   const { name } = projection;
@@ -142,7 +132,7 @@ function toOperations(
   };
   for (const { id, text } of writes.put) {
     keys.push(layout.doc(name, generation, id));
-    args.push(before.get(id) ? 'set' : 'add', codec.encode(text));
+    args.push('set', codec.encode(text));
   }
   for (const id of writes.remove) {
     keys.push(layout.doc(name, generation, id));

@@ -1,7 +1,11 @@
 import type { Redis } from 'ioredis';
 import { RedisLayout } from './redis-layout';
 
-/** Keys per SSCAN step and per UNLINK. */
+/**
+ * Keys SCAN visits per step, and at most UNLINKed per command: a step holds
+ * Redis about a millisecond, so requests wait no longer behind a deletion.
+ * A larger step is no faster: Redis's time goes to visiting the keys.
+ */
 const CHUNK = 1000;
 
 /** Every key of one generation, in chunks (SCAN: never blocks Redis the way KEYS would). */
@@ -17,20 +21,12 @@ export async function* scanGeneration(
 }
 
 /**
- * Deletes a generation no pointer names any more; UNLINK frees the memory in
- * the background. A tracked generation lists its keys in its key set, so only
- * they are visited; an untracked one (written in part by a release before
- * decision 0047) is found by SCAN, which walks the whole keyspace.
+ * Deletes a generation no pointer names any more: its keys are found by SCAN
+ * (a pattern of the generation's base, matched by Redis) and UNLINKed, which
+ * frees the memory in the background. Also deletes the key set a release
+ * before decision 0085 kept for the generation, if it has one.
  */
-export async function deleteGeneration(redis: Redis, layout: RedisLayout, name: string, generation: string, tracked: boolean): Promise<void> {
-  const keySet = layout.keySet(name, generation);
-  if (tracked) {
-    const base = layout.generationBase(name, generation);
-    for await (const suffixes of redis.sscanStream(keySet, { count: CHUNK })) {
-      if ((suffixes as string[]).length > 0) await redis.unlink(...(suffixes as string[]).map((suffix) => base + suffix));
-    }
-  } else {
-    for await (const keys of scanGeneration(redis, layout, name, generation)) await redis.unlink(...keys);
-  }
-  await redis.unlink(keySet);
+export async function deleteGeneration(redis: Redis, layout: RedisLayout, name: string, generation: string): Promise<void> {
+  for await (const keys of scanGeneration(redis, layout, name, generation)) await redis.unlink(...keys);
+  await redis.unlink(layout.legacyKeySet(name, generation));
 }

@@ -11,49 +11,34 @@ import { luaScript as script } from '@ledger/platform';
 /**
  * Applies one batch only if the pointer still names the generation and the
  * checkpoint the writer read its documents at; then moves the checkpoint and
- * the digest. Every key the batch may create goes into the generation's key
- * set (by its suffix after the generation's base, which halves the set's
- * memory), so deleting the generation later needs no SCAN; a key the batch
- * removes (a deleted document, an emptied index) leaves the set too, since a
- * suffix names a document or an index value that erasure may have removed.
- * Then it reads the documents the next batch touches, if asked (a rebuild
- * knows its next batch): as this batch leaves them, without another round trip.
- * KEYS[1] pointer, KEYS[2] the generation's key set; KEYS[i+2] the key written by operation i;
- * after those, the ARGV[6] documents to read.
+ * the digest. Then it reads the documents the next batch touches, if asked
+ * (a rebuild knows its next batch): as this batch leaves them, without
+ * another round trip.
+ * KEYS[1] pointer; KEYS[i+1] the key written by operation i; after those, the ARGV[5] documents to read.
  * ARGV[1] expected generation, ARGV[2] expected checkpoint, ARGV[3] new checkpoint,
  * ARGV[4] the pointer's new digest field ('' leaves it as it is: the generation is untracked),
- * ARGV[5] the length of the generation's base (RedisLayout.generationBase), ARGV[6] how many documents to read,
- * then per operation i: ARGV[2i+5] add (a new document) | set | del | zadd | zrem, ARGV[2i+6] its value (a document, or an index member).
+ * ARGV[5] how many documents to read,
+ * then per operation i: ARGV[2i+4] set | del | zadd | zrem, ARGV[2i+5] its value (a document, or an index member).
  * Returns {1, then the documents read (nil for one that does not exist)} when applied, {0} when the pointer had moved (nothing written).
  */
 export const APPLY_BATCH = script(`
 local pointer = redis.call('HMGET', KEYS[1], 'generation', 'checkpoint')
 if pointer[1] ~= ARGV[1] or pointer[2] ~= ARGV[2] then return {0} end
-local suffix = tonumber(ARGV[5]) + 1
-local reads = tonumber(ARGV[6])
-local operations = #KEYS - 2 - reads
+local reads = tonumber(ARGV[5])
+local operations = #KEYS - 1 - reads
 for i = 1, operations do
-  local key, op, value = KEYS[i + 2], ARGV[2 * i + 5], ARGV[2 * i + 6]
+  local key, op, value = KEYS[i + 1], ARGV[2 * i + 4], ARGV[2 * i + 5]
   if op == 'set' then redis.call('SET', key, value)
-  elseif op == 'add' then
-    redis.call('SET', key, value)
-    redis.call('SADD', KEYS[2], string.sub(key, suffix))
-  elseif op == 'del' then
-    redis.call('DEL', key)
-    redis.call('SREM', KEYS[2], string.sub(key, suffix))
-  elseif op == 'zadd' then
-    redis.call('ZADD', key, 0, value)
-    redis.call('SADD', KEYS[2], string.sub(key, suffix))
-  elseif op == 'zrem' then
-    redis.call('ZREM', key, value)
-    if redis.call('EXISTS', key) == 0 then redis.call('SREM', KEYS[2], string.sub(key, suffix)) end
+  elseif op == 'del' then redis.call('DEL', key)
+  elseif op == 'zadd' then redis.call('ZADD', key, 0, value)
+  elseif op == 'zrem' then redis.call('ZREM', key, value)
   else return redis.error_reply('unknown operation ' .. tostring(op)) end
 end
 if ARGV[4] == '' then redis.call('HSET', KEYS[1], 'checkpoint', ARGV[3])
 else redis.call('HSET', KEYS[1], 'checkpoint', ARGV[3], 'digest', ARGV[4]) end
 local applied = {1}
 -- MGET in chunks: unpack puts its results on Lua's stack, which holds a few thousand.
-local first = operations + 3
+local first = operations + 2
 while first <= #KEYS do
   local last = math.min(first + 499, #KEYS)
   for _, doc in ipairs(redis.call('MGET', unpack(KEYS, first, last))) do applied[#applied + 1] = doc end
@@ -61,13 +46,6 @@ while first <= #KEYS do
 end
 return applied
 `);
-
-/** Lua: whether a pointer (its HMGET of checkpoint and digest) has a digest as of its checkpoint: a tracked generation. */
-const TRACKED = `
-local function tracked(checkpoint, digest)
-  return checkpoint ~= false and digest ~= false and string.sub(digest, 1, #checkpoint + 1) == checkpoint .. ':'
-end
-`;
 
 /**
  * Creates a live pointer at checkpoint 0, with the empty model's digest,
@@ -86,14 +64,14 @@ return 1
  * version (a rebuild that stopped half-way resumes), or a new one at
  * checkpoint 0, replacing a building generation of another version.
  * KEYS[1] building pointer; ARGV[1] version, ARGV[2] new generation, ARGV[3] the empty digest field.
- * Returns {the generation a replaced pointer named ('' when none), '1' when it was tracked}: the caller deletes its keys.
+ * Returns the generation a replaced pointer named ('' when none): the caller deletes its keys.
  */
-export const OPEN_BUILDING = script(`${TRACKED}
-local current = redis.call('HMGET', KEYS[1], 'version', 'generation', 'checkpoint', 'digest')
-if current[1] == ARGV[1] then return {'', ''} end
+export const OPEN_BUILDING = script(`
+local current = redis.call('HMGET', KEYS[1], 'version', 'generation')
+if current[1] == ARGV[1] then return '' end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'generation', ARGV[2], 'checkpoint', '0', 'digest', ARGV[3])
-return {current[2] or '', tracked(current[3], current[4]) and '1' or ''}
+return current[2] or ''
 `);
 
 /**
@@ -101,21 +79,21 @@ return {current[2] or '', tracked(current[3], current[4]) and '1' or ''}
  * every event the live one has (so no reader loses a write it already saw)
  * and the live model is not of a newer version (old code must not replace it).
  * KEYS[1] live pointer, KEYS[2] building pointer; ARGV[1] building generation.
- * Returns {'switched', previous live generation or '', '1' when that one was tracked},
+ * Returns {'switched', previous live generation or ''},
  * {'behind', live checkpoint}, {'superseded', live version}, or {'gone'} when
  * that generation is no longer being built (another process switched it).
  */
-export const SWITCH_GENERATION = script(`${TRACKED}
+export const SWITCH_GENERATION = script(`
 local building = redis.call('HMGET', KEYS[2], 'version', 'generation', 'checkpoint', 'digest')
 if building[2] ~= ARGV[1] then return {'gone'} end
-local live = redis.call('HMGET', KEYS[1], 'version', 'generation', 'checkpoint', 'digest')
+local live = redis.call('HMGET', KEYS[1], 'version', 'generation', 'checkpoint')
 if live[1] and tonumber(live[1]) > tonumber(building[1]) then return {'superseded', live[1]} end
 if live[3] and tonumber(live[3]) > tonumber(building[3]) then return {'behind', live[3]} end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'version', building[1], 'generation', building[2], 'checkpoint', building[3])
 if building[4] then redis.call('HSET', KEYS[1], 'digest', building[4]) end
 redis.call('DEL', KEYS[2])
-return {'switched', live[2] or '', tracked(live[3], live[4]) and '1' or ''}
+return {'switched', live[2] or ''}
 `);
 
 /** What a read script answers when the live generation cannot answer: ReadModel turns it into 503 read_model_rebuilding. */

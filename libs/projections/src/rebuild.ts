@@ -86,8 +86,8 @@ export async function rebuildProjections(
   const builds: Building[] = [];
   for (const projection of projections) {
     const key = layout.building(projection.name);
-    const [replaced, tracked] = (await runScript(redis, OPEN_BUILDING, [key], [projection.version, newGeneration(), digestField(0, EMPTY_DIGEST)])) as string[];
-    if (replaced) await deleteGeneration(redis, layout, projection.name, replaced, tracked === '1');
+    const replaced = (await runScript(redis, OPEN_BUILDING, [key], [projection.version, newGeneration(), digestField(0, EMPTY_DIGEST)])) as string;
+    if (replaced) await deleteGeneration(redis, layout, projection.name, replaced);
     builds.push({ projection, key, cursor: await readPointer(redis, key), events: 0 });
   }
 
@@ -153,10 +153,10 @@ export async function rebuildProjections(
     if (refused || full) continue;
     for (const b of active) {
       const { name, version } = b.projection;
-      const [outcome, detail, tracked] = (await runScript(redis, SWITCH_GENERATION, [layout.pointer(name), b.key], [b.cursor!.generation])) as string[];
+      const [outcome, detail] = (await runScript(redis, SWITCH_GENERATION, [layout.pointer(name), b.key], [b.cursor!.generation])) as string[];
       switch (outcome) {
         case 'switched':
-          if (detail) await deleteGeneration(redis, layout, name, detail, tracked === '1');
+          if (detail) await deleteGeneration(redis, layout, name, detail);
           b.cursor = null;
           break;
         case 'gone':

@@ -8,8 +8,7 @@ import { fromRedisText, toRedisText } from './redis-text';
  *
  *   {prefix}:projection:{name}                      pointer hash { version, generation, checkpoint, digest }
  *   {prefix}:projection:{name}:building             the same for a generation being rebuilt
- *   {prefix}:projection:{name}:keys:{generation}    the suffix (after the generation) of every key it has written
- *   {prefix}:rm:{name}:{generation}:doc:{id}        a document (JSON)
+ *   {prefix}:rm:{name}:{generation}:doc:{id}        a document (canonical JSON, or deflated: document-compression.ts)
  *   {prefix}:rm:{name}:{generation}:idx:{index}:{value}   a sorted set of index members (index-member.ts)
  *
  * Ids and index values are written with their UUIDs compacted (redis-text.ts).
@@ -19,8 +18,7 @@ import { fromRedisText, toRedisText } from './redis-text';
  * that checkpoint, kept by every batch that writes the generation. A write
  * that does not keep it (a release before decision 0047, during a rolling
  * deploy) leaves it behind the checkpoint for good: from then on the
- * generation is untracked, its digest is computed by reading it and its keys
- * are found by SCAN, as before.
+ * generation is untracked, and its digest is computed by reading it.
  */
 export interface Pointer {
   version: number;
@@ -68,8 +66,8 @@ export class RedisLayout {
     return this.generationBase(name, generation) + indexSuffix(index, value);
   }
 
-  /** The set of the suffixes of every key a tracked generation has written: deleting it needs no SCAN of the keyspace. */
-  keySet(name: string, generation: string): string {
+  /** The set of the suffixes of a generation's keys that releases before decision 0085 kept: deleted with its generation. */
+  legacyKeySet(name: string, generation: string): string {
     return `${this.pointer(name)}:keys:${generation}`;
   }
 
