@@ -20,13 +20,27 @@ export async function* scanGeneration(
   }
 }
 
+/** A generation of a projection that no pointer names any more. */
+export interface RetiredGeneration {
+  name: string;
+  generation: string;
+}
+
 /**
- * Deletes a generation no pointer names any more: its keys are found by SCAN
- * (a pattern of the generation's base, matched by Redis) and UNLINKed, which
- * frees the memory in the background. Also deletes the key set a release
- * before decision 0085 kept for the generation, if it has one.
+ * Deletes generations no pointer names any more: their keys are found by
+ * SCAN and UNLINKed, which frees the memory in the background. One
+ * generation's keys Redis finds by its pattern; several are found in one
+ * walk of the read model's keys, filtered here, rather than one walk of the
+ * whole keyspace each (a rebuild retires every projection's generation at
+ * once). Also deletes the key sets a release before decision 0085 kept.
  */
-export async function deleteGeneration(redis: Redis, layout: RedisLayout, name: string, generation: string): Promise<void> {
-  for await (const keys of scanGeneration(redis, layout, name, generation)) await redis.unlink(...keys);
-  await redis.unlink(layout.legacyKeySet(name, generation));
+export async function deleteGenerations(redis: Redis, layout: RedisLayout, retired: readonly RetiredGeneration[]): Promise<void> {
+  if (retired.length === 0) return;
+  const bases = retired.map(({ name, generation }) => `${layout.generationBase(name, generation)}:`);
+  const match = retired.length === 1 ? layout.generationPattern(retired[0].name, retired[0].generation) : layout.modelsPattern();
+  for await (const keys of redis.scanStream({ match, count: CHUNK })) {
+    const retiredKeys = (keys as string[]).filter((key) => bases.some((base) => key.startsWith(base)));
+    if (retiredKeys.length > 0) await redis.unlink(...retiredKeys);
+  }
+  await redis.unlink(...retired.map(({ name, generation }) => layout.legacyKeySet(name, generation)));
 }

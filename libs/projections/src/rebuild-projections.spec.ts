@@ -60,6 +60,28 @@ describe('rebuilding several projections together', () => {
     ]);
   });
 
+  it('deletes every generation it switched away from, and nothing else, once the switches are done', async () => {
+    const first = env.runner({ projections: [streamCounts(), typeCounts], batchSize: BATCH });
+    await first.rebuild();
+    const before = await first.status();
+    // A projection left out of the next rebuild, and a key beside the models that shares their prefix's beginning.
+    const alone = env.runner({ projections: [{ ...typeCounts, name: 'left-alone' }], batchSize: BATCH });
+    await alone.rebuild();
+    const [leftAlone] = await alone.status();
+    const leftAloneKeys = await env.keyCount(`${env.prefix}:rm:left-alone:${leftAlone.generation}:*`);
+    expect(leftAloneKeys).toBeGreaterThan(0);
+    await env.redis.set(`${env.prefix}:rmx:unrelated`, 'kept');
+
+    await env.runner({ projections: [streamCounts(), typeCounts], batchSize: BATCH }).rebuild();
+    for (const { name, generation } of before) expect(await env.keyCount(`${env.prefix}:rm:${name}:${generation}:*`)).toBe(0);
+    for (const { name, generation } of await first.status()) {
+      expect(before.map((b) => b.generation)).not.toContain(generation);
+      expect(await env.keyCount(`${env.prefix}:rm:${name}:${generation}:*`)).toBeGreaterThan(0);
+    }
+    expect(await env.keyCount(`${env.prefix}:rm:left-alone:${leftAlone.generation}:*`)).toBe(leftAloneKeys);
+    expect(await env.redis.get(`${env.prefix}:rmx:unrelated`)).toBe('kept');
+  });
+
   it('resumes a generation left half-built beside one started from zero', async () => {
     // A rebuild of stream-counts alone, stopped after its third batch: its generation stays under the building pointer.
     const stop = new AbortController();

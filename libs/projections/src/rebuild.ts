@@ -3,7 +3,7 @@ import { type Clock, runScript } from '@ledger/platform';
 import type { Redis } from 'ioredis';
 import { LoadedBatch, loadBatch, writeBatch } from './apply-batch';
 import { EMPTY_DIGEST } from './digest';
-import { deleteGeneration } from './generation-keys';
+import { deleteGenerations, RetiredGeneration } from './generation-keys';
 import { OPEN_BUILDING, SWITCH_GENERATION } from './lua-scripts';
 import { readPointer } from './pointer';
 import { AnyDocumentProjection } from './projection';
@@ -82,14 +82,34 @@ export async function rebuildProjections(
   projections: readonly AnyDocumentProjection[],
   options: { onProgress?: (progress: RebuildProgress) => void; signal?: AbortSignal } = {},
 ): Promise<number[]> {
-  const { store, redis, layout, batchSize, clock } = context;
+  const { redis, layout } = context;
   const builds: Building[] = [];
+  const replaced: RetiredGeneration[] = [];
   for (const projection of projections) {
     const key = layout.building(projection.name);
-    const replaced = (await runScript(redis, OPEN_BUILDING, [key], [projection.version, newGeneration(), digestField(0, EMPTY_DIGEST)])) as string;
-    if (replaced) await deleteGeneration(redis, layout, projection.name, replaced);
+    const generation = (await runScript(redis, OPEN_BUILDING, [key], [projection.version, newGeneration(), digestField(0, EMPTY_DIGEST)])) as string;
+    if (generation) replaced.push({ name: projection.name, generation });
     builds.push({ projection, key, cursor: await readPointer(redis, key), events: 0 });
   }
+  await deleteGenerations(redis, layout, replaced);
+  // The live generations switched away from, deleted together once the loop ends, however it ends.
+  const retired: RetiredGeneration[] = [];
+  try {
+    await buildAndSwitch(context, builds, retired, options);
+  } finally {
+    await deleteGenerations(redis, layout, retired);
+  }
+  return builds.map((b) => b.events);
+}
+
+/** Fills the building generations from the store and switches each to live once caught up (see rebuildProjections). */
+async function buildAndSwitch(
+  context: RebuildContext,
+  builds: Building[],
+  retired: RetiredGeneration[],
+  options: { onProgress?: (progress: RebuildProgress) => void; signal?: AbortSignal },
+): Promise<void> {
+  const { store, redis, layout, batchSize, clock } = context;
 
   const startedAt = clock.now();
   let active = builds.filter((b) => b.cursor !== null);
@@ -156,7 +176,7 @@ export async function rebuildProjections(
       const [outcome, detail] = (await runScript(redis, SWITCH_GENERATION, [layout.pointer(name), b.key], [b.cursor!.generation])) as string[];
       switch (outcome) {
         case 'switched':
-          if (detail) await deleteGeneration(redis, layout, name, detail);
+          if (detail) retired.push({ name, generation: detail });
           b.cursor = null;
           break;
         case 'gone':
@@ -176,5 +196,4 @@ export async function rebuildProjections(
     }
     active = active.filter((b) => b.cursor !== null);
   }
-  return builds.map((b) => b.events);
 }

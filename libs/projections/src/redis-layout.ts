@@ -71,6 +71,11 @@ export class RedisLayout {
     return `${this.pointer(name)}:keys:${generation}`;
   }
 
+  /** A SCAN pattern matching every key of every projection's generations. */
+  modelsPattern(): string {
+    return `${escapeGlob(this.prefix)}:rm:*`;
+  }
+
   /** A SCAN pattern matching every key of one generation. */
   generationPattern(name: string, generation: string): string {
     return `${escapeGlob(this.generationBase(name, generation))}:*`;
