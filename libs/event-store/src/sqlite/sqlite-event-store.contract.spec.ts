@@ -251,3 +251,28 @@ describe('SqliteEventStore', () => {
 async function appendInChildProcess(file: string, streamId: string): Promise<{ position: number }> {
   return JSON.parse(await runTestScript('append-in-child-process', [file, streamId], 20_000)) as { position: number };
 }
+
+describe('SQLite: a read filtered by type, in steps of the ledger', () => {
+  it('answers as one read would, and lets the event loop run between its steps', async () => {
+    const store = new SqliteEventStore(tempFile(), { filteredScanWindow: 10 });
+    try {
+      // 95 events, one in ten rare: the reads below cross several steps of 10 positions.
+      for (let i = 0; i < 95; i++) await store.append(`s-${i % 7}`, [newEvent(i % 10 === 3 ? 'rare' : 'common')], 'any');
+      const rare = (await store.readAll()).filter((e) => e.type === 'rare').map((e) => e.position);
+      expect(rare).toHaveLength(10);
+
+      let turns = 0;
+      const counting = setInterval(() => (turns += 1), 0);
+      const all = await store.readAll({ eventTypes: ['rare'] }).finally(() => clearInterval(counting));
+      expect(all.map((e) => e.position)).toEqual(rare);
+      // Ten steps with a turn of the event loop between each: a timer ran while the read went on.
+      expect(turns).toBeGreaterThan(0);
+
+      expect((await store.readAll({ eventTypes: ['rare'], maxCount: 4 })).map((e) => e.position)).toEqual(rare.slice(0, 4));
+      expect((await store.readAll({ eventTypes: ['rare'], after: rare[2] + 5, maxCount: 3 })).map((e) => e.position)).toEqual(rare.slice(3, 6));
+      expect(await store.readAll({ eventTypes: ['rare'], after: rare[9] })).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+});
