@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { BroadcastChannel } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { Clock, restrictToOwner, systemClock } from '@ledger/platform';
+import { Clock, nextTurn, restrictToOwner, systemClock } from '@ledger/platform';
 import {
   AppendOptions,
   AppendResult,
@@ -248,7 +248,7 @@ export class SqliteEventStore implements EventStore {
     const head = (this.statements.head.get() as { head: number }).head;
     const found: RecordedEvent[] = [];
     for (let from = after; from < head && (maxCount === NO_LIMIT || found.length < maxCount); from += this.filteredScanWindow) {
-      if (from > after) await new Promise((resolve) => setImmediate(resolve));
+      if (from > after) await nextTurn();
       const limit = maxCount === NO_LIMIT ? NO_LIMIT : maxCount - found.length;
       for (const row of this.statements.readAllOfTypes.all(from, from + this.filteredScanWindow, types, limit) as EventRow[]) found.push(toRecordedEvent(row));
     }
