@@ -135,6 +135,29 @@ export function describeGroupCommit(name: string, createStorage: () => Promise<G
       expect(verifyStream(await store.readStream('shared'))).toBeNull();
     });
 
+    it('reads what another connection committed after this one read the same streams', async () => {
+      await store.append('shared', [newEvent()], 'no_stream');
+      // Read first: where 'shared' ends, and that 'unwritten' and 'read-before' do not exist (what a cache would keep).
+      expect(await store.readStream('shared', { fromRevision: 1 })).toEqual([]);
+      expect(await store.readStream('unwritten')).toEqual([]);
+      expect(await store.readStream('read-before')).toEqual([]);
+      const other = storage.open();
+      try {
+        await other.append('shared', [newEvent()], 0);
+        await other.append('unwritten', [newEvent()], 'no_stream');
+        await other.append('read-before', [newEvent()], 'no_stream');
+      } finally {
+        await other.close();
+      }
+      expect((await store.readStream('shared', { fromRevision: 1 })).map((e) => e.revision)).toEqual([1]);
+      expect(await store.readStream('unwritten')).toHaveLength(1);
+      await expect(store.append('read-before', [newEvent()], 'no_stream')).rejects.toMatchObject({ actual: 0 });
+      // Its own appends: a read from past the head it wrote finds nothing, a read from the head finds it.
+      await store.append('shared', [newEvent()], 1);
+      expect(await store.readStream('shared', { fromRevision: 3 })).toEqual([]);
+      expect((await store.readStream('shared', { fromRevision: 2 })).map((e) => e.revision)).toEqual([2]);
+    });
+
     it('refuses a guarded append whose expected stream an append earlier in its group moved, and commits the others', async () => {
       await store.append('consent', [newEvent()], 'no_stream');
       const before = store.stats();
