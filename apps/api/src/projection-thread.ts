@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { LEDGER_CONFIG, LedgerConfig, retryBackoffMs, settlesWithin } from '@ledger/platform';
+import { LEDGER_CONFIG, LedgerConfig, retryBackoffMs, settlesWithin, workerEntry } from '@ledger/platform';
 import { ProgressReport, ProjectionRunner } from '@ledger/projections';
 import type { FromProjectionThread, ProjectionThreadData, ToProjectionThread } from './projection-thread.messages';
 
@@ -50,7 +48,7 @@ export class ProjectionThread implements OnApplicationBootstrap, OnApplicationSh
   private start(failures: number): void {
     const { dataDir, eventStoreConnectionString, databaseUrl, redisUrl, redisPrefix } = this.config;
     const workerData: ProjectionThreadData = { dataDir, eventStoreConnectionString, databaseUrl, redisUrl, redisPrefix };
-    const worker = new Worker(threadEntry(), { workerData });
+    const worker = new Worker(workerEntry(__dirname, 'projections.thread.js'), { workerData });
     const startedAt = Date.now();
     worker.on('message', (message: FromProjectionThread) => {
       if (message.kind === 'progress') this.runner.progress.update(message.report);
@@ -73,16 +71,4 @@ export class ProjectionThread implements OnApplicationBootstrap, OnApplicationSh
     );
     this.worker = worker;
   }
-}
-
-/**
- * The built thread: beside this file once compiled (`npm start`, the image);
- * from the TypeScript sources (the tests, ts-node), the build of those same
- * sources in dist/, which `npm test` makes before jest runs (and jest's global
- * setup when jest is run alone).
- */
-function threadEntry(): string {
-  const beside = join(__dirname, 'projections.thread.js');
-  if (existsSync(beside)) return beside;
-  return resolve(__dirname, '../../../dist/apps/api/src/projections.thread.js');
 }

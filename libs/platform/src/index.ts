@@ -17,3 +17,4 @@ export * from './sha256';
 export * from './slices';
 export * from './base64-bytes';
 export * from './time-ordered-id';
+export * from './worker-entry';
