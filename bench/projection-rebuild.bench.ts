@@ -1,15 +1,16 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Redis } from 'ioredis';
 import { Pool } from 'pg';
-import { canonicalJson, EventStore, PostgresEventStore, RecordedEvent, SqliteEventStore } from '@ledger/event-store';
+import { canonicalJson, EventStore, PostgresEventStore, RecordedEvent, SQLITE_FILE_NAME, SqliteEventStore } from '@ledger/event-store';
 import { createDatabase, createRedis, databaseUrlFor, deleteKeysUnder, dropDatabase, migratePostgres } from '@ledger/platform';
-import { AnyDocumentProjection, documentCodec, indexMember, ProjectionRunner } from '@ledger/projections';
+import { AnyDocumentProjection, documentCodec, indexMember, ProjectionRunner, RebuildPartitions } from '@ledger/projections';
 import { PROJECTIONS } from '../apps/api/src/projections';
+import { rebuildPartitions } from '../apps/cli/src/rebuild-partitions';
 // The runner's own digest of a model's content, index members and key names (not exported by the library's index).
 import { ModelContent, digestModel } from '../libs/projections/src/digest';
 import { docSuffix, indexSuffix } from '../libs/projections/src/redis-layout';
@@ -45,6 +46,11 @@ const PAGE_SIZE = 1000;
 const PIPELINE_COMMANDS = 1000;
 /** Into an empty prefix, then twice beside the live models (switching, deleting the old generations), as an operator's rebuild runs. */
 const REBUILDS = ['initial (empty Redis)', 'beside the live models', 'beside the live models, again'];
+
+/** BENCH_REBUILD_PARTITIONS: the partition counts to rebuild with (2; empty for none). */
+function partitionCounts(): number[] {
+  return (process.env.BENCH_REBUILD_PARTITIONS ?? '2').split(',').filter((count) => count.trim() !== '').map(Number);
+}
 
 export interface RebuildRun {
   label: string;
@@ -83,6 +89,13 @@ export interface ProjectionRebuildResult {
   rebuilds: RebuildRun[];
   /** The median of the rebuilds' throughputs (digests excluded). */
   rebuildEventsPerSecond: number;
+  /**
+   * Rebuilds in partitions (decision 0087), each beside the live models and
+   * each partition on a thread of its own, as `ledger projections rebuild
+   * --partitions N` runs them; their throughput over the median of the
+   * rebuilds in one piece (BENCH_REBUILD_PARTITIONS, comma-separated counts: 2).
+   */
+  partitioned: Array<{ partitions: number; run: RebuildRun; speedup: number }>;
   baseline: {
     /** The median of the rounds. */
     readSeconds: number;
@@ -123,7 +136,11 @@ export interface ProjectionRebuildResult {
  */
 export async function runProjectionRebuildBench(
   log: (line: string) => void,
-  { on = 'SQLite', ledger }: { on?: ProjectionRebuildResult['store']; ledger?: { file: string; events: number } } = {},
+  {
+    on = 'SQLite',
+    ledger,
+    partitions = partitionCounts(),
+  }: { on?: ProjectionRebuildResult['store']; ledger?: { file: string; events: number }; partitions?: number[] } = {},
 ): Promise<ProjectionRebuildResult> {
   const events = ledger?.events ?? Number((process.env.BENCH_REBUILD_EVENTS ?? String(DEFAULT_LEDGER_EVENTS)).replace(/_/g, ''));
   const keptLedger = ledger?.file ?? (process.env.BENCH_REBUILD_LEDGER ? resolve(process.env.BENCH_REBUILD_LEDGER) : undefined);
@@ -131,6 +148,10 @@ export async function runProjectionRebuildBench(
   const file = keptLedger ?? join(dir, 'ledger.sqlite');
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const prefix = `bench:${randomUUID()}`;
+  // The partitions' threads open the ledger as the service does: the file named so in its directory.
+  if (partitions.length > 0 && basename(file) !== SQLITE_FILE_NAME) {
+    throw new Error(`BENCH_REBUILD_LEDGER: name the file ${SQLITE_FILE_NAME} (in a directory of its own), or set BENCH_REBUILD_PARTITIONS= to rebuild in one piece only`);
+  }
   const redis = createRedis(redisUrl, 'bench-projection-rebuild');
   let store: EventStore | undefined;
   let database: string | undefined;
@@ -169,11 +190,18 @@ export async function runProjectionRebuildBench(
       rebuilds.push(await measureRebuild(label, runner, timed, redis, ledgerEvents, log));
       if (rebuilds.length === 1) redisMemory = { ...(await prefixMemory(redis, prefix)), usedMemoryDeltaBytes: (await usedMemory(redis)) - memoryBefore };
     }
+    const partitioned: ProjectionRebuildResult['partitioned'] = [];
+    for (const count of partitions) {
+      log(`projection rebuild: rebuilding in ${count} partitions, a thread each...`);
+      const config = { dataDir: dirname(file), eventStoreConnectionString: undefined, databaseUrl: database === undefined ? undefined : databaseUrlFor(POSTGRES_SERVER, database), redisUrl, redisPrefix: prefix };
+      const partitions = rebuildPartitions(config, undefined, count, () => undefined);
+      partitioned.push({ partitions: count, run: await measureRebuild(`in ${count} partitions`, runner, timed, redis, ledgerEvents, log, partitions), speedup: 0 });
+    }
     // Outside the clock: the models read back key by key, so the digests the batches kept are checked against what Redis holds too.
     log('projection rebuild: reading the final models back to check the kept digests...');
     const contentDigests = await Promise.all(PROJECTIONS.map(async (p) => [p.name, await runner.contentDigest(p.name)] as const));
     const digestsEqual =
-      rebuilds.every((run) => run.projections.every((p) => p.digest === expectedDigests.get(p.name))) &&
+      [...rebuilds, ...partitioned.map((p) => p.run)].every((run) => run.projections.every((p) => p.digest === expectedDigests.get(p.name))) &&
       contentDigests.every(([name, digest]) => digest === expectedDigests.get(name));
     const documents = await documentCounts(runner, redis, prefix, generation);
 
@@ -182,6 +210,7 @@ export async function runProjectionRebuildBench(
     const rebuildEventsPerSecond = median(rebuilds.map((run) => run.eventsPerSecond));
     const digestRatio = median(rebuilds.map((run) => run.eventsPerSecondWithDigests)) / rebuildEventsPerSecond;
     const ratio = rebuildEventsPerSecond / baselineEventsPerSecond;
+    for (const p of partitioned) p.speedup = p.run.eventsPerSecond / rebuildEventsPerSecond;
     return {
       store: on,
       maxSemiSpaceMb: maxSemiSpaceMb(),
@@ -190,6 +219,7 @@ export async function runProjectionRebuildBench(
       projections: PROJECTIONS.map((p) => p.name),
       rebuilds,
       rebuildEventsPerSecond,
+      partitioned,
       baseline: {
         readSeconds: read.seconds,
         readEventsPerSecond: ledgerEvents / read.seconds,
@@ -265,6 +295,7 @@ async function prepareLedger(file: string, events: number, keep: boolean, log: (
     return { events: head, ...unknown, eventsPerSecond: 0, reused: true };
   }
   log(`projection rebuild: generating a ledger of ${events.toLocaleString('en-US')} events in ${file}...`);
+  mkdirSync(dirname(file), { recursive: true });
   const { file: _file, ...ledger } = await generateInChildProcess(file, events, log);
   return { ...ledger, eventsPerSecond: ledger.events / ledger.seconds, reused: false };
 }
@@ -310,6 +341,7 @@ async function measureRebuild(
   redis: Redis,
   ledgerEvents: number,
   log: (line: string) => void,
+  partitions?: RebuildPartitions,
 ): Promise<RebuildRun> {
   let lastLogged = process.hrtime.bigint();
   const readBefore = store.readAllNanos;
@@ -323,7 +355,7 @@ async function measureRebuild(
     if (now - lastLogged < 10_000_000_000n) return;
     lastLogged = now;
     log(`projection rebuild: ${progress.name} at ${progress.position.toLocaleString('en-US')} / ${progress.head.toLocaleString('en-US')}`);
-  });
+  }, partitions);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const cpu = process.cpuUsage(cpuBefore);
   const redisAfter = await redisCounters(redis);

@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ScenarioResult, TARGET_TREE_RATIO_64_WRITERS, runEventStoreBench, runPostgresEventStoreBench } from './event-store.bench';
 import { BodiesInFlightResult, ReadFigures, TARGET_OTHER_TENANT_SLOWEST_READ_MS, TARGET_PEAK_RSS_MB, runBodiesInFlightBench } from './bodies-in-flight.bench';
@@ -341,6 +342,12 @@ function projectionRebuildSummary(r: ProjectionRebuildResult): string {
       `(${b.documents.toLocaleString('en-US')} documents, ${b.indexMembers.toLocaleString('en-US')} index members)`,
     `baseline: read + write                            ${s(b.readSeconds + b.writeSeconds)}  ${format(b.eventsPerSecond)} events/s`,
     `ratio: rebuild / baseline = ${r.ratio.toFixed(2)}   (${format(r.rebuildEventsPerSecond).trim()} / ${format(b.eventsPerSecond).trim()} events/s; medians of ${r.rebuilds.length} rounds, digests excluded)`,
+    ...r.partitioned.flatMap((p) => [
+      // The partitions read the store on their own connections: the timed store sees only the rebuild's tail after them.
+      rebuildRows(p.run)[0],
+      `  inside: CPU this process (every thread) ${s(p.run.processCpuSeconds).trim()}, Redis ${s(p.run.redisCpuSeconds).trim()}; ${p.run.redisCommandsPerEvent.toFixed(2)} Redis commands per ledger event`,
+      `speed-up in ${p.partitions} partitions: ${p.speedup.toFixed(2)} of the rebuild in one piece (${format(p.run.eventsPerSecond).trim()} / ${format(r.rebuildEventsPerSecond).trim()} events/s, on ${availableParallelism()} cores)`,
+    ]),
     `digests: every rebuild's, and the final models' read back, equal the in-memory fold of the same events: ${r.digestsEqual ? 'yes' : 'NO (the run fails)'}; ` +
       `with them ${r.digestRatio.toFixed(2)} of the figure without (within ${DIGEST_ALLOWANCE * 100} %: ${r.digestsWithinAllowance ? 'yes' : 'NO'})`,
     `documents: ${documents.join(', ')}`,

@@ -189,7 +189,7 @@ async function measurePoint(store: Store, ledger: Ledger | null, options: { seco
     for (let round = 0; round < APPEND_ROUNDS; round += 1) {
       appends.push((await measureStore(openStore(store, dataDir, databaseUrl), SIXTY_FOUR_WRITERS, false, `scale-${round}`)).eventsPerSecond);
     }
-    const rebuild = options.rebuild && ledger ? await runProjectionRebuildBench(log, { on: store, ledger: { file: ledger.file, events: ledger.events } }) : null;
+    const rebuild = options.rebuild && ledger ? await runProjectionRebuildBench(log, { on: store, ledger: { file: ledger.file, events: ledger.events }, partitions: [] }) : null;
     return {
       store,
       events,

@@ -53,8 +53,8 @@ describe('projection rebuild while serving', () => {
     const head = await api.store.headPosition();
     await waitUntil(async () => (await api.app.get(ProjectionRunner).status()).every((s) => s.checkpoint >= head), 10_000);
   };
-  const rebuild = async () => {
-    const rebuilt = await runCli(['projections', 'rebuild'], environment.env);
+  const rebuild = async (...options: string[]) => {
+    const rebuilt = await runCli(['projections', 'rebuild', ...options], environment.env);
     expect(rebuilt.status).toBe(0);
     return Object.fromEntries((rebuilt.json.projections as Array<{ name: string; digest: string }>).map((p) => [p.name, p.digest]));
   };
@@ -69,6 +69,32 @@ describe('projection rebuild while serving', () => {
   afterAll(async () => {
     await api?.close();
     await environment?.dispose();
+  });
+
+  it('rebuilds in partitions while serving, each partition reporting its progress, into the model the service keeps', async () => {
+    let serving = true;
+    const load = (async () => {
+      for (let i = 1_000; serving; i += 1) await lifecycle(await consents.grant({ occurredAt: Date.now() - 2 * MINUTE }), i);
+    })();
+    const rebuilt = await runCli(['projections', 'rebuild', '--partitions', '2'], environment.env).finally(async () => {
+      serving = false;
+      await load;
+    });
+    expect(rebuilt.status).toBe(0);
+    expect(rebuilt.stderr).toMatch(/^partition 1\/2: redec-consents: /m);
+    expect(rebuilt.stderr).toMatch(/^partition 2\/2: redec-consents: /m);
+    // The models switched to, then kept by the service through the rest of the load, are those a rebuild in one piece makes.
+    await caughtUp();
+    const live = await digests();
+    expect(await rebuild()).toEqual(live);
+  }, 90_000);
+
+  it('refuses a number of partitions it cannot use, before opening anything', async () => {
+    for (const partitions of ['0', '65', 'two', '1.5']) {
+      const refused = await runCli(['projections', 'rebuild', '--partitions', partitions], environment.env);
+      expect(refused.status).toBe(2);
+      expect(refused.json).toEqual({ error: { code: 'USAGE', message: '--partitions must be a whole number from 1 to 64' } });
+    }
   });
 
   it('serves every request during a rebuild, and ends with the digest of the incrementally built model, twice', async () => {
@@ -96,6 +122,9 @@ describe('projection rebuild while serving', () => {
     const again = await rebuild();
     expect(again).toEqual(live);
     expect(await rebuild()).toEqual(again);
+    expect(await digests()).toEqual(live);
+    // In partitions, each on a thread of the CLI (decision 0087): the same models.
+    expect(await rebuild('--partitions', '3')).toEqual(live);
     expect(await digests()).toEqual(live);
 
     const status = await runCli(['projections', 'status'], environment.env);

@@ -7,7 +7,7 @@ import { NoteError } from '@ledger/transparency';
 import { readFileSync } from 'node:fs';
 import { API_KEY_RECHECK_MS, CommandContext, CustomerKeyTable, configureTenant, createTenant, issueApiKey, listApiKeys, listTenants, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
 import { Clock, MasterKeys, SCOPES, SCOPE_MEANINGS, notFound } from '@ledger/platform';
-import { ProjectionRunner, ReadModel } from '@ledger/projections';
+import { Partition, ProjectionRunner, ReadModel, RebuildPartitions, RebuildProgress } from '@ledger/projections';
 import { queueCounts } from '@ledger/queues';
 import { consentHistory, eraseCustomers, exportConsents, historyTimeline, readConsentReferences, retentionStatus } from '@ledger/redec';
 import { DeliveryQueue, redeliverFailed } from '@ledger/webhooks';
@@ -16,7 +16,7 @@ import { webhookDeliveriesQueue } from '../../api/src/webhooks/webhook-deliverie
 import { declaredQueues } from '../../worker/src/declared-queues';
 import { CommandError, UsageError } from './cli-error';
 import { CliOutput } from './cli-output';
-import { CliOption, instant, keyId, onOff, oneOf, scopeList, uuidOf } from './options';
+import { CliOption, countFrom, instant, keyId, onOff, oneOf, scopeList, uuidOf } from './options';
 import { witnessCommands } from './witness';
 import { ledgerLogCommands, logOf } from './ledger-log-commands';
 
@@ -27,6 +27,8 @@ export interface CliDependencies {
   masterKeys: () => MasterKeys;
   /** Built only by the commands that need Redis, so tenant and key commands work without it. */
   projections: () => ProjectionRunner;
+  /** The partitions of a rebuild, each filled on a thread of its own (decision 0087). */
+  rebuildPartitions: (names: readonly string[] | undefined, count: number, onProgress: (partition: Partition, progress: RebuildProgress) => void) => RebuildPartitions;
   /** The Redis read model, for the indexes an audit uses to find streams. */
   readModel: () => ReadModel;
   /** The key table of customers' data keys and the blind index (decision 0035); opened on first use. */
@@ -151,12 +153,16 @@ export const commands: Record<string, CliCommand> = {
   },
   'projections rebuild': {
     description: 'rebuild projections from position zero; prints a digest of each read model',
-    options: [{ flags: '--name <NAME>', description: 'only this projection' }],
+    options: [
+      { flags: '--name <NAME>', description: 'only this projection' },
+      { flags: '--partitions <N>', description: 'fill the new models in N partitions at once, a thread each, then finish as one (1 to 64; default 1)', parse: countFrom(1, 64) },
+    ],
     run: async (o, d) => {
       const names = o.name ? [o.name as string] : undefined;
-      const rebuilt = await d.projections().rebuild(names, (p) =>
-        d.progress(`${p.name}: ${p.events} events, position ${p.position}/${p.head}, ${Math.round(p.ratePerSecond)} events/s, ~${Math.ceil(p.etaSeconds)} s left`),
-      );
+      const line = (p: RebuildProgress) => `${p.name}: ${p.events} events, position ${p.position}/${p.head}, ${Math.round(p.ratePerSecond)} events/s, ~${Math.ceil(p.etaSeconds)} s left`;
+      const count = (o.partitions as number | undefined) ?? 1;
+      const partitions = count > 1 ? d.rebuildPartitions(names, count, ({ index }, p) => d.progress(`partition ${index + 1}/${count}: ${line(p)}`)) : undefined;
+      const rebuilt = await d.projections().rebuild(names, (p) => d.progress(line(p)), partitions);
       return { projections: rebuilt };
     },
   },

@@ -9,6 +9,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { logIdentity } from '@ledger/ledger-log';
 import { PROJECTIONS } from '../../api/src/projections';
+import { rebuildPartitions } from './rebuild-partitions';
 import { CommandError, UsageError } from './cli-error';
 import { CliOutput } from './cli-output';
 import { CliCommand, Options } from './commands';
@@ -73,6 +74,7 @@ async function execute(command: CliCommand, options: Options): Promise<number> {
         return (blobs ??= createBlobStore(config, new BlobProtection(tenantKeys, new CustomerKeyring(tenantKeys, (keyTable ??= openCustomerKeyTable(config)), clock))));
       },
       projections: () => new ProjectionRunner({ store, redis: connection(), prefix: config.redisPrefix, projections: PROJECTIONS }),
+      rebuildPartitions: (names, count, onProgress) => rebuildPartitions(config, names, count, onProgress),
       readModel: () => new ReadModel({ redis: connection(), prefix: config.redisPrefix, projections: PROJECTIONS }),
       queue: (name) => {
         if (!queues.has(name)) queues.set(name, new Queue(name, { connection: connection(), prefix: queuePrefix(config.redisPrefix) }));

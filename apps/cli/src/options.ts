@@ -81,6 +81,15 @@ export function scopeList(value: string): string[] {
   return scopes;
 }
 
+/** A whole number from `min` to `max`. */
+export function countFrom(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const count = /^[1-9][0-9]*$/.test(value) ? Number(value) : NaN;
+    if (!(count >= min && count <= max)) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
+    return count;
+  };
+}
+
 /** A TCP port; 0 asks the system for a free one. */
 export function port(value: string): number {
   const port = /^(0|[1-9][0-9]*)$/.test(value) ? Number(value) : NaN;

@@ -6,6 +6,7 @@ export { ProjectionProgress } from './projection-progress';
 export type { ProgressReport } from './projection-progress';
 export type { ProjectionLog, ProjectionRunnerOptions, ProjectionStatus, RebuildResult } from './projection-runner';
 export type { RebuildProgress } from './rebuild';
+export type { Partition, RebuildPartitions } from './partitions';
 export { InvalidCursorError, cursorBeforeSortKey, indexMember } from './index-member';
 export { ReadModel, fromModelOrLedger, isReadModelUnavailable, readModelRebuilding, readModelUnavailable } from './read-model';
 export type { IndexPage } from './read-model';

@@ -96,6 +96,48 @@ redis.call('DEL', KEYS[2])
 return {'switched', live[2] or ''}
 `);
 
+/**
+ * Points a partition of the building generation at where that generation
+ * stands (its `base`), with the empty model's digest: the partition's digest
+ * is then the change its documents make from there. A partition pointer
+ * already on that generation and base (a fill that was stopped) is kept, so
+ * the fill resumes.
+ * KEYS[1] partition pointer, KEYS[2] building pointer; ARGV[1] the empty model's digest.
+ * Returns 1, or 0 when nothing is being built.
+ */
+export const OPEN_PARTITION = script(`
+local building = redis.call('HMGET', KEYS[2], 'version', 'generation', 'checkpoint')
+if not building[2] then return 0 end
+local partition = redis.call('HMGET', KEYS[1], 'generation', 'base')
+if partition[1] == building[2] and partition[2] == building[3] then return 1 end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'version', building[1], 'generation', building[2], 'checkpoint', building[3], 'base', building[3], 'digest', building[3] .. ':' .. ARGV[1])
+return 1
+`);
+
+/**
+ * Moves the building generation to the position every one of its partitions
+ * has filled it to, with the digest of their documents together, and drops
+ * the partition pointers; only if the generation is still where the
+ * partitions started from and each has reached that position.
+ * KEYS[1] building pointer, KEYS[2..] partition pointers; ARGV[1] generation,
+ * ARGV[2] base checkpoint, ARGV[3] the position reached, ARGV[4] the new
+ * digest field ('' when the generation is untracked).
+ * Returns 1 when merged, 0 otherwise (nothing changed).
+ */
+export const MERGE_PARTITIONS = script(`
+local building = redis.call('HMGET', KEYS[1], 'generation', 'checkpoint')
+if building[1] ~= ARGV[1] or building[2] ~= ARGV[2] then return 0 end
+for i = 2, #KEYS do
+  local partition = redis.call('HMGET', KEYS[i], 'generation', 'base', 'checkpoint')
+  if partition[1] ~= ARGV[1] or partition[2] ~= ARGV[2] or partition[3] ~= ARGV[3] then return 0 end
+end
+redis.call('HSET', KEYS[1], 'checkpoint', ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'digest', ARGV[4]) end
+for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
+return 1
+`);
+
 /** What a read script answers when the live generation cannot answer: ReadModel turns it into 503 read_model_rebuilding. */
 export const READ_MODEL_REBUILDING_REPLY = 'READ_MODEL_REBUILDING';
 

@@ -8,7 +8,8 @@ import { digestModel, EMPTY_DIGEST, readGeneration } from './digest';
 import { createPointer, nextStep, readPointer } from './pointer';
 import { AnyDocumentProjection } from './projection';
 import { ProgressReport, ProjectionProgress } from './projection-progress';
-import { RebuildContext, RebuildProgress, rebuildProjection, rebuildProjections } from './rebuild';
+import { RebuildContext, RebuildProgress, fillPartition, rebuildProjection, rebuildProjections } from './rebuild';
+import type { Partition, RebuildPartitions } from './partitions';
 import { Pointer, RedisLayout } from './redis-layout';
 
 export type ProjectionLog = (level: 'warn' | 'error', message: string) => void;
@@ -137,10 +138,12 @@ export class ProjectionRunner {
    * Rebuilds the named projections (all by default) from position 0 beside
    * the live models, and switches to them, each when it has caught up. They
    * are rebuilt together: each page of the log is read once for all of them.
+   * With `partitions`, their generations are filled in partitions first,
+   * each partition by `fillPartition` on another thread or process.
    */
-  async rebuild(names?: readonly string[], onProgress?: (progress: RebuildProgress) => void): Promise<RebuildResult[]> {
+  async rebuild(names?: readonly string[], onProgress?: (progress: RebuildProgress) => void, partitions?: RebuildPartitions): Promise<RebuildResult[]> {
     const projections = this.select(names);
-    const events = await rebuildProjections(this.context, projections, { onProgress });
+    const events = await rebuildProjections(this.context, projections, { onProgress, partitions });
     const results: RebuildResult[] = [];
     for (const [i, projection] of projections.entries()) {
       results.push({ name: projection.name, events: events[i], digest: await this.digest(projection.name) });
@@ -170,6 +173,11 @@ export class ProjectionRunner {
     const pointer = await readPointer(this.options.redis, this.layout.pointer(projection.name));
     if (!pointer) return EMPTY_DIGEST;
     return digestModel(await readGeneration(this.options.redis, this.layout, projection, pointer.generation));
+  }
+
+  /** One partition's share of a rebuild in partitions (`rebuild` with `partitions`), up to position `until`; returns the events it read. */
+  fillPartition(names: readonly string[] | undefined, partition: Partition, until: number, onProgress?: (progress: RebuildProgress) => void): Promise<number> {
+    return fillPartition(this.context, this.select(names), partition, until, { onProgress });
   }
 
   private select(names: readonly string[] | undefined): AnyDocumentProjection[] {

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { EventStore, RecordedEvent } from '@ledger/event-store';
 import { type Clock, runScript } from '@ledger/platform';
 import type { Redis } from 'ioredis';
@@ -5,6 +6,7 @@ import { LoadedBatch, loadBatch, writeBatch } from './apply-batch';
 import { EMPTY_DIGEST } from './digest';
 import { deleteGenerations, RetiredGeneration } from './generation-keys';
 import { OPEN_BUILDING, SWITCH_GENERATION } from './lua-scripts';
+import { mergePartitions, openPartition, Partition, partitionOf, RebuildPartitions } from './partitions';
 import { readPointer } from './pointer';
 import { AnyDocumentProjection } from './projection';
 import { digestField, newGeneration, Pointer, RedisLayout } from './redis-layout';
@@ -57,7 +59,11 @@ export async function rebuildProjection(
   return events;
 }
 
-/** One projection's generation being filled by `rebuildProjections`. */
+/** How long a partition's fill waits for events up to its position that the store does not show yet. */
+const VISIBILITY_POLL_MS = 20;
+const nextPoll = () => delay(VISIBILITY_POLL_MS);
+
+/** One projection's generation being filled by `rebuildProjections`, or one partition of it. */
 interface Building {
   projection: AnyDocumentProjection;
   key: string;
@@ -68,19 +74,28 @@ interface Building {
   loaded?: LoadedBatch;
 }
 
+export interface RebuildOptions {
+  onProgress?: (progress: RebuildProgress) => void;
+  signal?: AbortSignal;
+  /** Fill the generations in partitions, each on a core of its own, before the rebuild catches up and switches (partitions.ts). */
+  partitions?: RebuildPartitions;
+}
+
 /**
  * `rebuildProjection` for several projections at once, each in its own
  * generation with its own building pointer, checkpoint and switch, exactly as
  * if rebuilt alone; but each page of the log is read (and parsed) once for
  * all of them, and their batches are written concurrently. A projection whose
  * generation is further ahead (resumed, or filled by another process) takes
- * only the events past its own checkpoint. Returns the events each absorbed,
- * in the order given.
+ * only the events past its own checkpoint. With `partitions`, the
+ * generations are first filled up to the store's head by the partitions,
+ * then this call takes what was appended since and switches. Returns the
+ * events each absorbed, in the order given.
  */
 export async function rebuildProjections(
   context: RebuildContext,
   projections: readonly AnyDocumentProjection[],
-  options: { onProgress?: (progress: RebuildProgress) => void; signal?: AbortSignal } = {},
+  options: RebuildOptions = {},
 ): Promise<number[]> {
   const { redis, layout } = context;
   const builds: Building[] = [];
@@ -95,27 +110,80 @@ export async function rebuildProjections(
   // The live generations switched away from, deleted together once the loop ends, however it ends.
   const retired: RetiredGeneration[] = [];
   try {
-    await buildAndSwitch(context, builds, retired, options);
+    if (options.partitions && options.partitions.count > 1) await fillInPartitions(context, builds, options.partitions);
+    await fillBuilds(context, builds, options, retired);
   } finally {
     await deleteGenerations(redis, layout, retired);
   }
   return builds.map((b) => b.events);
 }
 
-/** Fills the building generations from the store and switches each to live once caught up (see rebuildProjections). */
-async function buildAndSwitch(
+/**
+ * Fills the building generations up to the store's head now in partitions,
+ * all at once, and merges each projection's partitions into its generation.
+ */
+async function fillInPartitions(context: RebuildContext, builds: Building[], partitions: RebuildPartitions): Promise<void> {
+  const { store, redis, layout } = context;
+  const until = await store.headPosition();
+  const open = builds.filter((b) => b.cursor !== null && b.cursor.checkpoint < until);
+  if (open.length === 0) return;
+  // Every partition is let finish before a failure is reported: none goes on filling after the rebuild has ended.
+  const outcomes = await Promise.allSettled(Array.from({ length: partitions.count }, (_, index) => partitions.fill(index, until)));
+  const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failure) throw failure.reason;
+  const events = Math.max(...outcomes.map((outcome) => (outcome as PromiseFulfilledResult<number>).value));
+  for (const b of open) {
+    await mergePartitions(redis, layout, b.projection.name, b.cursor!, partitions.count, until);
+    b.cursor = await readPointer(redis, b.key);
+    b.events += events;
+  }
+}
+
+/**
+ * One partition's share of a rebuild in partitions (`RebuildPartitions.fill`):
+ * fills partition `partition` of the generation each projection is being
+ * rebuilt into, up to position `until`, resuming where an earlier fill of
+ * the same generation stopped. Returns how many events it read.
+ */
+export async function fillPartition(
+  context: RebuildContext,
+  projections: readonly AnyDocumentProjection[],
+  partition: Partition,
+  until: number,
+  options: { onProgress?: (progress: RebuildProgress) => void; signal?: AbortSignal } = {},
+): Promise<number> {
+  const builds: Building[] = [];
+  for (const projection of projections) {
+    const cursor = await openPartition(context.redis, context.layout, projection.name, partition);
+    const key = context.layout.buildingPartition(projection.name, partition.index, partition.count);
+    builds.push({ projection: partitionOf(projection, partition), key, cursor, events: 0 });
+  }
+  await fillBuilds(context, builds, { ...options, until });
+  return Math.max(0, ...builds.map((b) => b.events));
+}
+
+/**
+ * Fills the building generations from the store and switches each to live
+ * once caught up (see rebuildProjections). With `until`, fills them up to
+ * that position and stops there, switching nothing: a partition's share of
+ * the work (partitions.ts), its builds on partition pointers.
+ */
+async function fillBuilds(
   context: RebuildContext,
   builds: Building[],
-  retired: RetiredGeneration[],
-  options: { onProgress?: (progress: RebuildProgress) => void; signal?: AbortSignal },
+  options: { onProgress?: (progress: RebuildProgress) => void; signal?: AbortSignal; until?: number },
+  retired: RetiredGeneration[] = [],
 ): Promise<void> {
   const { store, redis, layout, batchSize, clock } = context;
+  const { until } = options;
 
   const startedAt = clock.now();
-  let active = builds.filter((b) => b.cursor !== null);
-  const readFrom = () => store.readAll({ after: Math.min(...active.map((b) => b.cursor!.checkpoint)), maxCount: batchSize });
+  const open = (b: Building) => b.cursor !== null && (until === undefined || b.cursor.checkpoint < until);
+  let active = builds.filter(open);
+  const upToUntil = (events: RecordedEvent[]) => (until === undefined || events.length === 0 || events[events.length - 1].position <= until ? events : events.filter((event) => event.position <= until));
+  const readFrom = () => store.readAll({ after: Math.min(...active.map((b) => b.cursor!.checkpoint)), maxCount: batchSize }).then(upToUntil);
   const readAfter = (full: RecordedEvent[]) => {
-    const read = store.readAll({ after: full[full.length - 1].position, maxCount: batchSize });
+    const read = store.readAll({ after: full[full.length - 1].position, maxCount: batchSize }).then(upToUntil);
     // Awaited later; a rejection before then must not count as unhandled.
     read.catch(() => undefined);
     return read;
@@ -167,7 +235,12 @@ async function buildAndSwitch(
       page = undefined;
       following = undefined;
     }
-    active = active.filter((b) => b.cursor !== null);
+    active = active.filter(open);
+    if (until !== undefined) {
+      // Events up to `until` not yet visible (PostgreSQL shows a commit in position order): wait for them.
+      if (!full && !refused && active.length > 0) await nextPoll();
+      continue;
+    }
     // A short page means we reached the head as it was when we read it. Under a
     // steady flow of appends the next page is never empty, so this is when to try.
     if (refused || full) continue;

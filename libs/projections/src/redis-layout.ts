@@ -8,6 +8,7 @@ import { fromRedisText, toRedisText } from './redis-text';
  *
  *   {prefix}:projection:{name}                      pointer hash { version, generation, checkpoint, digest }
  *   {prefix}:projection:{name}:building             the same for a generation being rebuilt
+ *   {prefix}:projection:{name}:building:{i}/{n}     the same for partition i of n of it (partitions.ts), plus `base`
  *   {prefix}:rm:{name}:{generation}:doc:{id}        a document (canonical JSON, or deflated: document-compression.ts)
  *   {prefix}:rm:{name}:{generation}:idx:{index}:{value}   a sorted set of index members (index-member.ts)
  *
@@ -46,6 +47,11 @@ export class RedisLayout {
 
   building(name: string): string {
     return `${this.prefix}:projection:${name}:building`;
+  }
+
+  /** The pointer of one partition of the generation being rebuilt (partitions.ts). */
+  buildingPartition(name: string, index: number, count: number): string {
+    return `${this.building(name)}:${index}/${count}`;
   }
 
   /** What every generation's keys of this projection start with; the generation follows. */

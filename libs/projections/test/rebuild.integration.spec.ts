@@ -85,6 +85,78 @@ describe('rebuild against SQLite and Redis', () => {
     expect(result.events).toBe(50);
   });
 
+  it('rebuilds in partitions, each filled by its own connections, into the same model a rebuild in one piece makes', async () => {
+    const live = env.runner();
+    live.start();
+    let position = 0;
+    for (let i = 0; i < 400; i++) position = await env.append(`s${i % 23}`, ['Noted', 'Opened', 'Noted', 'Closed', 'Ignored'][i % 5]);
+    expect(await live.waitForPosition(position, 5000)).toBe(true);
+    const [before] = await live.status();
+
+    // Each partition as another thread fills it: its own store connection and Redis connection.
+    const partitionRunner = () => env.runner({ store: env.openStore(), batchSize: 30 });
+    const filled: Array<{ index: number; until: number }> = [];
+    const partitions = {
+      count: 2,
+      fill: async (index: number, until: number) => {
+        filled.push({ index, until });
+        return partitionRunner().fillPartition([NAME], { index, count: 2 }, until);
+      },
+    };
+    const appended = env.append('s-after-head');
+    const [result] = await env.runner({ store: env.openStore(), batchSize: 30 }).rebuild([NAME], undefined, partitions);
+    await appended;
+
+    expect(filled.map((f) => f.index).sort()).toEqual([0, 1]);
+    expect(new Set(filled.map((f) => f.until)).size).toBe(1);
+    expect(result.events).toBeGreaterThanOrEqual(400);
+    expect(result.digest).toBe(await env.referenceDigest());
+    const [after] = await live.status();
+    expect(after.generation).not.toBe(before.generation);
+    expect(await live.digest(NAME)).toBe(await live.contentDigest(NAME));
+    // The partitions' pointers are merged away, and the building pointer switched.
+    expect(await env.keyCount(`${env.prefix}:projection:${NAME}:building*`)).toBe(0);
+  });
+
+  it('resumes a fill in partitions that stopped, and refuses to merge partitions that did not all get there', async () => {
+    let position = 0;
+    for (let i = 0; i < 200; i++) position = await env.append(`s${i % 11}`, i % 7 === 6 ? 'Closed' : 'Noted');
+    const operator = env.runner({ batchSize: 25 });
+    // The first attempt: partition 1 fails (once partition 0 is done), so nothing is merged or switched.
+    const failing = {
+      count: 2,
+      fill: async (index: number, until: number) => {
+        if (index === 1) throw new Error('partition 1 stopped');
+        return env.runner({ batchSize: 25 }).fillPartition([NAME], { index, count: 2 }, until);
+      },
+    };
+    await expect(operator.rebuild([NAME], undefined, failing)).rejects.toThrow('partition 1 stopped');
+    expect((await operator.status())[0].generation).toBeNull();
+    const checkpointOf = (index: number) => env.redis.hget(`${env.prefix}:projection:${NAME}:building:${index}/2`, 'checkpoint');
+    expect(Number(await checkpointOf(0))).toBe(position);
+    expect(Number(await checkpointOf(1))).toBe(0);
+
+    // The second: partition 1 says it is done without having filled anything; the merge refuses it.
+    const claiming = { count: 2, fill: async (index: number, until: number) => (index === 1 ? 0 : env.runner().fillPartition([NAME], { index, count: 2 }, until)) };
+    await expect(operator.rebuild([NAME], undefined, claiming)).rejects.toThrow(`not every partition of its rebuild reached position ${position}`);
+    expect((await operator.status())[0].generation).toBeNull();
+
+    // The third: partition 0 has nothing left to read; both merge, the model switches.
+    const reads: number[] = [];
+    const resuming = {
+      count: 2,
+      fill: async (index: number, until: number) => {
+        const events = await env.runner({ batchSize: 25 }).fillPartition([NAME], { index, count: 2 }, until);
+        reads[index] = events;
+        return events;
+      },
+    };
+    const [result] = await operator.rebuild([NAME], undefined, resuming);
+    expect(reads).toEqual([0, 200]);
+    expect(result.digest).toBe(await env.referenceDigest());
+    expect((await operator.status())[0]).toMatchObject({ checkpoint: position, lag: 0 });
+  });
+
   it('keeps a digest equal to the content through creations, changes, index moves and deletions', async () => {
     const live = env.runner({ batchSize: 7 });
     live.start();
