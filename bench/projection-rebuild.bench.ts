@@ -194,8 +194,8 @@ export async function runProjectionRebuildBench(
     for (const count of partitions) {
       log(`projection rebuild: rebuilding in ${count} partitions, a thread each...`);
       const config = { dataDir: dirname(file), eventStoreConnectionString: undefined, databaseUrl: database === undefined ? undefined : databaseUrlFor(POSTGRES_SERVER, database), redisUrl, redisPrefix: prefix };
-      const partitions = rebuildPartitions(config, undefined, count, () => undefined);
-      partitioned.push({ partitions: count, run: await measureRebuild(`in ${count} partitions`, runner, timed, redis, ledgerEvents, log, partitions), speedup: 0 });
+      const threads = rebuildPartitions(config, undefined, count, () => undefined);
+      partitioned.push({ partitions: count, run: await measureRebuild(`in ${count} partitions`, runner, timed, redis, ledgerEvents, log, threads), speedup: 0 });
     }
     // Outside the clock: the models read back key by key, so the digests the batches kept are checked against what Redis holds too.
     log('projection rebuild: reading the final models back to check the kept digests...');

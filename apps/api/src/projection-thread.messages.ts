@@ -1,8 +1,8 @@
-import type { LedgerConfig } from '@ledger/platform';
+import type { LedgerLocations } from '@ledger/platform';
 import type { ProgressReport, ProjectionLog } from '@ledger/projections';
 
 /** What the API hands its projection thread: where the store and the read model are. */
-export type ProjectionThreadData = Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString' | 'databaseUrl' | 'redisUrl' | 'redisPrefix'>;
+export type ProjectionThreadData = LedgerLocations;
 
 export type FromProjectionThread = { kind: 'progress'; report: ProgressReport } | { kind: 'log'; level: Parameters<ProjectionLog>[0]; message: string };
 

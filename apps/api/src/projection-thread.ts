@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { LEDGER_CONFIG, LedgerConfig, retryBackoffMs, settlesWithin, workerEntry } from '@ledger/platform';
+import { LEDGER_CONFIG, LedgerConfig, ledgerLocations, retryBackoffMs, settlesWithin, workerEntry } from '@ledger/platform';
 import { ProgressReport, ProjectionRunner } from '@ledger/projections';
 import type { FromProjectionThread, ProjectionThreadData, ToProjectionThread } from './projection-thread.messages';
 
@@ -46,8 +46,7 @@ export class ProjectionThread implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private start(failures: number): void {
-    const { dataDir, eventStoreConnectionString, databaseUrl, redisUrl, redisPrefix } = this.config;
-    const workerData: ProjectionThreadData = { dataDir, eventStoreConnectionString, databaseUrl, redisUrl, redisPrefix };
+    const workerData: ProjectionThreadData = ledgerLocations(this.config);
     const worker = new Worker(workerEntry(__dirname, 'projections.thread.js'), { workerData });
     const startedAt = Date.now();
     worker.on('message', (message: FromProjectionThread) => {

@@ -1,10 +1,10 @@
 import { Worker } from 'node:worker_threads';
-import { LedgerConfig, workerEntry } from '@ledger/platform';
+import { LedgerLocations, ledgerLocations, workerEntry } from '@ledger/platform';
 import type { Partition, RebuildPartitions, RebuildProgress } from '@ledger/projections';
 
 /** What a partition's thread is given: where the store and the read model are, and its share of the rebuild. */
 export interface RebuildPartitionData {
-  config: Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString' | 'databaseUrl' | 'redisUrl' | 'redisPrefix'>;
+  config: LedgerLocations;
   /** The projections rebuilt; all when absent. */
   names?: readonly string[];
   partition: Partition;
@@ -19,18 +19,18 @@ export type FromRebuildPartition = { kind: 'progress'; progress: RebuildProgress
  * Redis connections, so the folding runs on as many cores as partitions.
  */
 export function rebuildPartitions(
-  config: RebuildPartitionData['config'],
+  config: LedgerLocations,
   names: readonly string[] | undefined,
   count: number,
   onProgress: (partition: Partition, progress: RebuildProgress) => void,
 ): RebuildPartitions {
-  const { dataDir, eventStoreConnectionString, databaseUrl, redisUrl, redisPrefix } = config;
+  const locations = ledgerLocations(config);
   return {
     count,
     fill: (index, until) =>
       new Promise((resolve, reject) => {
         const partition = { index, count };
-        const workerData: RebuildPartitionData = { config: { dataDir, eventStoreConnectionString, databaseUrl, redisUrl, redisPrefix }, names, partition, until };
+        const workerData: RebuildPartitionData = { config: locations, names, partition, until };
         const worker = new Worker(workerEntry(__dirname, 'rebuild-partition.thread.js'), { workerData });
         let events: number | undefined;
         worker.on('message', (message: FromRebuildPartition) => {

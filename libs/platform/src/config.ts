@@ -129,6 +129,17 @@ export interface LoadConfigOptions {
   generateKeys?: boolean;
 }
 
+/**
+ * Where the ledger's store and read model are, and nothing else of the
+ * configuration (no key): what a worker thread is handed to open its own
+ * connections to them.
+ */
+export type LedgerLocations = Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString' | 'databaseUrl' | 'redisUrl' | 'redisPrefix'>;
+
+export function ledgerLocations({ dataDir, eventStoreConnectionString, databaseUrl, redisUrl, redisPrefix }: LedgerLocations): LedgerLocations {
+  return { dataDir, eventStoreConnectionString, databaseUrl, redisUrl, redisPrefix };
+}
+
 /** NODE_ENV values the service knows; a misspelt one (`prod`, `staging`) would otherwise run without production's rules. Empty is unset. */
 const NODE_ENVS = ['', 'development', 'test', 'production'];
 
