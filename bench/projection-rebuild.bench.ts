@@ -13,7 +13,9 @@ import { PROJECTIONS } from '../apps/api/src/projections';
 import { rebuildPartitions } from '../apps/cli/src/rebuild-partitions';
 // The runner's own digest of a model's content, index members and key names (not exported by the library's index).
 import { ModelContent, digestModel } from '../libs/projections/src/digest';
-import { docSuffix, indexSuffix } from '../libs/projections/src/redis-layout';
+import { splitGroupedId } from '../libs/projections/src/projection';
+import { docSuffix, groupSuffix, indexSuffix } from '../libs/projections/src/redis-layout';
+import { toRedisText } from '../libs/projections/src/redis-text';
 import { EVENT_STORE_MIGRATIONS } from '../libs/event-store/src/postgres/schema';
 import { POSTGRES_SERVER, benchDatabaseName } from './event-store.bench';
 import { DEFAULT_LEDGER_EVENTS, GeneratedLedger } from './generate-ledger';
@@ -447,17 +449,26 @@ async function forEachPage(store: EventStore, handle: (page: RecordedEvent[]) =>
 }
 
 /**
- * The baseline's write: the final models' documents (SET, in the form their
- * projection stores them, encoded before the clock starts) and index members
+ * The baseline's write: the final models' documents (SET, or HSET into its
+ * group for a grouped projection, in the form their projection stores them,
+ * encoded before the clock starts) and index members
  * (ZADD, one per member as the runner adds them), pipelined, under a scratch
  * prefix; deleted with DEL afterwards so Redis frees nothing in the
  * background while the rebuild runs.
  */
 async function measureWrite(redis: Redis, scratch: string, contents: Map<string, ModelContent>) {
-  const commands: Array<['set' | 'zadd', string, string | Buffer]> = [];
+  const commands: Array<['set' | 'zadd', string, string | Buffer] | ['hset', string, string, string | Buffer]> = [];
   for (const [name, content] of contents) {
-    const codec = documentCodec(PROJECTIONS.find((projection) => projection.name === name)!);
-    for (const { id, doc } of content.docs) commands.push(['set', `${scratch}:${name}${docSuffix(id)}`, codec.encode(canonicalJson(doc))]);
+    const projection = PROJECTIONS.find((candidate) => candidate.name === name)!;
+    const codec = documentCodec(projection);
+    for (const { id, doc } of content.docs) {
+      const stored = codec.encode(canonicalJson(doc));
+      if (!projection.grouped) commands.push(['set', `${scratch}:${name}${docSuffix(id)}`, stored]);
+      else {
+        const { group, field } = splitGroupedId(id);
+        commands.push(['hset', `${scratch}:${name}${groupSuffix(group)}`, toRedisText(field), stored]);
+      }
+    }
     for (const { index, value, members } of content.indexes) {
       for (const { id, sortKey } of members) commands.push(['zadd', `${scratch}:${name}${indexSuffix(index, value)}`, indexMember(sortKey, id)]);
     }
@@ -466,9 +477,10 @@ async function measureWrite(redis: Redis, scratch: string, contents: Map<string,
   for (let i = 0; i < commands.length; i += PIPELINE_COMMANDS) {
     const pipeline = redis.pipeline();
     for (let j = i; j < Math.min(i + PIPELINE_COMMANDS, commands.length); j++) {
-      const [command, key, value] = commands[j];
-      if (command === 'set') pipeline.set(key, value);
-      else pipeline.zadd(key, 0, value);
+      const command = commands[j];
+      if (command[0] === 'set') pipeline.set(command[1], command[2]);
+      else if (command[0] === 'hset') pipeline.hset(command[1], command[2], command[3]);
+      else pipeline.zadd(command[1], 0, command[2]);
     }
     const failed = ((await pipeline.exec()) ?? []).find(([error]) => error);
     if (failed) throw failed[0];
@@ -476,7 +488,7 @@ async function measureWrite(redis: Redis, scratch: string, contents: Map<string,
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const keys = [...new Set(commands.map(([, key]) => key))];
   for (let i = 0; i < keys.length; i += PIPELINE_COMMANDS) await redis.del(...keys.slice(i, i + PIPELINE_COMMANDS));
-  const documents = commands.filter(([command]) => command === 'set').length;
+  const documents = commands.filter(([command]) => command !== 'zadd').length;
   return { seconds, documents, indexMembers: commands.length - documents };
 }
 
@@ -490,7 +502,7 @@ async function documentCounts(runner: ProjectionRunner, redis: Redis, prefix: st
   for (const { name, generation: live } of await runner.status()) {
     const base = `${prefix}:rm:${name}:${live}`;
     counts[name] = {
-      documents: await countKeys(redis, `${base}:doc:*`),
+      documents: (await countKeys(redis, `${base}:doc:*`)) + (await countFields(redis, `${base}:grp:*`)),
       indexSets: await countKeys(redis, `${base}:idx:*`),
       expected: expected[name] ?? null,
     };
@@ -509,11 +521,26 @@ async function countKeys(redis: Redis, pattern: string): Promise<number> {
   return count;
 }
 
-/** What a key of the read model holds, for the memory table: `{projection} document`, `{projection} index {index}`, or `pointers`. */
+/** The fields of the hashes matching `pattern`: the documents of a grouped projection. */
+async function countFields(redis: Redis, pattern: string): Promise<number> {
+  let count = 0;
+  for await (const keys of redis.scanStream({ match: pattern, count: 5000 })) {
+    const pipeline = redis.pipeline();
+    for (const key of keys as string[]) pipeline.hlen(key);
+    for (const [error, fields] of (await pipeline.exec()) ?? []) {
+      if (error) throw error;
+      count += Number(fields);
+    }
+  }
+  return count;
+}
+
+/** What a key of the read model holds, for the memory table: `{projection} document`, `{projection} group`, `{projection} index {index}`, or `pointers`. */
 function kindOfKey(prefix: string, key: string): string {
-  const model = /^rm:([^:]+):[^:]+:(doc|idx):([^:]*)/.exec(key.slice(prefix.length + 1));
+  const model = /^rm:([^:]+):[^:]+:(doc|grp|idx):([^:]*)/.exec(key.slice(prefix.length + 1));
   if (!model) return 'pointers';
-  return model[2] === 'doc' ? `${model[1]} document` : `${model[1]} index ${model[3]}`;
+  if (model[2] === 'doc') return `${model[1]} document`;
+  return model[2] === 'grp' ? `${model[1]} group` : `${model[1]} index ${model[3]}`;
 }
 
 /** MEMORY USAGE of every key under the prefix, in all and by kind of key. */

@@ -5,7 +5,8 @@ import { applyDigestChange, digestChange } from './digest';
 import { documentCodec } from './document-compression';
 import { indexMember } from './index-member';
 import { APPLY_BATCH } from './lua-scripts';
-import { AnyDocumentProjection, BatchWrites, diffBatch, foldRouted, parseStoredDocument, routeBatch, RoutedBatch, StoredDocument } from './projection';
+import { AnyDocumentProjection, BatchWrites, diffBatch, foldRouted, parseStoredDocument, routeBatch, RoutedBatch, splitGroupedId, StoredDocument } from './projection';
+import { toRedisText } from './redis-text';
 import { digestField, Pointer, RedisLayout } from './redis-layout';
 
 /** A batch's events, routed, with the canonical text of every document they touch as it was before them (null when absent), in `routed.ids` order. */
@@ -43,7 +44,7 @@ export async function applyBatch(
   return (await writeBatch(redis, layout, projection, pointerKey, cursor, batch))?.pointer ?? null;
 }
 
-/** Routes the events and reads (MGET) the documents they touch. */
+/** Routes the events and reads the documents they touch (one MGET, or for a grouped projection one HGET each, pipelined). */
 export async function loadBatch(
   redis: Redis,
   layout: RedisLayout,
@@ -52,9 +53,25 @@ export async function loadBatch(
   events: readonly RecordedEvent[],
 ): Promise<LoadedBatch> {
   const routed = routeBatch(projection, events);
-  const { ids } = routed;
-  const stored = ids.length === 0 ? [] : await redis.mgetBuffer(ids.map((id) => layout.doc(projection.name, generation, id)));
+  const places = routed.ids.map((id) => placeOf(layout, projection, generation, id));
+  let stored: Array<Buffer | null> = [];
+  if (places.length > 0 && projection.grouped) {
+    const replies = (await places.reduce((pipeline, { key, field }) => pipeline.hgetBuffer(key, field), redis.pipeline()).exec()) ?? [];
+    stored = replies.map(([error, reply]) => {
+      if (error) throw error;
+      return reply as Buffer | null;
+    });
+  } else if (places.length > 0) {
+    stored = await redis.mgetBuffer(places.map(({ key }) => key));
+  }
   return { events, routed, stored: decodeAll(projection, stored) };
+}
+
+/** Where a document is kept: its own key, or a field of its group's hash ('' for a document of its own). */
+function placeOf(layout: RedisLayout, projection: AnyDocumentProjection, generation: string, id: string): { key: string; field: string } {
+  if (!projection.grouped) return { key: layout.doc(projection.name, generation, id), field: '' };
+  const { group, field } = splitGroupedId(id);
+  return { key: layout.group(projection.name, generation, group), field: toRedisText(field) };
 }
 
 /**
@@ -74,7 +91,6 @@ export async function writeBatch(
   { events, routed, stored }: LoadedBatch,
   next?: readonly RecordedEvent[],
 ): Promise<AppliedBatch | null> {
-  const { name } = projection;
   const { generation } = cursor;
   const before = new Map<string, StoredDocument<unknown> | null>();
   const docs = new Map<string, unknown>();
@@ -90,12 +106,21 @@ export async function writeBatch(
   const digest = cursor.digest === undefined ? undefined : applyDigestChange(cursor.digest, digestChange(before, writes));
   const { keys, args } = toOperations(layout, projection, generation, writes);
   const following = next === undefined ? undefined : { events: next, routed: routeBatch(projection, next) };
-  const readKeys = following?.routed.ids.map((id) => layout.doc(name, generation, id)) ?? [];
+  const reads = following?.routed.ids.map((id) => placeOf(layout, projection, generation, id)) ?? [];
   const reply = (await runScript(
     redis,
     APPLY_BATCH,
-    [pointerKey, ...keys, ...readKeys],
-    [generation, cursor.checkpoint, checkpoint, digest === undefined ? '' : digestField(checkpoint, digest), readKeys.length, ...args],
+    [pointerKey, ...keys, ...reads.map(({ key }) => key)],
+    [
+      generation,
+      cursor.checkpoint,
+      checkpoint,
+      digest === undefined ? '' : digestField(checkpoint, digest),
+      reads.length,
+      projection.grouped ? 'hash' : '',
+      ...args,
+      ...(projection.grouped ? reads.map(({ field }) => field) : []),
+    ],
     { replies: 'buffers' },
   )) as [number, ...Array<Buffer | null>];
   if (reply[0] !== 1) return null;
@@ -110,7 +135,7 @@ function decodeAll(projection: AnyDocumentProjection, stored: ReadonlyArray<Buff
 }
 
 /**
- * The script's keys and its (operation, value) arguments, in the same order.
+ * The script's keys and its (operation, field, value) arguments, in the same order.
  * Documents go as Buffers, as the projection stores them: ioredis then copies
  * each into one Buffer for the command, where strings would be joined into
  * one string and encoded again on the socket (a batch is up to a megabyte of
@@ -123,6 +148,7 @@ function toOperations(
   writes: BatchWrites,
 ): { keys: string[]; args: Array<string | Buffer> } {
   const { name } = projection;
+  if (projection.grouped && (projection.indexes || projection.compression)) throw new Error(`projection ${name}: a grouped projection has no indexes and does not compress`);
   const codec = documentCodec(projection);
   const keys: string[] = [];
   const args: Array<string | Buffer> = [];
@@ -131,20 +157,22 @@ function toOperations(
     return layout.index(name, generation, index, value);
   };
   for (const { id, text } of writes.put) {
-    keys.push(layout.doc(name, generation, id));
-    args.push('set', codec.encode(text));
+    const { key, field } = placeOf(layout, projection, generation, id);
+    keys.push(key);
+    args.push(projection.grouped ? 'hset' : 'set', field, codec.encode(text));
   }
   for (const id of writes.remove) {
-    keys.push(layout.doc(name, generation, id));
-    args.push('del', '');
+    const { key, field } = placeOf(layout, projection, generation, id);
+    keys.push(key);
+    args.push(projection.grouped ? 'hdel' : 'del', field, '');
   }
   for (const e of writes.indexRemove) {
     keys.push(indexKey(e.index, e.value));
-    args.push('zrem', indexMember(e.sortKey, e.id));
+    args.push('zrem', '', indexMember(e.sortKey, e.id));
   }
   for (const e of writes.indexAdd) {
     keys.push(indexKey(e.index, e.value));
-    args.push('zadd', indexMember(e.sortKey, e.id));
+    args.push('zadd', '', indexMember(e.sortKey, e.id));
   }
   return { keys, args };
 }

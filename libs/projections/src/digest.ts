@@ -4,8 +4,9 @@ import type { Redis } from 'ioredis';
 import { scanGeneration } from './generation-keys';
 import { parseIndexMember } from './index-member';
 import { documentCodec } from './document-compression';
-import type { AnyDocumentProjection, BatchWrites, IndexEntry, StoredDocument } from './projection';
+import { groupedId, type AnyDocumentProjection, type BatchWrites, type IndexEntry, type StoredDocument } from './projection';
 import { RedisLayout } from './redis-layout';
+import { fromRedisText } from './redis-text';
 
 /** The content of one generation, independent of where it is stored. */
 export interface ModelContent {
@@ -85,6 +86,7 @@ export async function readGeneration(redis: Redis, layout: RedisLayout, projecti
     const pipeline = redis.pipeline();
     for (const entry of parsed) {
       if (entry.kind === 'doc') pipeline.getBuffer(entry.key);
+      else if (entry.kind === 'group') pipeline.hgetallBuffer(entry.key);
       else pipeline.zrange(entry.key, '-', '+', 'BYLEX');
     }
     const replies = (await pipeline.exec()) ?? [];
@@ -94,7 +96,11 @@ export async function readGeneration(redis: Redis, layout: RedisLayout, projecti
       // A key deleted between SCAN and the read was not part of the model any more.
       if (reply === null) return;
       if (entry.kind === 'doc') content.docs.push({ id: entry.id, doc: JSON.parse(codec.decode(reply as Buffer)) });
-      else if ((reply as string[]).length > 0) {
+      else if (entry.kind === 'group') {
+        for (const [field, stored] of Object.entries(reply as Record<string, Buffer>)) {
+          content.docs.push({ id: groupedId(entry.group, fromRedisText(field)), doc: JSON.parse(codec.decode(stored)) });
+        }
+      } else if ((reply as string[]).length > 0) {
         content.indexes.push({ index: entry.index, value: entry.value, members: (reply as string[]).map(parseIndexMember) });
       }
     });

@@ -1,4 +1,5 @@
 export type { AnyDocumentProjection, DocumentProjection, IndexEntry } from './projection';
+export { groupedId } from './projection';
 export { documentCodec } from './document-compression';
 export type { DocumentCodec, DocumentCompression } from './document-compression';
 export { ProjectionRunner } from './projection-runner';

@@ -14,11 +14,12 @@ import { luaScript as script } from '@ledger/platform';
  * the digest. Then it reads the documents the next batch touches, if asked
  * (a rebuild knows its next batch): as this batch leaves them, without
  * another round trip.
- * KEYS[1] pointer; KEYS[i+1] the key written by operation i; after those, the ARGV[5] documents to read.
+ * KEYS[1] pointer; KEYS[i+1] the key written by operation i; after those, the keys of the ARGV[5] documents to read.
  * ARGV[1] expected generation, ARGV[2] expected checkpoint, ARGV[3] new checkpoint,
  * ARGV[4] the pointer's new digest field ('' leaves it as it is: the generation is untracked),
- * ARGV[5] how many documents to read,
- * then per operation i: ARGV[2i+4] set | del | zadd | zrem, ARGV[2i+5] its value (a document, or an index member).
+ * ARGV[5] how many documents to read, ARGV[6] 'hash' when they are fields of hashes (a grouped projection), else '',
+ * then per operation i: ARGV[3i+4] set | del | hset | hdel | zadd | zrem, ARGV[3i+5] the hash field ('' for the others),
+ * ARGV[3i+6] the value (a document, or an index member); then, for a grouped projection, the field of each document to read.
  * Returns {1, then the documents read (nil for one that does not exist)} when applied, {0} when the pointer had moved (nothing written).
  */
 export const APPLY_BATCH = script(`
@@ -27,9 +28,11 @@ if pointer[1] ~= ARGV[1] or pointer[2] ~= ARGV[2] then return {0} end
 local reads = tonumber(ARGV[5])
 local operations = #KEYS - 1 - reads
 for i = 1, operations do
-  local key, op, value = KEYS[i + 1], ARGV[2 * i + 4], ARGV[2 * i + 5]
+  local key, op, field, value = KEYS[i + 1], ARGV[3 * i + 4], ARGV[3 * i + 5], ARGV[3 * i + 6]
   if op == 'set' then redis.call('SET', key, value)
   elseif op == 'del' then redis.call('DEL', key)
+  elseif op == 'hset' then redis.call('HSET', key, field, value)
+  elseif op == 'hdel' then redis.call('HDEL', key, field)
   elseif op == 'zadd' then redis.call('ZADD', key, 0, value)
   elseif op == 'zrem' then redis.call('ZREM', key, value)
   else return redis.error_reply('unknown operation ' .. tostring(op)) end
@@ -37,8 +40,13 @@ end
 if ARGV[4] == '' then redis.call('HSET', KEYS[1], 'checkpoint', ARGV[3])
 else redis.call('HSET', KEYS[1], 'checkpoint', ARGV[3], 'digest', ARGV[4]) end
 local applied = {1}
--- MGET in chunks: unpack puts its results on Lua's stack, which holds a few thousand.
 local first = operations + 2
+if ARGV[6] == 'hash' then
+  -- The field of the document read from KEYS[first + j] is ARGV[3 * operations + 7 + j].
+  for j = 0, reads - 1 do applied[#applied + 1] = redis.call('HGET', KEYS[first + j], ARGV[3 * operations + 7 + j]) end
+  return applied
+end
+-- MGET in chunks: unpack puts its results on Lua's stack, which holds a few thousand.
 while first <= #KEYS do
   local last = math.min(first + 499, #KEYS)
   for _, doc in ipairs(redis.call('MGET', unpack(KEYS, first, last))) do applied[#applied + 1] = doc end
@@ -161,6 +169,14 @@ if not generation or (live[3] and tonumber(live[2]) < tonumber(live[3])) then re
  */
 export const READ_DOCUMENT = script(`${LIVE_GENERATION}
 return redis.call('GET', ARGV[1] .. generation .. ARGV[2])
+`);
+
+/**
+ * Reads a group of a grouped projection's documents in the live generation.
+ * KEYS[1] pointer; ARGV[1] model base, ARGV[2] group suffix. Returns {field, document as stored, ...} (HGETALL).
+ */
+export const READ_GROUP = script(`${LIVE_GENERATION}
+return redis.call('HGETALL', ARGV[1] .. generation .. ARGV[2])
 `);
 
 /** Lua: the document id at the end of an index member, after the first NUL (see index-member.ts). */

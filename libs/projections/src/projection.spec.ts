@@ -1,7 +1,7 @@
 import { ranked, Ranked } from '../test/ranked.projection';
 import { recorded, streamCounts, StreamCount } from '../test/stream-counts.projection';
 import { canonicalJson } from '@ledger/event-store';
-import { diffBatch, DocumentProjection, evolveBatch, StoredDocument, storedDocument, touchedIds } from './projection';
+import { diffBatch, DocumentProjection, evolveBatch, groupedId, splitGroupedId, StoredDocument, storedDocument, touchedIds } from './projection';
 
 const projection = streamCounts();
 
@@ -110,5 +110,14 @@ describe('diffBatch with sort keys', () => {
     expect(diffBatch(projection, stored(new Map([['t1:a', first]])), new Map([['t1:a', null]])).indexRemove).toEqual([
       { index: 'rank', value: 't1', sortKey: '0002', id: 't1:a' },
     ]);
+  });
+});
+
+describe('grouped ids (decision 0088)', () => {
+  it('name a group and a field, and give both back; a field may hold the separator, a group may not', () => {
+    expect(splitGroupedId(groupedId('t1:consent-1', 'redec-access-t1-a'))).toEqual({ group: 't1:consent-1', field: 'redec-access-t1-a' });
+    expect(splitGroupedId(groupedId('t1', 'a#b'))).toEqual({ group: 't1', field: 'a#b' });
+    expect(() => groupedId('t1#x', 'a')).toThrow(/contains no "#"/);
+    expect(() => splitGroupedId('t1:a')).toThrow(/not the id of a grouped document/);
   });
 });

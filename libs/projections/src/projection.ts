@@ -35,6 +35,31 @@ export interface DocumentProjection<TDoc> {
   indexes?(doc: TDoc): IndexEntry[];
   /** Store the documents deflated with this dictionary (decision 0084); changing it needs a new version. */
   compression?: DocumentCompression;
+  /**
+   * Keep the documents as the fields of one Redis hash per group instead of
+   * a key each (decision 0088): for many small documents that are read
+   * together, a group at a time (`ReadModel.readGroup`), where Redis's own
+   * cost per key would be most of what each takes. Every id is then
+   * `groupedId(group, field)`. A grouped projection has no indexes (the
+   * group is its lookup) and does not compress.
+   */
+  grouped?: boolean;
+}
+
+/** Between a grouped document's group and its field in its id; a group never contains it. */
+const GROUP_SEPARATOR = '#';
+
+/** The id of a grouped projection's document (`grouped`): the field `field` of the group `group`. */
+export function groupedId(group: string, field: string): string {
+  if (group.includes(GROUP_SEPARATOR)) throw new Error(`a document group contains no "${GROUP_SEPARATOR}": ${group}`);
+  return `${group}${GROUP_SEPARATOR}${field}`;
+}
+
+/** The group and the field a grouped document's id names. */
+export function splitGroupedId(id: string): { group: string; field: string } {
+  const separator = id.indexOf(GROUP_SEPARATOR);
+  if (separator < 0) throw new Error(`not the id of a grouped document: ${id}`);
+  return { group: id.slice(0, separator), field: id.slice(separator + 1) };
 }
 
 /**

@@ -3,10 +3,11 @@ import type { Redis } from 'ioredis';
 import { DomainError, type LuaScript, runScript, unavailable } from '@ledger/platform';
 import { DocumentCodec, documentCodec } from './document-compression';
 import { cursorOf, memberOfCursor, parseIndexMember } from './index-member';
-import { READ_DOCUMENT, READ_INDEX, READ_INDEX_PAGE, READ_MODEL_REBUILDING_REPLY } from './lua-scripts';
+import { READ_DOCUMENT, READ_GROUP, READ_INDEX, READ_INDEX_PAGE, READ_MODEL_REBUILDING_REPLY } from './lua-scripts';
 import type { AnyDocumentProjection } from './projection';
 import { ProjectionProgress } from './projection-progress';
-import { docSuffix, indexSuffix, RedisLayout } from './redis-layout';
+import { docSuffix, groupSuffix, indexSuffix, RedisLayout } from './redis-layout';
+import { fromRedisText } from './redis-text';
 
 /** The stored form of a projection that does not compress. */
 const PLAIN = new DocumentCodec(undefined);
@@ -82,6 +83,14 @@ export class ReadModel {
   async getDocument<T>(name: string, id: string): Promise<T | null> {
     const stored = (await this.read(READ_DOCUMENT, name, [docSuffix(id)])) as Buffer | null;
     return stored === null ? null : this.parse<T>(name, stored);
+  }
+
+  /** Every document of a group of a grouped projection (projection.ts, `grouped`), with its field, ordered by field. */
+  async readGroup<T>(name: string, group: string): Promise<Array<{ field: string; document: T }>> {
+    const reply = (await this.read(READ_GROUP, name, [groupSuffix(group)])) as Buffer[];
+    const entries: Array<{ field: string; document: T }> = [];
+    for (let i = 0; i < reply.length; i += 2) entries.push({ field: fromRedisText(reply[i].toString()), document: this.parse<T>(name, reply[i + 1]) });
+    return entries.sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
   }
 
   /** Every document listed under `value` in `index`, ordered by sort key, then id. */

@@ -11,8 +11,10 @@ import { fromRedisText, toRedisText } from './redis-text';
  *   {prefix}:projection:{name}:building:{i}/{n}     the same for partition i of n of it (partitions.ts), plus `base`
  *   {prefix}:rm:{name}:{generation}:doc:{id}        a document (canonical JSON, or deflated: document-compression.ts)
  *   {prefix}:rm:{name}:{generation}:idx:{index}:{value}   a sorted set of index members (index-member.ts)
+ *   {prefix}:rm:{name}:{generation}:grp:{group}     a hash of a grouped projection's documents, by field (projection.ts, `grouped`)
  *
- * Ids and index values are written with their UUIDs compacted (redis-text.ts).
+ * Ids, index values, groups and fields are written with their UUIDs
+ * compacted (redis-text.ts).
  *
  * `checkpoint` is the position of the last event the generation has absorbed;
  * `digest` is `{checkpoint}:{digest}`, the model's digest (digest.ts) as of
@@ -36,7 +38,7 @@ export interface Pointer {
   rebuildingTo?: number;
 }
 
-export type GenerationKey = { kind: 'doc'; id: string } | { kind: 'index'; index: string; value: string };
+export type GenerationKey = { kind: 'doc'; id: string } | { kind: 'index'; index: string; value: string } | { kind: 'group'; group: string };
 
 export class RedisLayout {
   constructor(readonly prefix: string) {}
@@ -72,6 +74,11 @@ export class RedisLayout {
     return this.generationBase(name, generation) + indexSuffix(index, value);
   }
 
+  /** The hash holding a group of a grouped projection's documents. */
+  group(name: string, generation: string, group: string): string {
+    return this.generationBase(name, generation) + groupSuffix(group);
+  }
+
   /** The set of the suffixes of a generation's keys that releases before decision 0085 kept: deleted with its generation. */
   legacyKeySet(name: string, generation: string): string {
     return `${this.pointer(name)}:keys:${generation}`;
@@ -91,6 +98,7 @@ export class RedisLayout {
   parseGenerationKey(name: string, generation: string, key: string): GenerationKey {
     const rest = key.slice(this.generationBase(name, generation).length);
     if (rest.startsWith(docSuffix(''))) return { kind: 'doc', id: fromRedisText(rest.slice(docSuffix('').length)) };
+    if (rest.startsWith(groupSuffix(''))) return { kind: 'group', group: fromRedisText(rest.slice(groupSuffix('').length)) };
     const entry = rest.slice(':idx:'.length);
     const separator = entry.indexOf(':');
     return { kind: 'index', index: entry.slice(0, separator), value: fromRedisText(entry.slice(separator + 1)) };
@@ -103,6 +111,10 @@ export function docSuffix(id: string): string {
 
 export function indexSuffix(index: string, value: string): string {
   return `:idx:${index}:${toRedisText(value)}`;
+}
+
+export function groupSuffix(group: string): string {
+  return `:grp:${toRedisText(group)}`;
 }
 
 /** A fresh, unguessable generation id, so a model rebuilt after Redis lost its data never meets stale keys. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NewEvent, RecordedEvent } from '@ledger/event-store';
-import type { DocumentCompression, DocumentProjection } from '../src';
+import { groupedId, type DocumentCompression, type DocumentProjection } from '../src';
 
 /** A document per stream: how many events it has seen and the type of the last one. */
 export interface StreamCount {
@@ -27,6 +27,17 @@ export function streamCounts(version = 1, compression?: DocumentCompression): Do
         ? null
         : { tenantId: event.metadata.tenantId!, stream: event.streamId, count: (doc?.count ?? 0) + 1, lastType: event.type },
     indexes: (doc) => [{ index: 'lastType', value: `${doc.tenantId}:${doc.lastType}` }],
+  };
+}
+
+/** The same counts kept grouped (decision 0088): one hash per tenant, a field per stream, no index. */
+export function groupedStreamCounts(version = 1): DocumentProjection<StreamCount> {
+  const { indexes: _none, ...counts } = streamCounts(version);
+  return {
+    ...counts,
+    name: 'grouped-stream-counts',
+    grouped: true,
+    route: (event) => (event.type === 'Ignored' ? [] : [groupedId(event.metadata.tenantId!, event.streamId)]),
   };
 }
 
