@@ -7,6 +7,14 @@ import type { FromProjectionThread, ProjectionThreadData, ToProjectionThread } f
 /** How long shutdown waits for the thread to finish its batch and close its connections before ending it. */
 const STOP_GRACE_MS = 10_000;
 
+/**
+ * The thread's young generation, where a batch's events and documents live
+ * and die: 12 MB instead of V8's 48 (decision 0089). A catch-up keeps it
+ * full, so V8's default held about 45 MB more of the service's memory while
+ * the catch-up ran and after it, for a catch-up about 6% faster.
+ */
+const PROJECTION_THREAD_LIMITS = { maxYoungGenerationSizeMb: 12 };
+
 /** What is known of a thread that died: nothing, until its successor reports. */
 const NOT_FOLLOWING: ProgressReport = { absorbed: -1, ready: false, rebuilding: false };
 
@@ -47,7 +55,7 @@ export class ProjectionThread implements OnApplicationBootstrap, OnApplicationSh
 
   private start(failures: number): void {
     const workerData: ProjectionThreadData = ledgerLocations(this.config);
-    const worker = new Worker(workerEntry(__dirname, 'projections.thread.js'), { workerData });
+    const worker = new Worker(workerEntry(__dirname, 'projections.thread.js'), { workerData, resourceLimits: PROJECTION_THREAD_LIMITS });
     const startedAt = Date.now();
     worker.on('message', (message: FromProjectionThread) => {
       if (message.kind === 'progress') this.runner.progress.update(message.report);
