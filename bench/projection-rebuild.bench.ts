@@ -13,9 +13,7 @@ import { PROJECTIONS } from '../apps/api/src/projections';
 import { rebuildPartitions } from '../apps/cli/src/rebuild-partitions';
 // The runner's own digest of a model's content, index members and key names (not exported by the library's index).
 import { ModelContent, digestModel } from '../libs/projections/src/digest';
-import { splitGroupedId } from '../libs/projections/src/projection';
-import { docSuffix, groupSuffix, indexSuffix } from '../libs/projections/src/redis-layout';
-import { toRedisText } from '../libs/projections/src/redis-text';
+import { documentPlace, indexSuffix } from '../libs/projections/src/redis-layout';
 import { EVENT_STORE_MIGRATIONS } from '../libs/event-store/src/postgres/schema';
 import { POSTGRES_SERVER, benchDatabaseName } from './event-store.bench';
 import { DEFAULT_LEDGER_EVENTS, GeneratedLedger } from './generate-ledger';
@@ -462,12 +460,9 @@ async function measureWrite(redis: Redis, scratch: string, contents: Map<string,
     const projection = PROJECTIONS.find((candidate) => candidate.name === name)!;
     const codec = documentCodec(projection);
     for (const { id, doc } of content.docs) {
+      const { suffix, field } = documentPlace(projection.grouped, id);
       const stored = codec.encode(canonicalJson(doc));
-      if (!projection.grouped) commands.push(['set', `${scratch}:${name}${docSuffix(id)}`, stored]);
-      else {
-        const { group, field } = splitGroupedId(id);
-        commands.push(['hset', `${scratch}:${name}${groupSuffix(group)}`, toRedisText(field), stored]);
-      }
+      commands.push(projection.grouped ? ['hset', `${scratch}:${name}${suffix}`, field, stored] : ['set', `${scratch}:${name}${suffix}`, stored]);
     }
     for (const { index, value, members } of content.indexes) {
       for (const { id, sortKey } of members) commands.push(['zadd', `${scratch}:${name}${indexSuffix(index, value)}`, indexMember(sortKey, id)]);

@@ -5,9 +5,8 @@ import { applyDigestChange, digestChange } from './digest';
 import { documentCodec } from './document-compression';
 import { indexMember } from './index-member';
 import { APPLY_BATCH } from './lua-scripts';
-import { AnyDocumentProjection, BatchWrites, diffBatch, foldRouted, parseStoredDocument, routeBatch, RoutedBatch, splitGroupedId, StoredDocument } from './projection';
-import { toRedisText } from './redis-text';
-import { digestField, Pointer, RedisLayout } from './redis-layout';
+import { AnyDocumentProjection, BatchWrites, diffBatch, foldRouted, parseStoredDocument, routeBatch, RoutedBatch, StoredDocument } from './projection';
+import { digestField, documentPlace, Pointer, RedisLayout } from './redis-layout';
 
 /** A batch's events, routed, with the canonical text of every document they touch as it was before them (null when absent), in `routed.ids` order. */
 export interface LoadedBatch {
@@ -67,11 +66,10 @@ export async function loadBatch(
   return { events, routed, stored: decodeAll(projection, stored) };
 }
 
-/** Where a document is kept: its own key, or a field of its group's hash ('' for a document of its own). */
+/** The key a document is kept under in `generation`, and its field there ('' for a document of its own). */
 function placeOf(layout: RedisLayout, projection: AnyDocumentProjection, generation: string, id: string): { key: string; field: string } {
-  if (!projection.grouped) return { key: layout.doc(projection.name, generation, id), field: '' };
-  const { group, field } = splitGroupedId(id);
-  return { key: layout.group(projection.name, generation, group), field: toRedisText(field) };
+  const { suffix, field } = documentPlace(projection.grouped, id);
+  return { key: layout.generationBase(projection.name, generation) + suffix, field };
 }
 
 /**
@@ -148,7 +146,6 @@ function toOperations(
   writes: BatchWrites,
 ): { keys: string[]; args: Array<string | Buffer> } {
   const { name } = projection;
-  if (projection.grouped && (projection.indexes || projection.compression)) throw new Error(`projection ${name}: a grouped projection has no indexes and does not compress`);
   const codec = documentCodec(projection);
   const keys: string[] = [];
   const args: Array<string | Buffer> = [];

@@ -71,6 +71,8 @@ export class ProjectionRunner {
     const names = options.projections.map((p) => p.name);
     const invalid = names.find((name, i) => !NAME.test(name) || names.indexOf(name) !== i);
     if (invalid !== undefined) throw new Error(`projection name "${invalid}" is repeated or not made of letters, digits, - and _`);
+    const misgrouped = options.projections.find((p) => p.grouped && (p.indexes || p.compression));
+    if (misgrouped) throw new Error(`projection ${misgrouped.name}: a grouped projection has no indexes and does not compress`);
     this.layout = new RedisLayout(options.prefix);
     this.context = {
       store: options.store,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { splitGroupedId } from './projection';
 import { fromRedisText, toRedisText } from './redis-text';
 
 /**
@@ -115,6 +116,16 @@ export function indexSuffix(index: string, value: string): string {
 
 export function groupSuffix(group: string): string {
   return `:grp:${toRedisText(group)}`;
+}
+
+/**
+ * Where a document is kept, after its generation's base: its own key (field
+ * ''), or for a grouped projection a field of its group's hash.
+ */
+export function documentPlace(grouped: boolean | undefined, id: string): { suffix: string; field: string } {
+  if (!grouped) return { suffix: docSuffix(id), field: '' };
+  const { group, field } = splitGroupedId(id);
+  return { suffix: groupSuffix(group), field: toRedisText(field) };
 }
 
 /** A fresh, unguessable generation id, so a model rebuilt after Redis lost its data never meets stale keys. */

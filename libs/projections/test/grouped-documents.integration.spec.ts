@@ -1,7 +1,7 @@
 import { ReadModel } from '../src';
 import { RedisLayout } from '../src/redis-layout';
 import { TestEnvironment } from './environment';
-import { groupedStreamCounts, newEvent } from './stream-counts.projection';
+import { groupedStreamCounts, newEvent, streamCounts } from './stream-counts.projection';
 
 const NAME = 'grouped-stream-counts';
 
@@ -81,5 +81,10 @@ describe('a projection that keeps its documents grouped, a hash per group (decis
     expect(await env.redis.object('ENCODING', group)).toBe('listpack');
     const readModel = new ReadModel({ redis: env.redis, prefix: env.prefix, projections: [projection] });
     expect((await readModel.readGroup(NAME, 't1')).map(({ field }) => field)).toEqual([...fields, 'last'].sort());
+  });
+
+  it('refuses a grouped projection with indexes or compression when the runner is made', () => {
+    expect(() => env.runner({ projections: [{ ...projection, indexes: streamCounts().indexes }] })).toThrow(/no indexes and does not compress/);
+    expect(() => env.runner({ projections: [{ ...projection, compression: { dictionary: '{}' } }] })).toThrow(/no indexes and does not compress/);
   });
 });
