@@ -5,15 +5,20 @@ import { INTEGRATION_BATCH, KeptHashes, KeptSubtree, addKept, foldKept, integrat
 
 type Queryable = Pool | PoolClient;
 
-/** Every kept hash of the ranges asked for, leaves (level 0) and kept subtrees alike, in one round trip. */
+/**
+ * Every kept hash asked for, leaves (level 0) and kept subtrees alike, in one
+ * round trip, by (level, index) on the primary keys. Not by ranges: the
+ * planner cannot tell how many rows a range given as a parameter holds, so it
+ * guessed a share of the table, a cost that grew with the ledger until every
+ * proof paid for PostgreSQL's JIT compilation (decision 0090). A pair on a
+ * primary key is one row to the planner, whatever the table's size.
+ */
 const SELECT_KEPT = `
-  SELECT 0 AS level, l.leaf_index AS idx, l.leaf AS hash
-  FROM unnest($1::bigint[], $2::bigint[]) AS r (first, after)
-  JOIN log_leaves l ON l.leaf_index >= r.first AND l.leaf_index < r.after
+  SELECT 0 AS level, leaf_index AS idx, leaf AS hash FROM log_leaves WHERE leaf_index = ANY($1::bigint[])
   UNION ALL
   SELECT k.level, k.idx, k.hash
-  FROM unnest($3::int[], $4::bigint[], $5::bigint[]) AS r (level, first, after)
-  JOIN log_subtrees k ON k.level = r.level AND k.idx >= r.first AND k.idx < r.after`;
+  FROM unnest($2::int[], $3::bigint[]) AS r (level, idx)
+  JOIN log_subtrees k ON k.level = r.level AND k.idx = r.idx`;
 const INSERT_KEPT = `INSERT INTO log_subtrees (level, idx, hash) SELECT * FROM unnest($1::int[], $2::bigint[], $3::bytea[])`;
 const SIZE = 'SELECT size FROM log_tree';
 
@@ -123,20 +128,34 @@ async function sizeOn(db: Queryable): Promise<number> {
 }
 
 async function subtreeHashesOn(db: Queryable, subtrees: readonly Subtree[]): Promise<Buffer[]> {
-  const ranges = keptRangesFor(subtrees);
-  if (ranges.length === 0) return [];
-  const leaves = ranges.filter((r) => r.level === 0);
-  const kept = ranges.filter((r) => r.level > 0);
-  const { rows } = await db.query<{ level: number; idx: string; hash: Buffer }>(SELECT_KEPT, [
-    leaves.map((r) => r.start),
-    leaves.map((r) => r.end),
-    kept.map((r) => r.level),
-    kept.map((r) => r.start),
-    kept.map((r) => r.end),
-  ]);
+  const query = keptHashesQuery(subtrees);
+  if (query === undefined) return [];
+  const { rows } = await db.query<{ level: number; idx: string; hash: Buffer }>(query.text, query.values);
   const hashes: KeptHashes = new Map();
   for (const row of rows) addKept(hashes, row.level, [[Number(row.idx), row.hash]]);
   return foldKept(subtrees, hashes);
+}
+
+/**
+ * The query reading the kept hashes `subtrees` are folded from (undefined
+ * when there are none): each range a few hashes wide, listed one by one.
+ */
+export function keptHashesQuery(subtrees: readonly Subtree[]): { text: string; values: [number[], number[], number[]] } | undefined {
+  const ranges = keptRangesFor(subtrees);
+  if (ranges.length === 0) return undefined;
+  const leaves: number[] = [];
+  const levels: number[] = [];
+  const indexes: number[] = [];
+  for (const { level, start, end } of ranges) {
+    for (let index = start; index < end; index += 1) {
+      if (level === 0) leaves.push(index);
+      else {
+        levels.push(level);
+        indexes.push(index);
+      }
+    }
+  }
+  return { text: SELECT_KEPT, values: [leaves, levels, indexes] };
 }
 
 /**
