@@ -193,7 +193,7 @@ export async function runProjectionRebuildBench(
     const partitioned: ProjectionRebuildResult['partitioned'] = [];
     for (const count of partitions) {
       log(`projection rebuild: rebuilding in ${count} partitions, a thread each...`);
-      const config = { dataDir: dirname(file), eventStoreConnectionString: undefined, databaseUrl: database === undefined ? undefined : databaseUrlFor(POSTGRES_SERVER, database), redisUrl, redisPrefix: prefix };
+      const config = { dataDir: dirname(file), eventStoreConnectionString: undefined, databaseUrl: database === undefined ? undefined : databaseUrlFor(POSTGRES_SERVER, database), redis: redisUrl, redisPrefix: prefix };
       const threads = rebuildPartitions(config, undefined, count, () => undefined);
       partitioned.push({ partitions: count, run: await measureRebuild(`in ${count} partitions`, runner, timed, redis, ledgerEvents, log, threads), speedup: 0 });
     }

@@ -7,7 +7,7 @@ import { PROJECTIONS } from '../apps/api/src/projections';
 import { commands } from '../apps/cli/src/commands';
 import { loadConfig } from '@ledger/platform';
 import { ApiApp, startApiApp } from './support/api-app';
-import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
+import { EMBEDDED_STORE, TestEnvironment, testEnvironment, withRedisAt } from './support/environment';
 import { CliResult, expectExitZero, runCli } from './support/processes';
 
 // README.md, "Operator CLI": every command prints exactly one JSON document
@@ -197,7 +197,7 @@ describe('operator CLI', () => {
 
   it('with Redis or the store unreachable, a command exits 1 with a JSON error and says which in one line on stderr, without a stack trace', async () => {
     const [unreachable, noDatabase] = await Promise.all([
-      runCli(['projections', 'status'], { ...environment.env, REDIS_URL: 'redis://127.0.0.1:1' }),
+      runCli(['projections', 'status'], withRedisAt(environment.env, 'redis://127.0.0.1:1')),
       runCli(['tenant', 'list'], { ...environment.env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/ledger' }),
     ]);
     expectFailure(noDatabase);

@@ -2,9 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { createTestDatabaseSync } from '@ledger/event-store/testing';
-import { deleteKeysUnder } from '@ledger/platform';
+import { createRedis, deleteKeysUnder, redisLocationOf } from '@ledger/platform';
 
 /**
  * An isolated environment for one suite: its own data directory (SQLite file,
@@ -28,6 +27,19 @@ export interface TestEnvironment {
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/**
+ * The Redis of the test run: with REDIS_CLUSTER_NODES set (`npm run
+ * test:redis-cluster`), every environment's service uses that Redis Cluster
+ * instead of REDIS_URL's Redis, unless the suite gives it a Redis of its own.
+ */
+const REDIS_OF_THE_RUN: Record<string, string> = process.env.REDIS_CLUSTER_NODES ? { REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES } : { REDIS_URL };
+
+/** The environment's variables with a Redis of the suite's own at `url`, in place of the run's (a Redis Cluster or not). */
+export function withRedisAt(env: Record<string, string>, url: string): Record<string, string> {
+  const { REDIS_CLUSTER_NODES: _runs, ...rest } = env;
+  return { ...rest, REDIS_URL: url };
+}
+
 /** For suites about the embedded store's files (modes, tampering, LEDGER_DATA_DIR): SQLite even in a run on PostgreSQL. */
 export const EMBEDDED_STORE = { DATABASE_URL: '' };
 
@@ -43,7 +55,7 @@ export function testEnvironment(overrides: Record<string, string> = {}): TestEnv
     LEDGER_LOG_SIGNING_KEY: randomBytes(32).toString('hex'),
     // One name for the log in every process of the suite, as one LEDGER_PUBLIC_URL gives production's (each process's own port would not).
     LEDGER_LOG_ORIGIN: 'ledger.test/consent-ledger',
-    REDIS_URL,
+    ...(overrides.REDIS_URL === undefined ? REDIS_OF_THE_RUN : {}),
     LOG_LEVEL: 'warn',
     LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     ...overrides,
@@ -61,7 +73,7 @@ export function testEnvironment(overrides: Record<string, string> = {}): TestEnv
 }
 
 export async function deleteRedisKeys(prefix: string): Promise<number> {
-  const redis = new Redis(REDIS_URL);
+  const redis = createRedis(redisLocationOf(process.env), 'test-cleanup', { maxRetriesPerRequest: 3 });
   try {
     return await deleteKeysUnder(redis, prefix);
   } finally {

@@ -9,7 +9,8 @@ const TS_NODE = ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/
 
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   // A run on PostgreSQL names the server in DATABASE_URL; a child gets the database of its own environment, never the server's default one.
-  return { ...process.env, DATABASE_URL: undefined, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), NODE_ENV: 'test', ...env };
+  // So with Redis: a child gets its environment's Redis, one server or a cluster, never the run's as well.
+  return { ...process.env, DATABASE_URL: undefined, REDIS_URL: undefined, REDIS_CLUSTER_NODES: undefined, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), NODE_ENV: 'test', ...env };
 }
 
 export interface CliResult {
@@ -60,12 +61,14 @@ const CHOSEN_PORTS = { from: 20_000, to: 32_000 };
  * the kernel's ephemeral range. Between this answer and the service's bind,
  * a listener of another suite (a webhook receiver binds port 0) would
  * otherwise be handed the same port, and the service's readiness checks
- * would land on it.
+ * would land on it. `alsoFree`: offsets of ports the service binds beside
+ * it, free too (a Redis Cluster node binds its bus at the port + 10000).
  */
-export async function freePort(): Promise<number> {
+export async function freePort(alsoFree: readonly number[] = []): Promise<number> {
+  const highest = CHOSEN_PORTS.to - Math.max(0, ...alsoFree);
   for (;;) {
-    const port = CHOSEN_PORTS.from + Math.floor(Math.random() * (CHOSEN_PORTS.to - CHOSEN_PORTS.from));
-    if (await isFree(port)) return port;
+    const port = CHOSEN_PORTS.from + Math.floor(Math.random() * (highest - CHOSEN_PORTS.from));
+    if ((await isFree(port)) && (await Promise.all(alsoFree.map((offset) => isFree(port + offset)))).every(Boolean)) return port;
   }
 }
 

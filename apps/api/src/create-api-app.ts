@@ -18,7 +18,7 @@ import { serveReferencePage } from './openapi/reference-page';
 export async function createApiApp(config: LedgerConfig, logDestination?: NodeJS.WritableStream): Promise<NestFastifyApplication> {
   const logger = createJsonLogger({ level: config.logLevel, destination: logDestination, mixin: traceLogFields() });
   const app = await createHttpApp(AppModule.forRoot(config), logger, {
-    rateLimit: { perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix },
+    rateLimit: { perMinute: config.rateLimitPerMinute, redis: config.redis, redisPrefix: config.redisPrefix },
     bodiesInFlight: { maxBytes: config.maxBodyBytesInFlight },
   });
   try {

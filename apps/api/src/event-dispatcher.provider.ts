@@ -1,8 +1,7 @@
 import { Logger, OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { EVENT_STORE, EventStore, RecordedEvent } from '@ledger/event-store';
-import { LEDGER_CONFIG, LedgerConfig } from '@ledger/platform';
+import { LEDGER_CONFIG, LedgerConfig, type RedisClient } from '@ledger/platform';
 import { PROJECTIONS_REDIS } from '@ledger/projections';
 import { DispatchedJob, EventDispatcher, queueToken } from '@ledger/queues';
 import { inTraceOfAppend } from '@ledger/tracing';
@@ -33,7 +32,7 @@ export function eventDispatcherProvider(
   return {
     provide: `event-dispatcher:${queueName}`,
     inject: [EVENT_STORE, PROJECTIONS_REDIS, LEDGER_CONFIG, queueToken(queueName)],
-    useFactory: (store: EventStore, redis: Redis, config: LedgerConfig, queue: Queue) => {
+    useFactory: (store: EventStore, redis: RedisClient, config: LedgerConfig, queue: Queue) => {
       // In the service's log, as one JSON line each: a retry, or Redis found to have lost the queues.
       const logger = new Logger(`dispatcher ${queueName}`);
       const log = (message: string) => logger.warn(message);

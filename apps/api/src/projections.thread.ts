@@ -16,7 +16,7 @@ function main(port: NonNullable<typeof parentPort>, data: ProjectionThreadData):
   const log = (level: 'warn' | 'error', message: string) => post({ kind: 'log', level, message });
   // The API thread made the store before starting this one: nothing is created here.
   const store = createEventStore(data, { create: false });
-  const redis = reportRedisErrors(createRedis(data.redisUrl, 'projections', { enableAutoPipelining: true }), 'the read model', (message) => log('error', message));
+  const redis = reportRedisErrors(createRedis(data.redis, 'projections', { enableAutoPipelining: true }), 'the read model', (message) => log('error', message));
   const runner = new ProjectionRunner({ store, redis, prefix: data.redisPrefix, projections: PROJECTIONS, log, onProgress: (report) => post({ kind: 'progress', report }) });
   port.on('message', (message: ToProjectionThread) => {
     if (message.kind !== 'stop') return;

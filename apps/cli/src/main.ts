@@ -2,11 +2,10 @@ import { CommanderError } from 'commander';
 import { LedgerNotFoundError, LogBuildProgress, createEventStore } from '@ledger/event-store';
 import { BlobStore, createBlobStore } from '@ledger/artifacts';
 import { CustomerKeyTable, CustomerKeyring, TenantKeyring, openCustomerKeyTable } from '@ledger/ledger';
-import { BlobProtection, DomainError, MasterKeys, buildInfo, createRedis, loadConfig, masterKeys, systemClock } from '@ledger/platform';
+import { BlobProtection, DomainError, MasterKeys, buildInfo, createRedis, loadConfig, masterKeys, systemClock, type RedisClient, type RedisLocation } from '@ledger/platform';
 import { ProjectionRunner, ReadModel } from '@ledger/projections';
 import { queuePrefix } from '@ledger/queues';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { logIdentity } from '@ledger/ledger-log';
 import { PROJECTIONS } from '../../api/src/projections';
 import { rebuildPartitions } from './rebuild-partitions';
@@ -53,8 +52,8 @@ async function execute(command: CliCommand, options: Options): Promise<number> {
   const creates = command.createsLedger === true;
   const config = loadConfig(process.env, undefined, { generateKeys: creates });
   const store = createEventStore(config, { create: creates, onLogBuild: (p) => progress(logBuildLine(p)) });
-  let redis: ReturnType<typeof createRedis> | undefined;
-  const connection = () => (redis ??= reportUnreachable(createRedis(config.redisUrl, 'ledger-cli', { maxRetriesPerRequest: 3 }), config.redisUrl));
+  let redis: RedisClient | undefined;
+  const connection = () => (redis ??= reportUnreachable(createRedis(config.redis, 'ledger-cli', { maxRetriesPerRequest: 3 }), config.redis));
   const queues = new Map<string, Queue>();
   let keyTable: CustomerKeyTable | undefined;
   let blobs: BlobStore | undefined;
@@ -77,7 +76,7 @@ async function execute(command: CliCommand, options: Options): Promise<number> {
       rebuildPartitions: (names, count, onProgress) => rebuildPartitions(config, names, count, onProgress),
       readModel: () => new ReadModel({ redis: connection(), prefix: config.redisPrefix, projections: PROJECTIONS }),
       queue: (name) => {
-        if (!queues.has(name)) queues.set(name, new Queue(name, { connection: connection(), prefix: queuePrefix(config.redisPrefix) }));
+        if (!queues.has(name)) queues.set(name, new Queue(name, { connection: connection(), prefix: queuePrefix(connection(), config.redisPrefix) }));
         return queues.get(name)!;
       },
       progress,
@@ -113,12 +112,13 @@ function print(result: unknown): number {
 }
 
 /** ioredis prints each failed connection attempt with its stack unless the connection has a listener: say once, on one line, what is unreachable. */
-function reportUnreachable(redis: Redis, url: string): Redis {
+function reportUnreachable(redis: RedisClient, location: RedisLocation): RedisClient {
   let reported = false;
   redis.on('error', (error: Error) => {
     if (reported) return;
     reported = true;
-    process.stderr.write(`ledger: Redis at ${withoutCredentials(url)} is unreachable (${error.message}); the command fails once its retries are spent\n`);
+    const where = typeof location === 'string' ? `Redis at ${withoutCredentials(location)}` : `the Redis Cluster of ${location.clusterNodes.map(({ host, port }) => `${host}:${port}`).join(', ')}`;
+    process.stderr.write(`ledger: ${where} is unreachable (${error.message}); the command fails once its retries are spent\n`);
   });
   return redis;
 }

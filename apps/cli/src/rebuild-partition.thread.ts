@@ -9,7 +9,7 @@ import type { FromRebuildPartition, RebuildPartitionData } from './rebuild-parti
 async function main(port: NonNullable<typeof parentPort>, data: RebuildPartitionData): Promise<void> {
   const post = (message: FromRebuildPartition) => port.postMessage(message);
   const store = createEventStore(data.config, { create: false });
-  const redis = createRedis(data.config.redisUrl, 'ledger-cli-partition', { maxRetriesPerRequest: 3 });
+  const redis = createRedis(data.config.redis, 'ledger-cli-partition', { maxRetriesPerRequest: 3 });
   try {
     const runner = new ProjectionRunner({ store, redis, prefix: data.config.redisPrefix, projections: PROJECTIONS });
     const events = await runner.fillPartition(data.names, data.partition, data.until, (progress) => post({ kind: 'progress', progress }));

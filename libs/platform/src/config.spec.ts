@@ -32,7 +32,32 @@ describe('variables that name something', () => {
   it('takes their defaults when unset', () => {
     const { LEDGER_DATA_DIR: _dataDir, ...keys } = base;
     const config = loadConfig(keys);
-    expect([config.dataDir, config.host, config.redisUrl, config.redisPrefix, config.logLevel]).toEqual([join(process.cwd(), 'data'), '127.0.0.1', 'redis://127.0.0.1:6379', 'ledger', 'info']);
+    expect([config.dataDir, config.host, config.redis, config.redisPrefix, config.logLevel]).toEqual([join(process.cwd(), 'data'), '127.0.0.1', 'redis://127.0.0.1:6379', 'ledger', 'info']);
+  });
+});
+
+describe('REDIS_CLUSTER_NODES', () => {
+  it('names a Redis Cluster by host:port pairs, IPv6 addresses in brackets, in place of REDIS_URL', () => {
+    expect(loadConfig({ ...base, REDIS_CLUSTER_NODES: 'redis-1:6379, 10.0.0.2:7000,[::1]:7001' }).redis).toEqual({
+      clusterNodes: [
+        { host: 'redis-1', port: 6379 },
+        { host: '10.0.0.2', port: 7000 },
+        { host: '::1', port: 7001 },
+      ],
+    });
+    expect(loadConfig({ ...base, REDIS_URL: 'redis://redis:6379' }).redis).toBe('redis://redis:6379');
+  });
+
+  it('refuses a list that is not host:port pairs, a port out of range, and REDIS_URL beside it', () => {
+    for (const value of ['redis-1', 'redis-1:', 'redis-1:6379:1', '::1:7000', 'redis-1:70000']) expect(() => loadConfig({ ...base, REDIS_CLUSTER_NODES: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, REDIS_CLUSTER_NODES: '  ' })).toThrow(new ConfigError('REDIS_CLUSTER_NODES is set but empty; unset it to use the default, or give it a value'));
+    expect(() => loadConfig({ ...base, REDIS_CLUSTER_NODES: 'redis-1:6379', REDIS_URL: 'redis://redis:6379' })).toThrow(
+      new ConfigError('set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both'),
+    );
+  });
+
+  it('keeps braces out of LEDGER_REDIS_PREFIX, where they would name the hash tags of a cluster', () => {
+    for (const prefix of ['{ledger}', 'bank:{a', 'b}']) expect(() => loadConfig({ ...base, LEDGER_REDIS_PREFIX: prefix })).toThrow(new ConfigError('LEDGER_REDIS_PREFIX must not hold "{" or "}"'));
   });
 });
 

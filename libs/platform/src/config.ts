@@ -3,6 +3,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { weakMasterKeyReason } from './keys/master-keys';
 import { PRIVATE_FILE_MODE, ensurePrivateDirectory } from './private-files';
+import type { RedisLocation, RedisNodeAddress } from './redis';
 
 /** Everything the service, the worker and the CLI read from the environment (README.md, "Configuration"). */
 export interface LedgerConfig {
@@ -18,7 +19,8 @@ export interface LedgerConfig {
    * database (decision 0032).
    */
   databaseUrl: string | undefined;
-  redisUrl: string;
+  /** REDIS_URL, one Redis; or REDIS_CLUSTER_NODES, the nodes of a Redis Cluster to learn it from (decision 0091). */
+  redis: RedisLocation;
   /** Every Redis key (read model, queues, locks) lives under this prefix. */
   redisPrefix: string;
   /** 32 bytes; wraps the tenant data keys from which every key that protects data is derived (decision 0028). */
@@ -134,10 +136,10 @@ export interface LoadConfigOptions {
  * configuration (no key): what a worker thread is handed to open its own
  * connections to them.
  */
-export type LedgerLocations = Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString' | 'databaseUrl' | 'redisUrl' | 'redisPrefix'>;
+export type LedgerLocations = Pick<LedgerConfig, 'dataDir' | 'eventStoreConnectionString' | 'databaseUrl' | 'redis' | 'redisPrefix'>;
 
-export function ledgerLocations({ dataDir, eventStoreConnectionString, databaseUrl, redisUrl, redisPrefix }: LedgerLocations): LedgerLocations {
-  return { dataDir, eventStoreConnectionString, databaseUrl, redisUrl, redisPrefix };
+export function ledgerLocations({ dataDir, eventStoreConnectionString, databaseUrl, redis, redisPrefix }: LedgerLocations): LedgerLocations {
+  return { dataDir, eventStoreConnectionString, databaseUrl, redis, redisPrefix };
 }
 
 /** NODE_ENV values the service knows; a misspelt one (`prod`, `staging`) would otherwise run without production's rules. Empty is unset. */
@@ -165,8 +167,8 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
     dataDir,
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING || undefined,
     databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
-    redisUrl: named('REDIS_URL', env.REDIS_URL) ?? 'redis://127.0.0.1:6379',
-    redisPrefix: named('LEDGER_REDIS_PREFIX', env.LEDGER_REDIS_PREFIX) ?? 'ledger',
+    redis: redisLocationOf(env),
+    redisPrefix: parseRedisPrefix(named('LEDGER_REDIS_PREFIX', env.LEDGER_REDIS_PREFIX) ?? 'ledger'),
     // Getters: a key file that may not be generated is looked for only by what uses the key.
     get masterKey() {
       return masterKey();
@@ -207,6 +209,28 @@ export function loadConfig(env: Env = process.env, warn: Warn = (m) => process.s
 function named(name: string, value: string | undefined): string | undefined {
   if (value !== undefined && value.trim() === '') throw new ConfigError(`${name} is set but empty; unset it to use the default, or give it a value`);
   return value;
+}
+
+/** One Redis (REDIS_URL, a local one by default) or a Redis Cluster (REDIS_CLUSTER_NODES), not both. */
+export function redisLocationOf(env: NodeJS.ProcessEnv): RedisLocation {
+  const url = named('REDIS_URL', env.REDIS_URL);
+  const nodes = named('REDIS_CLUSTER_NODES', env.REDIS_CLUSTER_NODES);
+  if (nodes === undefined) return url ?? 'redis://127.0.0.1:6379';
+  if (url !== undefined) throw new ConfigError('set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both');
+  return { clusterNodes: listOf(nodes).map(parseRedisNode) };
+}
+
+/** `host:port`, or `[IPv6 address]:port`. */
+function parseRedisNode(raw: string): RedisNodeAddress {
+  const match = /^(\[[^\]]+\]|[^:[\]]+):(\d+)$/.exec(raw);
+  if (!match) throw new ConfigError(`REDIS_CLUSTER_NODES must list host:port pairs separated by commas, e.g. "redis-1:6379,redis-2:6379"; "${raw}" is not one`);
+  return { host: match[1].replace(/^\[|\]$/g, ''), port: parsePort('REDIS_CLUSTER_NODES', match[2]) };
+}
+
+/** Braces in the prefix would stand for the hash tags that keep a unit's keys together on a Redis Cluster (decision 0091). */
+function parseRedisPrefix(prefix: string): string {
+  if (/[{}]/.test(prefix)) throw new ConfigError('LEDGER_REDIS_PREFIX must not hold "{" or "}"');
+  return prefix;
 }
 
 /** A C2SP origin: the log's name, also its key's name, so no spaces and no "+". */

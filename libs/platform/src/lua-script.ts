@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis';
 
 /** A Lua script for Redis, with the hash Redis caches it under. Redis runs a script without interleaving other commands. */
 export interface LuaScript {
@@ -18,7 +18,7 @@ export function luaScript(lua: string): LuaScript {
  * UTF-8, such as compressed documents).
  */
 export async function runScript(
-  redis: Redis,
+  redis: RedisClient,
   { lua, sha }: LuaScript,
   keys: readonly string[],
   args: ReadonlyArray<string | number | Buffer>,
@@ -41,7 +41,7 @@ type ScriptCommand = (script: string, keyCount: number, ...keysAndArgs: Array<st
  * and EVALSHA, whose reply they leave `unknown`. (`callBuffer` is no way
  * round it: with auto-pipelining it sends the script as the command's name.)
  */
-function withBufferScripts(redis: Redis): { bySha: ScriptCommand; bySource: ScriptCommand } {
+function withBufferScripts(redis: RedisClient): { bySha: ScriptCommand; bySource: ScriptCommand } {
   const client = redis as unknown as { evalshaBuffer: ScriptCommand; evalBuffer: ScriptCommand };
   return { bySha: client.evalshaBuffer.bind(client), bySource: client.evalBuffer.bind(client) };
 }

@@ -1,6 +1,5 @@
 import type { RecordedEvent } from '@ledger/event-store';
-import { runScript } from '@ledger/platform';
-import type { Redis } from 'ioredis';
+import { runScript, type RedisClient } from '@ledger/platform';
 import { applyDigestChange, digestChange } from './digest';
 import { documentCodec } from './document-compression';
 import { indexMember } from './index-member';
@@ -32,7 +31,7 @@ export interface AppliedBatch {
  * it and decides.
  */
 export async function applyBatch(
-  redis: Redis,
+  redis: RedisClient,
   layout: RedisLayout,
   projection: AnyDocumentProjection,
   pointerKey: string,
@@ -45,7 +44,7 @@ export async function applyBatch(
 
 /** Routes the events and reads the documents they touch (one MGET, or for a grouped projection one HGET each, pipelined). */
 export async function loadBatch(
-  redis: Redis,
+  redis: RedisClient,
   layout: RedisLayout,
   projection: AnyDocumentProjection,
   generation: string,
@@ -81,7 +80,7 @@ function placeOf(layout: RedisLayout, projection: AnyDocumentProjection, generat
  * written, nothing read).
  */
 export async function writeBatch(
-  redis: Redis,
+  redis: RedisClient,
   layout: RedisLayout,
   projection: AnyDocumentProjection,
   pointerKey: string,

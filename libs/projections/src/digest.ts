@@ -1,12 +1,12 @@
 import { hash } from 'node:crypto';
 import { canonicalJson } from '@ledger/event-store';
-import type { Redis } from 'ioredis';
 import { scanGeneration } from './generation-keys';
 import { parseIndexMember } from './index-member';
 import { documentCodec } from './document-compression';
 import { groupedId, type AnyDocumentProjection, type BatchWrites, type IndexEntry, type StoredDocument } from './projection';
 import { RedisLayout } from './redis-layout';
 import { fromRedisText } from './redis-text';
+import type { RedisClient } from '@ledger/platform';
 
 /** The content of one generation, independent of where it is stored. */
 export interface ModelContent {
@@ -77,7 +77,7 @@ function toggle(digest: Buffer, entry: string): void {
 }
 
 /** Reads everything one generation holds. */
-export async function readGeneration(redis: Redis, layout: RedisLayout, projection: AnyDocumentProjection, generation: string): Promise<ModelContent> {
+export async function readGeneration(redis: RedisClient, layout: RedisLayout, projection: AnyDocumentProjection, generation: string): Promise<ModelContent> {
   const { name } = projection;
   const codec = documentCodec(projection);
   const content: ModelContent = { docs: [], indexes: [] };

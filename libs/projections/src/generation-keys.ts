@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import { RedisLayout } from './redis-layout';
+import { scanKeys, type RedisClient } from '@ledger/platform';
 
 /**
  * Keys SCAN visits per step, and at most UNLINKed per command: a step holds
@@ -9,15 +9,8 @@ import { RedisLayout } from './redis-layout';
 const CHUNK = 1000;
 
 /** Every key of one generation, in chunks (SCAN: never blocks Redis the way KEYS would). */
-export async function* scanGeneration(
-  redis: Redis,
-  layout: RedisLayout,
-  name: string,
-  generation: string,
-): AsyncGenerator<string[]> {
-  for await (const keys of redis.scanStream({ match: layout.generationPattern(name, generation), count: CHUNK })) {
-    if ((keys as string[]).length > 0) yield keys as string[];
-  }
+export function scanGeneration(redis: RedisClient, layout: RedisLayout, name: string, generation: string): AsyncGenerator<string[]> {
+  return scanKeys(redis, layout.generationPattern(name, generation), CHUNK);
 }
 
 /** A generation of a projection that no pointer names any more. */
@@ -34,13 +27,16 @@ export interface RetiredGeneration {
  * whole keyspace each (a rebuild retires every projection's generation at
  * once). Also deletes the key sets a release before decision 0085 kept.
  */
-export async function deleteGenerations(redis: Redis, layout: RedisLayout, retired: readonly RetiredGeneration[]): Promise<void> {
+export async function deleteGenerations(redis: RedisClient, layout: RedisLayout, retired: readonly RetiredGeneration[]): Promise<void> {
   if (retired.length === 0) return;
   const bases = retired.map(({ name, generation }) => `${layout.generationBase(name, generation)}:`);
   const match = retired.length === 1 ? layout.generationPattern(retired[0].name, retired[0].generation) : layout.modelsPattern();
-  for await (const keys of redis.scanStream({ match, count: CHUNK })) {
-    const retiredKeys = (keys as string[]).filter((key) => bases.some((base) => key.startsWith(base)));
-    if (retiredKeys.length > 0) await redis.unlink(...retiredKeys);
+  for await (const keys of scanKeys(redis, match, CHUNK)) {
+    // One UNLINK per generation: on a Redis Cluster, each projection's keys are in a slot of their own (decision 0091).
+    for (const base of bases) {
+      const retiredKeys = keys.filter((key) => key.startsWith(base));
+      if (retiredKeys.length > 0) await redis.unlink(...retiredKeys);
+    }
   }
-  await redis.unlink(...retired.map(({ name, generation }) => layout.legacyKeySet(name, generation)));
+  for (const { name, generation } of retired) await redis.unlink(layout.legacyKeySet(name, generation));
 }

@@ -5,8 +5,9 @@ import { luaScript as script } from '@ledger/platform';
  * script without interleaving other commands, so a compare-and-set on the
  * pointer followed by the writes is one indivisible step.
  *
- * Single Redis only (or primary with replicas): the scripts touch many keys,
- * which Redis Cluster would spread over slots.
+ * The scripts touch many keys, and the read scripts name documents after
+ * the generation the pointer holds: on a Redis Cluster, every key of a
+ * projection is in one slot for them (redis-layout.ts, decision 0091).
  */
 /**
  * Applies one batch only if the pointer still names the generation and the

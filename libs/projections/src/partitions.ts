@@ -1,5 +1,4 @@
-import { runScript } from '@ledger/platform';
-import type { Redis } from 'ioredis';
+import { runScript, type RedisClient } from '@ledger/platform';
 import { applyDigestChange, EMPTY_DIGEST } from './digest';
 import { MERGE_PARTITIONS, OPEN_PARTITION } from './lua-scripts';
 import { readPointer } from './pointer';
@@ -53,7 +52,7 @@ export function partitionOf(projection: AnyDocumentProjection, partition: Partit
 }
 
 /** Points the partition at the building generation (OPEN_PARTITION) and reads where it stands; null when nothing is being built. */
-export async function openPartition(redis: Redis, layout: RedisLayout, name: string, partition: Partition): Promise<Pointer | null> {
+export async function openPartition(redis: RedisClient, layout: RedisLayout, name: string, partition: Partition): Promise<Pointer | null> {
   const key = layout.buildingPartition(name, partition.index, partition.count);
   const opened = await runScript(redis, OPEN_PARTITION, [key, layout.building(name)], [EMPTY_DIGEST]);
   return opened === 1 ? readPointer(redis, key) : null;
@@ -64,7 +63,7 @@ export async function openPartition(redis: Redis, layout: RedisLayout, name: str
  * partition must stand, with the digest they make together (MERGE_PARTITIONS).
  * Throws when one has not got there: its fill failed or was stopped.
  */
-export async function mergePartitions(redis: Redis, layout: RedisLayout, name: string, base: Pointer, count: number, until: number): Promise<void> {
+export async function mergePartitions(redis: RedisClient, layout: RedisLayout, name: string, base: Pointer, count: number, until: number): Promise<void> {
   const keys = Array.from({ length: count }, (_, index) => layout.buildingPartition(name, index, count));
   const partitions = await Promise.all(keys.map((key) => readPointer(redis, key)));
   let digest = base.digest;

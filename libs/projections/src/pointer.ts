@@ -1,5 +1,4 @@
-import { runScript } from '@ledger/platform';
-import type { Redis } from 'ioredis';
+import { runScript, type RedisClient } from '@ledger/platform';
 import { CREATE_POINTER } from './lua-scripts';
 import { EMPTY_DIGEST } from './digest';
 import { digestField, newGeneration, parsePointer, Pointer } from './redis-layout';
@@ -30,7 +29,7 @@ export function nextStep(pointer: Pointer | null, version: number, cursor?: Poin
   return { kind: 'follow', pointer };
 }
 
-export async function readPointer(redis: Redis, key: string): Promise<Pointer | null> {
+export async function readPointer(redis: RedisClient, key: string): Promise<Pointer | null> {
   return parsePointer(await redis.hgetall(key));
 }
 
@@ -39,6 +38,6 @@ export async function readPointer(redis: Redis, key: string): Promise<Pointer | 
  * process just did. `head` is the store's head now: the generation is being
  * rebuilt until it has absorbed that much (Pointer.rebuildingTo).
  */
-export async function createPointer(redis: Redis, key: string, version: number, head: number): Promise<void> {
+export async function createPointer(redis: RedisClient, key: string, version: number, head: number): Promise<void> {
   await runScript(redis, CREATE_POINTER, [key], [version, newGeneration(), digestField(0, EMPTY_DIGEST), head]);
 }

@@ -1,7 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { EventStore, RecordedEvent } from '@ledger/event-store';
-import { Clock, retryBackoffMs, sleepUnlessAborted, systemClock } from '@ledger/platform';
-import type { Redis } from 'ioredis';
+import { Clock, isRedisCluster, retryBackoffMs, sleepUnlessAborted, systemClock, type RedisClient } from '@ledger/platform';
 import { applyBatch } from './apply-batch';
 import { BatchReader } from './batch-reader';
 import { digestModel, EMPTY_DIGEST, readGeneration } from './digest';
@@ -16,7 +15,7 @@ export type ProjectionLog = (level: 'warn' | 'error', message: string) => void;
 
 export interface ProjectionRunnerOptions {
   store: EventStore;
-  redis: Redis;
+  redis: RedisClient;
   /** LEDGER_REDIS_PREFIX: every key lives under it. */
   prefix: string;
   projections: readonly AnyDocumentProjection[];
@@ -73,7 +72,7 @@ export class ProjectionRunner {
     if (invalid !== undefined) throw new Error(`projection name "${invalid}" is repeated or not made of letters, digits, - and _`);
     const misgrouped = options.projections.find((p) => p.grouped && (p.indexes || p.compression));
     if (misgrouped) throw new Error(`projection ${misgrouped.name}: a grouped projection has no indexes and does not compress`);
-    this.layout = new RedisLayout(options.prefix);
+    this.layout = new RedisLayout(options.prefix, isRedisCluster(options.redis));
     this.context = {
       store: options.store,
       redis: options.redis,

@@ -1,7 +1,6 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { closeRedis, createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors } from '@ledger/platform';
-import type { Redis } from 'ioredis';
+import { closeRedis, createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors, type RedisClient } from '@ledger/platform';
 import { AnyDocumentProjection } from './projection';
 import { ProjectionRunner } from './projection-runner';
 import { ReadModel } from './read-model';
@@ -42,8 +41,8 @@ const OPTIONS = Symbol('PROJECTIONS_MODULE_OPTIONS');
 class ProjectionsLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     @Inject(ProjectionRunner) private readonly runner: ProjectionRunner,
-    @Inject(PROJECTIONS_REDIS) private readonly redis: Redis,
-    @Inject(READ_MODEL_REDIS) private readonly readModelRedis: Redis,
+    @Inject(PROJECTIONS_REDIS) private readonly redis: RedisClient,
+    @Inject(READ_MODEL_REDIS) private readonly readModelRedis: RedisClient,
     @Inject(OPTIONS) private readonly options: ProjectionsModuleOptions,
   ) {}
 
@@ -77,12 +76,12 @@ export class ProjectionsModule {
           provide: PROJECTIONS_REDIS,
           inject: [LEDGER_CONFIG],
           useFactory: (config: LedgerConfig) =>
-            reportRedisErrors(createRedis(config.redisUrl, 'projections', { enableAutoPipelining: options.autoPipelining ?? true }), 'the read model', (message) => logger.error(message)),
+            reportRedisErrors(createRedis(config.redis, 'projections', { enableAutoPipelining: options.autoPipelining ?? true }), 'the read model', (message) => logger.error(message)),
         },
         {
           provide: ProjectionRunner,
           inject: [EVENT_STORE, PROJECTIONS_REDIS, LEDGER_CONFIG],
-          useFactory: (store: EventStore, redis: Redis, config: LedgerConfig) =>
+          useFactory: (store: EventStore, redis: RedisClient, config: LedgerConfig) =>
             new ProjectionRunner({
               store,
               redis,
@@ -96,7 +95,7 @@ export class ProjectionsModule {
           inject: [LEDGER_CONFIG, ProjectionRunner],
           useFactory: (config: LedgerConfig, runner: ProjectionRunner) => {
             // Requests read through this connection concurrently: auto-pipelining sends what one event-loop turn asks in one write.
-            const redis = createRedis(config.redisUrl, 'read-model', {
+            const redis = createRedis(config.redis, 'read-model', {
               enableAutoPipelining: options.autoPipelining ?? true,
               enableOfflineQueue: false,
               maxRetriesPerRequest: 0,
@@ -110,7 +109,7 @@ export class ProjectionsModule {
         {
           provide: ReadModel,
           inject: [READ_MODEL_REDIS, LEDGER_CONFIG, ProjectionRunner],
-          useFactory: (redis: Redis, config: LedgerConfig, runner: ProjectionRunner) =>
+          useFactory: (redis: RedisClient, config: LedgerConfig, runner: ProjectionRunner) =>
             new ReadModel({ redis, prefix: config.redisPrefix, projections: options.projections, progress: runner.progress }),
         },
         ProjectionsLifecycle,

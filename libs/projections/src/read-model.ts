@@ -1,6 +1,5 @@
 import { ReplyError } from 'ioredis';
-import type { Redis } from 'ioredis';
-import { DomainError, type LuaScript, runScript, unavailable } from '@ledger/platform';
+import { DomainError, isRedisCluster, type LuaScript, runScript, unavailable, type RedisClient } from '@ledger/platform';
 import { DocumentCodec, documentCodec } from './document-compression';
 import { cursorOf, memberOfCursor, parseIndexMember } from './index-member';
 import { READ_DOCUMENT, READ_GROUP, READ_INDEX, READ_INDEX_PAGE, READ_MODEL_REBUILDING_REPLY } from './lua-scripts';
@@ -74,8 +73,8 @@ export class ReadModel {
    * commands: a command it answered without waiting for a model being
    * rebuilt is not yet in it, and reads refuse until it is.
    */
-  constructor(private readonly options: { redis: Redis; prefix: string; projections?: readonly AnyDocumentProjection[]; progress?: ProjectionProgress }) {
-    this.layout = new RedisLayout(options.prefix);
+  constructor(private readonly options: { redis: RedisClient; prefix: string; projections?: readonly AnyDocumentProjection[]; progress?: ProjectionProgress }) {
+    this.layout = new RedisLayout(options.prefix, isRedisCluster(options.redis));
     this.codecs = new Map((options.projections ?? []).map((projection) => [projection.name, documentCodec(projection)]));
   }
 

@@ -1,7 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EventStore, RecordedEvent } from '@ledger/event-store';
-import { type Clock, runScript } from '@ledger/platform';
-import type { Redis } from 'ioredis';
+import { type Clock, runScript, type RedisClient } from '@ledger/platform';
 import { LoadedBatch, loadBatch, writeBatch } from './apply-batch';
 import { EMPTY_DIGEST } from './digest';
 import { deleteGenerations, RetiredGeneration } from './generation-keys';
@@ -26,7 +25,7 @@ export interface RebuildProgress {
 
 export interface RebuildContext {
   store: EventStore;
-  redis: Redis;
+  redis: RedisClient;
   layout: RedisLayout;
   batchSize: number;
   clock: Clock;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { unitPrefix } from '@ledger/platform';
 import { splitGroupedId } from './projection';
 import { fromRedisText, toRedisText } from './redis-text';
 
@@ -13,6 +14,11 @@ import { fromRedisText, toRedisText } from './redis-text';
  *   {prefix}:rm:{name}:{generation}:doc:{id}        a document (canonical JSON, or deflated: document-compression.ts)
  *   {prefix}:rm:{name}:{generation}:idx:{index}:{value}   a sorted set of index members (index-member.ts)
  *   {prefix}:rm:{name}:{generation}:grp:{group}     a hash of a grouped projection's documents, by field (projection.ts, `grouped`)
+ *
+ * On a Redis Cluster each projection is a unit (decision 0091): `{prefix}`
+ * above is followed by a hash tag naming the projection, so its pointers
+ * and every key of its generations are in one slot, as the scripts that
+ * write and read them need.
  *
  * Ids, index values, groups and fields are written with their UUIDs
  * compacted (redis-text.ts).
@@ -42,14 +48,18 @@ export interface Pointer {
 export type GenerationKey = { kind: 'doc'; id: string } | { kind: 'index'; index: string; value: string } | { kind: 'group'; group: string };
 
 export class RedisLayout {
-  constructor(readonly prefix: string) {}
+  /** `clustered`: the keys are for a Redis Cluster, each projection's under a hash tag of its own. */
+  constructor(
+    readonly prefix: string,
+    private readonly clustered = false,
+  ) {}
 
   pointer(name: string): string {
-    return `${this.prefix}:projection:${name}`;
+    return `${this.unit(name)}:projection:${name}`;
   }
 
   building(name: string): string {
-    return `${this.prefix}:projection:${name}:building`;
+    return `${this.pointer(name)}:building`;
   }
 
   /** The pointer of one partition of the generation being rebuilt (partitions.ts). */
@@ -59,7 +69,7 @@ export class RedisLayout {
 
   /** What every generation's keys of this projection start with; the generation follows. */
   modelBase(name: string): string {
-    return `${this.prefix}:rm:${name}:`;
+    return `${this.unit(name)}:rm:${name}:`;
   }
 
   /** What every key of one generation starts with; a document's or an index's suffix follows. */
@@ -87,7 +97,12 @@ export class RedisLayout {
 
   /** A SCAN pattern matching every key of every projection's generations. */
   modelsPattern(): string {
-    return `${escapeGlob(this.prefix)}:rm:*`;
+    return this.clustered ? `${escapeGlob(this.prefix)}:*:rm:*` : `${escapeGlob(this.prefix)}:rm:*`;
+  }
+
+  /** Where the keys of projection `name` start. */
+  private unit(name: string): string {
+    return unitPrefix(this.clustered, this.prefix, `rm:${name}`);
   }
 
   /** A SCAN pattern matching every key of one generation. */

@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { closeRedis } from '@ledger/platform';
+import { closeRedis, type RedisClient } from '@ledger/platform';
 import type { ProjectionRunner } from './projection-runner';
 
 /**
@@ -10,6 +9,6 @@ import type { ProjectionRunner } from './projection-runner';
  * the connection dropped. Nothing is lost: the next start redoes the batch
  * from the checkpoint.
  */
-export async function stopProjections(runner: ProjectionRunner, redis: Redis, graceMs = 5_000): Promise<void> {
+export async function stopProjections(runner: ProjectionRunner, redis: RedisClient, graceMs = 5_000): Promise<void> {
   await closeRedis(redis, graceMs, runner.stop());
 }

@@ -1,6 +1,5 @@
 import { canonicalJson } from '@ledger/event-store';
 import { ProjectionRunner, ReadModel } from '../src';
-import { RedisLayout } from '../src/redis-layout';
 import { TestEnvironment } from './environment';
 import { StreamCount, streamCounts } from './stream-counts.projection';
 
@@ -22,7 +21,7 @@ describe('a projection that stores its documents deflated (decision 0084), again
   /** The document as Redis holds it in the live generation. */
   async function storedBytes(runner: ProjectionRunner, id: string): Promise<Buffer | null> {
     const [{ generation }] = await runner.status();
-    return env.redis.getBuffer(new RedisLayout(env.prefix).doc(NAME, generation!, id));
+    return env.redis.getBuffer(env.layout().doc(NAME, generation!, id));
   }
 
   it('writes deflated documents live and on a rebuild, and reads them back by id, index and page', async () => {

@@ -3,19 +3,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStore, SqliteEventStore } from '@ledger/event-store';
-import { createRedis } from '@ledger/platform';
-import type { Redis } from 'ioredis';
+import { createRedis, isRedisCluster, redisLocationOf, scanKeys, type RedisClient, type RedisLocation } from '@ledger/platform';
 import { AnyDocumentProjection, ProjectionRunner, ReadModel } from '../src';
+import { RedisLayout } from '../src/redis-layout';
 import { newEvent, streamCounts } from './stream-counts.projection';
 
 export const REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** The Redis of the test run: REDIS_CLUSTER_NODES's Redis Cluster in `npm run test:redis-cluster`, else REDIS_URL's. */
+const REDIS_OF_THE_RUN: RedisLocation = process.env.REDIS_CLUSTER_NODES ? redisLocationOf(process.env) : REDIS_URL;
 
 /**
  * A real SQLite store in a temporary directory and a unique Redis prefix, with
  * everything created through it closed and deleted by `dispose()`.
  */
 export class TestEnvironment {
-  private readonly connections: Redis[] = [];
+  private readonly connections: RedisClient[] = [];
   private readonly runners: ProjectionRunner[] = [];
   readonly dir = mkdtempSync(join(tmpdir(), 'projections-'));
   readonly storePath = join(this.dir, 'events.sqlite');
@@ -26,8 +29,8 @@ export class TestEnvironment {
   private readonly stores: EventStore[] = [this.store];
 
   /** A separate connection, as another process would have. */
-  connect(url = REDIS_URL): Redis {
-    const redis = createRedis(url, 'projections-test');
+  connect(location: RedisLocation = REDIS_OF_THE_RUN): RedisClient {
+    const redis = createRedis(location, 'projections-test');
     this.connections.push(redis);
     return redis;
   }
@@ -37,6 +40,11 @@ export class TestEnvironment {
     const store = new SqliteEventStore(this.storePath);
     this.stores.push(store);
     return store;
+  }
+
+  /** Where the runners and the read model of this environment keep their keys. */
+  layout(): RedisLayout {
+    return new RedisLayout(this.prefix, isRedisCluster(this.redis));
   }
 
   runner(
@@ -63,17 +71,20 @@ export class TestEnvironment {
   /**
    * Deletes the prefix's keys in one command, as a Redis that lost its data
    * would: deleting them batch by batch while a runner writes could remove
-   * documents it just rebuilt, a loss no real outage produces.
+   * documents it just rebuilt, a loss no real outage produces. (On a
+   * cluster, one command per key: no command spans slots.)
    */
   async deleteKeys(prefix = this.prefix): Promise<void> {
     const keys: string[] = [];
-    for await (const batch of this.redis.scanStream({ match: `${prefix}:*`, count: 1000 })) keys.push(...(batch as string[]));
-    if (keys.length > 0) await this.redis.unlink(...keys);
+    for await (const batch of scanKeys(this.redis, `${prefix}:*`)) keys.push(...batch);
+    if (keys.length === 0) return;
+    if (isRedisCluster(this.redis)) await Promise.all(keys.map((key) => this.redis.unlink(key)));
+    else await this.redis.unlink(...keys);
   }
 
   async keyCount(pattern: string): Promise<number> {
     let count = 0;
-    for await (const keys of this.redis.scanStream({ match: pattern, count: 1000 })) count += (keys as string[]).length;
+    for await (const keys of scanKeys(this.redis, pattern)) count += keys.length;
     return count;
   }
 

@@ -1,5 +1,4 @@
 import { ReadModel } from '../src';
-import { RedisLayout } from '../src/redis-layout';
 import { TestEnvironment } from './environment';
 import { groupedStreamCounts, newEvent, streamCounts } from './stream-counts.projection';
 
@@ -39,7 +38,7 @@ describe('a projection that keeps its documents grouped, a hash per group (decis
 
     // One hash per group, no key per document and no index.
     const [{ generation }] = await runner.status();
-    const layout = new RedisLayout(env.prefix);
+    const layout = env.layout();
     expect(await env.keyCount(`${layout.generationBase(NAME, generation!)}:*`)).toBe(2);
     expect(await env.redis.hlen(layout.group(NAME, generation!, 't1'))).toBe(3);
 
@@ -77,7 +76,7 @@ describe('a projection that keeps its documents grouped, a hash per group (decis
     for (const field of fields) await appendFor('t1', field, 'Noted');
     expect(await runner.waitForPosition(await appendFor('t1', 'last', 'Noted'), 5000)).toBe(true);
     const [{ generation }] = await runner.status();
-    const group = new RedisLayout(env.prefix).group(NAME, generation!, 't1');
+    const group = env.layout().group(NAME, generation!, 't1');
     expect(await env.redis.object('ENCODING', group)).toBe('listpack');
     const readModel = new ReadModel({ redis: env.redis, prefix: env.prefix, projections: [projection] });
     expect((await readModel.readGroup(NAME, 't1')).map(({ field }) => field)).toEqual([...fields, 'last'].sort());

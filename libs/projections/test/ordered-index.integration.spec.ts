@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@ledger/platform';
 import { IndexPage, InvalidCursorError, ProjectionRunner, ReadModel } from '../src';
 import { indexMember } from '../src/index-member';
 import { RedisLayout } from '../src/redis-layout';
@@ -137,7 +137,7 @@ describe('index pages of generations written directly', () => {
 
   beforeEach(() => {
     env = new TestEnvironment();
-    layout = new RedisLayout(env.prefix);
+    layout = env.layout();
   });
 
   afterEach(async () => {
@@ -155,7 +155,7 @@ describe('index pages of generations written directly', () => {
     await writes.exec();
   }
 
-  const point = (redis: Redis, generation: string) => redis.hset(layout.pointer(NAME), { version: 1, generation, checkpoint: 0 });
+  const point = (redis: RedisClient, generation: string) => redis.hset(layout.pointer(NAME), { version: 1, generation, checkpoint: 0 });
   const page = (after: string | null, limit: number) => env.readModel.pageByIndex<{ generation: string; i: number }>(NAME, 'rank', 't1', { after, limit });
 
   it('reads each page from the one generation the pointer names when the page is read, while another process switches', async () => {
@@ -252,7 +252,7 @@ describe('a model written before indexes were sorted sets', () => {
 
   beforeEach(() => {
     env = new TestEnvironment();
-    layout = new RedisLayout(env.prefix);
+    layout = env.layout();
   });
 
   afterEach(async () => {
@@ -285,7 +285,7 @@ describe('a model written before indexes were sorted sets', () => {
     expect(await runner.ready(10_000)).toBe(true);
     const [status] = await runner.status();
     expect(status).toMatchObject({ version: 2, checkpoint: position });
-    expect(await env.keyCount(`${env.prefix}:rm:${name}:g0:*`)).toBe(0);
+    expect(await env.keyCount(env.layout().generationPattern(name, 'g0'))).toBe(0);
     expect(await env.redis.type(layout.index(name, status.generation!, 'lastType', 't1:Opened'))).toBe('zset');
     const page = await env.readModel.pageByIndex<{ stream: string }>(name, 'lastType', 't1:Opened', { limit: 10 });
     expect(documentsOf(page).map((d) => d.stream)).toEqual(['s1', 's10', 's2']);

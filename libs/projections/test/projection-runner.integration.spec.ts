@@ -122,7 +122,7 @@ describe('ProjectionRunner against SQLite and Redis', () => {
     const [current] = await v2.status();
     expect(current).toEqual({ name: NAME, version: 2, generation: expect.any(String), checkpoint: position, lag: 0 });
     expect(current.generation).not.toBe(old.generation);
-    expect(await env.keyCount(`${env.prefix}:rm:${NAME}:${old.generation}:*`)).toBe(0);
+    expect(await env.keyCount(env.layout().generationPattern(NAME, old.generation!))).toBe(0);
     expect(await count('s0')).toBe(10);
 
     position = await env.append('s0');

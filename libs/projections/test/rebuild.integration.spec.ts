@@ -52,10 +52,10 @@ describe('rebuild against SQLite and Redis', () => {
     const [after] = await live.status();
     expect(after.generation).not.toBe(before.generation);
     expect(after.checkpoint).toBe(position);
-    expect(await env.keyCount(`${env.prefix}:rm:${NAME}:${before.generation}:*`)).toBe(0);
+    expect(await env.keyCount(env.layout().generationPattern(NAME, before.generation!))).toBe(0);
     // No generation lists its keys any more (decision 0085).
-    expect(await env.keyCount(`${env.prefix}:projection:${NAME}:keys:*`)).toBe(0);
-    expect(await env.keyCount(`${env.prefix}:projection:${NAME}:building`)).toBe(0);
+    expect(await env.keyCount(`${env.layout().pointer(NAME)}:keys:*`)).toBe(0);
+    expect(await env.keyCount(env.layout().building(NAME))).toBe(0);
 
     const total = 300 + appended;
     const counts = await Promise.all([0, 1, 2, 3].map((i) => env.readModel.getDocument<StreamCount>(NAME, `t1:s${i}`)));
@@ -115,7 +115,7 @@ describe('rebuild against SQLite and Redis', () => {
     expect(after.generation).not.toBe(before.generation);
     expect(await live.digest(NAME)).toBe(await live.contentDigest(NAME));
     // The partitions' pointers are merged away, and the building pointer switched.
-    expect(await env.keyCount(`${env.prefix}:projection:${NAME}:building*`)).toBe(0);
+    expect(await env.keyCount(`${env.layout().building(NAME)}*`)).toBe(0);
   });
 
   it('resumes a fill in partitions that stopped, and refuses to merge partitions that did not all get there', async () => {
@@ -132,7 +132,7 @@ describe('rebuild against SQLite and Redis', () => {
     };
     await expect(operator.rebuild([NAME], undefined, failing)).rejects.toThrow('partition 1 stopped');
     expect((await operator.status())[0].generation).toBeNull();
-    const checkpointOf = (index: number) => env.redis.hget(`${env.prefix}:projection:${NAME}:building:${index}/2`, 'checkpoint');
+    const checkpointOf = (index: number) => env.redis.hget(env.layout().buildingPartition(NAME, index, 2), 'checkpoint');
     expect(Number(await checkpointOf(0))).toBe(position);
     expect(Number(await checkpointOf(1))).toBe(0);
 
@@ -176,13 +176,13 @@ describe('rebuild against SQLite and Redis', () => {
     await live.stop();
     // What a release before the kept digest leaves: a pointer without one.
     const [{ generation }] = await live.status();
-    await env.redis.hdel(`${env.prefix}:projection:${NAME}`, 'digest');
+    await env.redis.hdel(env.layout().pointer(NAME), 'digest');
     const content = await live.contentDigest(NAME);
     expect(await live.digest(NAME)).toBe(content);
 
     const [result] = await env.runner().rebuild([NAME]);
     expect(result.digest).toBe(content);
-    expect(await env.keyCount(`${env.prefix}:rm:${NAME}:${generation}:*`)).toBe(0);
+    expect(await env.keyCount(env.layout().generationPattern(NAME, generation!))).toBe(0);
     expect(await live.contentDigest(NAME)).toBe(content);
   });
 
@@ -193,11 +193,11 @@ describe('rebuild against SQLite and Redis', () => {
     expect(await live.waitForPosition(position, 5000)).toBe(true);
     await live.stop();
     const [{ generation }] = await live.status();
-    const keySet = `${env.prefix}:projection:${NAME}:keys:${generation}`;
+    const keySet = env.layout().legacyKeySet(NAME, generation!);
     await env.redis.sadd(keySet, ':doc:t1:s1');
 
     await env.runner().rebuild([NAME]);
-    expect(await env.keyCount(`${env.prefix}:rm:${NAME}:${generation}:*`)).toBe(0);
+    expect(await env.keyCount(env.layout().generationPattern(NAME, generation!))).toBe(0);
     expect(await env.redis.exists(keySet)).toBe(0);
   });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventStore, RecordedEvent } from '@ledger/event-store';
-import type { Redis } from 'ioredis';
-import { luaScript, retryBackoffMs, runScript, settlesWithin, sleepUnlessAborted } from '@ledger/platform';
+import { queuesUnit } from './queue-keys';
+import { luaScript, retryBackoffMs, runScript, settlesWithin, sleepUnlessAborted, type RedisClient } from '@ledger/platform';
 
 /** One job an event asks for. The id is derived from the event, so a replay adds nothing twice. */
 export interface DispatchedJob<Data = unknown> {
@@ -20,7 +20,7 @@ export interface JobSink {
 export interface EventDispatcherOptions {
   /** Followed; it also keeps the dispatcher's finished mark. */
   store: EventStore;
-  redis: Redis;
+  redis: RedisClient;
   /** LEDGER_REDIS_PREFIX: the checkpoint lives under it. */
   prefix: string;
   /** Names the checkpoint and the jobs; unique per dispatcher. */
@@ -110,7 +110,7 @@ export class EventDispatcher {
   private following: { epoch: string; lost: AbortController } | undefined;
 
   constructor(private readonly options: EventDispatcherOptions) {
-    const keys = `${options.prefix}:dispatcher:${options.name}`;
+    const keys = `${queuesUnit(options.redis, options.prefix)}:dispatcher:${options.name}`;
     this.checkpointKey = `${keys}:checkpoint`;
     this.epochKey = `${keys}:epoch`;
     this.outstandingKey = `${keys}:outstanding`;

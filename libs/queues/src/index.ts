@@ -1,4 +1,5 @@
 export * from './queue-declaration';
-export { QueueRuntime, queueCounts, queuePrefix, type QueuesModuleOptions, type QueueStats } from './queue-runtime';
+export { QueueRuntime, queueCounts, type QueuesModuleOptions, type QueueStats } from './queue-runtime';
+export { queuePrefix } from './queue-keys';
 export * from './queues.module';
 export * from './event-dispatcher';

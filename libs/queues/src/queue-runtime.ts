@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors, settlesWithin, whenDown } from '@ledger/platform';
+import { createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors, settlesWithin, whenDown, type RedisClient } from '@ledger/platform';
 import { Queue, Telemetry, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { JobProcessor, QueueDeclaration } from './queue-declaration';
+import { queuePrefix } from './queue-keys';
 
 export const QUEUES_OPTIONS = Symbol('QUEUES_OPTIONS');
 
@@ -47,10 +47,6 @@ export async function queueCounts(queue: Queue): Promise<QueueStats> {
   };
 }
 
-/** Where BullMQ keeps the queues of an instance (LEDGER_REDIS_PREFIX), for every process that opens them: the API, the worker, the CLI. */
-export function queuePrefix(redisPrefix: string): string {
-  return `${redisPrefix}:bull`;
-}
 
 /**
  * Owns every BullMQ object of the process: one shared Redis connection, one
@@ -73,7 +69,7 @@ export class QueueRuntime implements OnApplicationBootstrap, OnModuleDestroy, On
    * and the retry strategy, so workers and queues wait for Redis to return
    * instead of failing.
    */
-  private readonly connection: Redis;
+  private readonly connection: RedisClient;
   private readonly queues = new Map<string, Queue>();
   private readonly workers: Worker[] = [];
   private readonly runWorkers: boolean;
@@ -84,10 +80,10 @@ export class QueueRuntime implements OnApplicationBootstrap, OnModuleDestroy, On
     @Inject(QUEUES_OPTIONS) private readonly options: QueuesModuleOptions,
     private readonly moduleRef: ModuleRef,
   ) {
-    this.prefix = queuePrefix(config.redisPrefix);
     this.runWorkers = options.runWorkers ?? config.inProcessWorkers;
     this.drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
-    this.connection = reportRedisErrors(createRedis(config.redisUrl, `${config.redisPrefix}:queues`), 'the queues', (message) => this.logger.error(message));
+    this.connection = reportRedisErrors(createRedis(config.redis, `${config.redisPrefix}:queues`), 'the queues', (message) => this.logger.error(message));
+    this.prefix = queuePrefix(this.connection, config.redisPrefix);
     this.connection.on('ready', () => this.logger.log('Redis connection of the queues is ready'));
     for (const declaration of options.queues) {
       const queue = new Queue(declaration.name, {

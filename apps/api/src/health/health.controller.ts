@@ -1,10 +1,10 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { Redis } from 'ioredis';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { Public } from '@ledger/http';
 import { PROJECTIONS_REDIS, ProjectionRunner } from '@ledger/projections';
+import type { RedisClient } from '@ledger/platform';
 
 const CHECK_TIMEOUT_MS = 1_000;
 
@@ -18,7 +18,7 @@ const CHECK_TIMEOUT_MS = 1_000;
 export class HealthController {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(PROJECTIONS_REDIS) private readonly redis: Redis,
+    @Inject(PROJECTIONS_REDIS) private readonly redis: RedisClient,
     private readonly projections: ProjectionRunner,
   ) {}
 

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { closeRedis, createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors } from '@ledger/platform';
+import { closeRedis, createRedis, LEDGER_CONFIG, LedgerConfig, reportRedisErrors, type RedisClient } from '@ledger/platform';
 import { WebhookDeliveryMetrics } from '@ledger/webhooks';
 
 /** The metrics' own Redis connection. */
@@ -16,7 +15,7 @@ const QUIT_GRACE_MS = 1_000;
  */
 @Injectable()
 class MetricsRedisLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(METRICS_REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(METRICS_REDIS) private readonly redis: RedisClient) {}
 
   async onApplicationShutdown(): Promise<void> {
     await closeRedis(this.redis, QUIT_GRACE_MS);
@@ -44,14 +43,14 @@ class MetricsRedisLifecycle implements OnApplicationShutdown {
       inject: [LEDGER_CONFIG],
       useFactory: (config: LedgerConfig) => {
         const logger = new Logger('Metrics');
-        return reportRedisErrors(createRedis(config.redisUrl, `${config.redisPrefix}:metrics`), 'the metrics', (message) => logger.error(message));
+        return reportRedisErrors(createRedis(config.redis, `${config.redisPrefix}:metrics`), 'the metrics', (message) => logger.error(message));
       },
     },
     MetricsRedisLifecycle,
     {
       provide: WebhookDeliveryMetrics,
       inject: [METRICS_REDIS, LEDGER_CONFIG],
-      useFactory: (redis: Redis, config: LedgerConfig) => {
+      useFactory: (redis: RedisClient, config: LedgerConfig) => {
         const logger = new Logger('Metrics');
         return new WebhookDeliveryMetrics({ redis, prefix: config.redisPrefix, log: (message) => logger.warn(message) });
       },

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { CLOCK, Clock, LEDGER_CONFIG, LedgerConfig, closeRedis, createRedis, reportRedisErrors, sleepUnlessAborted } from '@ledger/platform';
+import { CLOCK, Clock, LEDGER_CONFIG, LedgerConfig, closeRedis, createRedis, reportRedisErrors, sleepUnlessAborted, type RedisClient } from '@ledger/platform';
 import { ReadModel, isReadModelUnavailable } from '@ledger/projections';
 import type { JobProcessor } from '@ledger/queues';
 import { noticeRightsRequestDeadlines } from '@ledger/redec';
@@ -21,12 +20,12 @@ export type RightsDeadlinesJob = Record<string, never>;
  */
 @Injectable()
 export class OpenRequestsReadModel implements OnApplicationShutdown {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   readonly readModel: ReadModel;
 
   constructor(@Inject(LEDGER_CONFIG) config: LedgerConfig) {
     const logger = new Logger('RightsDeadlines');
-    this.redis = reportRedisErrors(createRedis(config.redisUrl, 'rights-deadlines'), 'the check of rights request deadlines', (message) => logger.error(message));
+    this.redis = reportRedisErrors(createRedis(config.redis, 'rights-deadlines'), 'the check of rights request deadlines', (message) => logger.error(message));
     this.readModel = new ReadModel({ redis: this.redis, prefix: config.redisPrefix, projections: PROJECTIONS });
   }
 

@@ -5,14 +5,14 @@ import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { createRedis, currentContext, rateLimited, settlesWithin } from '@ledger/platform';
+import { createRedis, currentContext, isRedisCluster, rateLimited, RedisLocation, settlesWithin, unitPrefix } from '@ledger/platform';
 import type { FailedAuthentications } from '../auth/authentication.hook';
 import { RequestBudgets } from './request-budgets';
 
 export interface RateLimitSettings {
   /** Requests a minute for each API key, and for each client address on routes without one. */
   perMinute: number;
-  redisUrl: string;
+  redis: RedisLocation;
   /** The instance's Redis prefix: counters live under `<prefix>:rate-limit:`. */
   redisPrefix: string;
 }
@@ -62,7 +62,7 @@ export interface RateLimits {
  */
 export async function rateLimits(app: NestFastifyApplication, settings: RateLimitSettings): Promise<RateLimits> {
   const fastify = app.getHttpAdapter().getInstance();
-  const redis = createRedis(settings.redisUrl, `${settings.redisPrefix}:rate-limit`, {
+  const redis = createRedis(settings.redis, `${settings.redisPrefix}:rate-limit`, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
@@ -71,7 +71,9 @@ export async function rateLimits(app: NestFastifyApplication, settings: RateLimi
   redis.on('error', () => undefined);
   const budgets = new RequestBudgets(settings.perMinute, WINDOW_MS);
   // A hash per budget and window, a field per instance (and generation): each instance sets its own count there.
-  const counterOf = (budget: string, window: number) => `${settings.redisPrefix}:rate-limit:${budget}:${window}:by-instance`;
+  // One unit (decision 0091): a flush's pipeline spans every budget counted, which a cluster needs in one slot.
+  const counters = `${unitPrefix(isRedisCluster(redis), settings.redisPrefix, 'rate-limit')}:rate-limit`;
+  const counterOf = (budget: string, window: number) => `${counters}:${budget}:${window}:by-instance`;
   const instance = randomUUID();
 
   let flushing: Promise<void> | undefined;

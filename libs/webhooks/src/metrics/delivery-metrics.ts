@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import { MetricFamily, histogramSamples } from './exposition';
+import type { RedisClient } from '@ledger/platform';
 
 /**
  * Webhook delivery metrics (issue 5). The API and the workers may be
@@ -172,7 +172,7 @@ function rank(name: string, first: readonly string[]): number {
 }
 
 export interface WebhookDeliveryMetricsOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** LEDGER_REDIS_PREFIX. */
   prefix: string;
   /** How long `record` waits for Redis before giving up (1000 ms). */
