@@ -12,6 +12,8 @@ const CLUSTER_BUS_OFFSET = 10_000;
 
 export interface RedisClusterUnderTest {
   nodes: RedisNodeAddress[];
+  /** Ends one node, as a primary lost without a replica. */
+  stopNode(index: number): Promise<void>;
   /** Ends every node and removes their files. */
   stop(): Promise<void>;
 }
@@ -26,8 +28,12 @@ export async function startRedisCluster(primaries = 3): Promise<RedisClusterUnde
   const dir = mkdtempSync(join(tmpdir(), 'ledger-redis-cluster-'));
   const servers: ChildProcess[] = [];
   const nodes: RedisNodeAddress[] = [];
+  const stopNode = async (index: number) => {
+    const server = servers[index];
+    if (server.exitCode === null && server.signalCode === null) await new Promise((resolve) => server.once('exit', resolve).kill('SIGTERM'));
+  };
   const stop = async () => {
-    await Promise.all(servers.map((server) => (server.exitCode === null ? new Promise((resolve) => server.once('exit', resolve).kill('SIGTERM')) : undefined)));
+    await Promise.all(servers.map((_, index) => stopNode(index)));
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -42,7 +48,7 @@ export async function startRedisCluster(primaries = 3): Promise<RedisClusterUnde
     const addresses = nodes.map(({ host, port }) => `${host}:${port}`);
     await promisify(execFile)('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
     await Promise.all(nodes.map((node) => until(() => clusterIsOk(node), 'sees the cluster as ok')));
-    return { nodes, stop };
+    return { nodes, stopNode, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -82,6 +82,20 @@ export function reportRedisErrors<Client extends RedisClient>(redis: Client, ser
   return redis;
 }
 
+/**
+ * Answers once Redis does, and fails when it cannot serve every key: on a
+ * cluster, unless the cluster says its state is ok (every slot served by
+ * a node it reaches), since each primary holds some unit's keys.
+ */
+export async function pingRedis(redis: RedisClient): Promise<void> {
+  if (!isRedisCluster(redis)) {
+    await redis.ping();
+    return;
+  }
+  const info = String(await redis.cluster('INFO'));
+  if (!/^cluster_state:ok\r?$/m.test(info)) throw new Error(`the Redis Cluster is not ok (${/^cluster_state:(\w+)/m.exec(info)?.[1] ?? 'no state'})`);
+}
+
 /** A cluster's primaries, known once the client has learnt the cluster's slots. */
 async function primariesOf(cluster: Cluster): Promise<Redis[]> {
   if (cluster.status === 'end') throw new Error('the Redis Cluster connection is closed');

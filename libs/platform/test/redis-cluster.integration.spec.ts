@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Cluster, Redis } from 'ioredis';
 import { startRedisCluster, RedisClusterUnderTest } from '../../../test/support/redis-cluster';
-import { RedisClient, closeRedis, createRedis, deleteKeysUnder, scanKeys } from '../src';
+import { RedisClient, closeRedis, createRedis, deleteKeysUnder, pingRedis, scanKeys } from '../src';
 
 /** Enough keys that, spread by their names, every primary of three holds some. */
 const KEYS = 60;
@@ -79,4 +79,24 @@ describe('Redis connections on one Redis and on a Redis Cluster', () => {
       await redis.del(`${prefix}-beside:key`);
     }
   });
+
+  // Last: it ends a node of this suite's cluster.
+  it('answers while every slot is served, and fails once a primary is gone and the cluster says so', async () => {
+    const redis = connect({ clusterNodes: cluster.nodes });
+    await expect(pingRedis(redis)).resolves.toBeUndefined();
+    await cluster.stopNode(2);
+    // The cluster marks the node failed after its node timeout (5 s here); a probe that waits on the lost node counts as failed.
+    const failed = async () => {
+      const outcome = await Promise.race([pingRedis(redis).then(() => 'ok', () => 'failed'), new Promise((resolve) => setTimeout(resolve, 1_000, 'failed'))]);
+      return outcome === 'failed';
+    };
+    const deadline = Date.now() + 30_000;
+    while (!(await failed())) {
+      if (Date.now() > deadline) throw new Error('the cluster was still ok 30 s after a primary ended');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    // Every probe from then on, whichever node it reaches: a PING of one node would still answer from the others.
+    const next = await Promise.all(Array.from({ length: 6 }, failed));
+    expect(next).toEqual(Array(6).fill(true));
+  }, 60_000);
 });

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { Public } from '@ledger/http';
 import { PROJECTIONS_REDIS, ProjectionRunner } from '@ledger/projections';
-import type { RedisClient } from '@ledger/platform';
+import { pingRedis, type RedisClient } from '@ledger/platform';
 
 const CHECK_TIMEOUT_MS = 1_000;
 
@@ -33,7 +33,7 @@ export class HealthController {
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const [store, redis] = await Promise.all([
       check(() => this.store.headPosition()),
-      check(() => this.redis.ping()),
+      check(() => pingRedis(this.redis)),
     ]);
     const projections = this.projections.progress.isRebuilding() ? 'rebuilding' : this.projections.isReady() ? 'up' : 'catching_up';
     const checks = { eventStore: store, redis, projections };
