@@ -6,6 +6,7 @@ import { EventStore, SqliteEventStore } from '@ledger/event-store';
 import { createRedis, isRedisCluster, redisLocationOf, scanKeys, type RedisClient, type RedisLocation } from '@ledger/platform';
 import { AnyDocumentProjection, ProjectionRunner, ReadModel } from '../src';
 import { RedisLayout } from '../src/redis-layout';
+import { deleteRedisKeysAtOnce } from '../../../test/support/redis-keys';
 import { newEvent, streamCounts } from './stream-counts.projection';
 
 export const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -68,18 +69,9 @@ export class TestEnvironment {
     return (await this.store.append(stream, [newEvent(type)], 'any')).position;
   }
 
-  /**
-   * Deletes the prefix's keys in one command, as a Redis that lost its data
-   * would: deleting them batch by batch while a runner writes could remove
-   * documents it just rebuilt, a loss no real outage produces. (On a
-   * cluster, one command per key: no command spans slots.)
-   */
+  /** Deletes the prefix's keys at once, as a Redis that lost its data would (test/support/redis-keys.ts). */
   async deleteKeys(prefix = this.prefix): Promise<void> {
-    const keys: string[] = [];
-    for await (const batch of scanKeys(this.redis, `${prefix}:*`)) keys.push(...batch);
-    if (keys.length === 0) return;
-    if (isRedisCluster(this.redis)) await Promise.all(keys.map((key) => this.redis.unlink(key)));
-    else await this.redis.unlink(...keys);
+    await deleteRedisKeysAtOnce(prefix);
   }
 
   async keyCount(pattern: string): Promise<number> {
