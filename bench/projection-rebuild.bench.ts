@@ -592,6 +592,7 @@ class TimedStore implements EventStore {
 
   append: EventStore['append'] = (...args) => this.store.append(...args);
   readStream: EventStore['readStream'] = (...args) => this.store.readStream(...args);
+  streamIds: EventStore['streamIds'] = (prefix) => this.store.streamIds(prefix);
   subscribeToAll: EventStore['subscribeToAll'] = (...args) => this.store.subscribeToAll(...args);
   headPosition: EventStore['headPosition'] = () => this.store.headPosition();
   get finishedMarks(): EventStore['finishedMarks'] {

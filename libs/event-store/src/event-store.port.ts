@@ -83,12 +83,6 @@ export interface ReadAllOptions {
   /** Return events strictly after this position; 0 (default) reads from the start. */
   after?: number;
   maxCount?: number;
-  /**
-   * Only events of these types, filtered by the store (`maxCount` counts
-   * what matches): a scan for a few rare types (tenants, API keys) must not
-   * carry every event of the ledger into the process and parse it.
-   */
-  eventTypes?: readonly string[];
 }
 
 export interface SubscribeOptions {
@@ -135,6 +129,16 @@ export interface EventStore {
 
   /** Events of every stream in global order. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+
+  /**
+   * The id of every stream that begins with `prefix` (printable ASCII, see
+   * streamPrefixRange), each once, in byte order: how the kinds of stream
+   * that have no read model (tenants, API keys, a tenant's configuration
+   * templates) are listed. The SQLite and PostgreSQL adapters answer from
+   * their index of stream ids, at a cost that grows with the streams listed,
+   * not with the ledger (decision 0092).
+   */
+  streamIds(prefix: string): Promise<string[]>;
 
   /**
    * Catch-up from `after`, then live, until `signal` aborts: every event once,

@@ -1,4 +1,4 @@
-import { EventStore, ExpectedRevision, readAllPages } from '@ledger/event-store';
+import { EventStore, ExpectedRevision } from '@ledger/event-store';
 
 /**
  * The folded states of recently loaded streams of one kind, at most
@@ -58,28 +58,24 @@ export async function loadAggregate<S, E extends { type: string; data: unknown }
   return { state, expectedRevision: revision };
 }
 
-const SCAN_PAGE = 500;
-
 /**
- * Every aggregate whose events are of `eventTypes`, folded from the whole
- * store in store order: for operator listings and scheduled runs over every
- * tenant (tenants, API keys), which
- * have no index of their own. An event of those types recorded outside the
- * stream `streamOf` names for it is not the aggregate's and is passed over.
+ * Every aggregate of one kind, each folded from its own stream, in the order
+ * their streams began: for operator listings and scheduled runs over every
+ * tenant (tenants, API keys), which have no read model. The kind is the
+ * prefix its stream names share; the store lists them from its index of
+ * streams, so the cost grows with the aggregates listed, not with the
+ * ledger (decision 0092).
  */
 export async function loadAllAggregates<S, E extends { type: string; data: unknown }>(
   store: EventStore,
-  eventTypes: ReadonlyArray<E['type']>,
-  streamOf: (event: E) => string,
+  streamPrefix: string,
   evolve: (state: S | null, event: E) => S | null,
 ): Promise<S[]> {
-  const states = new Map<string, S | null>();
-  for await (const page of readAllPages(store, { pageSize: SCAN_PAGE, eventTypes })) {
-    for (const recorded of page) {
-      const event = recorded as unknown as E;
-      if (recorded.streamId !== streamOf(event)) continue;
-      states.set(recorded.streamId, evolve(states.get(recorded.streamId) ?? null, event));
-    }
+  const found: Array<{ began: number; state: S }> = [];
+  for (const streamId of await store.streamIds(streamPrefix)) {
+    const recorded = await store.readStream(streamId);
+    const state = recorded.reduce<S | null>((folded, event) => evolve(folded, event as unknown as E), null);
+    if (state !== null) found.push({ began: recorded[0].position, state });
   }
-  return [...states.values()].filter((state): state is S => state !== null);
+  return found.sort((a, b) => a.began - b.began).map(({ state }) => state);
 }

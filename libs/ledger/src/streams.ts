@@ -23,3 +23,9 @@ export const streams = {
 };
 
 export type ReservationKind = 'user-reference' | 'identifier';
+
+/** The prefix every stream of a kind begins with, for listing the kinds that have no read model (EventStore.streamIds). */
+export const streamPrefixes = {
+  tenant: streams.tenant(''),
+  apiKey: streams.apiKey(''),
+};

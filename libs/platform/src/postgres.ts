@@ -106,9 +106,16 @@ export function databaseUrlFor(serverUrl: string, name: string): string {
   return url.toString();
 }
 
-/** Creates an empty database on the server (the role must be allowed to). */
-export async function createDatabase(serverUrl: string, name: string): Promise<void> {
-  await onServer(serverUrl, `CREATE DATABASE ${assertDatabaseName(name)}`);
+/**
+ * Creates an empty database on the server (the role must be allowed to);
+ * with `icuLocale`, one whose text sorts by that language's ICU collation
+ * rather than the server's default, as a bank's database may.
+ */
+export async function createDatabase(serverUrl: string, name: string, options: { icuLocale?: string } = {}): Promise<void> {
+  const { icuLocale } = options;
+  if (icuLocale !== undefined && !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(icuLocale)) throw new Error(`not an ICU locale: ${JSON.stringify(icuLocale)}`);
+  const collation = icuLocale === undefined ? '' : ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${icuLocale}'`;
+  await onServer(serverUrl, `CREATE DATABASE ${assertDatabaseName(name)}${collation}`);
 }
 
 /** Drops the database, ending the connections still open to it. */

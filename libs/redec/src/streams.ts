@@ -8,8 +8,9 @@ export const redecStreams = {
    * appending at the exact expected revision. The key is hashed: it is the
    * integrator's free text and stream names stay short and plain.
    */
-  configurationTemplate: (tenantId: string, templateKey: string) =>
-    `configuration-template-${tenantId}-${sha256Hex(templateKey)}`,
+  configurationTemplate: (tenantId: string, templateKey: string) => `${redecStreams.configurationTemplates(tenantId)}${sha256Hex(templateKey)}`,
+  /** The prefix of every configuration template stream of the tenant, for listing them (EventStore.streamIds). */
+  configurationTemplates: (tenantId: string) => `configuration-template-${tenantId}-`,
   interaction: (tenantId: string, interactionId: string) => `redec-interaction-${tenantId}-${interactionId}`,
   consent: (tenantId: string, redecConsentId: string) => `redec-consent-${tenantId}-${redecConsentId}`,
   /** One stream per access request: its decision, then its confirmation. */

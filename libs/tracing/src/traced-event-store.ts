@@ -44,6 +44,7 @@ export function traceEventStore(store: EventStore): EventStore {
         return store.readStream(streamId, options);
       }),
     readAll: (options) => inSpan('event-store readAll', () => store.readAll(options)),
+    streamIds: (prefix) => inSpan('event-store streamIds', () => store.streamIds(prefix)),
     headPosition: () => inSpan('event-store headPosition', () => store.headPosition()),
     // A subscription lives as long as the process: no one span can stand for it.
     subscribeToAll: (options) => store.subscribeToAll(options),

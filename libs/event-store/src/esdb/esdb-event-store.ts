@@ -33,6 +33,7 @@ import {
 import { firstRevisionOf, isSameBatch, satisfies } from '../expected-revision';
 import { computeEventHash } from '../integrity';
 import { assertAppendable, expectationsOf } from '../new-events';
+import { streamPrefixRange } from '../stream-prefix';
 
 /**
  * The EventStore port over EventStoreDB / KurrentDB (gRPC client 6.x,
@@ -155,8 +156,6 @@ export class EsdbEventStore implements EventStore {
         if (!isUserEvent(resolved)) continue;
         const event = toRecordedEvent(resolved);
         if (event.position <= after) continue;
-        // Filtered here rather than by the server's eventTypeFilter, which this adapter has never run against.
-        if (options.eventTypes !== undefined && !options.eventTypes.includes(event.type)) continue;
         events.push(event);
         if (events.length >= maxCount) break;
       }
@@ -164,6 +163,28 @@ export class EsdbEventStore implements EventStore {
       await read.cancel();
     }
     return events;
+  }
+
+  /**
+   * EventStoreDB keeps no index of stream ids a client can range over: this
+   * reads $all and keeps the ids with the prefix, a cost that grows with the
+   * ledger. Its `$streams` system stream would list them, but needs the
+   * server's system projections, which this adapter has never run against.
+   */
+  async streamIds(prefix: string): Promise<string[]> {
+    streamPrefixRange(prefix);
+    const found = new Set<string>();
+    const read = this.client.readAll({ direction: FORWARDS, fromPosition: START });
+    try {
+      for await (const resolved of read) {
+        if (!isUserEvent(resolved)) continue;
+        const { streamId } = resolved.event!;
+        if (streamId.startsWith(prefix)) found.add(streamId);
+      }
+    } finally {
+      await read.cancel();
+    }
+    return [...found].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   // The client hands events over one at a time, and so does this adapter: pages of one event.

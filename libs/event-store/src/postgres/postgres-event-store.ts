@@ -17,6 +17,7 @@ import { hashEventText } from '../integrity';
 import { LeafPrefixes, leafOfColumns, leafTextOfStream } from '../ledger-leaf';
 import type { LogBuildProgress } from '../log-tree';
 import { RecentEvents, SubscriptionPage } from '../recent-events';
+import { streamPrefixRange } from '../stream-prefix';
 import {
   GroupCommitStats,
   admits,
@@ -90,6 +91,14 @@ class StagedRows {
     return this.eventIds.length;
   }
 }
+
+/**
+ * The ids of the streams in a range of byte order (streamPrefixRange): a walk
+ * of the (stream_id, revision) index, which compares stream ids byte by byte
+ * (their "C" collation, schema.ts), no row of the events table read
+ * (decision 0092).
+ */
+export const STREAM_IDS_QUERY = 'SELECT DISTINCT stream_id FROM events WHERE stream_id >= $1 AND stream_id < $2 ORDER BY stream_id';
 
 /** One fsync serves at most this many appends, so a burst cannot hold the append lock for long. */
 const MAX_GROUP = 1000;
@@ -271,10 +280,17 @@ export class PostgresEventStore implements EventStore {
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     await this.ready;
     const { rows } = await this.pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM events WHERE position > $1 AND ($3::text[] IS NULL OR type = ANY($3)) ORDER BY position LIMIT $2`,
-      [options.after ?? 0, options.maxCount ?? null, options.eventTypes ?? null],
+      `SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`,
+      [options.after ?? 0, options.maxCount ?? null],
     );
     return rows.map(toRecordedEvent);
+  }
+
+  async streamIds(prefix: string): Promise<string[]> {
+    await this.ready;
+    const { from, before } = streamPrefixRange(prefix);
+    const { rows } = await this.pool.query<{ stream_id: string }>(STREAM_IDS_QUERY, [from, before]);
+    return rows.map((row) => row.stream_id);
   }
 
   async *subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<readonly RecordedEvent[]> {

@@ -85,6 +85,10 @@ export const EVENT_STORE_MIGRATIONS: PostgresMigrations = {
     // table right after a bulk load (decision 0083). Built once on upgrade, about half a second per million leaves.
     `DROP INDEX log_leaves_position;
      CREATE INDEX log_leaves_position ON log_leaves (position);`,
+    // Stream ids are compared byte by byte, whatever the database's collation: a kind of stream is listed as a range of
+    // its prefix in the (stream_id, revision) index (decision 0092), which a language's collation does not keep
+    // together. Rebuilds that index once on upgrade; the rows are not rewritten.
+    `ALTER TABLE events ALTER COLUMN stream_id TYPE text COLLATE "C";`,
   ],
 };
 

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { RecordedEvent } from '../event-store.port';
 import { verifyStream } from '../integrity';
+import { STREAM_IDS_QUERY, SqliteEventStore } from './sqlite-event-store';
 import { describeEventStoreContract, newEvent } from '../testing';
 import { describeGroupCommit } from '../testing/group-commit.contract';
 import { describeLedgerLogContract, rootOf } from '../testing/ledger-log.contract';
 import { runTestScript } from '../testing/child-processes';
-import { SqliteEventStore } from './sqlite-event-store';
 import { EVENT_STORE_SCHEMA } from './schema';
 import { writeLedgerAtVersion } from '../testing/ledger-before-the-tree';
 
@@ -252,33 +252,24 @@ async function appendInChildProcess(file: string, streamId: string): Promise<{ p
   return JSON.parse(await runTestScript('append-in-child-process', [file, streamId], 20_000)) as { position: number };
 }
 
-describe('SQLite: a read filtered by type, in steps of the ledger', () => {
-  it('answers as one read would, and lets the event loop run between its steps', async () => {
-    const store = new SqliteEventStore(tempFile(), { filteredScanWindow: 10 });
+describe('SQLite: streams listed by prefix', () => {
+  it('are read from the index of stream ids alone, never from the rows of events', async () => {
+    const file = tempFile();
+    const store = new SqliteEventStore(file);
     try {
-      // 95 events, one in ten rare: the reads below cross several steps of 10 positions.
-      for (let i = 0; i < 95; i++) await store.append(`s-${i % 7}`, [newEvent(i % 10 === 3 ? 'rare' : 'common')], 'any');
-      const rare = (await store.readAll()).filter((e) => e.type === 'rare').map((e) => e.position);
-      expect(rare).toHaveLength(10);
-
-      // Counts the turns of the event loop while the read goes on: one tick per turn.
-      let turns = 0;
-      let counting = true;
-      const tick = () => {
-        turns += 1;
-        if (counting) setImmediate(tick);
-      };
-      setImmediate(tick);
-      const all = await store.readAll({ eventTypes: ['rare'] }).finally(() => (counting = false));
-      expect(all.map((e) => e.position)).toEqual(rare);
-      // Ten steps, with a turn of the event loop between each.
-      expect(turns).toBeGreaterThanOrEqual(9);
-
-      expect((await store.readAll({ eventTypes: ['rare'], maxCount: 4 })).map((e) => e.position)).toEqual(rare.slice(0, 4));
-      expect((await store.readAll({ eventTypes: ['rare'], after: rare[2] + 5, maxCount: 3 })).map((e) => e.position)).toEqual(rare.slice(3, 6));
-      expect(await store.readAll({ eventTypes: ['rare'], after: rare[9] })).toEqual([]);
+      for (let i = 0; i < 20; i++) await store.append(`kind-${i}`, [newEvent()], 'no_stream');
+      const reader = new Database(file, { readonly: true });
+      try {
+        const plan = reader.prepare(`EXPLAIN QUERY PLAN ${STREAM_IDS_QUERY}`).all('kind-', 'kind.') as Array<{ detail: string }>;
+        // One step: a search of the covering (stream_id, revision) index over the prefix's range, no scan, no sort.
+        expect(plan.map((step) => step.detail)).toEqual([expect.stringMatching(/^SEARCH events USING COVERING INDEX \S+ \(stream_id>\? AND stream_id<\?\)$/)]);
+      } finally {
+        reader.close();
+      }
+      expect(await store.streamIds('kind-1')).toEqual(['kind-1', ...Array.from({ length: 10 }, (_, i) => `kind-1${i}`)]);
     } finally {
       await store.close();
     }
   });
 });
+

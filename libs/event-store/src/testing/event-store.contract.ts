@@ -251,20 +251,22 @@ export function describeEventStoreContract(
       expect(page.map((e) => e.position)).toEqual(positions.slice(1, 3));
     });
 
-    it('reads all streams filtered by event type, counting only what matches', async () => {
-      const head = await store.headPosition();
-      const stream = newStream('typed');
-      await store.append(stream, [newEvent('contract.rare'), newEvent('contract.common'), newEvent('contract.common'), newEvent('contract.other')], 'no_stream');
-      await store.append(stream, [newEvent('contract.rare'), newEvent('contract.common')], 3);
-      const typed = await store.readAll({ after: head, eventTypes: ['contract.rare', 'contract.other'] });
-      expect(typed.map((e) => [e.type, e.revision])).toEqual([
-        ['contract.rare', 0],
-        ['contract.other', 3],
-        ['contract.rare', 4],
-      ]);
-      const page = await store.readAll({ after: head, eventTypes: ['contract.rare', 'contract.other'], maxCount: 2 });
-      expect(page.map((e) => e.revision)).toEqual([0, 3]);
-      expect(await store.readAll({ after: head, eventTypes: [] })).toEqual([]);
+    it('lists the streams that begin with a prefix, each once, in byte order', async () => {
+      const kind = newStream('listed');
+      const prefix = `${kind}-`;
+      const listed = [`${prefix}b`, `${prefix}a`, `${prefix}a-1`, `${prefix}B`, `${prefix}%_`];
+      // Near misses: the kind without its dash, the characters just either side of the dash, a longer kind.
+      const missed = [kind, `${kind},`, `${kind}.`, `${kind}x-a`];
+      for (const streamId of [...listed, ...missed]) await store.append(streamId, [newEvent()], 'no_stream');
+      await store.append(`${prefix}b`, [newEvent(), newEvent()], 0);
+      // Byte order: upper case before lower, '-' (0x2d) before any letter.
+      expect(await store.streamIds(prefix)).toEqual([`${prefix}%_`, `${prefix}B`, `${prefix}a`, `${prefix}a-1`, `${prefix}b`]);
+      expect(await store.streamIds(`${prefix}a`)).toEqual([`${prefix}a`, `${prefix}a-1`]);
+      expect(await store.streamIds(`${prefix}none`)).toEqual([]);
+    });
+
+    it.each([[''], ['consent-é'], ['ends-with-~'], ['line\nbreak']])('refuses a stream prefix it cannot list as a range of byte order (%j)', async (prefix) => {
+      await expect(store.streamIds(prefix)).rejects.toThrow(TypeError);
     });
 
     it('delivers a subscription its catch-up, then live events, and ends on abort', async () => {

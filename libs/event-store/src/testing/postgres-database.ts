@@ -26,10 +26,10 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A new, empty database on the test server. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** A new, empty database on the test server (with `icuLocale`, sorting text by that language: createDatabase). */
+export async function createTestDatabase(options: { icuLocale?: string } = {}): Promise<TestDatabase> {
   const name = newTestDatabaseName();
-  await createDatabase(TEST_POSTGRES_URL, name);
+  await createDatabase(TEST_POSTGRES_URL, name, options);
   return testDatabase(name);
 }
 

@@ -3,7 +3,7 @@ import { EventStore } from '@ledger/event-store';
 import { SCOPES, Scope, isScope, notFound, sha256Hex, validationError } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '../command-context';
 import { loadAggregate, loadAllAggregates } from '../load-aggregate';
-import { streams } from '../streams';
+import { streamPrefixes, streams } from '../streams';
 import { loadTenant } from '../tenancy/tenant';
 
 export interface ApiKeyIssued {
@@ -117,6 +117,6 @@ export async function revokeApiKey(store: EventStore, keyId: string, context: Co
 
 /** The tenant's API keys, revoked ones included, in the order they were issued: what an operator may see of them, never a secret nor its hash. */
 export async function listApiKeys(store: EventStore, tenantId: string): Promise<Array<{ keyId: string; scopes: Scope[]; issuedAt: number; revokedAt: number | null }>> {
-  const keys = await loadAllAggregates(store, ['ApiKeyIssued', 'ApiKeyRevoked'], (event: ApiKeyEvent) => streams.apiKey(event.data.keyId), evolveApiKey);
+  const keys = await loadAllAggregates(store, streamPrefixes.apiKey, evolveApiKey);
   return keys.filter((key) => key.tenantId === tenantId).map(({ keyId, scopes, issuedAt, revokedAt }) => ({ keyId, scopes, issuedAt, revokedAt }));
 }

@@ -4,7 +4,7 @@ import { notFound, validationError } from '@ledger/platform';
 import { CommandContext, toNewEvent } from '../command-context';
 import { loadAggregate, loadAllAggregates } from '../load-aggregate';
 import { Decision, runCommand } from '../run-command';
-import { streams } from '../streams';
+import { streamPrefixes, streams } from '../streams';
 import { TenantPresentation, checkPresentation } from './presentation';
 
 /** A tenant is one integrator (a bank); every other fact belongs to one. */
@@ -152,5 +152,5 @@ export async function loadTenant(store: EventStore, tenantId: string): Promise<T
 
 /** Every tenant of the ledger, in the order they were created. */
 export function listTenants(store: EventStore): Promise<Tenant[]> {
-  return loadAllAggregates(store, ['TenantCreated', 'TenantSettingsChanged'], (event: TenantEvent) => streams.tenant(event.data.tenantId), evolveTenant);
+  return loadAllAggregates(store, streamPrefixes.tenant, evolveTenant);
 }
