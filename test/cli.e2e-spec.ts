@@ -82,6 +82,25 @@ describe('operator CLI', () => {
     expect(tenantCreated.json).toEqual({ tenantId: expect.stringMatching(UUID) });
   });
 
+  it('`console user create` prints {"userId", "initialPassword"}, and that password signs the person in to the running service', async () => {
+    const created = await cli('console', 'user', 'create', '--tenant', tenantId, '--email', 'Oficial@Banco.example', '--role', 'auditor');
+    expectSuccess(created);
+    expect(created.json).toEqual({ userId: expect.stringMatching(UUID), initialPassword: expect.stringMatching(/^[A-Za-z0-9_-]{20}$/) });
+    expect(created.stderr).not.toContain(created.json.initialPassword);
+    const signIn = await api.http
+      .post('/console/sign-in')
+      .set({ origin: new URL(loadConfig(environment.env, () => undefined).publicUrl).origin, 'sec-fetch-site': 'same-origin' })
+      .type('form')
+      .send({ email: 'oficial@banco.example', password: created.json.initialPassword });
+    expect([signIn.status, signIn.headers.location]).toEqual([303, '/console/sign-in/new-password']);
+
+    // One user per email, whatever its case; a role the console does not know is refused before anything is opened.
+    expectFailure(await cli('console', 'user', 'create', '--tenant', tenantId, '--email', 'oficial@banco.example', '--role', 'viewer'));
+    const unknownRole = await cli('console', 'user', 'create', '--tenant', tenantId, '--email', 'otro@banco.example', '--role', 'admin');
+    expectFailure(unknownRole);
+    expect(unknownRole.json.error.message).toContain('viewer or auditor or operator');
+  }, SLOW);
+
   it('`key issue`, `key revoke` and `projections status` print their documents and exit 0', async () => {
     const [issued, readOnly] = await Promise.all([
       cli('key', 'issue', '--tenant', tenantId, '--scopes', 'consent:write,consent:read'),

@@ -11,6 +11,7 @@ import { ConsentDecisionsModule } from './consent-decisions/consent-decisions.mo
 import { RightsRequestsModule } from './rights-requests/rights-requests.module';
 import { PrivacyCenterModule } from './privacy-center/privacy-center.module';
 import { ConsentsModule } from './consents/consents.module';
+import { ConsoleModule } from './console/console.module';
 import { CustomersModule } from './customers/customers.module';
 import { EmbedModule } from './embed/embed.module';
 import { HealthController } from './health/health.controller';
@@ -46,6 +47,7 @@ export class AppModule {
         ConsentDecisionsModule.forRoot(config),
         RightsRequestsModule.forRoot(config),
         PrivacyCenterModule.forRoot(config),
+        ConsoleModule,
         AuditModule,
         LedgerLogModule,
         TenantSettingsModule,

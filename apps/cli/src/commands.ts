@@ -6,6 +6,7 @@ import { LogAudit, LogIdentity, openCheckpoint } from '@ledger/ledger-log';
 import { NoteError } from '@ledger/transparency';
 import { readFileSync } from 'node:fs';
 import { API_KEY_RECHECK_MS, CommandContext, CustomerKeyTable, configureTenant, createTenant, issueApiKey, listApiKeys, listTenants, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
+import { CONSOLE_ROLES, ROLE_SCOPES, createConsoleUser } from '@ledger/console';
 import { Clock, MasterKeys, SCOPES, SCOPE_MEANINGS, notFound } from '@ledger/platform';
 import { Partition, ProjectionRunner, ReadModel, RebuildPartitions, RebuildProgress } from '@ledger/projections';
 import { queueCounts } from '@ledger/queues';
@@ -141,6 +142,16 @@ export const commands: Record<string, CliCommand> = {
     options: [{ flags: '--key <KEY_ID>', description: 'the key id (24 hexadecimal characters)', required: true, parse: keyId }],
     run: (o, d) => revokeApiKey(d.store, o.key, operatorContext(d.clock)),
   },
+  'console user create': {
+    description: 'create a person who signs in to the console, for a tenant, with a role; the initial password is shown only here, and must be changed at the first sign-in',
+    options: [
+      tenantOption,
+      { flags: '--email <EMAIL>', description: "the person's email, which they sign in with; one user per email in the whole service", required: true },
+      { flags: '--role <ROLE>', description: `what they may do: ${CONSOLE_ROLES.join(', ')}`, required: true, parse: oneOf(...CONSOLE_ROLES) },
+    ],
+    help: consoleRolesHelp(),
+    run: (o, d) => createConsoleUser(d.store, { tenantId: o.tenant, email: o.email, role: o.role }, operatorContext(d.clock)),
+  },
   'keys rotate': {
     description: 'rewrap every tenant key under LEDGER_MASTER_KEY (the previous keys in LEDGER_PREVIOUS_MASTER_KEYS)',
     options: [],
@@ -233,6 +244,11 @@ export const commands: Record<string, CliCommand> = {
 function scopesHelp(): string {
   const width = Math.max(...SCOPES.map((scope) => scope.length));
   return ['', 'Scopes:', ...SCOPES.map((scope) => `  ${scope.padEnd(width)}  ${SCOPE_MEANINGS[scope]}`)].join('\n');
+}
+
+/** Each role with the scopes it exercises: what a console user of that role may do. */
+function consoleRolesHelp(): string {
+  return ['', 'Roles (the API scopes each may exercise):', ...CONSOLE_ROLES.map((role) => `  ${role.padEnd(8)}  ${ROLE_SCOPES[role].join(', ')}`)].join('\n');
 }
 
 const EXPORT_PAGE = 200;

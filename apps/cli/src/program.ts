@@ -14,6 +14,8 @@ const GROUPS: Record<string, string> = {
   audit: 'integrity and history, for auditors',
   log: "the ledger's Merkle tree: checkpoints and the key that signs them",
   witness: "a C2SP witness of another log's checkpoints; opens no ledger",
+  console: 'the console for compliance staff',
+  'console user': 'the people who sign in to the console',
 };
 
 /**
@@ -37,15 +39,21 @@ export function buildProgram(
     .exitOverride()
     .configureOutput(output);
   const groups = new Map<string, Command>();
-  for (const [name, command] of Object.entries(commands)) {
-    const [groupName, commandName] = name.split(' ');
-    let group = groups.get(groupName);
+  // A group by its path of words (`key`, `console user`), each under the one before it.
+  const groupOf = (path: string[]): Command => {
+    if (path.length === 0) return program;
+    const name = path.join(' ');
+    let group = groups.get(name);
     if (!group) {
       // Settings are copied to a subcommand when it is created, so each level repeats none of them.
-      group = program.command(groupName).description(GROUPS[groupName]).usage('<subcommand> [options]');
-      groups.set(groupName, group);
+      group = groupOf(path.slice(0, -1)).command(path[path.length - 1]).description(GROUPS[name]).usage('<subcommand> [options]');
+      groups.set(name, group);
     }
-    const leaf = group.command(commandName).description(command.description).allowExcessArguments(false);
+    return group;
+  };
+  for (const [name, command] of Object.entries(commands)) {
+    const words = name.split(' ');
+    const leaf = groupOf(words.slice(0, -1)).command(words[words.length - 1]).description(command.description).allowExcessArguments(false);
     for (const option of command.options) leaf.addOption(toCommanderOption(option));
     if (command.help) leaf.addHelpText('after', command.help);
     leaf.action(async (options: Options) => {

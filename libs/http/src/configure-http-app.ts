@@ -38,7 +38,7 @@ export async function createHttpApp(rootModule: IEntryNestModule, logger: PinoLo
   const limits = options.rateLimit && (await rateLimits(app, options.rateLimit));
   // onRequest hooks run in this order: who the caller is (a 401 spending its address's budget of failures),
   // whether it is over its budget, whether its key may use the route.
-  fastify.addHook('onRequest', authenticationHook(app.get(API_KEY_VERIFIER), limits?.failedAuthentications));
+  fastify.addHook('onRequest', authenticationHook(app.get(API_KEY_VERIFIER), limits?.authenticationBudgets));
   if (limits) fastify.addHook('onRequest', limits.spendRequestBudgets);
   fastify.addHook('onRequest', scopeHook);
   // Last, so that a request refused for its key, its budget or its scopes holds none of the memory for bodies.

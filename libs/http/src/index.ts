@@ -1,11 +1,12 @@
 export { API_KEY_VERIFIER } from './auth/api-key-verifier';
 export type { ApiKeyVerifier } from './auth/api-key-verifier';
-export { CurrentPrincipal, Public, RequireAnyScope, RequireScopes } from './auth/auth.decorators';
+export { CurrentPrincipal, Public, RequireAnyScope, RequireScopes, SignIn } from './auth/auth.decorators';
 export { assertScope } from './auth/scopes';
 export { createHttpApp } from './configure-http-app';
 export type { HttpAppOptions } from './configure-http-app';
 export { createHttpAdapter } from './http-adapter';
 export { BodyLimit } from './limits/body-limit';
+export { SIGN_IN_ATTEMPTS_PER_MINUTE } from './limits/rate-limit';
 export { EvidenceBytes } from './limits/base64-members';
 export { NO_STORE_EXTENSION, NoStore } from './caching/no-store';
 export { IDEMPOTENCY_KEY_HEADER, Idempotent } from './idempotency/idempotent.decorator';

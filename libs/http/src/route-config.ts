@@ -20,6 +20,8 @@ declare module 'fastify' {
     noStore?: boolean;
     /** `contentBase64` strings are decoded as the body arrives (see @EvidenceBytes()). */
     decodesBase64?: boolean;
+    /** A person proves who they are here: its 401s spend the address's budget of failures (see @SignIn()). */
+    signIn?: boolean;
   }
 }
 
@@ -30,6 +32,7 @@ export interface LedgerRouteConfig {
   bodyLimit?: number;
   noStore?: boolean;
   decodesBase64?: boolean;
+  signIn?: boolean;
 }
 
 const LEDGER_ROUTE_CONFIG = 'ledger:route-config';

@@ -29,7 +29,12 @@ export class PageForms {
 
   /** The page's path as the browser reaches it. */
   path(kind: PageKind, reference: string): string {
-    return `${this.publicPath}${pagePath(kind, reference)}`;
+    return this.publicPathOf(pagePath(kind, reference));
+  }
+
+  /** A path of the service as the browser reaches it, under LEDGER_PUBLIC_URL's. */
+  publicPathOf(path: string): string {
+    return `${this.publicPath}${path}`;
   }
 
   /** Bound to the session by a key only the service holds, so a form cannot be forged for it from outside. */
@@ -39,7 +44,7 @@ export class PageForms {
 
   /** Whether a post carries its page's CSRF value and comes, as its browser says, from the page itself. */
   async genuine(kind: PageKind, tenantId: string, sessionId: string, csrf: unknown, origin: string | undefined, fetchSite: string | undefined): Promise<boolean> {
-    if (typeof csrf !== 'string' || !this.fromOwnPage(origin, fetchSite)) return false;
+    if (typeof csrf !== 'string' || !this.postedFromOwnPage(origin, fetchSite)) return false;
     const expected = Buffer.from(await this.csrfToken(kind, tenantId, sessionId));
     const given = Buffer.from(csrf);
     return expected.length === given.length && timingSafeEqual(expected, given);
@@ -50,7 +55,7 @@ export class PageForms {
    * browser on a POST) and `Sec-Fetch-Site`; a request with neither is not a
    * browser's, and is refused rather than trusted.
    */
-  private fromOwnPage(origin: string | undefined, fetchSite: string | undefined): boolean {
+  postedFromOwnPage(origin: string | undefined, fetchSite: string | undefined): boolean {
     if (origin === undefined && fetchSite === undefined) return false;
     if (fetchSite !== undefined && fetchSite !== 'same-origin') return false;
     return origin === undefined || origin === this.publicOrigin;

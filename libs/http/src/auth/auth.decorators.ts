@@ -12,6 +12,16 @@ import { extendRouteConfig } from '../route-config';
 /** Open without an API key (health, metrics, the consent page). */
 export const Public = (): MethodDecorator => extendRouteConfig({ public: true });
 
+/**
+ * Open without an API key, for a person proving who they are (the
+ * console's sign-in): each request spends one of the client address's
+ * sign-in attempts, SIGN_IN_ATTEMPTS_PER_MINUTE a minute, and once they are
+ * spent the address is refused 429 before the route runs. Guessing is so
+ * bounded per address as well as per user (the user's lock-out), and so is
+ * the work of checking passwords, which is made slow on purpose.
+ */
+export const SignIn = (): MethodDecorator => extendRouteConfig({ public: true, signIn: true });
+
 /** The caller's key must carry every listed scope. A route with neither this, @RequireAnyScope() nor @Public() is refused. */
 export const RequireScopes = (...scopes: [Scope, ...Scope[]]): MethodDecorator => extendRouteConfig({ requiredScopes: scopes });
 

@@ -18,12 +18,14 @@ function keyedRouteConfig(request: FastifyRequest): FastifyContextConfig | undef
   return config.public ? undefined : config;
 }
 
-/** The client address's budget of failed authentications (the rate limits keep it). */
-export interface FailedAuthentications {
+/** What authentication spends of a client address's budgets (the rate limits keep them): its failed authentications, and its sign-in attempts. */
+export interface AuthenticationBudgets {
   /** The 429 to answer, with its Retry-After set, when the request's address has no failure left this minute. */
   refuseWhenSpent(request: FastifyRequest, reply: FastifyReply): DomainError | undefined;
   /** A request of that address refused 401. */
   count(request: FastifyRequest): void;
+  /** Spends one of the address's sign-in attempts (@SignIn()); the 429 to answer, with its Retry-After set, when none is left this minute. */
+  spendSignIn(request: FastifyRequest, reply: FastifyReply): DomainError | undefined;
 }
 
 /**
@@ -42,16 +44,22 @@ export interface FailedAuthentications {
  * An unknown route is left to the not-found handler: there is nothing to
  * authenticate for, and its 404 needs no key.
  */
-export function authenticationHook(verifier: ApiKeyVerifier, failures?: FailedAuthentications): onRequestAsyncHookHandler {
+export function authenticationHook(verifier: ApiKeyVerifier, budgets?: AuthenticationBudgets): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!request.is404 && request.routeOptions.config.signIn === true) {
+      // A sign-in route authenticates its person itself, each attempt from the address's own budget.
+      const spent = budgets?.spendSignIn(request, reply);
+      if (spent) throw spent;
+      return;
+    }
     if (!keyedRouteConfig(request)) return;
-    const spent = failures?.refuseWhenSpent(request, reply);
+    const spent = budgets?.refuseWhenSpent(request, reply);
     if (spent) throw spent;
     const header = request.headers.authorization;
     const apiKey = header === undefined ? undefined : BEARER.exec(header)?.[1];
     const principal = apiKey === undefined ? null : await verifier.verify(apiKey);
     if (!principal) {
-      failures?.count(request);
+      budgets?.count(request);
       throw unauthenticated(apiKey === undefined ? SEND_A_KEY : 'The API key is unknown or revoked.');
     }
     requireContext().principal = principal;
@@ -77,3 +85,4 @@ export const scopeHook: onRequestHookHandler = (request, _reply, done) => {
   }
   done();
 };
+

@@ -6,7 +6,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { createRedis, currentContext, isRedisCluster, rateLimited, RedisLocation, settlesWithin, unitPrefix } from '@ledger/platform';
-import type { FailedAuthentications } from '../auth/authentication.hook';
+import type { AuthenticationBudgets } from '../auth/authentication.hook';
 import { RequestBudgets } from './request-budgets';
 
 export interface RateLimitSettings {
@@ -25,6 +25,14 @@ const REDIS_COMMAND_TIMEOUT_MS = 500;
 /** How long start-up waits for the counting connection, so that the first requests are counted; a Redis that is down does not hold it. */
 const REDIS_READY_WAIT_MS = 2_000;
 
+/**
+ * Sign-in attempts a minute from one client address (@SignIn()): a person
+ * needs two or three, and a bank's staff behind one address a few dozen at
+ * the start of a day; each checks a password at about a tenth of a second of
+ * a core, so an address cannot keep more than one busy.
+ */
+export const SIGN_IN_ATTEMPTS_PER_MINUTE = 60;
+
 /** How often this instance tells Redis its counts and learns the other instances'. */
 const FLUSH_INTERVAL_MS = 100;
 
@@ -33,7 +41,7 @@ export interface RateLimits {
   /** The `onRequest` hook that spends each request's budget, installed after authentication. */
   spendRequestBudgets: onRequestHookHandler;
   /** What authentication asks before verifying a key and tells when it refuses one. */
-  failedAuthentications: FailedAuthentications;
+  authenticationBudgets: AuthenticationBudgets;
 }
 
 /**
@@ -121,9 +129,9 @@ export async function rateLimits(app: NestFastifyApplication, settings: RateLimi
     outage.counted();
     return true;
   };
-  const refuse = (reply: FastifyReply, retryAfterSeconds: number, what: string) => {
+  const refuse = (reply: FastifyReply, retryAfterSeconds: number, what: string, limit = settings.perMinute) => {
     void reply.header('retry-after', String(retryAfterSeconds));
-    return rateLimited(`More than ${settings.perMinute} ${what}; retry after the number of seconds in Retry-After.`);
+    return rateLimited(`More than ${Math.min(limit, settings.perMinute)} ${what}; retry after the number of seconds in Retry-After.`);
   };
   const failuresOf = (request: FastifyRequest) => `failed-authentication:${addressOf(request)}`;
   return {
@@ -135,7 +143,7 @@ export async function rateLimits(app: NestFastifyApplication, settings: RateLimi
       done(refuse(reply, verdict.retryAfterSeconds, `requests a minute ${currentContext()?.principal ? 'with this API key' : 'from this address'}`));
     },
     // The outage is logged, and the budgets forgotten, by spendRequestBudgets, which every request that is not refused 401 reaches.
-    failedAuthentications: {
+    authenticationBudgets: {
       refuseWhenSpent(request, reply) {
         if (redis.status !== 'ready') return undefined;
         const verdict = budgets.check(failuresOf(request), Date.now());
@@ -143,6 +151,11 @@ export async function rateLimits(app: NestFastifyApplication, settings: RateLimi
       },
       count(request) {
         if (redis.status === 'ready') budgets.spend(failuresOf(request), Date.now());
+      },
+      spendSignIn(request, reply) {
+        if (!counting()) return undefined;
+        const verdict = budgets.spend(`sign-in:${addressOf(request)}`, Date.now(), Math.min(SIGN_IN_ATTEMPTS_PER_MINUTE, settings.perMinute));
+        return verdict.allowed ? undefined : refuse(reply, verdict.retryAfterSeconds, 'sign-in attempts a minute from this address', SIGN_IN_ATTEMPTS_PER_MINUTE);
       },
     },
   };

@@ -56,19 +56,19 @@ export class RequestBudgets {
     return Math.floor(now / this.windowMs);
   }
 
-  /** Counts one request against `budget` and says whether it is within it. */
-  spend(budget: string, now: number): BudgetVerdict {
-    const verdict = this.check(budget, now);
+  /** Counts one request against `budget` and says whether it is within it; `limit` for a budget smaller than the others. */
+  spend(budget: string, now: number, limit = this.perWindow): BudgetVerdict {
+    const verdict = this.check(budget, now, limit);
     if (verdict.allowed) this.entryOf(budget).own += 1;
     return verdict;
   }
 
   /** Whether `budget` has room for one more request, counting nothing. */
-  check(budget: string, now: number): BudgetVerdict {
+  check(budget: string, now: number, limit = this.perWindow): BudgetVerdict {
     this.roll(now);
     const entry = this.budgets.get(budget);
     const retryAfterSeconds = Math.max(1, Math.ceil(((this.window + 1) * this.windowMs - now) / 1000));
-    return { allowed: entry === undefined || entry.own + entry.others < this.perWindow, retryAfterSeconds };
+    return { allowed: entry === undefined || entry.own + entry.others < limit, retryAfterSeconds };
   }
 
   /** This instance's counts that Redis has not been told of yet. Nothing changes until `settle`: a flush that fails is simply taken again. */

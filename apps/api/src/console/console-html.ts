@@ -1,0 +1,246 @@
+import { createHash } from 'node:crypto';
+import { Markup, html, santiagoTime } from '@ledger/embed';
+import type { ConsoleRole } from '@ledger/console';
+
+/*
+ * The console's pages: rendered by the service, plain HTML forms with no
+ * script, one stylesheet allowed by its hash (decision 0093). Every string
+ * goes through `html`, which escapes all but the markup written here.
+ */
+
+export type ConsoleLanguage = 'es-CL' | 'en';
+
+/** The person's language: English when the browser prefers it, else Chile's Spanish. */
+export function languageOf(acceptLanguage: string | undefined): ConsoleLanguage {
+  const first = acceptLanguage?.split(',')[0]?.trim().toLowerCase() ?? '';
+  return first.startsWith('en') ? 'en' : 'es-CL';
+}
+
+/*
+ * Colours (WCAG 2.x contrast ratios on #ffffff): text #1a1a1a 17.40:1, the
+ * accent #0b3d91 10.04:1 (links, the button's fill under white text, the
+ * header's rule), muted text #595959 7.00:1, the error's #a4161a 7.40:1.
+ * Targets are at least 44px high; sizes in rem follow the person's font size.
+ */
+const STYLESHEET = [
+  ':root{color-scheme:light}',
+  '*,*::before,*::after{box-sizing:border-box}',
+  'body{margin:0;background:#ffffff;color:#1a1a1a;font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}',
+  'header{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.5rem 1rem;padding:.75rem 1rem;border-bottom:4px solid #0b3d91}',
+  'header p{margin:0;font-weight:600}',
+  'main{max-width:48rem;margin:0 auto;padding:1.5rem 1rem 2rem;overflow-wrap:anywhere}',
+  'h1{font-size:1.5rem;line-height:1.25;margin:0 0 1rem}',
+  'p{margin:0 0 .75rem}',
+  'label{display:block;font-weight:600;margin:1rem 0 .25rem}',
+  'input{display:block;width:100%;max-width:24rem;min-height:44px;padding:.5rem;border:1px solid #595959;border-radius:.375rem;font:inherit}',
+  'button{min-height:44px;margin-top:1.25rem;padding:.5rem 1.25rem;border:2px solid #0b3d91;border-radius:.375rem;background:#0b3d91;color:#ffffff;font:inherit;font-weight:600;cursor:pointer}',
+  'header button{margin:0;background:#ffffff;color:#0b3d91}',
+  'a{color:#0b3d91}',
+  'input:focus-visible,button:focus-visible,a:focus-visible{outline:3px solid #1a1a1a;outline-offset:2px}',
+  '.hint{color:#595959}',
+  '.error{border-left:4px solid #a4161a;padding:.5rem .75rem;color:#a4161a;font-weight:600}',
+  '.secret{font-family:ui-monospace,monospace;font-size:1.125rem;letter-spacing:.05em}',
+  'dl{margin:0}',
+  'dt{font-weight:600}',
+  'dd{margin:0 0 .5rem}',
+].join('');
+
+/** Headers of every console page: nothing runs, nothing is framed, no form posts elsewhere, nothing is kept. */
+export const CONSOLE_PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': [
+    "default-src 'none'",
+    `style-src 'sha256-${createHash('sha256').update(STYLESHEET, 'utf8').digest('base64')}'`,
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; '),
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+  'referrer-policy': 'same-origin',
+  'x-content-type-options': 'nosniff',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
+const TEXT = {
+  'es-CL': {
+    console: 'Consola de cumplimiento',
+    signIn: 'Iniciar sesión',
+    email: 'Correo electrónico',
+    password: 'Contraseña',
+    continue: 'Continuar',
+    refused: 'El correo, la contraseña o el código no son correctos, o el inicio de sesión tardó demasiado. Inicie sesión de nuevo.',
+    locked: 'Demasiados intentos fallidos: este usuario está bloqueado por un tiempo. Intente más tarde.',
+    newPassword: 'Elija su contraseña',
+    newPasswordIntro: 'Es su primer inicio de sesión: reemplace la contraseña que le entregaron por una que solo usted conozca.',
+    newPasswordLabel: 'Nueva contraseña',
+    passwordLength: (min: number, max: number) => `De ${min} a ${max} caracteres.`,
+    enrol: 'Configure su aplicación de autenticación',
+    enrolIntro: 'Agregue esta cuenta a su aplicación de autenticación (por ejemplo, Google Authenticator o Microsoft Authenticator) con la clave de abajo, y escriba el código que le muestre.',
+    secret: 'Clave',
+    openInApp: 'Abrir en la aplicación de autenticación',
+    code: 'Código de verificación',
+    codeLabel: 'Código de 6 dígitos',
+    codeIntro: 'Escriba el código que le muestra su aplicación de autenticación.',
+    signedInAs: 'Sesión iniciada como',
+    tenant: 'Institución',
+    role: 'Rol',
+    roles: { viewer: 'Lectura', auditor: 'Auditoría', operator: 'Operación' } satisfies Record<ConsoleRole, string>,
+    sessionEnds: 'La sesión termina',
+    signOut: 'Cerrar sesión',
+    formRefused: 'No se pudo enviar el formulario',
+    formRefusedText: 'El formulario no vino de esta consola o su sesión terminó. Vuelva a la consola e intente de nuevo.',
+    backToConsole: 'Volver a la consola',
+  },
+  en: {
+    console: 'Compliance console',
+    signIn: 'Sign in',
+    email: 'Email',
+    password: 'Password',
+    continue: 'Continue',
+    refused: 'The email, password or code is not right, or the sign-in took too long. Sign in again.',
+    locked: 'Too many failed sign-ins: this user is locked for a while. Try again later.',
+    newPassword: 'Choose your password',
+    newPasswordIntro: 'This is your first sign-in: replace the password you were given with one only you know.',
+    newPasswordLabel: 'New password',
+    passwordLength: (min: number, max: number) => `${min} to ${max} characters.`,
+    enrol: 'Set up your authenticator app',
+    enrolIntro: 'Add this account to your authenticator app (Google Authenticator or Microsoft Authenticator, for example) with the key below, and enter the code it shows.',
+    secret: 'Key',
+    openInApp: 'Open in the authenticator app',
+    code: 'Verification code',
+    codeLabel: '6-digit code',
+    codeIntro: 'Enter the code your authenticator app shows.',
+    signedInAs: 'Signed in as',
+    tenant: 'Institution',
+    role: 'Role',
+    roles: { viewer: 'Viewer', auditor: 'Auditor', operator: 'Operator' } satisfies Record<ConsoleRole, string>,
+    sessionEnds: 'The session ends',
+    signOut: 'Sign out',
+    formRefused: 'The form could not be sent',
+    formRefusedText: 'The form did not come from this console, or your session has ended. Go back to the console and try again.',
+    backToConsole: 'Back to the console',
+  },
+} as const;
+
+export type ConsoleText = (typeof TEXT)[ConsoleLanguage];
+
+export function textOf(language: ConsoleLanguage): ConsoleText {
+  return TEXT[language];
+}
+
+/** Where a page's links and forms point, under the service's public URL. */
+export interface ConsoleView {
+  language: ConsoleLanguage;
+  /** `/console` under the public URL's path. */
+  base: string;
+}
+
+/** The signed-in person, as the header shows them. */
+export interface SignedInView extends ConsoleView {
+  email: string;
+  csrfToken: string;
+}
+
+function page(view: ConsoleView, title: string, content: Markup, signedIn?: SignedInView): string {
+  const t = textOf(view.language);
+  const signOut = signedIn
+    ? html`<form method="post" action="${view.base}/sign-out"><input type="hidden" name="csrf" value="${signedIn.csrfToken}"><button type="submit">${t.signOut}</button></form>`
+    : html``;
+  return html`<!doctype html>
+<html lang="${view.language}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · ${t.console}</title>
+<style>${new Markup(STYLESHEET)}</style>
+</head>
+<body>
+<header><p>${t.console}</p>${signOut}</header>
+<main>
+<h1>${title}</h1>
+${content}
+</main>
+</body>
+</html>
+`.source;
+}
+
+/** The refusal a form shows above itself, announced to screen readers as it appears. */
+function errorOf(message: string | undefined): Markup {
+  return message === undefined ? html`` : html`<p class="error" role="alert">${message}</p>`;
+}
+
+export function signInPage(view: ConsoleView, error?: string): string {
+  const t = textOf(view.language);
+  return page(
+    view,
+    t.signIn,
+    html`${errorOf(error)}<form method="post" action="${view.base}/sign-in">
+<label for="email">${t.email}</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254">
+<label for="password">${t.password}</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="512">
+<button type="submit">${t.continue}</button>
+</form>`,
+  );
+}
+
+export function newPasswordPage(view: ConsoleView, csrfToken: string, length: { min: number; max: number }, error?: string): string {
+  const t = textOf(view.language);
+  return page(
+    view,
+    t.newPassword,
+    html`${errorOf(error)}<p>${t.newPasswordIntro}</p>
+<form method="post" action="${view.base}/sign-in/new-password">
+<input type="hidden" name="csrf" value="${csrfToken}">
+<label for="new-password">${t.newPasswordLabel}</label><input id="new-password" name="newPassword" type="password" autocomplete="new-password" required minlength="${String(length.min)}" maxlength="${String(length.max)}" aria-describedby="new-password-hint">
+<p class="hint" id="new-password-hint">${t.passwordLength(length.min, length.max)}</p>
+<button type="submit">${t.continue}</button>
+</form>`,
+  );
+}
+
+/** The enrolment's key in groups of four, as people copy it. */
+function grouped(secret: string): string {
+  return secret.match(/.{1,4}/g)!.join(' ');
+}
+
+export function codePage(view: ConsoleView, csrfToken: string, enrolment: { secret: string; uri: string } | null, error?: string): string {
+  const t = textOf(view.language);
+  const intro = enrolment
+    ? html`<p>${t.enrolIntro}</p>
+<dl><dt>${t.secret}</dt><dd class="secret">${grouped(enrolment.secret)}</dd></dl>
+<p><a href="${enrolment.uri}">${t.openInApp}</a></p>`
+    : html`<p>${t.codeIntro}</p>`;
+  return page(
+    view,
+    enrolment ? t.enrol : t.code,
+    html`${errorOf(error)}${intro}
+<form method="post" action="${view.base}/sign-in/code">
+<input type="hidden" name="csrf" value="${csrfToken}">
+<label for="code">${t.codeLabel}</label><input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" required maxlength="7">
+<button type="submit">${t.continue}</button>
+</form>`,
+  );
+}
+
+export function homePage(view: SignedInView, session: { tenantName: string; role: ConsoleRole; expiresAt: number }): string {
+  const t = textOf(view.language);
+  const ends = santiagoTime(session.expiresAt);
+  return page(
+    view,
+    t.console,
+    html`<dl>
+<dt>${t.signedInAs}</dt><dd>${view.email}</dd>
+<dt>${t.tenant}</dt><dd>${session.tenantName}</dd>
+<dt>${t.role}</dt><dd>${t.roles[session.role]}</dd>
+<dt>${t.sessionEnds}</dt><dd>${ends.date} ${ends.time}</dd>
+</dl>`,
+    view,
+  );
+}
+
+/** A form that did not come from the console's own page, or came after its session ended. */
+export function formRefusedPage(view: ConsoleView): string {
+  const t = textOf(view.language);
+  return page(view, t.formRefused, html`<p>${t.formRefusedText}</p><p><a href="${view.base}">${t.backToConsole}</a></p>`);
+}

@@ -1,0 +1,213 @@
+import { consoleStreams, createConsoleUser, totpCode, userRefOf } from '@ledger/console';
+import { ApiApp, startApiApp } from './support/api-app';
+import { cookiesSet } from './support/consent-page';
+import { SIGN_IN_ATTEMPTS_PER_MINUTE } from '@ledger/http';
+import { EACH_STORE, EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
+
+// The console's sign-in (docs/console.md; decision 0093) through the real HTTP
+// stack, on the embedded SQLite store and on PostgreSQL: forms posted as a
+// browser posts them, each protection broken on purpose.
+
+const PUBLIC_URL = 'http://127.0.0.1:3997';
+/** What a browser sends with a form post from the console's own page. */
+const FROM_CONSOLE = { origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin' };
+const NEW_PASSWORD = 'a passphrase of my own';
+
+interface Answer {
+  status: number;
+  text: string;
+  headers: Record<string, string | string[]>;
+}
+
+/** The value of a hidden field of the page's first form with it. */
+function hidden(page: string, name: string): string {
+  const match = new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(page);
+  if (!match) throw new Error(`no hidden ${name} in the page`);
+  return match[1];
+}
+
+/** The attributes of the cookie set under `name`, as the browser reads them. */
+function cookieLine(answer: Answer, name: string): string {
+  const lines = answer.headers['set-cookie'];
+  const line = (Array.isArray(lines) ? lines : [lines ?? '']).find((candidate) => candidate.startsWith(`${name}=`));
+  if (!line) throw new Error(`no cookie ${name} set`);
+  return line;
+}
+
+describe.each(EACH_STORE)('the console sign-in, on %s', (_store, environmentOf) => {
+  let environment: TestEnvironment;
+  let api: ApiApp;
+  let tenantId: string;
+  let emails = 0;
+
+  beforeAll(async () => {
+    environment = environmentOf();
+    api = await startApiApp(environment, { LEDGER_PUBLIC_URL: PUBLIC_URL, LEDGER_WORKERS: 'external' });
+    ({ tenantId } = await api.tenantKey(['consent:read']));
+  });
+  afterAll(async () => {
+    await api?.close();
+    await environment?.dispose();
+  });
+
+  /** A console user as `ledger console user create` makes one. */
+  async function newUser(role = 'operator') {
+    const email = `person-${(emails += 1)}@bank.example`;
+    const { initialPassword } = await createConsoleUser(api.store, { tenantId, email, role }, { actor: 'cli:test', correlationId: 'test', now: Date.now() });
+    return { email, initialPassword };
+  }
+
+  const post = (path: string, form: Record<string, string>, cookie: string[] = [], headers: Record<string, string> = FROM_CONSOLE) =>
+    api.http.post(path).set(headers).set('Cookie', cookie).type('form').send(form) as unknown as Promise<Answer>;
+  const get = (path: string, cookie: string[] = [], language = 'es-CL,es;q=0.9') =>
+    api.http.get(path).set('Cookie', cookie).set('accept-language', language) as unknown as Promise<Answer>;
+
+  /** Email and password: the step cookie and where the sign-in goes next. */
+  async function passwordStep(email: string, password: string) {
+    const answer = await post('/console/sign-in', { email, password });
+    expect(answer.status).toBe(303);
+    return { step: cookiesSet(answer.headers), next: answer.headers.location as string, answer };
+  }
+
+  /** A whole first sign-in: the operator's password, the person's own, the app enrolled. The session's cookie and the app's secret. */
+  async function firstSignIn(role = 'operator') {
+    const user = await newUser(role);
+    const { step, next } = await passwordStep(user.email, user.initialPassword);
+    expect(next).toBe('/console/sign-in/new-password');
+    const form = await get(next, step);
+    expect((await post(next, { csrf: hidden(form.text, 'csrf'), newPassword: NEW_PASSWORD }, step)).headers.location).toBe('/console/sign-in/code');
+    const enrol = await get('/console/sign-in/code', step);
+    const secret = /<dd class="secret">([A-Z2-7 ]+)<\/dd>/.exec(enrol.text)![1].replace(/ /g, '');
+    const signedIn = await post('/console/sign-in/code', { csrf: hidden(enrol.text, 'csrf'), code: totpCode(secret, Date.now()) }, step);
+    expect([signedIn.status, signedIn.headers.location]).toEqual([303, '/console']);
+    return { ...user, secret, session: cookiesSet(signedIn.headers).filter((cookie) => cookie.startsWith('__Host-console-session=')), signedIn };
+  }
+
+  const factsOf = async (email: string) => (await api.store.readStream(consoleStreams.user(userRefOf(email)))).map((event) => event.type);
+
+  it('sends a person without a session to the sign-in, a page that runs nothing and is framed nowhere', async () => {
+    const home = await get('/console');
+    expect([home.status, home.headers.location]).toEqual([303, '/console/sign-in']);
+    const page = await get('/console/sign-in');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/);
+    expect(page.headers).toMatchObject({ 'x-frame-options': 'DENY', 'cache-control': 'no-store', 'content-type': 'text/html; charset=utf-8' });
+    expect(page.text).toContain('<html lang="es-CL">');
+    expect(page.text).toContain('Iniciar sesión');
+    expect(page.text).not.toContain('<script');
+    expect((await get('/console/sign-in', [], 'en-US,en;q=0.8')).text).toContain('<html lang="en">');
+  });
+
+  it("signs a person in at their first time: the operator's password, one of their own, the authenticator app enrolled with its first code", async () => {
+    const { email, session, signedIn } = await firstSignIn('auditor');
+    // The step's cookie is cleared, the session's is the site's alone, for scripts of no page, sent by no other site.
+    expect(cookieLine(signedIn, '__Host-console-step')).toMatch(/^__Host-console-step=; /);
+    expect(cookieLine(signedIn, '__Host-console-session')).toMatch(/^__Host-console-session=[0-9a-f]{64}\.[A-Za-z0-9_-]{43}; Max-Age=28800; Path=\/; HttpOnly; Secure; SameSite=Strict$/);
+    const home = await get('/console', session);
+    expect(home.status).toBe(200);
+    expect(home.text).toContain(email);
+    expect(home.text).toContain('Banco de Prueba');
+    expect(home.text).toContain('Auditoría');
+    expect(await factsOf(email)).toEqual(['ConsoleUserCreated', 'ConsolePasswordVerified', 'ConsolePasswordChanged', 'ConsoleTotpEnrolled', 'ConsoleSignedIn']);
+  });
+
+  it('asks for the code at every later sign-in, and refuses a code already used', async () => {
+    const { email, secret } = await firstSignIn();
+    const { step, next, answer } = await passwordStep(email, NEW_PASSWORD);
+    expect(next).toBe('/console/sign-in/code');
+    expect(cookieLine(answer, '__Host-console-step')).toMatch(/; Max-Age=300; Path=\/; HttpOnly; Secure; SameSite=Strict$/);
+    const page = await get(next, step);
+    expect(page.text).toContain('Código de verificación');
+    expect(page.text).not.toContain('class="secret"');
+    // The enrolment's code, seen over a shoulder, is spent.
+    const spent = await post(next, { csrf: hidden(page.text, 'csrf'), code: totpCode(secret, Date.now() - 30_000) }, step);
+    expect(spent.status).toBe(401);
+    expect(spent.text).toContain('no son correctos');
+    expect((await factsOf(email)).slice(-1)).toEqual(['ConsoleSignInFailed']);
+  });
+
+  it('refuses a wrong password and an unknown email alike, records the wrong password, and locks the user at the fifth in a row', async () => {
+    const { email, initialPassword } = await newUser();
+    const unknown = await post('/console/sign-in', { email: 'nobody@bank.example', password: 'whatever it is' });
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const wrong = await post('/console/sign-in', { email, password: `guess number ${attempt}` });
+      expect(wrong.status).toBe(401);
+      expect(wrong.text).toBe(unknown.text);
+    }
+    expect((await post('/console/sign-in', { email, password: 'the fifth guess' })).status).toBe(401);
+    const locked = await post('/console/sign-in', { email, password: initialPassword });
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(800);
+    expect(locked.text).toContain('bloqueado');
+    expect(await factsOf(email)).toEqual(['ConsoleUserCreated', ...Array(5).fill('ConsoleSignInFailed'), 'ConsoleUserLocked']);
+  });
+
+  it('refuses, recording nothing, a form posted from another site or without its token', async () => {
+    const { email, initialPassword } = await newUser();
+    for (const headers of [{ origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' }, {}] as Array<Record<string, string>>) {
+      expect((await post('/console/sign-in', { email, password: initialPassword }, [], headers)).status).toBe(403);
+    }
+    expect(await factsOf(email)).toEqual(['ConsoleUserCreated']);
+    const { step } = await passwordStep(email, initialPassword);
+    expect((await post('/console/sign-in/new-password', { newPassword: NEW_PASSWORD }, step)).status).toBe(403);
+    expect((await post('/console/sign-in/new-password', { csrf: 'forged', newPassword: NEW_PASSWORD }, step)).status).toBe(403);
+    expect(await factsOf(email)).toEqual(['ConsoleUserCreated', 'ConsolePasswordVerified']);
+  });
+
+  it('keeps the password rules, asking again on the same step', async () => {
+    const { email, initialPassword } = await newUser();
+    const { step, next } = await passwordStep(email, initialPassword);
+    const form = await get(next, step);
+    const short = await post(next, { csrf: hidden(form.text, 'csrf'), newPassword: 'short' }, step);
+    expect(short.status).toBe(400);
+    expect(short.text).toContain('De 12 a 128 caracteres.');
+    expect((await post(next, { csrf: hidden(short.text, 'csrf'), newPassword: NEW_PASSWORD }, step)).status).toBe(303);
+  });
+
+  it('ends the session at sign-out, only from a form of the session itself', async () => {
+    const { email, session } = await firstSignIn();
+    const home = await get('/console', session);
+    expect((await post('/console/sign-out', { csrf: 'forged' }, session)).status).toBe(403);
+    expect((await get('/console', session)).status).toBe(200);
+    const out = await post('/console/sign-out', { csrf: hidden(home.text, 'csrf') }, session);
+    expect([out.status, out.headers.location]).toEqual([303, '/console/sign-in']);
+    expect((await get('/console', session)).status).toBe(303);
+    expect((await factsOf(email)).slice(-1)).toEqual(['ConsoleSignedOut']);
+    const signedOut = (await api.store.readStream(consoleStreams.user(userRefOf(email)))).at(-1)!;
+    expect(signedOut.metadata).toMatchObject({ tenantId, actor: expect.stringMatching(/^console:[0-9a-f-]{36}$/) });
+  });
+});
+
+describe('the console sign-in, from one address', () => {
+  let environment: TestEnvironment;
+  let api: ApiApp;
+
+  beforeAll(async () => {
+    environment = testEnvironment(EMBEDDED_STORE);
+    // Far above the sign-in's own budget, so that it is the one spent.
+    api = await startApiApp(environment, { LEDGER_PUBLIC_URL: PUBLIC_URL, LEDGER_WORKERS: 'external', LEDGER_RATE_LIMIT_PER_MINUTE: '1000' });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await environment?.dispose();
+  });
+
+  it('takes SIGN_IN_ATTEMPTS_PER_MINUTE attempts a minute, then refuses 429 before checking any password', async () => {
+    const attempt = (email: string) => api.http.post('/console/sign-in').set(FROM_CONSOLE).type('form').send({ email, password: 'a guess at it' });
+    const { tenantId } = await api.tenantKey(['consent:read']);
+    await createConsoleUser(api.store, { tenantId, email: 'late@bank.example', role: 'viewer' }, { actor: 'cli:test', correlationId: 'test', now: Date.now() });
+    const answers = [];
+    // One window: a minute that began less than a second ago would end before the last attempt.
+    if (Date.now() % 60_000 > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000)));
+    for (let i = 0; i < SIGN_IN_ATTEMPTS_PER_MINUTE; i++) answers.push((await attempt(`nobody-${i}@bank.example`)).status);
+    expect(new Set(answers)).toEqual(new Set([401]));
+    const refused = await attempt('late@bank.example');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 'TOO_MANY_REQUESTS' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // The user's password was never checked: no failure is recorded for it.
+    expect((await api.store.readStream(consoleStreams.user(userRefOf('late@bank.example')))).map((event) => event.type)).toEqual(['ConsoleUserCreated']);
+    // Reading the page is not an attempt.
+    expect((await api.http.get('/console/sign-in')).status).toBe(200);
+  });
+});
