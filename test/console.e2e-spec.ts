@@ -1,6 +1,7 @@
 import { consoleStreams, createConsoleUser, totpCode, userRefOf } from '@ledger/console';
 import { ApiApp, startApiApp } from './support/api-app';
 import { cookiesSet } from './support/consent-page';
+import { redecConsents } from './support/redec-consents';
 import { SIGN_IN_ATTEMPTS_PER_MINUTE } from '@ledger/http';
 import { EACH_STORE, EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
 
@@ -38,12 +39,13 @@ describe.each(EACH_STORE)('the console sign-in, on %s', (_store, environmentOf) 
   let environment: TestEnvironment;
   let api: ApiApp;
   let tenantId: string;
+  let apiKey: string;
   let emails = 0;
 
   beforeAll(async () => {
     environment = environmentOf();
     api = await startApiApp(environment, { LEDGER_PUBLIC_URL: PUBLIC_URL, LEDGER_WORKERS: 'external' });
-    ({ tenantId } = await api.tenantKey(['consent:read']));
+    ({ tenantId, apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:runtime', 'consent:identity-assert']));
   });
   afterAll(async () => {
     await api?.close();
@@ -162,6 +164,42 @@ describe.each(EACH_STORE)('the console sign-in, on %s', (_store, environmentOf) 
     expect(short.status).toBe(400);
     expect(short.text).toContain('De 12 a 128 caracteres.');
     expect((await post(next, { csrf: hidden(short.text, 'csrf'), newPassword: NEW_PASSWORD }, step)).status).toBe(303);
+  });
+
+  it("finds a consent by its internal code and shows it in words; a viewer is told the history needs another role", async () => {
+    const consent = await redecConsents(api, apiKey).grant();
+    const { session } = await firstSignIn('viewer');
+    const found = await get(`/console/consents?by=internalConsentCode&value=${encodeURIComponent(consent.internalConsentCode)}`, session);
+    expect(found.status).toBe(200);
+    expect(found.text).toContain('1 consentimiento encontrado');
+    expect(found.text).toContain(`<a href="/console/consents/${consent.redecConsentId}">${consent.internalConsentCode}</a>`);
+    const page = await get(`/console/consents/${consent.redecConsentId}`, session);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`Consentimiento ${consent.internalConsentCode}`);
+    expect(page.text).toContain('<dt>Estado</dt><dd>Vigente</dd>');
+    expect(page.text).toContain('La historia del consentimiento requiere el rol de auditoría u operación.');
+    expect(page.text).not.toContain('ConsentGranted');
+    expect((await get('/console/consents?by=internalConsentCode&value=unknown-code', session)).text).toContain('0 consentimientos encontrados');
+  });
+
+  it("shows an auditor the consent's history: each fact, when, who recorded it and its hash", async () => {
+    const consent = await redecConsents(api, apiKey).grant();
+    const { session } = await firstSignIn('auditor');
+    const page = await get(`/console/consents/${consent.redecConsentId}`, session, 'en');
+    expect(page.text).toContain('<h2>History</h2>');
+    const [grant] = await api.store.readStream(`redec-consent-${tenantId}-${consent.redecConsentId}`);
+    expect(page.text).toMatch(new RegExp(`<tr><td>${grant.position}</td><td>[0-9-]+ [0-9:]+</td><td>ConsentGranted</td><td>${grant.metadata.actor}</td><td class="hash" title="${grant.integrity.hash}">`));
+  });
+
+  it("answers 404 for another tenant's consent, and sends a person without a session to the sign-in", async () => {
+    const other = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']);
+    const theirs = await redecConsents(api, other.apiKey).grant();
+    const { session } = await firstSignIn('operator');
+    expect((await get(`/console/consents/${theirs.redecConsentId}`, session)).status).toBe(404);
+    expect((await get(`/console/consents?by=internalConsentCode&value=${theirs.internalConsentCode}`, session)).text).toContain('0 consentimientos encontrados');
+    expect((await get('/console/consents/not-a-uuid', session)).status).toBe(404);
+    const anonymous = await get(`/console/consents/${theirs.redecConsentId}`);
+    expect([anonymous.status, anonymous.headers.location]).toEqual([303, '/console/sign-in']);
   });
 
   it('ends the session at sign-out, only from a form of the session itself', async () => {

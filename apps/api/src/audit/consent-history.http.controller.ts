@@ -1,12 +1,12 @@
-import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { IsIn, IsOptional, Matches } from 'class-validator';
-import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { CurrentPrincipal, NoStore, RequireScopes } from '@ledger/http';
-import { CLOCK, Clock, Principal, Scopes, notFound } from '@ledger/platform';
-import { ReadModel } from '@ledger/projections';
-import { ConsentHistory, consentHistory, historyTimeline, readConsentReferences } from '@ledger/redec';
+import { Principal, Scopes } from '@ledger/platform';
+import { ConsentHistory, historyTimeline } from '@ledger/redec';
+import { ConsentHistoryQuery } from './consent-history.query';
 import { ConsentRepresentationDto } from '../redec/consents/consent-representation.dto';
 import { ResourceIdPipe } from '../resource-id.pipe';
 import { ReadsReadModel } from '../openapi/problem-responses';
@@ -54,11 +54,7 @@ export class ConsentHistoryDto {
 @ApiBearerAuth()
 @Controller('v1/redec/consents')
 export class ConsentHistoryHttpController {
-  constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(CLOCK) private readonly clock: Clock,
-    private readonly readModel: ReadModel,
-  ) {}
+  constructor(private readonly queryBus: QueryBus) {}
 
   @ReadsReadModel()
   @Get(':redecConsentId/history')
@@ -80,11 +76,8 @@ export class ConsentHistoryHttpController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ConsentHistory | string> {
-    const { tenantId } = principal;
-    const references = await readConsentReferences(this.readModel, tenantId, redecConsentId);
     const at = query.at === undefined ? undefined : Number(query.at);
-    const history = await consentHistory(this.store, tenantId, redecConsentId, references, { at, now: this.clock.now() });
-    if (!history) throw notFound('consent');
+    const history: ConsentHistory = await this.queryBus.execute(new ConsentHistoryQuery(principal.tenantId, redecConsentId, at));
     if (query.format !== 'text') return history;
     void reply.header('content-type', 'text/plain; charset=utf-8');
     return historyTimeline(history);

@@ -5,6 +5,7 @@ import { signOutOfConsole } from '@ledger/console';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { BodyLimit, Public } from '@ledger/http';
 import { loadTenant, tenantDisplayName } from '@ledger/ledger';
+import { Scopes } from '@ledger/platform';
 import { formRefusedPage, homePage } from './console-html';
 import { ConsoleSessions } from './console-sessions';
 
@@ -20,11 +21,11 @@ export class ConsoleHomeHttpController {
   @Get()
   @Public()
   async home(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const session = await this.sessions.session(request);
-    if (!session) return this.sessions.seeOther(reply, '/sign-in');
+    // Every role reads.
+    const session = await this.sessions.signedIn(request, reply, Scopes.READ);
+    if (!session) return;
     const tenant = await loadTenant(this.store, session.user.tenantId);
-    const view = { ...this.sessions.view(request), email: session.user.email, csrfToken: session.csrfToken };
-    this.sessions.send(reply, 200, homePage(view, { tenantName: tenantDisplayName(tenant), role: session.user.role, expiresAt: session.user.sessions[session.sessionSha256] }));
+    this.sessions.send(reply, 200, homePage(this.sessions.signedInView(request, session), { tenantName: tenantDisplayName(tenant), role: session.user.role, expiresAt: session.user.sessions[session.sessionSha256] }));
   }
 
   @Post('sign-out')

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Markup, html, santiagoTime } from '@ledger/embed';
+import { Markup, html, readable, santiagoTime } from '@ledger/embed';
 import type { ConsoleRole } from '@ledger/console';
+import type { ConsentHistory, ConsentStatus, ReadableTerms, RegulatoryRepresentation } from '@ledger/redec';
 
 /*
  * The console's pages: rendered by the service, plain HTML forms with no
@@ -43,6 +44,12 @@ const STYLESHEET = [
   'dl{margin:0}',
   'dt{font-weight:600}',
   'dd{margin:0 0 .5rem}',
+  'select{display:block;min-height:44px;padding:.5rem;border:1px solid #595959;border-radius:.375rem;font:inherit;background:#ffffff;color:#1a1a1a}',
+  'table{border-collapse:collapse;width:100%;font-size:.875rem}',
+  'th,td{border-bottom:1px solid #595959;padding:.375rem .5rem;text-align:left;vertical-align:top}',
+  '.hash{font-family:ui-monospace,monospace}',
+  '.code{color:#595959}',
+  'h2{font-size:1.125rem;margin:2rem 0 .5rem}',
 ].join('');
 
 /** Headers of every console page: nothing runs, nothing is framed, no form posts elsewhere, nothing is kept. */
@@ -91,6 +98,37 @@ const TEXT = {
     formRefused: 'No se pudo enviar el formulario',
     formRefusedText: 'El formulario no vino de esta consola o su sesión terminó. Vuelva a la consola e intente de nuevo.',
     backToConsole: 'Volver a la consola',
+    search: 'Buscar un consentimiento',
+    searchBy: 'Buscar por',
+    searchValue: 'Valor',
+    searchButton: 'Buscar',
+    byInternalConsentCode: 'Código interno del consentimiento',
+    byCreditOperationReference: 'Referencia de la operación de crédito',
+    results: (count: number) => (count === 1 ? '1 consentimiento encontrado' : `${count} consentimientos encontrados`),
+    consent: (code: string) => `Consentimiento ${code}`,
+    notFound: 'No encontrado',
+    notFoundText: 'Esta institución no tiene un consentimiento con ese identificador.',
+    forbidden: 'Sin permiso',
+    forbiddenText: 'Su rol no permite ver esta página.',
+    statuses: { granted: 'Vigente', extended: 'Vigente por una extensión de crédito', revoked: 'Revocado', expired: 'Expirado' } satisfies Record<ConsentStatus, string>,
+    fields: {
+      status: 'Estado',
+      internalConsentCode: 'Código interno',
+      grantedAt: 'Otorgado',
+      initialAccessValidUntil: 'Acceso inicial válido hasta',
+      finality: 'Finalidad',
+      objectives: 'Objetivos',
+      medium: 'Medio',
+      channel: 'Canal',
+      revokedAt: 'Revocado',
+      creditExtensions: 'Extensiones de crédito',
+      retentionUntil: 'Se conserva hasta',
+    },
+    none: 'Ninguna',
+    history: 'Historia',
+    historyText: 'Cada hecho registrado del consentimiento, de sus accesos y de sus vínculos con obligaciones, en el orden en que se registraron, con quién lo registró y su hash de integridad.',
+    historyNeedsAudit: 'La historia del consentimiento requiere el rol de auditoría u operación.',
+    historyColumns: ['Posición', 'Registrado', 'Hecho', 'Registrado por', 'Hash'],
   },
   en: {
     console: 'Compliance console',
@@ -120,6 +158,37 @@ const TEXT = {
     formRefused: 'The form could not be sent',
     formRefusedText: 'The form did not come from this console, or your session has ended. Go back to the console and try again.',
     backToConsole: 'Back to the console',
+    search: 'Find a consent',
+    searchBy: 'Find by',
+    searchValue: 'Value',
+    searchButton: 'Find',
+    byInternalConsentCode: 'Internal consent code',
+    byCreditOperationReference: 'Credit operation reference',
+    results: (count: number) => (count === 1 ? '1 consent found' : `${count} consents found`),
+    consent: (code: string) => `Consent ${code}`,
+    notFound: 'Not found',
+    notFoundText: 'This institution has no consent with that identifier.',
+    forbidden: 'Not allowed',
+    forbiddenText: 'Your role does not allow this page.',
+    statuses: { granted: 'In force', extended: 'In force by a credit extension', revoked: 'Revoked', expired: 'Expired' } satisfies Record<ConsentStatus, string>,
+    fields: {
+      status: 'Status',
+      internalConsentCode: 'Internal code',
+      grantedAt: 'Granted',
+      initialAccessValidUntil: 'Initial access valid until',
+      finality: 'Purpose',
+      objectives: 'Objectives',
+      medium: 'Medium',
+      channel: 'Channel',
+      revokedAt: 'Revoked',
+      creditExtensions: 'Credit extensions',
+      retentionUntil: 'Kept until',
+    },
+    none: 'None',
+    history: 'History',
+    historyText: 'Every fact recorded of the consent, of its accesses and of its obligation bindings, in the order they were recorded, with who recorded it and its integrity hash.',
+    historyNeedsAudit: "The consent's history needs the auditor or operator role.",
+    historyColumns: ['Position', 'Recorded', 'Fact', 'Recorded by', 'Hash'],
   },
 } as const;
 
@@ -234,7 +303,8 @@ export function homePage(view: SignedInView, session: { tenantName: string; role
 <dt>${t.tenant}</dt><dd>${session.tenantName}</dd>
 <dt>${t.role}</dt><dd>${t.roles[session.role]}</dd>
 <dt>${t.sessionEnds}</dt><dd>${ends.date} ${ends.time}</dd>
-</dl>`,
+</dl>
+${searchForm(view)}`,
     view,
   );
 }
@@ -243,4 +313,81 @@ export function homePage(view: SignedInView, session: { tenantName: string; role
 export function formRefusedPage(view: ConsoleView): string {
   const t = textOf(view.language);
   return page(view, t.formRefused, html`<p>${t.formRefusedText}</p><p><a href="${view.base}">${t.backToConsole}</a></p>`);
+}
+
+/** What a search looks consents up by: the API's lookups (GET /v1/redec/consents). */
+export const SEARCH_FIELDS = ['internalConsentCode', 'creditOperationReference'] as const;
+export type SearchField = (typeof SEARCH_FIELDS)[number];
+
+function searchForm(view: ConsoleView, current?: { by: SearchField; value: string }): Markup {
+  const t = textOf(view.language);
+  const label: Record<SearchField, string> = { internalConsentCode: t.byInternalConsentCode, creditOperationReference: t.byCreditOperationReference };
+  const options = SEARCH_FIELDS.map((field) => (field === current?.by ? html`<option value="${field}" selected>${label[field]}</option>` : html`<option value="${field}">${label[field]}</option>`));
+  return html`<h2>${t.search}</h2>
+<form method="get" action="${view.base}/consents" role="search">
+<label for="by">${t.searchBy}</label><select id="by" name="by">${options}</select>
+<label for="value">${t.searchValue}</label><input id="value" name="value" type="search" required maxlength="200" value="${current?.value ?? ''}">
+<button type="submit">${t.searchButton}</button>
+</form>`;
+}
+
+function instant(epochMs: number | null): string {
+  if (epochMs === null) return '';
+  const { date, time } = santiagoTime(epochMs);
+  return `${date} ${time}`;
+}
+
+/** The consents a search found, each a link to its page. */
+export function searchResultsPage(view: SignedInView, search: { by: SearchField; value: string }, consents: readonly RegulatoryRepresentation[]): string {
+  const t = textOf(view.language);
+  const rows = consents.map(
+    (consent) => html`<tr><td><a href="${view.base}/consents/${consent.redecConsentId}">${consent.internalConsentCode}</a></td><td>${t.statuses[consent.status]}</td><td>${instant(consent.grantedAt)}</td></tr>`,
+  );
+  return page(
+    view,
+    t.search,
+    html`${searchForm(view, search)}
+<h2>${t.results(consents.length)}</h2>
+${consents.length === 0 ? html`` : html`<table><thead><tr><th scope="col">${t.fields.internalConsentCode}</th><th scope="col">${t.fields.status}</th><th scope="col">${t.fields.grantedAt}</th></tr></thead><tbody>${rows}</tbody></table>`}`,
+    view,
+  );
+}
+
+/** A consent's regulatory representation in words, and, for a role that may read it, its history. */
+export function consentPage(view: SignedInView, consent: RegulatoryRepresentation, terms: ReadableTerms, history: ConsentHistory | null): string {
+  const t = textOf(view.language);
+  const f = t.fields;
+  const meaning = (kind: 'finality' | 'objective' | 'medium' | 'channel', code: string) => readable({ meaning: terms.meaningOf(kind, code), code });
+  // Each extension by its operation, from when it was extended to when it ended.
+  const extensions = consent.creditExtensions.map(
+    (extension) => html`<li>${extension.creditOperationReference}: ${instant(extension.extendedAt)}${extension.endedAt === null ? '' : ` – ${instant(extension.endedAt)}`}</li>`,
+  );
+  const rows: Markup[] = [
+    html`<dt>${f.status}</dt><dd>${t.statuses[consent.status]}</dd>`,
+    html`<dt>${f.grantedAt}</dt><dd>${instant(consent.grantedAt)}</dd>`,
+    html`<dt>${f.initialAccessValidUntil}</dt><dd>${instant(consent.initialAccessValidUntil)}</dd>`,
+    html`<dt>${f.finality}</dt><dd>${meaning('finality', consent.finalityCode)}</dd>`,
+    html`<dt>${f.objectives}</dt><dd>${consent.objectiveCodes.map((code) => html`${meaning('objective', code)}<br>`)}</dd>`,
+    html`<dt>${f.medium}</dt><dd>${meaning('medium', consent.mediumCode)}</dd>`,
+    html`<dt>${f.channel}</dt><dd>${meaning('channel', consent.channel)}</dd>`,
+    ...(consent.revocation ? [html`<dt>${f.revokedAt}</dt><dd>${instant(consent.revocation.revokedAt)}</dd>`] : []),
+    html`<dt>${f.creditExtensions}</dt><dd>${extensions.length === 0 ? t.none : html`<ul>${extensions}</ul>`}</dd>`,
+    html`<dt>${f.retentionUntil}</dt><dd>${instant(consent.retentionUntil)}</dd>`,
+  ];
+  const historySection = history
+    ? html`<h2>${t.history}</h2>
+<p>${t.historyText}</p>
+<table><thead><tr>${t.historyColumns.map((column) => html`<th scope="col">${column}</th>`)}</tr></thead><tbody>${history.events.map(
+        (event) =>
+          html`<tr><td>${String(event.position)}</td><td>${instant(event.recordedAt)}</td><td>${event.type}</td><td>${event.actor ?? ''}</td><td class="hash" title="${event.hash}">${event.hash.slice(0, 12)}</td></tr>`,
+      )}</tbody></table>`
+    : html`<p>${t.historyNeedsAudit}</p>`;
+  return page(view, t.consent(consent.internalConsentCode), html`<dl>${rows}</dl>${historySection}`, view);
+}
+
+/** A page the person may not see, or a consent the tenant does not have. */
+export function refusalPage(view: SignedInView, refusal: 'not_found' | 'forbidden'): string {
+  const t = textOf(view.language);
+  const [title, text] = refusal === 'not_found' ? [t.notFound, t.notFoundText] : [t.forbidden, t.forbiddenText];
+  return page(view, title, html`<p>${text}</p><p><a href="${view.base}">${t.backToConsole}</a></p>`, view);
 }

@@ -5,9 +5,9 @@ import { timingSafeEqual } from 'node:crypto';
 import { ConsoleDependencies, ConsoleSession, ConsoleUser, SESSION_LIFETIME_MS, STEP_LIFETIME_MS, authenticateConsoleSession } from '@ledger/console';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { AggregateCache, CommandContext } from '@ledger/ledger';
-import { CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, requireContext } from '@ledger/platform';
+import { CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, Scope, requireContext } from '@ledger/platform';
 import { PageForms } from '../embed/page-forms';
-import { CONSOLE_PAGE_HEADERS, ConsoleLanguage, ConsoleView, languageOf } from './console-html';
+import { CONSOLE_PAGE_HEADERS, ConsoleLanguage, ConsoleView, SignedInView, languageOf, refusalPage } from './console-html';
 
 /**
  * `__Host-`: a browser keeps these only from a secure origin (https, or
@@ -79,6 +79,27 @@ export class ConsoleSessions {
     const session = await authenticateConsoleSession(this.deps, request.cookies[CONSOLE_SESSION_COOKIE], this.now());
     if (session) requireContext().principal = session.principal;
     return session;
+  }
+
+  /**
+   * The session of a page that needs `scope`: null once the person without
+   * one is sent to the sign-in, or shown that their role does not allow it.
+   */
+  async signedIn(request: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<ConsoleSession | null> {
+    const session = await this.session(request);
+    if (!session) {
+      this.seeOther(reply, '/sign-in');
+      return null;
+    }
+    if (!session.principal.scopes.includes(scope)) {
+      this.send(reply, 403, refusalPage(this.signedInView(request, session), 'forbidden'));
+      return null;
+    }
+    return session;
+  }
+
+  signedInView(request: FastifyRequest, session: ConsoleSession): SignedInView {
+    return { ...this.view(request), email: session.user.email, csrfToken: session.csrfToken };
   }
 
   stepCredential(request: FastifyRequest): string | undefined {
