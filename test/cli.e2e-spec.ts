@@ -82,17 +82,27 @@ describe('operator CLI', () => {
     expect(tenantCreated.json).toEqual({ tenantId: expect.stringMatching(UUID) });
   });
 
-  it('`console user create` prints {"userId", "initialPassword"}, and that password signs the person in to the running service', async () => {
+  it('`console user create` and `console user reset` print {"userId", "initialPassword"}, and that password signs the person in to the running service', async () => {
     const created = await cli('console', 'user', 'create', '--tenant', tenantId, '--email', 'Oficial@Banco.example', '--role', 'auditor');
     expectSuccess(created);
     expect(created.json).toEqual({ userId: expect.stringMatching(UUID), initialPassword: expect.stringMatching(/^[A-Za-z0-9_-]{20}$/) });
     expect(created.stderr).not.toContain(created.json.initialPassword);
-    const signIn = await api.http
-      .post('/console/sign-in')
-      .set({ origin: new URL(loadConfig(environment.env, () => undefined).publicUrl).origin, 'sec-fetch-site': 'same-origin' })
-      .type('form')
-      .send({ email: 'oficial@banco.example', password: created.json.initialPassword });
+    const signInWith = (password: string) =>
+      api.http
+        .post('/console/sign-in')
+        .set({ origin: new URL(loadConfig(environment.env, () => undefined).publicUrl).origin, 'sec-fetch-site': 'same-origin' })
+        .type('form')
+        .send({ email: 'oficial@banco.example', password });
+    const signIn = await signInWith(created.json.initialPassword);
     expect([signIn.status, signIn.headers.location]).toEqual([303, '/console/sign-in/new-password']);
+
+    // An operator's reset: a new initial password, and the old one no longer signs in.
+    const reset = await cli('console', 'user', 'reset', '--email', 'oficial@banco.example');
+    expectSuccess(reset);
+    expect(reset.json).toEqual({ userId: created.json.userId, initialPassword: expect.stringMatching(/^[A-Za-z0-9_-]{20}$/) });
+    expect((await signInWith(created.json.initialPassword)).status).toBe(401);
+    expect((await signInWith(reset.json.initialPassword)).status).toBe(303);
+    expectFailure(await cli('console', 'user', 'reset', '--email', 'nadie@banco.example'));
 
     // One user per email, whatever its case; a role the console does not know is refused before anything is opened.
     expectFailure(await cli('console', 'user', 'create', '--tenant', tenantId, '--email', 'oficial@banco.example', '--role', 'viewer'));

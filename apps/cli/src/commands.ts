@@ -6,7 +6,7 @@ import { LogAudit, LogIdentity, openCheckpoint } from '@ledger/ledger-log';
 import { NoteError } from '@ledger/transparency';
 import { readFileSync } from 'node:fs';
 import { API_KEY_RECHECK_MS, CommandContext, CustomerKeyTable, configureTenant, createTenant, issueApiKey, listApiKeys, listTenants, revokeApiKey, rotateMasterKey, streams } from '@ledger/ledger';
-import { CONSOLE_ROLES, ROLE_SCOPES, createConsoleUser } from '@ledger/console';
+import { CONSOLE_ROLES, ROLE_SCOPES, createConsoleUser, resetConsoleUser } from '@ledger/console';
 import { Clock, MasterKeys, SCOPES, SCOPE_MEANINGS, notFound } from '@ledger/platform';
 import { Partition, ProjectionRunner, ReadModel, RebuildPartitions, RebuildProgress } from '@ledger/projections';
 import { queueCounts } from '@ledger/queues';
@@ -151,6 +151,11 @@ export const commands: Record<string, CliCommand> = {
     ],
     help: consoleRolesHelp(),
     run: (o, d) => createConsoleUser(d.store, { tenantId: o.tenant, email: o.email, role: o.role }, operatorContext(d.clock)),
+  },
+  'console user reset': {
+    description: "give a console user a new initial password, shown only here: their sessions end, a lock lifts, and the next sign-in asks for a new password and enrols their authenticator app again",
+    options: [{ flags: '--email <EMAIL>', description: 'the email the person signs in with', required: true }],
+    run: (o, d) => resetConsoleUser(d.store, { email: o.email }, operatorContext(d.clock)),
   },
   'keys rotate': {
     description: 'rewrap every tenant key under LEDGER_MASTER_KEY (the previous keys in LEDGER_PREVIOUS_MASTER_KEYS)',

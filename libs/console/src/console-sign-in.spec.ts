@@ -11,6 +11,7 @@ import {
   changeInitialPassword,
   consoleStreams,
   createConsoleUser,
+  resetConsoleUser,
   signInWithCode,
   signInWithPassword,
   signOutOfConsole,
@@ -114,6 +115,17 @@ describe('console sign-in', () => {
     const session = (await authenticateConsoleSession(deps, sessionCredential, NOW + 1))!;
     await signOutOfConsole(deps, session, context(NOW + 2));
     expect(await authenticateConsoleSession(deps, sessionCredential, NOW + 3)).toBeNull();
+  });
+
+  it("resets a person's sign-in at an operator's word: sessions end, the old password and app are gone, the next sign-in starts as the first", async () => {
+    const { sessionCredential } = await firstSignIn();
+    const { initialPassword } = await resetConsoleUser(store, { email: 'Ana@bank.cl' }, { actor: 'cli:test', correlationId: 'c', now: NOW + 10 });
+    expect(await authenticateConsoleSession(deps, sessionCredential, NOW + 11)).toBeNull();
+    expect((await refusal(signInWithPassword(deps, { email: 'ana@bank.cl', password: NEW_PASSWORD }, context(NOW + 12)))).kind).toBe('unauthenticated');
+    const { stepCredential, next } = await signInWithPassword(deps, { email: 'ana@bank.cl', password: initialPassword }, context(NOW + 13));
+    expect(next).toBe('change_password');
+    expect((await changeInitialPassword(deps, { stepCredential, newPassword: `${NEW_PASSWORD} again` }, context(NOW + 14))).next).toBe('enrol_totp');
+    expect((await refusal(resetConsoleUser(store, { email: 'nobody@bank.cl' }, { actor: 'cli:test', correlationId: 'c', now: NOW }))).kind).toBe('not_found');
   });
 
   it('refuses a second user with the same email, whatever its case', async () => {

@@ -10,6 +10,7 @@ import {
   assertOpenStep,
   decideChangePassword,
   decideCreateConsoleUser,
+  decideResetConsoleUser,
   decidePasswordAttempt,
   decideSecondFactor,
   decideSignOut,
@@ -110,6 +111,14 @@ export async function createConsoleUser(
     return { record: { streamId, facts }, answer: null };
   });
   return { userId, initialPassword: password };
+}
+
+/** An operator's reset of a person's sign-in (ConsoleUserReset): a new initial password, shown only to the operator. */
+export async function resetConsoleUser(store: EventStore, request: { email: string }, context: CommandContext): Promise<{ userId: string; initialPassword: string }> {
+  const password = initialPassword();
+  const passwordHash = await hashPassword(password);
+  const { user } = await runConsoleCommand({ store }, userRefOf(request.email), context, async (user) => decideResetConsoleUser(user, { passwordHash, now: context.now }));
+  return { userId: user.userId, initialPassword: password };
 }
 
 /** A hash no password matches, checked for an unknown email so that its refusal takes as long as a known one's. */
@@ -213,7 +222,7 @@ export async function signOutOfConsole(deps: ConsoleDependencies, session: Conso
   await runConsoleCommand(deps, userRefOf(session.user.email), context, async (user) => decideSignOut(user, session.sessionSha256, context.now));
 }
 
-async function loadUser(deps: ConsoleDependencies, userRef: string): Promise<ConsoleUser | null> {
+async function loadUser(deps: Pick<ConsoleDependencies, 'store' | 'users'>, userRef: string): Promise<ConsoleUser | null> {
   return (await loadAggregate(deps.store, consoleStreams.user(userRef), evolveConsoleUser, deps.users)).state;
 }
 
@@ -229,7 +238,7 @@ function requireCredential(value: string | undefined): Credential {
  * refuses, so that no guess goes unrecorded.
  */
 async function runConsoleCommand(
-  deps: ConsoleDependencies,
+  deps: Pick<ConsoleDependencies, 'store' | 'users'>,
   userRef: string,
   context: CommandContext,
   decide: (user: ConsoleUser | null) => Promise<ConsoleUserEvent[]>,

@@ -7,6 +7,7 @@ import {
   STEP_LIFETIME_MS,
   decideChangePassword,
   decideCreateConsoleUser,
+  decideResetConsoleUser,
   decidePasswordAttempt,
   decideSecondFactor,
   decideSignOut,
@@ -61,6 +62,18 @@ describe('console user', () => {
     // The lock ends, and the count starts again from nothing.
     expect(decidePasswordAttempt(user, { matches: false, stepSha256: 's', now: NOW + 10 + LOCK_OUT.durationMs })).toHaveLength(1);
     expect(verified(user, 's', NOW + 10 + LOCK_OUT.durationMs).steps).toEqual({ s: NOW + 10 + LOCK_OUT.durationMs + STEP_LIFETIME_MS });
+  });
+
+  it("lifts a lock and ends every session and step at an operator's reset, asking for a new password and a new enrolment", () => {
+    let user = created();
+    user = fold(decideChangePassword(verified(user, 'a'), { stepSha256: 'a', newPassword: 'a long enough secret', newPasswordHash: 'h', now: NOW }), verified(user, 'a'))!;
+    user = fold(decideSecondFactor(user, { stepSha256: 'a', matchedCounter: 1, sessionSha256: 's-1', now: NOW, enrolledSecret: 'e' }), user)!;
+    for (let i = 0; i < LOCK_OUT.failures; i++) user = fold(decidePasswordAttempt(user, { matches: false, stepSha256: 'x', now: NOW + i }), user)!;
+    expect(user.lockedUntil).not.toBeNull();
+    user = fold(decideResetConsoleUser(user, { passwordHash: 'h-reset', now: NOW + 10 }), user)!;
+    expect(user).toMatchObject({ passwordHash: 'h-reset', mustChangePassword: true, encryptedTotpSecret: null, lockedUntil: null, failuresInARow: 0, steps: {}, sessions: {} });
+    expect(nextStep(verified(user, 'b', NOW + 11))).toBe('change_password');
+    expect(refusal(() => decideResetConsoleUser(null, { passwordHash: 'h', now: NOW })).kind).toBe('not_found');
   });
 
   it('refuses an unknown user as a wrong password is refused', () => {

@@ -47,6 +47,15 @@ export interface ConsoleSignedOut {
   type: 'ConsoleSignedOut';
   data: { sessionSha256: string; signedOutAt: number };
 }
+/**
+ * An operator gave the person a new initial password (a forgotten password,
+ * a lost authenticator app): every session and step ends, the lock lifts,
+ * and the next sign-in asks for a new password and a new enrolment.
+ */
+export interface ConsoleUserReset {
+  type: 'ConsoleUserReset';
+  data: { passwordHash: string; resetAt: number };
+}
 export type ConsoleUserEvent =
   | ConsoleUserCreated
   | ConsolePasswordVerified
@@ -55,7 +64,8 @@ export type ConsoleUserEvent =
   | ConsolePasswordChanged
   | ConsoleTotpEnrolled
   | ConsoleSignedIn
-  | ConsoleSignedOut;
+  | ConsoleSignedOut
+  | ConsoleUserReset;
 
 export type SignInFactor = 'password' | 'totp';
 
@@ -125,6 +135,8 @@ export function evolveConsoleUser(state: ConsoleUser | null, event: ConsoleUserE
       const { [event.data.sessionSha256]: _ended, ...sessions } = state.sessions;
       return { ...state, sessions };
     }
+    case 'ConsoleUserReset':
+      return { ...state, passwordHash: event.data.passwordHash, mustChangePassword: true, encryptedTotpSecret: null, failuresInARow: 0, lockedUntil: null, steps: {}, sessions: {} };
     default: {
       const unknown: never = event;
       return unknown;
@@ -214,6 +226,11 @@ export function decideSecondFactor(
     data: { stepSha256: attempt.stepSha256, sessionSha256: attempt.sessionSha256, totpCounter: attempt.matchedCounter, signedInAt: attempt.now, expiresAt: attempt.now + SESSION_LIFETIME_MS },
   };
   return attempt.enrolledSecret === undefined ? [signedIn] : [{ type: 'ConsoleTotpEnrolled', data: { encryptedSecret: attempt.enrolledSecret, enrolledAt: attempt.now } }, signedIn];
+}
+
+export function decideResetConsoleUser(state: ConsoleUser | null, reset: { passwordHash: string; now: number }): ConsoleUserEvent[] {
+  if (!state) throw notFound('console user');
+  return [{ type: 'ConsoleUserReset', data: { passwordHash: reset.passwordHash, resetAt: reset.now } }];
 }
 
 /** Signing out of a session that has ended already changes nothing. */
