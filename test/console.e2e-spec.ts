@@ -177,6 +177,7 @@ describe.each(EACH_STORE)('the console sign-in, on %s', (_store, environmentOf) 
     expect(page.status).toBe(200);
     expect(page.text).toContain(`Consentimiento ${consent.internalConsentCode}`);
     expect(page.text).toContain('<dt>Estado</dt><dd>Vigente</dd>');
+    expect(page.text).toContain('<dt>Se conserva hasta</dt><dd>Aún no se fija: el consentimiento está vigente</dd>');
     expect(page.text).toContain('La historia del consentimiento requiere el rol de auditoría u operación.');
     expect(page.text).not.toContain('ConsentGranted');
     expect((await get('/console/consents?by=internalConsentCode&value=unknown-code', session)).text).toContain('0 consentimientos encontrados');

@@ -44,7 +44,9 @@ const STYLESHEET = [
   'dl{margin:0}',
   'dt{font-weight:600}',
   'dd{margin:0 0 .5rem}',
-  'select{display:block;min-height:44px;padding:.5rem;border:1px solid #595959;border-radius:.375rem;font:inherit;background:#ffffff;color:#1a1a1a}',
+  'select{display:block;width:100%;max-width:24rem;min-height:44px;padding:.5rem;border:1px solid #595959;border-radius:.375rem;font:inherit;background:#ffffff;color:#1a1a1a}',
+  // A table wider than a phone scrolls in its own region (WCAG reflow's exception for data tables), not the page.
+  '.table{overflow-x:auto}',
   'table{border-collapse:collapse;width:100%;font-size:.875rem}',
   'th,td{border-bottom:1px solid #595959;padding:.375rem .5rem;text-align:left;vertical-align:top}',
   '.hash{font-family:ui-monospace,monospace}',
@@ -125,6 +127,7 @@ const TEXT = {
       retentionUntil: 'Se conserva hasta',
     },
     none: 'Ninguna',
+    notYet: 'Aún no se fija: el consentimiento está vigente',
     history: 'Historia',
     historyText: 'Cada hecho registrado del consentimiento, de sus accesos y de sus vínculos con obligaciones, en el orden en que se registraron, con quién lo registró y su hash de integridad.',
     historyNeedsAudit: 'La historia del consentimiento requiere el rol de auditoría u operación.',
@@ -185,6 +188,7 @@ const TEXT = {
       retentionUntil: 'Kept until',
     },
     none: 'None',
+    notYet: 'Not set yet: the consent is in force',
     history: 'History',
     historyText: 'Every fact recorded of the consent, of its accesses and of its obligation bindings, in the order they were recorded, with who recorded it and its integrity hash.',
     historyNeedsAudit: "The consent's history needs the auditor or operator role.",
@@ -331,6 +335,11 @@ function searchForm(view: ConsoleView, current?: { by: SearchField; value: strin
 </form>`;
 }
 
+/** A table in a region of its own that scrolls sideways when it is wider than the screen; focusable, so that a keyboard can scroll it. */
+function scrolling(label: string, table: Markup): Markup {
+  return html`<div class="table" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
+}
+
 function instant(epochMs: number | null): string {
   if (epochMs === null) return '';
   const { date, time } = santiagoTime(epochMs);
@@ -348,7 +357,7 @@ export function searchResultsPage(view: SignedInView, search: { by: SearchField;
     t.search,
     html`${searchForm(view, search)}
 <h2>${t.results(consents.length)}</h2>
-${consents.length === 0 ? html`` : html`<table><thead><tr><th scope="col">${t.fields.internalConsentCode}</th><th scope="col">${t.fields.status}</th><th scope="col">${t.fields.grantedAt}</th></tr></thead><tbody>${rows}</tbody></table>`}`,
+${consents.length === 0 ? html`` : scrolling(t.results(consents.length), html`<table><thead><tr><th scope="col">${t.fields.internalConsentCode}</th><th scope="col">${t.fields.status}</th><th scope="col">${t.fields.grantedAt}</th></tr></thead><tbody>${rows}</tbody></table>`)}`,
     view,
   );
 }
@@ -372,15 +381,18 @@ export function consentPage(view: SignedInView, consent: RegulatoryRepresentatio
     html`<dt>${f.channel}</dt><dd>${meaning('channel', consent.channel)}</dd>`,
     ...(consent.revocation ? [html`<dt>${f.revokedAt}</dt><dd>${instant(consent.revocation.revokedAt)}</dd>`] : []),
     html`<dt>${f.creditExtensions}</dt><dd>${extensions.length === 0 ? t.none : html`<ul>${extensions}</ul>`}</dd>`,
-    html`<dt>${f.retentionUntil}</dt><dd>${instant(consent.retentionUntil)}</dd>`,
+    html`<dt>${f.retentionUntil}</dt><dd>${consent.retentionUntil === null ? t.notYet : instant(consent.retentionUntil)}</dd>`,
   ];
   const historySection = history
     ? html`<h2>${t.history}</h2>
 <p>${t.historyText}</p>
-<table><thead><tr>${t.historyColumns.map((column) => html`<th scope="col">${column}</th>`)}</tr></thead><tbody>${history.events.map(
-        (event) =>
-          html`<tr><td>${String(event.position)}</td><td>${instant(event.recordedAt)}</td><td>${event.type}</td><td>${event.actor ?? ''}</td><td class="hash" title="${event.hash}">${event.hash.slice(0, 12)}</td></tr>`,
-      )}</tbody></table>`
+${scrolling(
+        t.history,
+        html`<table><thead><tr>${t.historyColumns.map((column) => html`<th scope="col">${column}</th>`)}</tr></thead><tbody>${history.events.map(
+          (event) =>
+            html`<tr><td>${String(event.position)}</td><td>${instant(event.recordedAt)}</td><td>${event.type}</td><td>${event.actor ?? ''}</td><td class="hash" title="${event.hash}">${event.hash.slice(0, 12)}</td></tr>`,
+        )}</tbody></table>`,
+      )}`
     : html`<p>${t.historyNeedsAudit}</p>`;
   return page(view, t.consent(consent.internalConsentCode), html`<dl>${rows}</dl>${historySection}`, view);
 }
