@@ -8,7 +8,7 @@ import { redecConsents } from './support/redec-consents';
 // The console as a compliance officer lives it (docs/console.md): a real
 // Chromium signs in for the first time (the operator's password, one of
 // their own, the authenticator app enrolled), finds a consent by its code
-// and reads its history, at a phone's width and a desktop's, with an
+// and reads its history, opens the overdue notices, at a phone's width and a desktop's, with an
 // accessibility check of every page it reaches and a screenshot of each.
 
 const WIDTHS = [
@@ -93,6 +93,10 @@ describe('the console in a real browser: first sign-in, search, a consent and it
     expect(await page.getByRole('heading', { level: 2 }).allTextContents()).toEqual(['Historia']);
     expect(await page.locator('tbody').innerText()).toContain('ConsentGranted');
     await check(page, `${name}-consent`, viewport);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Avisos atrasados' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Avisos atrasados');
+    await check(page, `${name}-overdue`, viewport);
 
     await page.getByRole('button', { name: 'Cerrar sesión' }).click();
     expect(page.url()).toBe(`${api.publicUrl}/console/sign-in`);

@@ -203,6 +203,31 @@ describe.each(EACH_STORE)('the console sign-in, on %s', (_store, environmentOf) 
     expect([anonymous.status, anonymous.headers.location]).toEqual([303, '/console/sign-in']);
   });
 
+  it('lists the notices still owed after N banking days, a page at a time and whole as CSV, of the tenant alone', async () => {
+    const DAY = 24 * 60 * 60_000;
+    const owed = await redecConsents(api, apiKey).grant({ occurredAt: Date.now() - 6 * DAY });
+    const other = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']);
+    const theirs = await redecConsents(api, other.apiKey).grant({ occurredAt: Date.now() - 6 * DAY });
+    const { session } = await firstSignIn('viewer');
+
+    const list = await get('/console/notices/overdue', session);
+    expect(list.status).toBe(200);
+    expect(list.text).toContain('<input id="after-banking-days" name="afterBankingDays" type="number" min="0" max="60" required value="2">');
+    expect(list.text).toMatch(new RegExp(`<tr><td><a href="/console/consents/${owed.redecConsentId}">${owed.internalConsentCode}</a></td><td>Otorgamiento</td>`));
+    expect(list.text).not.toContain(theirs.internalConsentCode);
+    // Not yet owed sixty banking days on.
+    expect((await get('/console/notices/overdue?afterBankingDays=60', session)).text).not.toContain(owed.internalConsentCode);
+
+    const csv = await get('/console/notices/overdue.csv?afterBankingDays=2', session);
+    expect(csv.status).toBe(200);
+    expect(csv.headers).toMatchObject({ 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="overdue-notices-2-banking-days.csv"' });
+    const lines = csv.text.split('\r\n');
+    expect(lines[0]).toBe('internalConsentCode,redecConsentId,reason,actionAt,dueAt,consentActionId');
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${owed.internalConsentCode},${owed.redecConsentId},grant,\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z,\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z,${owed.consentActionId}$`)));
+    expect(csv.text).not.toContain(theirs.internalConsentCode);
+    expect((await get('/console/notices/overdue.csv')).status).toBe(303);
+  });
+
   it('ends the session at sign-out, only from a form of the session itself', async () => {
     const { email, session } = await firstSignIn();
     const home = await get('/console', session);

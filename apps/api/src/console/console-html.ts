@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Markup, html, readable, santiagoTime } from '@ledger/embed';
 import type { ConsoleRole } from '@ledger/console';
-import type { ConsentHistory, ConsentStatus, ReadableTerms, RegulatoryRepresentation } from '@ledger/redec';
+import type { ConsentHistory, ConsentStatus, OverdueNotification, ReadableTerms, RegulatoryRepresentation } from '@ledger/redec';
 
 /*
  * The console's pages: rendered by the service, plain HTML forms with no
@@ -36,6 +36,8 @@ const STYLESHEET = [
   'input{display:block;width:100%;max-width:24rem;min-height:44px;padding:.5rem;border:1px solid #595959;border-radius:.375rem;font:inherit}',
   'button{min-height:44px;margin-top:1.25rem;padding:.5rem 1.25rem;border:2px solid #0b3d91;border-radius:.375rem;background:#0b3d91;color:#ffffff;font:inherit;font-weight:600;cursor:pointer}',
   'header button{margin:0;background:#ffffff;color:#0b3d91}',
+  'nav{display:flex;flex-wrap:wrap;gap:.25rem 1rem}',
+  'nav a{display:inline-block;padding:.625rem 0}',
   'a{color:#0b3d91}',
   'input:focus-visible,button:focus-visible,a:focus-visible{outline:3px solid #1a1a1a;outline-offset:2px}',
   '.hint{color:#595959}',
@@ -100,6 +102,17 @@ const TEXT = {
     formRefused: 'No se pudo enviar el formulario',
     formRefusedText: 'El formulario no vino de esta consola o su sesión terminó. Vuelva a la consola e intente de nuevo.',
     backToConsole: 'Volver a la consola',
+    overdue: 'Avisos atrasados',
+    overdueText: (days: number) => `Los otorgamientos y las revocaciones en efecto cuyo aviso al titular ninguna evidencia registra ${days} días hábiles bancarios después, del más antiguo al más reciente.`,
+    afterBankingDays: 'Días hábiles bancarios',
+    show: 'Mostrar',
+    reasons: { grant: 'Otorgamiento', revoke: 'Revocación' },
+    overdueColumns: ['Consentimiento', 'Aviso de', 'Desde', 'Vencido el'],
+    noneOverdue: 'Ningún aviso atrasado.',
+    nextPage: 'Página siguiente',
+    downloadCsv: 'Descargar todo en CSV',
+    home: 'Inicio',
+    navigation: 'Secciones',
     search: 'Buscar un consentimiento',
     searchBy: 'Buscar por',
     searchValue: 'Valor',
@@ -161,6 +174,17 @@ const TEXT = {
     formRefused: 'The form could not be sent',
     formRefusedText: 'The form did not come from this console, or your session has ended. Go back to the console and try again.',
     backToConsole: 'Back to the console',
+    overdue: 'Overdue notices',
+    overdueText: (days: number) => `The grants and the revocations in effect whose notice to the data subject no evidence records ${days} banking business days on, oldest first.`,
+    afterBankingDays: 'Banking business days',
+    show: 'Show',
+    reasons: { grant: 'Grant', revoke: 'Revocation' },
+    overdueColumns: ['Consent', 'Notice of', 'Since', 'Overdue since'],
+    noneOverdue: 'No notice is overdue.',
+    nextPage: 'Next page',
+    downloadCsv: 'Download all as CSV',
+    home: 'Home',
+    navigation: 'Sections',
     search: 'Find a consent',
     searchBy: 'Find by',
     searchValue: 'Value',
@@ -218,7 +242,7 @@ export interface SignedInView extends ConsoleView {
 function page(view: ConsoleView, title: string, content: Markup, signedIn?: SignedInView): string {
   const t = textOf(view.language);
   const signOut = signedIn
-    ? html`<form method="post" action="${view.base}/sign-out"><input type="hidden" name="csrf" value="${signedIn.csrfToken}"><button type="submit">${t.signOut}</button></form>`
+    ? html`<nav aria-label="${t.navigation}"><a href="${view.base}">${t.home}</a> <a href="${view.base}/notices/overdue">${t.overdue}</a></nav><form method="post" action="${view.base}/sign-out"><input type="hidden" name="csrf" value="${signedIn.csrfToken}"><button type="submit">${t.signOut}</button></form>`
     : html``;
   return html`<!doctype html>
 <html lang="${view.language}">
@@ -402,4 +426,31 @@ export function refusalPage(view: SignedInView, refusal: 'not_found' | 'forbidde
   const t = textOf(view.language);
   const [title, text] = refusal === 'not_found' ? [t.notFound, t.notFoundText] : [t.forbidden, t.forbiddenText];
   return page(view, title, html`<p>${text}</p><p><a href="${view.base}">${t.backToConsole}</a></p>`, view);
+}
+
+/** The overdue notices after `afterBankingDays`, a page at a time, with the whole list as CSV. */
+export function overdueNoticesPage(view: SignedInView, afterBankingDays: number, listed: { items: readonly OverdueNotification[]; nextCursor: string | null }): string {
+  const t = textOf(view.language);
+  const list = `${view.base}/notices/overdue`;
+  const days = String(afterBankingDays);
+  const rows = listed.items.map(
+    (notice) =>
+      html`<tr><td><a href="${view.base}/consents/${notice.redecConsentId}">${notice.internalConsentCode}</a></td><td>${t.reasons[notice.reason]}</td><td>${instant(notice.actionAt)}</td><td>${instant(notice.dueAt)}</td></tr>`,
+  );
+  const table =
+    listed.items.length === 0
+      ? html`<p>${t.noneOverdue}</p>`
+      : scrolling(t.overdue, html`<table><thead><tr>${t.overdueColumns.map((column) => html`<th scope="col">${column}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`);
+  const next = listed.nextCursor === null ? html`` : html`<p><a href="${list}?afterBankingDays=${days}&amp;cursor=${encodeURIComponent(listed.nextCursor)}">${t.nextPage}</a></p>`;
+  return page(
+    view,
+    t.overdue,
+    html`<p>${t.overdueText(afterBankingDays)}</p>
+<form method="get" action="${list}">
+<label for="after-banking-days">${t.afterBankingDays}</label><input id="after-banking-days" name="afterBankingDays" type="number" min="0" max="60" required value="${days}">
+<button type="submit">${t.show}</button>
+</form>
+${table}${next}<p><a href="${list}.csv?afterBankingDays=${days}">${t.downloadCsv}</a></p>`,
+    view,
+  );
 }

@@ -2,12 +2,13 @@ import { Module } from '@nestjs/common';
 import { pageProviders } from '../embed/page-forms';
 import { ConsoleConsentsHttpController } from './console-consents.http.controller';
 import { ConsoleHomeHttpController } from './console-home.http.controller';
+import { ConsoleListsHttpController } from './console-lists.http.controller';
 import { ConsoleSessions } from './console-sessions';
 import { ConsoleSignInHttpController } from './console-sign-in.http.controller';
 
 /** The console for the bank's compliance staff, served at /console (decision 0093). */
 @Module({
-  controllers: [ConsoleSignInHttpController, ConsoleHomeHttpController, ConsoleConsentsHttpController],
+  controllers: [ConsoleSignInHttpController, ConsoleHomeHttpController, ConsoleConsentsHttpController, ConsoleListsHttpController],
   providers: [...pageProviders, ConsoleSessions],
 })
 export class ConsoleModule {}

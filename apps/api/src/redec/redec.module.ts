@@ -30,6 +30,7 @@ import { RevokeHttpController } from './consents/revoke/revoke.http.controller';
 import { AnnulCreditExtensionHandler, EndCreditExtensionHandler, RegisterCreditExtensionHandler } from './consents/credit-extensions/credit-extension.commands';
 import { CreditExtensionsHttpController } from './consents/credit-extensions/credit-extensions.http.controller';
 import { OverdueNotificationsHttpController } from './notifications/overdue-notifications.http.controller';
+import { OverdueNotificationsHandler } from './notifications/overdue-notifications.query';
 import { ReconciliationHttpController } from './obligations/reconciliation/reconciliation.http.controller';
 
 /** The REDEC boundary: interactions, grant, the consent's lifecycle, access coordination and the regulatory reads. */
@@ -65,6 +66,7 @@ export class RedecModule {
         GrantConsentHandler,
         GetConsentHandler,
         LookupConsentsHandler,
+        OverdueNotificationsHandler,
         BindObligationHandler,
         AnnulBindingHandler,
         ConsentCodeHandler,

@@ -1,13 +1,12 @@
-import { Controller, Get, Inject, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IsDefined, IsInt, Max, Min } from 'class-validator';
 import { CurrentPrincipal, RequireScopes } from '@ledger/http';
-import { CLOCK, Clock, Principal, Scopes } from '@ledger/platform';
-import { ReadModel } from '@ledger/projections';
-import { BankingCalendar, listOverdueNotifications } from '@ledger/redec';
+import { Principal, Scopes } from '@ledger/platform';
 import { QueryInteger } from '../../dto-fields';
 import { DEFAULT_PAGE_LIMIT, PageQueryDto } from '../../page-query.dto';
-import { BANKING_CALENDAR } from '../banking-calendar.provider';
+import { OverdueNotificationsQuery } from './overdue-notifications.query';
 import { ProblemResponses, ReadsReadModel } from '../../openapi/problem-responses';
 
 export class OverdueNotificationsQueryDto extends PageQueryDto {
@@ -38,11 +37,7 @@ class OverdueNotificationsDto {
 @ApiBearerAuth()
 @Controller('v1/redec/notifications')
 export class OverdueNotificationsHttpController {
-  constructor(
-    private readonly readModel: ReadModel,
-    @Inject(BANKING_CALENDAR) private readonly calendar: BankingCalendar,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  constructor(private readonly queryBus: QueryBus) {}
 
   @ReadsReadModel()
   @Get('overdue')
@@ -59,6 +54,6 @@ export class OverdueNotificationsHttpController {
   @ProblemResponses({ 503: ['banking_calendar_out_of_range'] })
   list(@Query() query: OverdueNotificationsQueryDto, @CurrentPrincipal() principal: Principal): Promise<OverdueNotificationsDto> {
     const { afterBankingDays, limit = DEFAULT_PAGE_LIMIT, cursor = null } = query;
-    return listOverdueNotifications(this.readModel, this.calendar, principal.tenantId, { afterBankingDays, limit, cursor, now: this.clock.now() });
+    return this.queryBus.execute(new OverdueNotificationsQuery(principal.tenantId, { afterBankingDays, limit, cursor }));
   }
 }
