@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createConsoleUser, totpCode } from '@ledger/console';
+import { santiagoTime } from '@ledger/embed';
 import { ListeningApiApp, startListeningApiApp } from './support/api-app';
 import { artifactPath, launchBrowser, seriousAccessibilityViolations } from './support/browser';
 import { EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
@@ -8,7 +9,8 @@ import { redecConsents } from './support/redec-consents';
 // The console as a compliance officer lives it (docs/console.md): a real
 // Chromium signs in for the first time (the operator's password, one of
 // their own, the authenticator app enrolled), finds a consent by its code
-// and reads its history, opens the overdue notices, at a phone's width and a desktop's, with an
+// and reads its history, and clears an overdue notice by recording its
+// evidence, at a phone's width and a desktop's, with an
 // accessibility check of every page it reaches and a screenshot of each.
 
 const WIDTHS = [
@@ -56,27 +58,25 @@ describe('the console in a real browser: first sign-in, search, a consent and it
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
   }
 
-  it.each(WIDTHS)('signs an auditor in for the first time, then finds a consent by its code and reads its history ($name)', async ({ name, viewport }) => {
-    const consent = await redecConsents(api, apiKey).grant();
-    const email = `auditora-${name}@banco.example`;
-    const { initialPassword } = await createConsoleUser(api.store, { tenantId, email, role: 'auditor' }, { actor: 'cli:test', correlationId: 'test', now: Date.now() });
-    const page = await newPage(viewport);
-
+  /** A first sign-in, as the person types it: the operator's password, one of their own, the app enrolled with its first code. */
+  async function firstSignIn(page: Page, role: string, name: string, viewport: { width: number; height: number }, checked: boolean): Promise<string> {
+    const email = `${role}-${name}@banco.example`;
+    const { initialPassword } = await createConsoleUser(api.store, { tenantId, email, role }, { actor: 'cli:test', correlationId: 'test', now: Date.now() });
     await page.goto(`${api.publicUrl}/console`);
     expect(page.url()).toBe(`${api.publicUrl}/console/sign-in`);
     expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Iniciar sesión');
-    await check(page, `${name}-sign-in`, viewport);
+    if (checked) await check(page, `${name}-sign-in`, viewport);
     await page.getByLabel('Correo electrónico').fill(email);
     await page.getByLabel('Contraseña').fill(initialPassword);
     await page.getByRole('button', { name: 'Continuar' }).click();
 
     expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Elija su contraseña');
-    await check(page, `${name}-new-password`, viewport);
+    if (checked) await check(page, `${name}-new-password`, viewport);
     await page.getByLabel('Nueva contraseña').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Continuar' }).click();
 
     expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Configure su aplicación de autenticación');
-    await check(page, `${name}-enrol`, viewport);
+    if (checked) await check(page, `${name}-enrol`, viewport);
     const secret = (await page.locator('dd.secret').innerText()).replace(/\s/g, '');
     await page.getByLabel('Código de 6 dígitos').fill(totpCode(secret, Date.now()));
     await page.getByRole('button', { name: 'Continuar' }).click();
@@ -84,6 +84,13 @@ describe('the console in a real browser: first sign-in, search, a consent and it
     // Signed in: the session's cookie held and sent back by the browser itself.
     expect(page.url()).toBe(`${api.publicUrl}/console`);
     expect(await page.locator('main').innerText()).toContain(email);
+    return email;
+  }
+
+  it.each(WIDTHS)('signs an auditor in for the first time, then finds a consent by its code and reads its history ($name)', async ({ name, viewport }) => {
+    const consent = await redecConsents(api, apiKey).grant();
+    const page = await newPage(viewport);
+    await firstSignIn(page, 'auditor', name, viewport, true);
     await check(page, `${name}-home`, viewport);
 
     await page.getByLabel('Valor').fill(consent.internalConsentCode);
@@ -94,13 +101,37 @@ describe('the console in a real browser: first sign-in, search, a consent and it
     expect(await page.locator('tbody').innerText()).toContain('ConsentGranted');
     await check(page, `${name}-consent`, viewport);
 
-    await page.getByRole('navigation').getByRole('link', { name: 'Avisos atrasados' }).click();
-    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Avisos atrasados');
-    await check(page, `${name}-overdue`, viewport);
-
     await page.getByRole('button', { name: 'Cerrar sesión' }).click();
     expect(page.url()).toBe(`${api.publicUrl}/console/sign-in`);
     await page.goto(`${api.publicUrl}/console`);
     expect(page.url()).toBe(`${api.publicUrl}/console/sign-in`);
+  });
+
+  it.each(WIDTHS)('clears an overdue notice by recording its evidence, as an operator, in the browser alone ($name)', async ({ name, viewport }) => {
+    const owed = await redecConsents(api, apiKey).grant({ occurredAt: Date.now() - 6 * 24 * 60 * 60_000 });
+    const page = await newPage(viewport);
+    await firstSignIn(page, 'operator', name, viewport, false);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Avisos atrasados' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Avisos atrasados');
+    await check(page, `${name}-overdue`, viewport);
+    await page.getByRole('row', { name: new RegExp(owed.internalConsentCode) }).getByRole('link', { name: 'Registrar evidencia' }).click();
+
+    expect(await page.getByRole('heading', { level: 2, name: 'Registrar evidencia de aviso' }).isVisible()).toBe(true);
+    await check(page, `${name}-evidence`, viewport);
+    await page.getByLabel('Canal (por ejemplo, email o sms)').fill('email');
+    await page.getByLabel('Estado de la entrega').selectOption('delivered');
+    const { date, time } = santiagoTime(Date.now() - 60_000);
+    const [day, month, year] = date.split('-');
+    await page.getByLabel('Enviado el (hora de Santiago)').fill(`${year}-${month}-${day}T${time}`);
+    await page.getByLabel('Hash de la dirección del destinatario').fill('e'.repeat(64));
+    await page.getByLabel('Sistema que lo envió').fill('notificador');
+    await page.getByLabel('Referencia del aviso en ese sistema').fill(`aviso-${name}`);
+    await page.getByLabel('SHA-256 del mensaje enviado').fill('f'.repeat(64));
+    await page.getByRole('button', { name: 'Registrar' }).click();
+
+    expect(await page.getByRole('status').innerText()).toBe('Evidencia de aviso registrada.');
+    await page.getByRole('navigation').getByRole('link', { name: 'Avisos atrasados' }).click();
+    expect(await page.locator('main').innerText()).not.toContain(owed.internalConsentCode);
   });
 });

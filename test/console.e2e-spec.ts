@@ -1,4 +1,5 @@
 import { consoleStreams, createConsoleUser, totpCode, userRefOf } from '@ledger/console';
+import { santiagoTime } from '@ledger/embed';
 import { ApiApp, startApiApp } from './support/api-app';
 import { cookiesSet } from './support/consent-page';
 import { redecConsents } from './support/redec-consents';
@@ -226,6 +227,82 @@ describe.each(EACH_STORE)('the console sign-in, on %s', (_store, environmentOf) 
     expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${owed.internalConsentCode},${owed.redecConsentId},grant,\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z,\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z,${owed.consentActionId}$`)));
     expect(csv.text).not.toContain(theirs.internalConsentCode);
     expect((await get('/console/notices/overdue.csv')).status).toBe(303);
+  });
+
+  /** An instant as a `datetime-local` field on Santiago's clock sends it. */
+  function santiagoLocal(epochMs: number): string {
+    const { date, time } = santiagoTime(epochMs);
+    const [day, month, year] = date.split('-');
+    return `${year}-${month}-${day}T${time}`;
+  }
+
+  /** The evidence form of a consent's page, filled in as an operator does. */
+  function evidenceForm(page: string, change: Record<string, string> = {}): Record<string, string> {
+    return {
+      csrf: hidden(page, 'csrf'),
+      idempotencyKey: hidden(page, 'idempotencyKey'),
+      notificationReason: 'grant',
+      notificationChannel: 'email',
+      status: 'delivered',
+      sentAt: santiagoLocal(Date.now() - 60_000),
+      recipientHash: 'c'.repeat(64),
+      sourceSystem: 'notificador',
+      sourceReference: `aviso-${emails}`,
+      contentSha256: 'd'.repeat(64),
+      contentReference: '',
+      ...change,
+    };
+  }
+
+  it('clears an overdue notice by recording its evidence, once however often the form is posted, as the person who recorded it', async () => {
+    const owed = await redecConsents(api, apiKey).grant({ occurredAt: Date.now() - 6 * 24 * 60 * 60_000 });
+    const { session } = await firstSignIn('operator');
+    const list = await get('/console/notices/overdue', session);
+    expect(list.text).toContain(`<a href="/console/consents/${owed.redecConsentId}?reason=grant#notice">Registrar evidencia</a>`);
+    const page = await get(`/console/consents/${owed.redecConsentId}?reason=grant`, session);
+    expect(page.text).toContain('<h2 id="notice">Registrar evidencia de aviso</h2>');
+    const form = evidenceForm(page.text);
+    const recorded = await post(`/console/consents/${owed.redecConsentId}/notification-evidence`, form, session);
+    expect([recorded.status, recorded.headers.location]).toEqual([303, `/console/consents/${owed.redecConsentId}?recorded=1#notice`]);
+    expect((await get(recorded.headers.location as string, session)).text).toContain('<p class="notice" role="status">Evidencia de aviso registrada.</p>');
+    expect((await get('/console/notices/overdue', session)).text).not.toContain(owed.internalConsentCode);
+    // The same form again: the same record, not a second one.
+    expect((await post(`/console/consents/${owed.redecConsentId}/notification-evidence`, form, session)).status).toBe(303);
+    const facts = (await api.store.readStream(`redec-consent-${tenantId}-${owed.redecConsentId}`)).filter((event) => event.type === 'NotificationEvidenceRecorded');
+    expect(facts).toHaveLength(1);
+    expect(facts[0].metadata.actor).toMatch(/^console:[0-9a-f-]{36}$/);
+    expect(facts[0].data).toMatchObject({ notificationReason: 'grant', status: 'delivered', recipientHash: 'c'.repeat(64), contentSha256: 'd'.repeat(64) });
+  });
+
+  it("refuses evidence the API refuses, with the API's reasons, recording nothing", async () => {
+    const consent = await redecConsents(api, apiKey).grant();
+    const { session } = await firstSignIn('operator');
+    const page = await get(`/console/consents/${consent.redecConsentId}`, session);
+    const path = `/console/consents/${consent.redecConsentId}/notification-evidence`;
+    const address = await post(path, evidenceForm(page.text, { recipientHash: 'persona@correo.example.com.ar.cl' }), session);
+    expect(address.status).toBe(400);
+    expect(address.text).toContain('recipient_not_hashed');
+    const early = await post(path, evidenceForm(page.text, { sentAt: santiagoLocal(consent.grantedAt - 2 * 60 * 60_000) }), session);
+    expect(early.status).toBe(400);
+    expect(early.text).toContain('sent_at_before_notified_fact');
+    const notRevoked = await post(path, evidenceForm(page.text, { notificationReason: 'revoke' }), session);
+    expect(notRevoked.status).toBe(409);
+    expect((await post(path, evidenceForm(page.text, { sentAt: 'yesterday' }), session)).status).toBe(400);
+    const facts = (await api.store.readStream(`redec-consent-${tenantId}-${consent.redecConsentId}`)).map((event) => event.type);
+    expect(facts).not.toContain('NotificationEvidenceRecorded');
+  });
+
+  it('lets a viewer or an auditor read a consent but record nothing', async () => {
+    const consent = await redecConsents(api, apiKey).grant();
+    for (const role of ['viewer', 'auditor']) {
+      const { session } = await firstSignIn(role);
+      const page = await get(`/console/consents/${consent.redecConsentId}`, session);
+      expect(page.text).not.toContain('Registrar evidencia de aviso');
+      const refused = await post(`/console/consents/${consent.redecConsentId}/notification-evidence`, { ...evidenceForm(page.text.replace('</main>', '<input type="hidden" name="idempotencyKey" value="6f0c2c57-0d5b-4f43-9b1e-1a4b8c3f2e10"></main>')) }, session);
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('Su rol no permite ver esta página.');
+    }
+    expect((await api.store.readStream(`redec-consent-${tenantId}-${consent.redecConsentId}`)).map((event) => event.type)).not.toContain('NotificationEvidenceRecorded');
   });
 
   it('ends the session at sign-out, only from a form of the session itself', async () => {

@@ -1,24 +1,31 @@
-import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
-import { QueryBus } from '@nestjs/cqrs';
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { isUUID } from 'class-validator';
+import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { Public } from '@ledger/http';
+import { ConsoleSession } from '@ledger/console';
+import { santiagoInstant } from '@ledger/embed';
+import { EVENT_STORE, EventStore, canonicalJsonSha256 } from '@ledger/event-store';
+import { BodyLimit, Public } from '@ledger/http';
 import { loadTenant } from '@ledger/ledger';
-import { DomainError, Scopes } from '@ledger/platform';
+import { DomainError, Scopes, requireContext } from '@ledger/platform';
 import { ConsentHistory, ReadableTerms, RegulatoryRepresentation } from '@ledger/redec';
 import { ConsentHistoryQuery } from '../audit/consent-history.query';
 import { GetConsentQuery } from '../redec/consents/get/get-consent.query';
 import { LookupConsentsQuery } from '../redec/consents/lookup/lookup-consents.query';
-import { SEARCH_FIELDS, SearchField, consentPage, refusalPage, searchResultsPage } from './console-html';
+import { RecordNotificationEvidenceCommand } from '../redec/consents/notification-evidence/notification-evidence.command';
+import { NotificationEvidenceRequestDto } from '../redec/consents/notification-evidence/notification-evidence.request.dto';
+import { EVIDENCE_FIELDS, EvidenceField, EvidenceForm, SEARCH_FIELDS, SearchField, consentPage, formRefusedPage, refusalPage, searchResultsPage } from './console-html';
 import { ConsoleSessions } from './console-sessions';
 
 /**
- * Finding a consent and reading it, by the API's own queries under the
- * person's role: the lookups of GET /v1/redec/consents and the
- * representation of GET /v1/redec/consents/{id} (consent:read), and the
- * history of GET …/history for a role with consent:audit.
+ * Finding a consent, reading it and recording its notice evidence, by the
+ * API's own queries and commands under the person's role: the lookups of
+ * GET /v1/redec/consents and the representation of GET
+ * /v1/redec/consents/{id} (consent:read), the history of GET …/history for
+ * a role with consent:audit, and notification evidence for one with
+ * consent:runtime.
  */
 @ApiExcludeController()
 @Controller('console/consents')
@@ -26,6 +33,7 @@ export class ConsoleConsentsHttpController {
   constructor(
     private readonly sessions: ConsoleSessions,
     private readonly queryBus: QueryBus,
+    private readonly commandBus: CommandBus,
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
@@ -43,11 +51,49 @@ export class ConsoleConsentsHttpController {
 
   @Get(':redecConsentId')
   @Public()
-  async consent(@Param('redecConsentId') redecConsentId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async consent(@Param('redecConsentId') redecConsentId: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const session = await this.sessions.signedIn(request, reply, Scopes.READ);
     if (!session) return;
+    const evidence: EvidenceForm = { idempotencyKey: randomUUID(), values: { notificationReason: query.reason === 'revoke' ? 'revoke' : 'grant', status: 'sent' }, recorded: query.recorded === '1' };
+    await this.render(request, reply, session, redecConsentId, 200, evidence);
+  }
+
+  /**
+   * Notification evidence, as POST /v1/redec/consents/{id}/notification-evidence
+   * records it (consent:runtime): the form becomes the API's request and
+   * passes its validation, and runs its command under the person's role.
+   * The form's idempotency key makes a form posted twice one record.
+   */
+  @Post(':redecConsentId/notification-evidence')
+  @Public()
+  // Nine short fields and two tokens.
+  @BodyLimit(4 * 1024)
+  async recordEvidence(@Param('redecConsentId') redecConsentId: string, @Body() form: Record<string, unknown> | undefined, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const session = await this.sessions.signedIn(request, reply, Scopes.RUNTIME);
+    if (!session) return;
+    if (!this.sessions.genuine(request, form?.csrf, session.csrfToken) || !isUUID(form?.idempotencyKey) || !isUUID(redecConsentId)) {
+      return this.sessions.send(reply, 403, formRefusedPage(this.sessions.view(request)));
+    }
+    const values = Object.fromEntries(EVIDENCE_FIELDS.map((field) => [field, typeof form?.[field] === 'string' ? (form[field] as string).trim() : ''])) as Record<EvidenceField, string>;
+    const retry: EvidenceForm = { idempotencyKey: form!.idempotencyKey as string, values };
+    const { contentReference, sentAt, ...fields } = values;
+    const body = { ...fields, sentAt: santiagoInstant(sentAt) ?? sentAt, ...(contentReference === '' ? {} : { contentReference }) };
+    try {
+      const evidence = await this.sessions.validated(NotificationEvidenceRequestDto, body);
+      requireContext().idempotency = { key: retry.idempotencyKey, requestHash: await canonicalJsonSha256(body) };
+      await this.commandBus.execute(new RecordNotificationEvidenceCommand(redecConsentId.toLowerCase(), evidence));
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.kind === 'not_found') throw error;
+      const refused = error.kind === 'validation' && error.errors ? { ...retry, errors: error.errors } : { ...retry, refusal: error.detail };
+      return this.render(request, reply, session, redecConsentId, error.kind === 'validation' ? 400 : 409, refused);
+    }
+    this.sessions.seeOther(reply, `/consents/${redecConsentId.toLowerCase()}?recorded=1#notice`);
+  }
+
+  /** The consent's page; with the evidence form for a role that records evidence. */
+  private async render(request: FastifyRequest, reply: FastifyReply, session: ConsoleSession, redecConsentId: string, status: number, evidence: EvidenceForm): Promise<void> {
     const view = this.sessions.signedInView(request, session);
-    const { tenantId } = session.principal;
+    const { tenantId, scopes } = session.principal;
     let consent: RegulatoryRepresentation;
     try {
       if (!isUUID(redecConsentId)) return this.sessions.send(reply, 404, refusalPage(view, 'not_found'));
@@ -56,10 +102,8 @@ export class ConsoleConsentsHttpController {
       if (error instanceof DomainError && error.kind === 'not_found') return this.sessions.send(reply, 404, refusalPage(view, 'not_found'));
       throw error;
     }
-    const history: ConsentHistory | null = session.principal.scopes.includes(Scopes.AUDIT)
-      ? await this.queryBus.execute(new ConsentHistoryQuery(tenantId, consent.redecConsentId))
-      : null;
+    const history: ConsentHistory | null = scopes.includes(Scopes.AUDIT) ? await this.queryBus.execute(new ConsentHistoryQuery(tenantId, consent.redecConsentId)) : null;
     const terms = new ReadableTerms((await loadTenant(this.store, tenantId))?.settings.presentation?.terms);
-    this.sessions.send(reply, 200, consentPage(view, consent, terms, history));
+    this.sessions.send(reply, status, consentPage(view, consent, terms, history, scopes.includes(Scopes.RUNTIME) ? evidence : null));
   }
 }

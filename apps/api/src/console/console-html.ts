@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Markup, html, readable, santiagoTime } from '@ledger/embed';
 import type { ConsoleRole } from '@ledger/console';
-import type { ConsentHistory, ConsentStatus, OverdueNotification, ReadableTerms, RegulatoryRepresentation } from '@ledger/redec';
+import type { ConsentHistory, ConsentStatus, NotificationReason, NotificationStatus, OverdueNotification, ReadableTerms, RegulatoryRepresentation } from '@ledger/redec';
 
 /*
  * The console's pages: rendered by the service, plain HTML forms with no
@@ -10,6 +10,10 @@ import type { ConsentHistory, ConsentStatus, OverdueNotification, ReadableTerms,
  */
 
 export type ConsoleLanguage = 'es-CL' | 'en';
+
+/** The fields of notification evidence, as the API's request names them. */
+export const EVIDENCE_FIELDS = ['notificationReason', 'notificationChannel', 'status', 'sentAt', 'recipientHash', 'sourceSystem', 'sourceReference', 'contentSha256', 'contentReference'] as const;
+export type EvidenceField = (typeof EVIDENCE_FIELDS)[number];
 
 /** The person's language: English when the browser prefers it, else Chile's Spanish. */
 export function languageOf(acceptLanguage: string | undefined): ConsoleLanguage {
@@ -53,6 +57,8 @@ const STYLESHEET = [
   'th,td{border-bottom:1px solid #595959;padding:.375rem .5rem;text-align:left;vertical-align:top}',
   '.hash{font-family:ui-monospace,monospace}',
   '.code{color:#595959}',
+  '.notice{border-left:4px solid #0b3d91;padding:.5rem .75rem;font-weight:600}',
+  '.error ul{margin:0;padding-left:1.25rem}',
   'h2{font-size:1.125rem;margin:2rem 0 .5rem}',
 ].join('');
 
@@ -102,12 +108,31 @@ const TEXT = {
     formRefused: 'No se pudo enviar el formulario',
     formRefusedText: 'El formulario no vino de esta consola o su sesión terminó. Vuelva a la consola e intente de nuevo.',
     backToConsole: 'Volver a la consola',
+    recordNotice: 'Registrar evidencia de aviso',
+    recordNoticeText: 'El banco envía el aviso al titular con sus propios datos de contacto; aquí registra la evidencia de que lo hizo. El servicio no guarda ni el mensaje ni la dirección.',
+    recordButton: 'Registrar',
+    recorded: 'Evidencia de aviso registrada.',
+    checkFields: 'Revise estos campos:',
+    refusedRule: 'No se registró nada:',
+    deliveryStatuses: { sent: 'Enviado', delivered: 'Entregado', bounced: 'Rebotado' } satisfies Record<NotificationStatus, string>,
+    evidenceFields: {
+      notificationReason: 'Aviso de',
+      notificationChannel: 'Canal (por ejemplo, email o sms)',
+      status: 'Estado de la entrega',
+      sentAt: 'Enviado el (hora de Santiago)',
+      recipientHash: 'Hash de la dirección del destinatario',
+      sourceSystem: 'Sistema que lo envió',
+      sourceReference: 'Referencia del aviso en ese sistema',
+      contentSha256: 'SHA-256 del mensaje enviado',
+      contentReference: 'Dónde guarda el banco el mensaje (opcional)',
+    } satisfies Record<EvidenceField, string>,
     overdue: 'Avisos atrasados',
     overdueText: (days: number) => `Los otorgamientos y las revocaciones en efecto cuyo aviso al titular ninguna evidencia registra ${days} días hábiles bancarios después, del más antiguo al más reciente.`,
     afterBankingDays: 'Días hábiles bancarios',
     show: 'Mostrar',
     reasons: { grant: 'Otorgamiento', revoke: 'Revocación' },
     overdueColumns: ['Consentimiento', 'Aviso de', 'Desde', 'Vencido el'],
+    recordLink: 'Registrar evidencia',
     noneOverdue: 'Ningún aviso atrasado.',
     nextPage: 'Página siguiente',
     downloadCsv: 'Descargar todo en CSV',
@@ -174,12 +199,31 @@ const TEXT = {
     formRefused: 'The form could not be sent',
     formRefusedText: 'The form did not come from this console, or your session has ended. Go back to the console and try again.',
     backToConsole: 'Back to the console',
+    recordNotice: 'Record notice evidence',
+    recordNoticeText: 'The bank sends the notice to the data subject with contact data it holds; here it records the evidence that it did. The service keeps neither the message nor the address.',
+    recordButton: 'Record',
+    recorded: 'Notice evidence recorded.',
+    checkFields: 'Check these fields:',
+    refusedRule: 'Nothing was recorded:',
+    deliveryStatuses: { sent: 'Sent', delivered: 'Delivered', bounced: 'Bounced' } satisfies Record<NotificationStatus, string>,
+    evidenceFields: {
+      notificationReason: 'Notice of',
+      notificationChannel: 'Channel (email or sms, for example)',
+      status: 'Delivery status',
+      sentAt: 'Sent on (Santiago time)',
+      recipientHash: "Hash of the recipient's address",
+      sourceSystem: 'System that sent it',
+      sourceReference: "The notice's reference there",
+      contentSha256: 'SHA-256 of the message sent',
+      contentReference: 'Where the bank keeps the message (optional)',
+    } satisfies Record<EvidenceField, string>,
     overdue: 'Overdue notices',
     overdueText: (days: number) => `The grants and the revocations in effect whose notice to the data subject no evidence records ${days} banking business days on, oldest first.`,
     afterBankingDays: 'Banking business days',
     show: 'Show',
     reasons: { grant: 'Grant', revoke: 'Revocation' },
     overdueColumns: ['Consent', 'Notice of', 'Since', 'Overdue since'],
+    recordLink: 'Record evidence',
     noneOverdue: 'No notice is overdue.',
     nextPage: 'Next page',
     downloadCsv: 'Download all as CSV',
@@ -387,7 +431,52 @@ ${consents.length === 0 ? html`` : scrolling(t.results(consents.length), html`<t
 }
 
 /** A consent's regulatory representation in words, and, for a role that may read it, its history. */
-export function consentPage(view: SignedInView, consent: RegulatoryRepresentation, terms: ReadableTerms, history: ConsentHistory | null): string {
+/**
+ * The evidence form of a consent's page, for a role that records it: as
+ * first shown, or as posted with what was wrong (`errors`, a field and the
+ * API's reason each; `refusal`, a rule of the consent's that refused it).
+ */
+export interface EvidenceForm {
+  idempotencyKey: string;
+  values: Partial<Record<EvidenceField, string>>;
+  errors?: ReadonlyArray<{ field: string; reason: string }>;
+  refusal?: string;
+  recorded?: boolean;
+}
+
+function evidenceForm(view: SignedInView, redecConsentId: string, form: EvidenceForm): Markup {
+  const t = textOf(view.language);
+  const label = t.evidenceFields;
+  const value = (field: EvidenceField) => form.values[field] ?? '';
+  const choice = <C extends string>(field: EvidenceField, choices: Record<C, string>) =>
+    html`<select id="evidence-${field}" name="${field}">${(Object.keys(choices) as C[]).map((option) =>
+      option === value(field) ? html`<option value="${option}" selected>${choices[option]}</option>` : html`<option value="${option}">${choices[option]}</option>`,
+    )}</select>`;
+  const text = (field: EvidenceField, attributes: Markup = html`required`) => html`<input id="evidence-${field}" name="${field}" type="text" value="${value(field)}" ${attributes}>`;
+  const errors = form.errors?.length
+    ? html`<div class="error" role="alert"><p>${t.checkFields}</p><ul>${form.errors.map((error) => html`<li>${(label as Record<string, string>)[error.field] ?? error.field}: ${error.reason}</li>`)}</ul></div>`
+    : html``;
+  const refusal = form.refusal === undefined ? html`` : html`<p class="error" role="alert">${t.refusedRule} ${form.refusal}</p>`;
+  const recorded = form.recorded ? html`<p class="notice" role="status">${t.recorded}</p>` : html``;
+  return html`<h2 id="notice">${t.recordNotice}</h2>
+${recorded}${errors}${refusal}<p>${t.recordNoticeText}</p>
+<form method="post" action="${view.base}/consents/${redecConsentId}/notification-evidence">
+<input type="hidden" name="csrf" value="${view.csrfToken}">
+<input type="hidden" name="idempotencyKey" value="${form.idempotencyKey}">
+<label for="evidence-notificationReason">${label.notificationReason}</label>${choice('notificationReason', t.reasons satisfies Record<NotificationReason, string>)}
+<label for="evidence-notificationChannel">${label.notificationChannel}</label>${text('notificationChannel', html`required maxlength="50"`)}
+<label for="evidence-status">${label.status}</label>${choice('status', t.deliveryStatuses)}
+<label for="evidence-sentAt">${label.sentAt}</label><input id="evidence-sentAt" name="sentAt" type="datetime-local" value="${value('sentAt')}" required>
+<label for="evidence-recipientHash">${label.recipientHash}</label>${text('recipientHash', html`required minlength="32" maxlength="128"`)}
+<label for="evidence-sourceSystem">${label.sourceSystem}</label>${text('sourceSystem', html`required maxlength="100"`)}
+<label for="evidence-sourceReference">${label.sourceReference}</label>${text('sourceReference', html`required maxlength="200"`)}
+<label for="evidence-contentSha256">${label.contentSha256}</label>${text('contentSha256', html`required pattern="[0-9a-f]{64}"`)}
+<label for="evidence-contentReference">${label.contentReference}</label>${text('contentReference', html`maxlength="500"`)}
+<button type="submit">${t.recordButton}</button>
+</form>`;
+}
+
+export function consentPage(view: SignedInView, consent: RegulatoryRepresentation, terms: ReadableTerms, history: ConsentHistory | null, evidence: EvidenceForm | null = null): string {
   const t = textOf(view.language);
   const f = t.fields;
   const meaning = (kind: 'finality' | 'objective' | 'medium' | 'channel', code: string) => readable({ meaning: terms.meaningOf(kind, code), code });
@@ -418,7 +507,8 @@ ${scrolling(
         )}</tbody></table>`,
       )}`
     : html`<p>${t.historyNeedsAudit}</p>`;
-  return page(view, t.consent(consent.internalConsentCode), html`<dl>${rows}</dl>${historySection}`, view);
+  const evidenceSection = evidence ? evidenceForm(view, consent.redecConsentId, evidence) : html``;
+  return page(view, t.consent(consent.internalConsentCode), html`<dl>${rows}</dl>${evidenceSection}${historySection}`, view);
 }
 
 /** A page the person may not see, or a consent the tenant does not have. */
@@ -429,18 +519,22 @@ export function refusalPage(view: SignedInView, refusal: 'not_found' | 'forbidde
 }
 
 /** The overdue notices after `afterBankingDays`, a page at a time, with the whole list as CSV. */
-export function overdueNoticesPage(view: SignedInView, afterBankingDays: number, listed: { items: readonly OverdueNotification[]; nextCursor: string | null }): string {
+/** `canRecord`: the person's role records notice evidence, so each row links to its consent's form. */
+export function overdueNoticesPage(view: SignedInView, afterBankingDays: number, listed: { items: readonly OverdueNotification[]; nextCursor: string | null }, canRecord: boolean): string {
   const t = textOf(view.language);
   const list = `${view.base}/notices/overdue`;
   const days = String(afterBankingDays);
   const rows = listed.items.map(
     (notice) =>
-      html`<tr><td><a href="${view.base}/consents/${notice.redecConsentId}">${notice.internalConsentCode}</a></td><td>${t.reasons[notice.reason]}</td><td>${instant(notice.actionAt)}</td><td>${instant(notice.dueAt)}</td></tr>`,
+      html`<tr><td><a href="${view.base}/consents/${notice.redecConsentId}">${notice.internalConsentCode}</a></td><td>${t.reasons[notice.reason]}</td><td>${instant(notice.actionAt)}</td><td>${instant(notice.dueAt)}</td>${
+        canRecord ? html`<td><a href="${view.base}/consents/${notice.redecConsentId}?reason=${notice.reason}#notice">${t.recordLink}</a></td>` : html``
+      }</tr>`,
   );
+  const columns = canRecord ? [...t.overdueColumns, t.recordLink] : t.overdueColumns;
   const table =
     listed.items.length === 0
       ? html`<p>${t.noneOverdue}</p>`
-      : scrolling(t.overdue, html`<table><thead><tr>${t.overdueColumns.map((column) => html`<th scope="col">${column}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`);
+      : scrolling(t.overdue, html`<table><thead><tr>${columns.map((column) => html`<th scope="col">${column}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`);
   const next = listed.nextCursor === null ? html`` : html`<p><a href="${list}?afterBankingDays=${days}&amp;cursor=${encodeURIComponent(listed.nextCursor)}">${t.nextPage}</a></p>`;
   return page(
     view,

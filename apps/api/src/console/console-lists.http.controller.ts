@@ -52,7 +52,7 @@ export class ConsoleListsHttpController {
       if (!(error instanceof DomainError && error.kind === 'validation' && cursor !== null)) throw error;
       listed = await this.queryBus.execute(new OverdueNotificationsQuery(session.principal.tenantId, { afterBankingDays, limit: PAGE, cursor: null }));
     }
-    this.sessions.send(reply, 200, overdueNoticesPage(this.sessions.signedInView(request, session), afterBankingDays, listed));
+    this.sessions.send(reply, 200, overdueNoticesPage(this.sessions.signedInView(request, session), afterBankingDays, listed, session.principal.scopes.includes(Scopes.RUNTIME)));
   }
 
   @Get('overdue.csv')

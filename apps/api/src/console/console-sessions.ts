@@ -3,6 +3,7 @@ import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { ConsoleDependencies, ConsoleSession, ConsoleUser, SESSION_LIFETIME_MS, STEP_LIFETIME_MS, authenticateConsoleSession } from '@ledger/console';
+import { RequestValidationPipe } from '@ledger/http';
 import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { AggregateCache, CommandContext } from '@ledger/ledger';
 import { CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, Scope, requireContext } from '@ledger/platform';
@@ -36,6 +37,8 @@ const CACHED_USERS = 1_000;
 @Injectable()
 export class ConsoleSessions {
   readonly deps: ConsoleDependencies;
+  /** The API's own validation of request bodies: what a form becomes passes the same rules as the API's request. */
+  private readonly validation = new RequestValidationPipe();
 
   constructor(
     @Inject(EVENT_STORE) store: EventStore,
@@ -100,6 +103,11 @@ export class ConsoleSessions {
 
   signedInView(request: FastifyRequest, session: ConsoleSession): SignedInView {
     return { ...this.view(request), email: session.user.email, csrfToken: session.csrfToken };
+  }
+
+  /** `body` as the API's route would take it (its DTO, validated); a validation DomainError otherwise. */
+  async validated<T>(metatype: new () => T, body: Record<string, unknown>): Promise<T> {
+    return (await this.validation.transform(body, { type: 'body', metatype })) as T;
   }
 
   stepCredential(request: FastifyRequest): string | undefined {

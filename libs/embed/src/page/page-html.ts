@@ -189,3 +189,28 @@ export function santiagoTime(epochMs: number): { date: string; time: string } {
   const part = Object.fromEntries(SANTIAGO_CLOCK.formatToParts(epochMs).map(({ type, value }) => [type, value]));
   return { date: `${part.day}-${part.month}-${part.year}`, time: `${part.hour}:${part.minute}` };
 }
+
+/** `aaaa-mm-ddThh:mm`, as an `<input type="datetime-local">` sends it. */
+const LOCAL_DATE_TIME = /^(\d{4})-(0[1-9]|1[0-2])-(\d{2})T([01]\d|2[0-3]):([0-5]\d)$/;
+
+/**
+ * The instant a person in Chile means by a date and time on Santiago's
+ * clock (what a `datetime-local` field sends), or null for anything else.
+ * The offset is Santiago's at that instant, found from the guess made with
+ * the offset at the wall time read as UTC: once more settles a change of
+ * summer time; a time that does not exist on that day (the hour skipped in
+ * spring) is read with the offset before the change.
+ */
+export function santiagoInstant(local: string): number | null {
+  const match = LOCAL_DATE_TIME.exec(local);
+  if (!match) return null;
+  const [, year, month, day, hour, minute] = match.map(Number);
+  const wall = Date.UTC(year, month - 1, day, hour, minute);
+  if (Number.isNaN(wall) || new Date(wall).getUTCDate() !== day) return null;
+  const offsetAt = (instant: number) => {
+    const part = Object.fromEntries(SANTIAGO_CLOCK.formatToParts(instant).map(({ type, value }) => [type, Number(value)]));
+    return Date.UTC(part.year, part.month - 1, part.day, part.hour, part.minute) - Math.floor(instant / 60_000) * 60_000;
+  };
+  const first = wall - offsetAt(wall);
+  return wall - offsetAt(first);
+}
