@@ -1,5 +1,10 @@
 import { consoleStreams, createConsoleUser, totpCode, userRefOf } from '@ledger/console';
 import { santiagoTime } from '@ledger/embed';
+import { verifyAuditBundle } from '@ledger/ledger-log';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { SQLITE_FILE_NAME } from '@ledger/event-store';
+import { LedgerLogService } from '../apps/api/src/ledger-log/ledger-log.service';
 import { ApiApp, startApiApp } from './support/api-app';
 import { cookiesSet } from './support/consent-page';
 import { redecConsents } from './support/redec-consents';
@@ -36,6 +41,36 @@ function cookieLine(answer: Answer, name: string): string {
   return line;
 }
 
+/** Forms and pages as a browser sends and reads them, against one app. */
+function browserOf(api: ApiApp) {
+  const post = (path: string, form: Record<string, string>, cookie: string[] = [], headers: Record<string, string> = FROM_CONSOLE) =>
+    api.http.post(path).set(headers).set('Cookie', cookie).type('form').send(form) as unknown as Promise<Answer>;
+  const get = (path: string, cookie: string[] = [], language = 'es-CL,es;q=0.9') =>
+    api.http.get(path).set('Cookie', cookie).set('accept-language', language) as unknown as Promise<Answer>;
+
+  /** Email and password: the step cookie and where the sign-in goes next. */
+  async function passwordStep(email: string, password: string) {
+    const answer = await post('/console/sign-in', { email, password });
+    expect(answer.status).toBe(303);
+    return { step: cookiesSet(answer.headers), next: answer.headers.location as string, answer };
+  }
+
+  /** A whole first sign-in of a user the operator created: their password, the person's own, the app enrolled. The session's cookie and the app's secret. */
+  async function firstSignIn(email: string, initialPassword: string) {
+    const { step, next } = await passwordStep(email, initialPassword);
+    expect(next).toBe('/console/sign-in/new-password');
+    const form = await get(next, step);
+    expect((await post(next, { csrf: hidden(form.text, 'csrf'), newPassword: NEW_PASSWORD }, step)).headers.location).toBe('/console/sign-in/code');
+    const enrol = await get('/console/sign-in/code', step);
+    const secret = /<dd class="secret">([A-Z2-7 ]+)<\/dd>/.exec(enrol.text)![1].replace(/ /g, '');
+    const signedIn = await post('/console/sign-in/code', { csrf: hidden(enrol.text, 'csrf'), code: totpCode(secret, Date.now()) }, step);
+    expect([signedIn.status, signedIn.headers.location]).toEqual([303, '/console']);
+    return { secret, session: cookiesSet(signedIn.headers).filter((cookie) => cookie.startsWith('__Host-console-session=')), signedIn };
+  }
+
+  return { post, get, passwordStep, firstSignIn };
+}
+
 describe.each(EACH_STORE)('the console sign-in, on %s', (_store, environmentOf) => {
   let environment: TestEnvironment;
   let api: ApiApp;
@@ -60,30 +95,14 @@ describe.each(EACH_STORE)('the console sign-in, on %s', (_store, environmentOf) 
     return { email, initialPassword };
   }
 
-  const post = (path: string, form: Record<string, string>, cookie: string[] = [], headers: Record<string, string> = FROM_CONSOLE) =>
-    api.http.post(path).set(headers).set('Cookie', cookie).type('form').send(form) as unknown as Promise<Answer>;
-  const get = (path: string, cookie: string[] = [], language = 'es-CL,es;q=0.9') =>
-    api.http.get(path).set('Cookie', cookie).set('accept-language', language) as unknown as Promise<Answer>;
+  const post: ReturnType<typeof browserOf>['post'] = (...args) => browserOf(api).post(...args);
+  const get: ReturnType<typeof browserOf>['get'] = (...args) => browserOf(api).get(...args);
+  const passwordStep: ReturnType<typeof browserOf>['passwordStep'] = (...args) => browserOf(api).passwordStep(...args);
 
-  /** Email and password: the step cookie and where the sign-in goes next. */
-  async function passwordStep(email: string, password: string) {
-    const answer = await post('/console/sign-in', { email, password });
-    expect(answer.status).toBe(303);
-    return { step: cookiesSet(answer.headers), next: answer.headers.location as string, answer };
-  }
-
-  /** A whole first sign-in: the operator's password, the person's own, the app enrolled. The session's cookie and the app's secret. */
+  /** A new user through their first sign-in. */
   async function firstSignIn(role = 'operator') {
     const user = await newUser(role);
-    const { step, next } = await passwordStep(user.email, user.initialPassword);
-    expect(next).toBe('/console/sign-in/new-password');
-    const form = await get(next, step);
-    expect((await post(next, { csrf: hidden(form.text, 'csrf'), newPassword: NEW_PASSWORD }, step)).headers.location).toBe('/console/sign-in/code');
-    const enrol = await get('/console/sign-in/code', step);
-    const secret = /<dd class="secret">([A-Z2-7 ]+)<\/dd>/.exec(enrol.text)![1].replace(/ /g, '');
-    const signedIn = await post('/console/sign-in/code', { csrf: hidden(enrol.text, 'csrf'), code: totpCode(secret, Date.now()) }, step);
-    expect([signedIn.status, signedIn.headers.location]).toEqual([303, '/console']);
-    return { ...user, secret, session: cookiesSet(signedIn.headers).filter((cookie) => cookie.startsWith('__Host-console-session=')), signedIn };
+    return { ...user, ...(await browserOf(api).firstSignIn(user.email, user.initialPassword)) };
   }
 
   const factsOf = async (email: string) => (await api.store.readStream(consoleStreams.user(userRefOf(email)))).map((event) => event.type);
@@ -191,6 +210,24 @@ describe.each(EACH_STORE)('the console sign-in, on %s', (_store, environmentOf) 
     expect(page.text).toContain('<h2>History</h2>');
     const [grant] = await api.store.readStream(`redec-consent-${tenantId}-${consent.redecConsentId}`);
     expect(page.text).toMatch(new RegExp(`<tr><td>${grant.position}</td><td>[0-9-]+ [0-9:]+</td><td>ConsentGranted</td><td>${grant.metadata.actor}</td><td class="hash" title="${grant.integrity.hash}">`));
+  });
+
+  it("verifies a consent's history for an auditor, as `ledger audit verify-bundle` does, and hands out the bundle to verify elsewhere", async () => {
+    const consent = await redecConsents(api, apiKey).grant();
+    const { session } = await firstSignIn('auditor');
+    expect((await get(`/console/consents/${consent.redecConsentId}`, session)).text).toContain(`<a href="/console/consents/${consent.redecConsentId}/verification">`);
+    const verified = await get(`/console/consents/${consent.redecConsentId}/verification`, session);
+    expect(verified.status).toBe(200);
+    expect(verified.text).toMatch(/<p class="notice" role="status">Íntegra: su único hecho está en su cadena de hashes, sin alteraciones, y en el árbol de Merkle del registro, incluido en el punto de control firmado de tamaño \d+\.<\/p>/);
+    const download = await get(`/console/consents/${consent.redecConsentId}/audit-bundle.json`, session);
+    expect(download.headers['content-disposition']).toBe(`attachment; filename="audit-bundle-${consent.redecConsentId}.json"`);
+    const bundle = JSON.parse(download.text);
+    // Checked against the key the service signs with, not the one the bundle names.
+    expect(verifyAuditBundle(bundle, { verifierKey: api.app.get(LedgerLogService).identity.verifierKey })).toMatchObject({ valid: true, redecConsentId: consent.redecConsentId, events: 1 });
+    // A viewer may not.
+    const viewer = await firstSignIn('viewer');
+    expect((await get(`/console/consents/${consent.redecConsentId}/verification`, viewer.session)).status).toBe(403);
+    expect((await get(`/console/consents/${consent.redecConsentId}/audit-bundle.json`, viewer.session)).status).toBe(403);
   });
 
   it("answers 404 for another tenant's consent, and sends a person without a session to the sign-in", async () => {
@@ -350,5 +387,40 @@ describe('the console sign-in, from one address', () => {
     expect((await api.store.readStream(consoleStreams.user(userRefOf('late@bank.example')))).map((event) => event.type)).toEqual(['ConsoleUserCreated']);
     // Reading the page is not an attempt.
     expect((await api.http.get('/console/sign-in')).status).toBe(200);
+  });
+});
+
+describe("the console's verification, of a ledger altered behind the service's back", () => {
+  let environment: TestEnvironment;
+  let api: ApiApp;
+
+  beforeAll(async () => {
+    // The embedded store's file, edited as someone holding the database could.
+    environment = testEnvironment(EMBEDDED_STORE);
+    api = await startApiApp(environment, { LEDGER_PUBLIC_URL: PUBLIC_URL, LEDGER_WORKERS: 'external' });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await environment?.dispose();
+  });
+
+  it('says the history could not be verified, and why', async () => {
+    const { tenantId, apiKey } = await api.tenantKey(['consent:admin', 'consent:write', 'consent:read', 'consent:identity-assert']);
+    const consent = await redecConsents(api, apiKey).grant();
+    const email = 'auditora@bank.example';
+    const { initialPassword } = await createConsoleUser(api.store, { tenantId, email, role: 'auditor' }, { actor: 'cli:test', correlationId: 'test', now: Date.now() });
+    const { session } = await browserOf(api).firstSignIn(email, initialPassword);
+
+    const db = new Database(join(environment.dataDir, SQLITE_FILE_NAME));
+    try {
+      const changed = db.prepare(`UPDATE events SET data = replace(data, '"channel":"digital"', '"channel":"in_person"') WHERE stream_id = ?`).run(`redec-consent-${tenantId}-${consent.redecConsentId}`);
+      expect(changed.changes).toBe(1);
+    } finally {
+      db.close();
+    }
+    const page = await api.http.get(`/console/consents/${consent.redecConsentId}/verification`).set('Cookie', session);
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/<p class="error" role="alert">No se pudo verificar: .*hash/);
+    expect(page.text).not.toContain('Íntegra');
   });
 });

@@ -8,15 +8,18 @@ import { ConsoleSession } from '@ledger/console';
 import { santiagoInstant } from '@ledger/embed';
 import { EVENT_STORE, EventStore, canonicalJsonSha256 } from '@ledger/event-store';
 import { BodyLimit, Public } from '@ledger/http';
+import { AuditBundle, verifyAuditBundle } from '@ledger/ledger-log';
 import { loadTenant } from '@ledger/ledger';
 import { DomainError, Scopes, requireContext } from '@ledger/platform';
 import { ConsentHistory, ReadableTerms, RegulatoryRepresentation } from '@ledger/redec';
 import { ConsentHistoryQuery } from '../audit/consent-history.query';
+import { AuditBundleQuery } from '../ledger-log/audit-bundle.query';
+import { LedgerLogService } from '../ledger-log/ledger-log.service';
 import { GetConsentQuery } from '../redec/consents/get/get-consent.query';
 import { LookupConsentsQuery } from '../redec/consents/lookup/lookup-consents.query';
 import { RecordNotificationEvidenceCommand } from '../redec/consents/notification-evidence/notification-evidence.command';
 import { NotificationEvidenceRequestDto } from '../redec/consents/notification-evidence/notification-evidence.request.dto';
-import { EVIDENCE_FIELDS, EvidenceField, EvidenceForm, SEARCH_FIELDS, SearchField, consentPage, formRefusedPage, refusalPage, searchResultsPage } from './console-html';
+import { EVIDENCE_FIELDS, EvidenceField, EvidenceForm, SEARCH_FIELDS, SearchField, consentPage, formRefusedPage, refusalPage, searchResultsPage, verificationPage } from './console-html';
 import { ConsoleSessions } from './console-sessions';
 
 /**
@@ -34,6 +37,7 @@ export class ConsoleConsentsHttpController {
     private readonly sessions: ConsoleSessions,
     private readonly queryBus: QueryBus,
     private readonly commandBus: CommandBus,
+    private readonly ledgerLog: LedgerLogService,
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
@@ -88,6 +92,54 @@ export class ConsoleConsentsHttpController {
       return this.render(request, reply, session, redecConsentId, error.kind === 'validation' ? 400 : 409, refused);
     }
     this.sessions.seeOther(reply, `/consents/${redecConsentId.toLowerCase()}?recorded=1#notice`);
+  }
+
+  /**
+   * The consent's history verified by the service: its audit bundle (GET
+   * …/audit-bundle, consent:audit) checked with the log's own verifier key,
+   * as `ledger audit verify-bundle` checks it.
+   */
+  @Get(':redecConsentId/verification')
+  @Public()
+  async verification(@Param('redecConsentId') redecConsentId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const session = await this.sessions.signedIn(request, reply, Scopes.AUDIT);
+    if (!session) return;
+    const view = this.sessions.signedInView(request, session);
+    const bundle = await this.bundleOf(session, redecConsentId);
+    if (bundle === 'not_found') return this.sessions.send(reply, 404, refusalPage(view, 'not_found'));
+    const consent: RegulatoryRepresentation = await this.queryBus.execute(new GetConsentQuery(session.principal.tenantId, redecConsentId.toLowerCase()));
+    const checked = bundle === 'unavailable' ? null : { bundle, verification: verifyAuditBundle(bundle, { verifierKey: this.ledgerLog.identity.verifierKey }) };
+    this.sessions.send(reply, 200, verificationPage(view, consent.internalConsentCode, checked));
+  }
+
+  /** The audit bundle itself, to keep and to check elsewhere. */
+  @Get(':redecConsentId/audit-bundle.json')
+  @Public()
+  async bundle(@Param('redecConsentId') redecConsentId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const session = await this.sessions.signedIn(request, reply, Scopes.AUDIT);
+    if (!session) return;
+    const bundle = await this.bundleOf(session, redecConsentId);
+    if (bundle === 'not_found' || bundle === 'unavailable') return this.sessions.send(reply, 404, refusalPage(this.sessions.signedInView(request, session), 'not_found'));
+    void reply
+      .status(200)
+      .headers({
+        'content-type': 'application/json; charset=utf-8',
+        'content-disposition': `attachment; filename="audit-bundle-${bundle.redecConsentId}.json"`,
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      })
+      .send(JSON.stringify(bundle, null, 2));
+  }
+
+  private async bundleOf(session: ConsoleSession, redecConsentId: string): Promise<AuditBundle | 'not_found' | 'unavailable'> {
+    if (!isUUID(redecConsentId)) return 'not_found';
+    try {
+      return await this.queryBus.execute(new AuditBundleQuery(session.principal.tenantId, redecConsentId.toLowerCase()));
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === 'not_found') return 'not_found';
+      if (error instanceof DomainError && error.code === 'ledger_log_unavailable') return 'unavailable';
+      throw error;
+    }
   }
 
   /** The consent's page; with the evidence form for a role that records evidence. */

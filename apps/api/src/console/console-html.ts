@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Markup, html, readable, santiagoTime } from '@ledger/embed';
 import type { ConsoleRole } from '@ledger/console';
+import type { AuditBundle, BundleVerification } from '@ledger/ledger-log';
 import type { ConsentHistory, ConsentStatus, NotificationReason, NotificationStatus, OverdueNotification, ReadableTerms, RegulatoryRepresentation } from '@ledger/redec';
 
 /*
@@ -55,7 +56,8 @@ const STYLESHEET = [
   '.table{overflow-x:auto}',
   'table{border-collapse:collapse;width:100%;font-size:.875rem}',
   'th,td{border-bottom:1px solid #595959;padding:.375rem .5rem;text-align:left;vertical-align:top}',
-  '.hash{font-family:ui-monospace,monospace}',
+  '.hash{font-family:ui-monospace,monospace;overflow-wrap:anywhere}',
+  'pre{white-space:pre-wrap}',
   '.code{color:#595959}',
   '.notice{border-left:4px solid #0b3d91;padding:.5rem .75rem;font-weight:600}',
   '.error ul{margin:0;padding-left:1.25rem}',
@@ -108,6 +110,19 @@ const TEXT = {
     formRefused: 'No se pudo enviar el formulario',
     formRefusedText: 'El formulario no vino de esta consola o su sesión terminó. Vuelva a la consola e intente de nuevo.',
     backToConsole: 'Volver a la consola',
+    verify: 'Verificar la integridad de esta historia',
+    verification: (code: string) => `Verificación del consentimiento ${code}`,
+    verified: (events: number, size: number) =>
+      `Íntegra: ${events === 1 ? 'su único hecho está' : `cada uno de sus ${events} hechos está`} en su cadena de hashes, sin alteraciones, y en el árbol de Merkle del registro, incluido en el punto de control firmado de tamaño ${size}.`,
+    notVerified: 'No se pudo verificar:',
+    verificationText:
+      'El servicio armó el paquete de auditoría del consentimiento (sus hechos, cada uno con su prueba de inclusión contra un punto de control firmado) y lo verificó con la clave pública de este registro. Para verificarlo sin confiar en el servicio, descargue el paquete y compruébelo con la clave pública que su institución conserva.',
+    checkpoint: 'Punto de control',
+    verifierKey: 'Clave pública del registro',
+    downloadBundle: 'Descargar el paquete de auditoría (JSON)',
+    verifyYourself: 'Compruébelo por su cuenta con',
+    logUnavailable: 'Este almacén de eventos no mantiene el árbol de Merkle: la verificación necesita el almacén SQLite o PostgreSQL.',
+    bundleColumns: ['Hoja', 'Hecho', 'Registrado', 'Hash'],
     recordNotice: 'Registrar evidencia de aviso',
     recordNoticeText: 'El banco envía el aviso al titular con sus propios datos de contacto; aquí registra la evidencia de que lo hizo. El servicio no guarda ni el mensaje ni la dirección.',
     recordButton: 'Registrar',
@@ -199,6 +214,19 @@ const TEXT = {
     formRefused: 'The form could not be sent',
     formRefusedText: 'The form did not come from this console, or your session has ended. Go back to the console and try again.',
     backToConsole: 'Back to the console',
+    verify: 'Verify the integrity of this history',
+    verification: (code: string) => `Verification of consent ${code}`,
+    verified: (events: number, size: number) =>
+      `Intact: ${events === 1 ? 'its one fact is' : `each of its ${events} facts is`} in its hash chain, unaltered, and in the log's Merkle tree, included in the signed checkpoint of size ${size}.`,
+    notVerified: 'Could not be verified:',
+    verificationText:
+      "The service put together the consent's audit bundle (its facts, each with its inclusion proof against a signed checkpoint) and verified it with this log's public key. To verify it without trusting the service, download the bundle and check it with the public key your institution keeps.",
+    checkpoint: 'Checkpoint',
+    verifierKey: "The log's public key",
+    downloadBundle: 'Download the audit bundle (JSON)',
+    verifyYourself: 'Check it yourself with',
+    logUnavailable: 'This event store keeps no Merkle tree: verification needs the SQLite or PostgreSQL store.',
+    bundleColumns: ['Leaf', 'Fact', 'Recorded', 'Hash'],
     recordNotice: 'Record notice evidence',
     recordNoticeText: 'The bank sends the notice to the data subject with contact data it holds; here it records the evidence that it did. The service keeps neither the message nor the address.',
     recordButton: 'Record',
@@ -499,6 +527,7 @@ export function consentPage(view: SignedInView, consent: RegulatoryRepresentatio
   const historySection = history
     ? html`<h2>${t.history}</h2>
 <p>${t.historyText}</p>
+<p><a href="${view.base}/consents/${consent.redecConsentId}/verification">${t.verify}</a></p>
 ${scrolling(
         t.history,
         html`<table><thead><tr>${t.historyColumns.map((column) => html`<th scope="col">${column}</th>`)}</tr></thead><tbody>${history.events.map(
@@ -545,6 +574,39 @@ export function overdueNoticesPage(view: SignedInView, afterBankingDays: number,
 <button type="submit">${t.show}</button>
 </form>
 ${table}${next}<p><a href="${list}.csv?afterBankingDays=${days}">${t.downloadCsv}</a></p>`,
+    view,
+  );
+}
+
+/**
+ * A consent's verification as the service made it: the result, what it rests
+ * on (the checkpoint, the log's key), each fact's leaf, and the bundle to
+ * check again elsewhere; `bundle` null where the store keeps no tree.
+ */
+export function verificationPage(view: SignedInView, internalConsentCode: string, checked: { bundle: AuditBundle; verification: BundleVerification } | null): string {
+  const t = textOf(view.language);
+  const title = t.verification(internalConsentCode);
+  if (!checked) return page(view, title, html`<p class="error" role="alert">${t.logUnavailable}</p>`, view);
+  const { bundle, verification } = checked;
+  const result = verification.valid
+    ? html`<p class="notice" role="status">${t.verified(verification.events, verification.checkpointSize ?? 0)}</p>`
+    : html`<p class="error" role="alert">${t.notVerified} ${verification.reason ?? ''}</p>`;
+  const rows = bundle.events.map(
+    (event) => html`<tr><td>${String(event.leafIndex)}</td><td>${event.type}</td><td>${instant(event.recordedAt)}</td><td class="hash" title="${event.hash}">${event.hash.slice(0, 12)}</td></tr>`,
+  );
+  const download = `${view.base}/consents/${bundle.redecConsentId}/audit-bundle.json`;
+  return page(
+    view,
+    title,
+    html`${result}
+<p>${t.verificationText}</p>
+${scrolling(t.history, html`<table><thead><tr>${t.bundleColumns.map((column) => html`<th scope="col">${column}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`)}
+<h2>${t.checkpoint}</h2>
+<pre class="hash">${bundle.checkpoint}</pre>
+<h2>${t.verifierKey}</h2>
+<p class="hash">${bundle.verifierKey}</p>
+<p><a href="${download}">${t.downloadBundle}</a></p>
+<p>${t.verifyYourself} <code>ledger audit verify-bundle --file bundle.json --vkey VKEY</code></p>`,
     view,
   );
 }

@@ -1,14 +1,12 @@
-import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { Controller, Get, Param } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { EVENT_STORE, EventStore } from '@ledger/event-store';
-import { AuditBundle, auditBundle, cosignedNote } from '@ledger/ledger-log';
+import { AuditBundle } from '@ledger/ledger-log';
 import { CurrentPrincipal, NoStore, RequireScopes } from '@ledger/http';
-import { Principal, Scopes, notFound } from '@ledger/platform';
-import { ReadModel } from '@ledger/projections';
-import { consentFacts, readConsentReferences } from '@ledger/redec';
+import { Principal, Scopes } from '@ledger/platform';
 import { ResourceIdPipe } from '../resource-id.pipe';
 import { ProblemResponses, ReadsReadModel } from '../openapi/problem-responses';
-import { LedgerLogService } from './ledger-log.service';
+import { AuditBundleQuery } from './audit-bundle.query';
 
 class BundledEventDto {
   @ApiProperty({ format: 'uuid' }) eventId!: string;
@@ -40,11 +38,7 @@ class AuditBundleDto {
 @ApiBearerAuth()
 @Controller('v1/redec/consents')
 export class AuditBundleHttpController {
-  constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    private readonly readModel: ReadModel,
-    private readonly ledgerLog: LedgerLogService,
-  ) {}
+  constructor(private readonly queryBus: QueryBus) {}
 
   @ReadsReadModel()
   @Get(':redecConsentId/audit-bundle')
@@ -60,19 +54,6 @@ export class AuditBundleHttpController {
   })
   @ApiOkResponse({ type: AuditBundleDto })
   async bundle(@Param('redecConsentId', new ResourceIdPipe('consent')) redecConsentId: string, @CurrentPrincipal() principal: Principal): Promise<AuditBundle> {
-    const { tenantId } = principal;
-    const references = await readConsentReferences(this.readModel, tenantId, redecConsentId);
-    const facts = await consentFacts(this.store, tenantId, redecConsentId, references);
-    if (facts === null) throw notFound('consent');
-    const log = this.ledgerLog.log;
-    // The leaves are read before the checkpoint is chosen, so it includes every one of them.
-    const leaves = await log.leavesOf(facts.map((fact) => fact.id));
-    const checkpoint = await this.ledgerLog.checkpointIncluding(Math.max(-1, ...leaves.map((leaf) => leaf.leafIndex)));
-    return auditBundle(log, {
-      redecConsentId,
-      checkpoint: { size: checkpoint.size, note: await cosignedNote(log, checkpoint) },
-      verifierKey: this.ledgerLog.identity.verifierKey,
-      facts,
-    });
+    return this.queryBus.execute(new AuditBundleQuery(principal.tenantId, redecConsentId));
   }
 }

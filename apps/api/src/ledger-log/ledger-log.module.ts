@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MetricsModule } from '../metrics/metrics.module';
 import { AuditBundleHttpController } from './audit-bundle.http.controller';
+import { AuditBundleHandler } from './audit-bundle.query';
 import { LedgerLogHttpController } from './ledger-log.http.controller';
 import { LedgerLogService } from './ledger-log.service';
 
@@ -8,6 +9,7 @@ import { LedgerLogService } from './ledger-log.service';
 @Module({
   imports: [MetricsModule],
   controllers: [LedgerLogHttpController, AuditBundleHttpController],
-  providers: [LedgerLogService],
+  providers: [LedgerLogService, AuditBundleHandler],
+  exports: [LedgerLogService],
 })
 export class LedgerLogModule {}
