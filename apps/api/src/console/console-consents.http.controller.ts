@@ -19,7 +19,8 @@ import { GetConsentQuery } from '../redec/consents/get/get-consent.query';
 import { LookupConsentsQuery } from '../redec/consents/lookup/lookup-consents.query';
 import { RecordNotificationEvidenceCommand } from '../redec/consents/notification-evidence/notification-evidence.command';
 import { NotificationEvidenceRequestDto } from '../redec/consents/notification-evidence/notification-evidence.request.dto';
-import { EVIDENCE_FIELDS, EvidenceField, EvidenceForm, SEARCH_FIELDS, SearchField, consentPage, formRefusedPage, refusalPage, searchResultsPage, verificationPage } from './console-html';
+import { EvidenceForm, SEARCH_FIELDS, SearchField, consentPage, formRefusedPage, refusalPage, searchResultsPage, verificationPage } from './console-html';
+import { EVIDENCE_FIELDS, EvidenceField } from './console-text';
 import { ConsoleSessions } from './console-sessions';
 
 /**

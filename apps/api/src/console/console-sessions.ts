@@ -8,7 +8,8 @@ import { EVENT_STORE, EventStore } from '@ledger/event-store';
 import { AggregateCache, CommandContext } from '@ledger/ledger';
 import { CLOCK, Clock, IdentifierProtection, LEDGER_CONFIG, LedgerConfig, Scope, requireContext } from '@ledger/platform';
 import { PageForms } from '../embed/page-forms';
-import { CONSOLE_PAGE_HEADERS, ConsoleLanguage, ConsoleView, SignedInView, languageOf, refusalPage } from './console-html';
+import { CONSOLE_PAGE_HEADERS, ConsoleView, SignedInView, refusalPage } from './console-html';
+import { ConsoleLanguage, languageOf } from './console-text';
 
 /**
  * `__Host-`: a browser keeps these only from a secure origin (https, or

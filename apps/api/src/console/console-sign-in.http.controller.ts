@@ -4,7 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NextStep, PASSWORD_LENGTH, changeInitialPassword, csrfTokenOf, openStep, signInWithCode, signInWithPassword, totpEnrolment } from '@ledger/console';
 import { BodyLimit, Public, SignIn } from '@ledger/http';
 import { DomainError } from '@ledger/platform';
-import { ConsoleView, codePage, formRefusedPage, newPasswordPage, signInPage, textOf } from './console-html';
+import { ConsoleView, codePage, formRefusedPage, newPasswordPage, signInPage } from './console-html';
+import { textOf } from './console-text';
 import { ConsoleSessions } from './console-sessions';
 
 /** Where each step of a sign-in is asked for, under /console. */
