@@ -7,6 +7,7 @@ import { SQLITE_FILE_NAME } from '@ledger/event-store';
 import { LedgerLogService } from '../apps/api/src/ledger-log/ledger-log.service';
 import { ApiApp, startApiApp } from './support/api-app';
 import { cookiesSet } from './support/consent-page';
+import { Answer, NEW_PASSWORD, consoleBrowser, cookieLine, hidden } from './support/console';
 import { redecConsents } from './support/redec-consents';
 import { SIGN_IN_ATTEMPTS_PER_MINUTE } from '@ledger/http';
 import { EACH_STORE, EMBEDDED_STORE, TestEnvironment, testEnvironment } from './support/environment';
@@ -18,58 +19,6 @@ import { EACH_STORE, EMBEDDED_STORE, TestEnvironment, testEnvironment } from './
 const PUBLIC_URL = 'http://127.0.0.1:3997';
 /** What a browser sends with a form post from the console's own page. */
 const FROM_CONSOLE = { origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin' };
-const NEW_PASSWORD = 'a passphrase of my own';
-
-interface Answer {
-  status: number;
-  text: string;
-  headers: Record<string, string | string[]>;
-}
-
-/** The value of a hidden field of the page's first form with it. */
-function hidden(page: string, name: string): string {
-  const match = new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(page);
-  if (!match) throw new Error(`no hidden ${name} in the page`);
-  return match[1];
-}
-
-/** The attributes of the cookie set under `name`, as the browser reads them. */
-function cookieLine(answer: Answer, name: string): string {
-  const lines = answer.headers['set-cookie'];
-  const line = (Array.isArray(lines) ? lines : [lines ?? '']).find((candidate) => candidate.startsWith(`${name}=`));
-  if (!line) throw new Error(`no cookie ${name} set`);
-  return line;
-}
-
-/** Forms and pages as a browser sends and reads them, against one app. */
-function browserOf(api: ApiApp) {
-  const post = (path: string, form: Record<string, string>, cookie: string[] = [], headers: Record<string, string> = FROM_CONSOLE) =>
-    api.http.post(path).set(headers).set('Cookie', cookie).type('form').send(form) as unknown as Promise<Answer>;
-  const get = (path: string, cookie: string[] = [], language = 'es-CL,es;q=0.9') =>
-    api.http.get(path).set('Cookie', cookie).set('accept-language', language) as unknown as Promise<Answer>;
-
-  /** Email and password: the step cookie and where the sign-in goes next. */
-  async function passwordStep(email: string, password: string) {
-    const answer = await post('/console/sign-in', { email, password });
-    expect(answer.status).toBe(303);
-    return { step: cookiesSet(answer.headers), next: answer.headers.location as string, answer };
-  }
-
-  /** A whole first sign-in of a user the operator created: their password, the person's own, the app enrolled. The session's cookie and the app's secret. */
-  async function firstSignIn(email: string, initialPassword: string) {
-    const { step, next } = await passwordStep(email, initialPassword);
-    expect(next).toBe('/console/sign-in/new-password');
-    const form = await get(next, step);
-    expect((await post(next, { csrf: hidden(form.text, 'csrf'), newPassword: NEW_PASSWORD }, step)).headers.location).toBe('/console/sign-in/code');
-    const enrol = await get('/console/sign-in/code', step);
-    const secret = /<dd class="secret">([A-Z2-7 ]+)<\/dd>/.exec(enrol.text)![1].replace(/ /g, '');
-    const signedIn = await post('/console/sign-in/code', { csrf: hidden(enrol.text, 'csrf'), code: totpCode(secret, Date.now()) }, step);
-    expect([signedIn.status, signedIn.headers.location]).toEqual([303, '/console']);
-    return { secret, session: cookiesSet(signedIn.headers).filter((cookie) => cookie.startsWith('__Host-console-session=')), signedIn };
-  }
-
-  return { post, get, passwordStep, firstSignIn };
-}
 
 describe.each(EACH_STORE)('the console sign-in, on %s', (_store, environmentOf) => {
   let environment: TestEnvironment;
@@ -95,14 +44,14 @@ describe.each(EACH_STORE)('the console sign-in, on %s', (_store, environmentOf) 
     return { email, initialPassword };
   }
 
-  const post: ReturnType<typeof browserOf>['post'] = (...args) => browserOf(api).post(...args);
-  const get: ReturnType<typeof browserOf>['get'] = (...args) => browserOf(api).get(...args);
-  const passwordStep: ReturnType<typeof browserOf>['passwordStep'] = (...args) => browserOf(api).passwordStep(...args);
+  const post: ReturnType<typeof consoleBrowser>['post'] = (...args) => consoleBrowser(api).post(...args);
+  const get: ReturnType<typeof consoleBrowser>['get'] = (...args) => consoleBrowser(api).get(...args);
+  const passwordStep: ReturnType<typeof consoleBrowser>['passwordStep'] = (...args) => consoleBrowser(api).passwordStep(...args);
 
   /** A new user through their first sign-in. */
   async function firstSignIn(role = 'operator') {
     const user = await newUser(role);
-    return { ...user, ...(await browserOf(api).firstSignIn(user.email, user.initialPassword)) };
+    return { ...user, ...(await consoleBrowser(api).firstSignIn(user.email, user.initialPassword)) };
   }
 
   const factsOf = async (email: string) => (await api.store.readStream(consoleStreams.user(userRefOf(email)))).map((event) => event.type);
@@ -409,7 +358,7 @@ describe("the console's verification, of a ledger altered behind the service's b
     const consent = await redecConsents(api, apiKey).grant();
     const email = 'auditora@bank.example';
     const { initialPassword } = await createConsoleUser(api.store, { tenantId, email, role: 'auditor' }, { actor: 'cli:test', correlationId: 'test', now: Date.now() });
-    const { session } = await browserOf(api).firstSignIn(email, initialPassword);
+    const { session } = await consoleBrowser(api).firstSignIn(email, initialPassword);
 
     const db = new Database(join(environment.dataDir, SQLITE_FILE_NAME));
     try {

@@ -11,6 +11,8 @@ import { LedgerAnsweredCall, expectRightAnswer, ledgerAnsweredCalls } from './su
 import { GrantedConsent, redecConsents } from './support/redec-consents';
 import { redecConfiguration } from './support/redec-fixtures';
 import { spawnApi } from './support/processes';
+import { consoleBrowser } from './support/console';
+import { createConsoleUser } from '@ledger/console';
 
 // Decision 0079: while Redis cannot be reached, the service answers what the ledger alone answers without waiting for
 // the read model, refuses at once (503 with Retry-After) what needs the model, and loses nothing it acknowledged.
@@ -90,6 +92,28 @@ describe('Redis out of reach', () => {
       const captured = await api.http.get('/v1/redec/consents').query({ internalConsentCode: answer.body.internalConsentCode }).set({ Authorization: `Bearer ${apiKey}` });
       expect(captured.body.consents.map((c: { redecConsentId: string }) => c.redecConsentId)).toEqual([answer.body.redecConsentId]);
     }
+  }, 90_000);
+
+  it("keeps the console answering: a person signs in and reads a consent from the ledger, and what only the model answers is a page that says to retry, in the person's language", async () => {
+    const email = 'en-la-caida@banco.example';
+    const { initialPassword } = await createConsoleUser(api.store, { tenantId, email, role: 'viewer' }, { actor: 'cli:test', correlationId: 'test', now: Date.now() });
+    const browser = consoleBrowser(api);
+    relay.down();
+    try {
+      // Sessions live in the ledger, never in Redis.
+      const { session } = await browser.firstSignIn(email, initialPassword);
+      const page = await browser.get(`/console/consents/${consent.redecConsentId}`, session);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`Consentimiento ${consent.internalConsentCode}`);
+      const search = await browser.get(`/console/consents?by=internalConsentCode&value=${consent.internalConsentCode}`, session);
+      expect(search.status).toBe(503);
+      expect(search.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(Number(search.headers['retry-after'])).toBeGreaterThan(0);
+      expect(search.text).toContain('No disponible por ahora');
+    } finally {
+      relay.up();
+    }
+    await waitUntil(async () => (await api.http.get('/health/ready')).body.status === 'ready', 30_000);
   }, 90_000);
 
   it('shuts down while Redis is out of reach instead of waiting for it to come back', async () => {

@@ -15,6 +15,7 @@ export type { IdempotentOptions } from './idempotency/idempotent.decorator';
 export { JsonLogger, createJsonLogger } from './logging/json-logger';
 export type { JsonLogOptions } from './logging/json-logger';
 export { PROBLEM_CONTENT_TYPE } from './problem/problem';
+export { ProblemFilter } from './problem/problem.filter';
 export { CODE_POINT, MustNotBeSent, RequestValidationPipe } from './validation/validation';
 export { DecodedBase64 } from './validation/decoded-base64';
 export type { Problem } from './problem/problem';

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { isUUID } from 'class-validator';
@@ -21,6 +21,7 @@ import { RecordNotificationEvidenceCommand } from '../redec/consents/notificatio
 import { NotificationEvidenceRequestDto } from '../redec/consents/notification-evidence/notification-evidence.request.dto';
 import { EvidenceForm, SEARCH_FIELDS, SearchField, consentPage, formRefusedPage, refusalPage, searchResultsPage, verificationPage } from './console-html';
 import { EVIDENCE_FIELDS, EvidenceField } from './console-text';
+import { ConsolePageFilter } from './console-page.filter';
 import { ConsoleSessions } from './console-sessions';
 
 /**
@@ -32,6 +33,7 @@ import { ConsoleSessions } from './console-sessions';
  * consent:runtime.
  */
 @ApiExcludeController()
+@UseFilters(ConsolePageFilter)
 @Controller('console/consents')
 export class ConsoleConsentsHttpController {
   constructor(
@@ -88,7 +90,8 @@ export class ConsoleConsentsHttpController {
       requireContext().idempotency = { key: retry.idempotencyKey, requestHash: await canonicalJsonSha256(body) };
       await this.commandBus.execute(new RecordNotificationEvidenceCommand(redecConsentId.toLowerCase(), evidence));
     } catch (error) {
-      if (!(error instanceof DomainError) || error.kind === 'not_found') throw error;
+      // Any other refusal is the page filter's to show (a consent not found, the model out of reach).
+      if (!(error instanceof DomainError) || !['validation', 'conflict'].includes(error.kind)) throw error;
       const refused = error.kind === 'validation' && error.errors ? { ...retry, errors: error.errors } : { ...retry, refusal: error.detail };
       return this.render(request, reply, session, redecConsentId, error.kind === 'validation' ? 400 : 409, refused);
     }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { signOutOfConsole } from '@ledger/console';
@@ -7,10 +7,12 @@ import { BodyLimit, Public } from '@ledger/http';
 import { loadTenant, tenantDisplayName } from '@ledger/ledger';
 import { Scopes } from '@ledger/platform';
 import { formRefusedPage, homePage } from './console-html';
+import { ConsolePageFilter } from './console-page.filter';
 import { ConsoleSessions } from './console-sessions';
 
 /** The console's first page, and signing out; anyone without an open session is sent to the sign-in. */
 @ApiExcludeController()
+@UseFilters(ConsolePageFilter)
 @Controller('console')
 export class ConsoleHomeHttpController {
   constructor(

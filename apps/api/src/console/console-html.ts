@@ -382,3 +382,10 @@ ${scrolling(t.history, html`<table><thead><tr>${t.bundleColumns.map((column) => 
     view,
   );
 }
+
+/** What a page says when the console cannot answer: a pause to wait out (503), or a failure. */
+export function failurePage(view: ConsoleView, status: number): string {
+  const t = textOf(view.language);
+  const [title, text] = status === 503 ? [t.unavailable, t.unavailableText] : [t.failed, t.failedText(status)];
+  return page(view, title, html`<p>${text}</p><p><a href="${view.base}">${t.backToConsole}</a></p>`);
+}

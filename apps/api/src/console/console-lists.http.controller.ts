@@ -1,4 +1,4 @@
-import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Readable } from 'node:stream';
@@ -8,6 +8,7 @@ import { DomainError, Scopes } from '@ledger/platform';
 import { OverdueNotification } from '@ledger/redec';
 import { OverdueNotificationsQuery } from '../redec/notifications/overdue-notifications.query';
 import { overdueNoticesPage } from './console-html';
+import { ConsolePageFilter } from './console-page.filter';
 import { ConsoleSessions } from './console-sessions';
 import { csvLine } from './csv';
 
@@ -30,6 +31,7 @@ function afterBankingDaysOf(value: unknown): number {
  * the person's role (consent:read): each a page at a time, and whole as CSV.
  */
 @ApiExcludeController()
+@UseFilters(ConsolePageFilter)
 @Controller('console/notices')
 export class ConsoleListsHttpController {
   constructor(

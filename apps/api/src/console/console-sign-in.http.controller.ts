@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NextStep, PASSWORD_LENGTH, changeInitialPassword, csrfTokenOf, openStep, signInWithCode, signInWithPassword, totpEnrolment } from '@ledger/console';
@@ -6,6 +6,7 @@ import { BodyLimit, Public, SignIn } from '@ledger/http';
 import { DomainError } from '@ledger/platform';
 import { ConsoleView, codePage, formRefusedPage, newPasswordPage, signInPage } from './console-html';
 import { textOf } from './console-text';
+import { ConsolePageFilter } from './console-page.filter';
 import { ConsoleSessions } from './console-sessions';
 
 /** Where each step of a sign-in is asked for, under /console. */
@@ -27,6 +28,7 @@ const field = (form: Form | undefined, name: string): string => {
  * lasting minutes; after the code, the session cookie.
  */
 @ApiExcludeController()
+@UseFilters(ConsolePageFilter)
 @Controller('console/sign-in')
 export class ConsoleSignInHttpController {
   constructor(private readonly sessions: ConsoleSessions) {}

@@ -4,6 +4,7 @@ import { LedgerLogModule } from '../ledger-log/ledger-log.module';
 import { ConsoleConsentsHttpController } from './console-consents.http.controller';
 import { ConsoleHomeHttpController } from './console-home.http.controller';
 import { ConsoleListsHttpController } from './console-lists.http.controller';
+import { ConsolePageFilter } from './console-page.filter';
 import { ConsoleSessions } from './console-sessions';
 import { ConsoleSignInHttpController } from './console-sign-in.http.controller';
 
@@ -11,6 +12,6 @@ import { ConsoleSignInHttpController } from './console-sign-in.http.controller';
 @Module({
   imports: [LedgerLogModule],
   controllers: [ConsoleSignInHttpController, ConsoleHomeHttpController, ConsoleConsentsHttpController, ConsoleListsHttpController],
-  providers: [...pageProviders, ConsoleSessions],
+  providers: [...pageProviders, ConsoleSessions, ConsolePageFilter],
 })
 export class ConsoleModule {}

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '@ledger/platform';
-import { PROBLEM_CONTENT_TYPE, toProblem } from './problem';
+import { PROBLEM_CONTENT_TYPE, Problem, toProblem } from './problem';
 
 /**
  * Renders every error as application/problem+json: what a controller, guard,
@@ -22,6 +22,11 @@ export class ProblemFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     if (reply.sent) return;
     if (exception instanceof DomainError && exception.retryAfterSeconds !== undefined) void reply.header('retry-after', String(exception.retryAfterSeconds));
+    this.send(reply, problem, host);
+  }
+
+  /** How the problem reaches the client: problem+json, unless a page meant for a person says it in its own words. */
+  protected send(reply: FastifyReply, problem: Problem, _host: ArgumentsHost): void {
     void reply.status(problem.status).header('content-type', PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
   }
 }
