@@ -54,6 +54,8 @@ export interface ScaleRoute {
   p50Ms: number;
   p99Ms: number;
   failures: number;
+  /** Requests answered within the window: none means the route answered nothing in time, though autocannon reports no error for it. */
+  answered: number;
 }
 
 export interface ScalePoint {
@@ -102,7 +104,7 @@ export async function runScaleBench(log: (line: string) => void): Promise<ScaleR
   } finally {
     if (!kept) rmSync(ledgers, { recursive: true, force: true });
   }
-  const failed = points.some((point) => point.routes.some((route) => route.failures > 0));
+  const failed = points.some((point) => point.routes.some((route) => route.failures > 0 || route.answered === 0));
   return { connections: CONNECTIONS, seconds, points, failed };
 }
 
@@ -300,6 +302,7 @@ async function measureRoute(route: Route, seconds: number): Promise<ScaleRoute> 
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     failures: result.errors + result.timeouts + result.non2xx,
+    answered: result.requests.total,
   };
 }
 
